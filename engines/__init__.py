@@ -1,0 +1,1 @@
+"""Pure game rules: one module per game, folded from events (see engines.base)."""

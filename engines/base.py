@@ -1,0 +1,155 @@
+"""The engine protocol: what every game module gives, and the records it speaks in.
+
+A game is a fold: ``state = apply(state, event)`` over the events of its log. The
+other functions read a state and say who acts next (a seat, CHANCE or TERMINAL),
+what that seat may do, which events a decision causes, which events a chance step
+draws, what a seat may see, and how the seats rank.
+
+Actions are short strings ("pass", "play:5", ...), so a legal-action list is small,
+hashable, and travels unchanged through JSON to bots in any language (ruling ALL-3).
+Event data holds only ints, strings, booleans, lists and dicts: no floats, so that
+its canonical bytes are the same on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+CHANCE = -1
+"""``actor(state)`` says the next step is a chance step (ruling ALL-2)."""
+
+TERMINAL = -2
+"""``actor(state)`` says the game is over."""
+
+SETUP = -3
+"""The actor of a game's opening step: the events ``start(config)`` lays out."""
+
+PUBLIC: tuple[int, ...] = ()
+"""The audience of an event with no private part."""
+
+
+class EngineError(Exception):
+    """Base of every error an engine raises."""
+
+
+class IllegalAction(EngineError):
+    """A seat asked for an action the rules do not allow; the message says why."""
+
+
+class ConfigError(EngineError):
+    """A game configuration the engine cannot play (seat count, unknown option)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One fact of a game, named in the game's own words.
+
+    ``data`` is the public part, seen by everyone. ``private`` is the hidden part,
+    seen only by the seats in ``audience`` (everyone else sees a salted commitment
+    to it). An event with ``private is None`` is public.
+    """
+
+    type: str
+    data: Mapping[str, Any]
+    private: Mapping[str, Any] | None = None
+    audience: tuple[int, ...] = PUBLIC
+
+    def visible_to(self, seat: int | None) -> bool:
+        """Whether ``seat`` (None: a spectator) may see the private part."""
+        return self.private is None or (seat is not None and seat in self.audience)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A validated game configuration: seat count and game options (JSON-able)."""
+
+    seats: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seats": self.seats, "options": dict(self.options)}
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """The interface every game engine implements (see docs/architecture.md).
+
+    Engines are pure: no I/O, no clock, no global RNG. Randomness enters only through
+    ``chance(state, rng)``, whose ``rng`` the caller derives from the game seed.
+    """
+
+    name: str
+    """Registry name, e.g. ``"tails-on-fire"``."""
+    version: int
+    """Rules version; a log names it and verification folds with that version."""
+    min_seats: int
+    max_seats: int
+    default_seats: int
+    move_cap: int
+    """Hard cap on decisions (ruling ALL-4)."""
+
+    def configure(self, seats: int, options: Mapping[str, Any] | None = None) -> Config:
+        """Validate a seat count and options; raise ConfigError with a clear reason."""
+        ...
+
+    def start(self, config: Config) -> list[Event]:
+        """The opening events before any chance step (the table as laid out)."""
+        ...
+
+    def apply(self, state: Any, event: Event) -> Any:
+        """The fold step: the state after ``event``. ``state`` is None for the first event.
+
+        Total and cheap, never random, never validating strategy: it trusts events
+        that ``decide`` or ``chance`` produced (or that verification checked).
+        """
+        ...
+
+    def actor(self, state: Any) -> int:
+        """The seat to decide, CHANCE, or TERMINAL."""
+        ...
+
+    def legal_actions(self, state: Any) -> list[str]:
+        """The actions the deciding seat may take now: a small, enumerable list."""
+        ...
+
+    def decide(self, state: Any, action: str) -> list[Event]:
+        """The events ``action`` causes; IllegalAction (with the reason) if not allowed."""
+        ...
+
+    def chance(self, state: Any, rng: Any) -> list[Event]:
+        """Draw the pending chance outcome from ``rng`` (an engines.chance.Prng)."""
+        ...
+
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) may know; nothing hidden leaks."""
+        ...
+
+    def ranking(self, state: Any) -> list[int]:
+        """Rank per seat, 1 = best, ties share a rank (ALL-6); scoring as it stands."""
+        ...
+
+    def action_of(self, event: Event) -> str | None:
+        """The action a decision's first event records, or None if ``event`` opens no decision.
+
+        Verification uses it to re-decide every recorded decision.
+        """
+        ...
+
+
+def fold(engine: Engine, events: Sequence[Event], state: Any = None) -> Any:
+    """Rebuild a state from events: ``for event in events: state = apply(state, event)``."""
+    apply = engine.apply
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+def competition_ranks(scores: Sequence[Any]) -> list[int]:
+    """Rank per seat by descending score, ties sharing the best rank ("1224", ALL-6)."""
+    ordered = sorted(scores, reverse=True)
+    first_index: dict[Any, int] = {}
+    for index, score in enumerate(ordered):
+        first_index.setdefault(score, index)
+    return [first_index[score] + 1 for score in scores]

@@ -1,0 +1,212 @@
+"""The one generic driver: plays any engine with given agents and a seed.
+
+While the game is not over, it asks CHANCE (a Prng on the step's own stream) or the
+deciding seat's agent, turns the answer into events with ``decide``, folds them with
+``apply`` and records them. Tournaments, tests, benchmarks and verification all use it.
+
+It is the hot loop, so it pays only for what an agent reads: a seat's view and the
+events it missed are built when the agent asks for them (``Turn.view``,
+``Turn.events``), never before, and no state is ever copied.
+
+An agent that fails (raises BotFailure, answers something that is not a string, or
+answers an illegal action) forfeits under ruling ALL-5: the game ends at once, the
+offender ranks last alone, the others rank by the game's scoring as it stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engines.base import (
+    CHANCE,
+    SETUP,
+    TERMINAL,
+    Config,
+    Engine,
+    Event,
+    IllegalAction,
+    competition_ranks,
+    fold,
+)
+from engines.chance import Prng
+
+
+class BotFailure(Exception):
+    """An agent could not give an answer (crash, timeout, garbage); the message says which."""
+
+
+class Agent(Protocol):
+    """Anything that can answer a Turn with one of its legal actions."""
+
+    def act(self, turn: Turn) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a game: who acted (a seat or CHANCE), the action, and its events."""
+
+    actor: int
+    action: str | None
+    events: Sequence[Event]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the ranking per seat and why (finished or forfeit)."""
+
+    ranking: tuple[int, ...]
+    reason: str
+    forfeit_seat: int | None = None
+    forfeit_reason: str | None = None
+
+
+@dataclass(slots=True)
+class Played:
+    """A finished game: every step in order, and the outcome."""
+
+    steps: list[Step]
+    outcome: Outcome
+
+    @property
+    def events(self) -> list[Event]:
+        return [event for step in self.steps for event in step.events]
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    """The event as ``seat`` (None: a spectator) sees it: private part dropped if not theirs."""
+    if event.visible_to(seat):
+        return event
+    return Event(event.type, event.data, None, event.audience)
+
+
+class Turn:
+    """The question put to a seat's agent; the costly parts are built on demand."""
+
+    __slots__ = ("_engine", "_history", "_since", "_state", "_view", "legal", "seat")
+
+    def __init__(
+        self, engine: Engine, state: Any, seat: int, legal: list[str], history: list[Event], since: int
+    ) -> None:
+        # The state stays private: an in-process bot reads only what its seat may see.
+        self._engine = engine
+        self._state = state
+        self.seat = seat
+        self.legal = legal
+        self._history = history
+        self._since = since
+        self._view: dict[str, Any] | None = None
+
+    @property
+    def view(self) -> dict[str, Any]:
+        """What this seat may know now (built once, on first use)."""
+        if self._view is None:
+            self._view = self._engine.view(self._state, self.seat)
+        return self._view
+
+    @property
+    def events(self) -> list[Event]:
+        """The events since this seat's last turn, redacted for this seat."""
+        seat = self.seat
+        return [redact(event, seat) for event in self._history[self._since :]]
+
+
+def forfeit_ranking(ranking: Sequence[int], offender: int) -> tuple[int, ...]:
+    """ALL-5: the offender ranks last alone; the others keep their order as it stands."""
+    others = [seat for seat in range(len(ranking)) if seat != offender]
+    ranks = competition_ranks([-ranking[seat] for seat in others])
+    out = [0] * len(ranking)
+    for seat, rank in zip(others, ranks, strict=True):
+        out[seat] = rank
+    out[offender] = len(ranking)
+    return tuple(out)
+
+
+def opening(engine: Engine, config: Config, seed: str) -> tuple[Any, list[Step], int]:
+    """Lay out the table: the engine's start events, then chance steps until a seat acts.
+
+    Returns the state, the steps taken and the next chance stream.
+    """
+    start = tuple(engine.start(config))
+    state = fold(engine, start)
+    steps = [Step(SETUP, None, start)]
+    stream = 0
+    while engine.actor(state) == CHANCE:
+        events = tuple(engine.chance(state, Prng(seed, stream)))
+        state = fold(engine, events, state)
+        steps.append(Step(CHANCE, None, events))
+        stream += 1
+    return state, steps, stream
+
+
+def setup(engine: Engine, config: Config, seed: str) -> list[Event]:
+    """The first events of a game (the setup's chance outcomes included)."""
+    return [event for step in opening(engine, config, seed)[1] for event in step.events]
+
+
+def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> Played:
+    """Play one game to the end; never raises for an agent's fault (ALL-5)."""
+    if len(agents) != config.seats:
+        raise ValueError(f"{engine.name} with {config.seats} seats needs {config.seats} agents, got {len(agents)}")
+    apply, actor, decide, chance, legal_actions = (
+        engine.apply, engine.actor, engine.decide, engine.chance, engine.legal_actions
+    )
+    state, steps, stream = opening(engine, config, seed)
+    history: list[Event] = [event for step in steps for event in step.events]
+    last_seen = [0] * config.seats
+    while True:
+        seat = actor(state)
+        if seat == TERMINAL:
+            break
+        if seat == CHANCE:
+            action = None
+            events = chance(state, Prng(seed, stream))
+            stream += 1
+        else:
+            legal = legal_actions(state)
+            turn = Turn(engine, state, seat, legal, history, last_seen[seat])
+            try:
+                action = agents[seat].act(turn)
+                if not isinstance(action, str):
+                    raise BotFailure(f"answered {type(action).__name__} {action!r}, not one of its legal actions")
+                events = decide(state, action)
+            except (BotFailure, IllegalAction) as failure:
+                return _forfeit(engine, state, steps, agents, seat, failure)
+        for event in events:
+            state = apply(state, event)
+        history.extend(events)
+        steps.append(Step(seat, action, events))
+        if seat >= 0:
+            last_seen[seat] = len(history)
+    outcome = Outcome(tuple(engine.ranking(state)), "finished")
+    _tell_end(agents, outcome)
+    return Played(steps, outcome)
+
+
+def _forfeit(
+    engine: Engine, state: Any, steps: list[Step], agents: Sequence[Agent], seat: int, failure: Exception
+) -> Played:
+    kind = "illegal action" if isinstance(failure, IllegalAction) else "bot failure"
+    reason = f"{kind}: {failure}"
+    outcome = Outcome(forfeit_ranking(engine.ranking(state), seat), "forfeit", seat, reason)
+    _tell_end(agents, outcome)
+    return Played(steps, outcome)
+
+
+def _tell_end(agents: Sequence[Agent], outcome: Outcome) -> None:
+    for agent in agents:
+        end = getattr(agent, "end", None)
+        if end is not None:
+            end(outcome)
+
+
+@dataclass(slots=True)
+class FirstLegal:
+    """The simplest agent: always the first legal action (tests and smoke runs)."""
+
+    calls: int = field(default=0)
+
+    def act(self, turn: Turn) -> str:
+        self.calls += 1
+        return turn.legal[0]

@@ -1,0 +1,101 @@
+"""The ledger's tables (SQLModel). Schema changes go only through Alembic revisions.
+
+JSON columns hold canonical JSON text. Event rows are append-only: the migration
+adds triggers that abort any UPDATE or DELETE on ``events``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, String, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Bot(SQLModel, table=True):
+    """A bot version: its name and the SHA-256 of its content."""
+
+    __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("name", "content_hash", name="uq_bots_name_hash"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    content_hash: str
+    kind: str = Field(description="python, program or engine")
+    created_at: str
+
+
+class Tournament(SQLModel, table=True):
+    """A tournament: its name, game, the spec it was run with, and its seed."""
+
+    __tablename__ = "tournaments"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    game: str
+    spec: str = Field(description="canonical JSON: players, games, bots, options")
+    seed: str
+    created_at: str
+
+
+class TournamentBot(SQLModel, table=True):
+    """A bot entered in a tournament."""
+
+    __tablename__ = "tournament_bots"
+
+    tournament_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    )
+    bot_id: int = Field(sa_column=Column(Integer, ForeignKey("bots.id"), primary_key=True))
+
+
+class Game(SQLModel, table=True):
+    """One game: what was played, its seed commitment and (once over) its seed and head."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "game_key", name="uq_games_tournament_key"),
+        Index("ix_games_tournament", "tournament_id"),
+    )
+
+    id: str = Field(primary_key=True, description="stable game id, also hashed into every event")
+    game: str
+    engine_version: int
+    config: str = Field(description="canonical JSON")
+    seed_commitment: str
+    seed: str | None = None
+    tournament_id: int | None = Field(
+        default=None, sa_column=Column(Integer, ForeignKey("tournaments.id"), nullable=True)
+    )
+    game_key: str | None = Field(default=None, description="schedule key within its tournament")
+    status: str = Field(default="playing", description="playing or finished")
+    events: int = 0
+    head: str | None = None
+    end_reason: str | None = None
+    created_at: str
+
+
+class Event(SQLModel, table=True):
+    """One event: the exact canonical bytes that were hashed, the hidden part, the hash."""
+
+    __tablename__ = "events"
+
+    game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    type: str
+    audience: str = Field(description='"public" or a JSON list of seats')
+    body: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    private: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    salt: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    hash: str
+
+
+class Seat(SQLModel, table=True):
+    """A seat of a game: which bot sat there and, once over, its rank and score."""
+
+    __tablename__ = "seats"
+    __table_args__ = (Index("ix_seats_bot", "bot_id"),)
+
+    game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
+    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    bot_id: int = Field(sa_column=Column(Integer, ForeignKey("bots.id"), nullable=False))
+    rank: int | None = None
+    score: int | None = None

@@ -1,0 +1,311 @@
+"""Opening the ledger, appending events and reading them back.
+
+The write path is SQLAlchemy Core's ``exec_driver_sql`` with executemany over plain
+tuples: no ORM object per event. Every write runs in one BEGIN IMMEDIATE transaction,
+so a game is stored whole or not at all, and an append whose expected seq is stale
+fails instead of leaving a gap or a duplicate.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, exc, select
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session
+
+import migrations
+from ledger import dialect
+from ledger.chain import Record
+from ledger.models import Bot, Game
+
+DEFAULT_URL = "sqlite:///tourney.db"
+ENV_VAR = "TOURNEY_DB"
+
+
+class LedgerError(Exception):
+    """A ledger failure a user can act on; the message is one clear line."""
+
+
+class StaleAppend(LedgerError):
+    """An append whose expected seq is not the game's next seq (someone else wrote first)."""
+
+
+class GameExists(LedgerError):
+    """A game id that is already stored."""
+
+
+def resolve_url(db: str | None = None) -> str:
+    """The database URL: ``--db``, else $TOURNEY_DB, else sqlite:///tourney.db here.
+
+    A plain path (no ``://``) means an SQLite file at that path.
+    """
+    url = db or os.environ.get(ENV_VAR) or DEFAULT_URL
+    if "://" not in url:
+        url = f"sqlite:///{url}"
+    return url
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    seat: int
+    bot_id: int
+    rank: int | None
+    score: int | None
+
+
+def _alembic_config(url: str) -> AlembicConfig:
+    config = AlembicConfig()
+    config.set_main_option("script_location", migrations.SCRIPT_LOCATION)
+    config.set_main_option("sqlalchemy.url", url)
+    return config
+
+
+class Ledger:
+    """One database: opened (and upgraded to the newest schema) on construction."""
+
+    def __init__(self, url: str | None = None, *, upgrade: bool = True) -> None:
+        self.url = resolve_url(url)
+        try:
+            self.engine: Engine = create_engine(self.url)
+        except (exc.ArgumentError, exc.NoSuchModuleError) as error:
+            raise LedgerError(f"cannot use database URL {self.url!r}: {error}") from None
+        dialect.configure(self.engine)
+        if upgrade:
+            self.upgrade()
+
+    # -- schema -------------------------------------------------------------------------
+
+    def upgrade(self, revision: str = "head") -> None:
+        """Bring the schema to ``revision`` (default: the newest), under the write lock."""
+        config = _alembic_config(self.url)
+        with self._guard(), self.engine.connect() as connection, connection.begin():
+            if revision == "head" and self._current(connection) == self.head():
+                return
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+
+    def downgrade(self, revision: str) -> None:
+        """Take the schema back to ``revision`` (``base`` removes every table)."""
+        config = _alembic_config(self.url)
+        with self._guard(), self.engine.connect() as connection, connection.begin():
+            config.attributes["connection"] = connection
+            command.downgrade(config, revision)
+
+    def current(self) -> str | None:
+        """The schema revision the database is at (None: empty)."""
+        with self._guard(), self.read() as connection:
+            return self._current(connection)
+
+    @staticmethod
+    def head() -> str:
+        script = ScriptDirectory.from_config(_alembic_config(DEFAULT_URL))
+        return script.get_current_head()
+
+    @staticmethod
+    def _current(connection: Connection) -> str | None:
+        return MigrationContext.configure(connection).get_current_revision()
+
+    # -- connections --------------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A connection in one BEGIN IMMEDIATE transaction, committed on success."""
+        with self._guard(), self.engine.connect() as connection, connection.begin():
+            yield connection
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A connection for reading (deferred transaction: never blocks writers)."""
+        with self._guard(), self.engine.connect() as connection:
+            connection = connection.execution_options(**{dialect.BEGIN_OPTION: "DEFERRED"})
+            with connection.begin():
+                yield connection
+
+    def session(self) -> Session:
+        """An SQLModel session (for the ORM's convenience off the hot path)."""
+        return Session(self.engine)
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except exc.OperationalError as error:
+            raise LedgerError(f"database {self.url}: {_first_line(error.orig or error)}") from None
+        except sqlite3.OperationalError as error:
+            raise LedgerError(f"database {self.url}: {_first_line(error)}") from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def ensure_bot(self, name: str, content_hash: str, kind: str, connection: Connection | None = None) -> int:
+        """The id of bot version (name, content hash), stored if new."""
+        if connection is None:
+            with self.write() as connection:
+                return self.ensure_bot(name, content_hash, kind, connection)
+        found = connection.execute(
+            select(Bot.id).where(Bot.name == name, Bot.content_hash == content_hash)
+        ).scalar()
+        if found is not None:
+            return found
+        cursor = connection.exec_driver_sql(
+            "INSERT INTO bots (name, content_hash, kind, created_at) VALUES (?, ?, ?, ?)",
+            (name, content_hash, kind, now()),
+        )
+        return cursor.lastrowid
+
+    def create_game(self, game: dict[str, Any], connection: Connection | None = None) -> None:
+        """Insert a game row (keys as in ledger.models.Game); GameExists if its id is taken."""
+        if connection is None:
+            with self.write() as connection:
+                return self.create_game(game, connection)
+        row = {"status": "playing", "events": 0, "head": None, "seed": None, "tournament_id": None,
+               "game_key": None, "end_reason": None, "created_at": now(), **game}
+        try:
+            connection.execute(Game.__table__.insert(), row)
+        except exc.IntegrityError:
+            raise GameExists(f"game {game['id']} is already stored") from None
+        return None
+
+    def append(self, game_id: str, expected_seq: int, records: Sequence[Record],
+               connection: Connection | None = None) -> str:
+        """Append events at ``expected_seq`` onwards; StaleAppend if the log moved. Returns the head."""
+        if connection is None:
+            with self.write() as connection:
+                return self.append(game_id, expected_seq, records, connection)
+        stored = connection.exec_driver_sql(
+            "SELECT events, head FROM games WHERE id = ?", (game_id,)
+        ).first()
+        if stored is None:
+            raise LedgerError(f"no game {game_id} to append to")
+        if stored[0] != expected_seq:
+            raise StaleAppend(
+                f"game {game_id}: append expected the log at seq {expected_seq}, but it is at seq {stored[0]}"
+            )
+        for offset, record in enumerate(records):
+            if record.seq != expected_seq + offset:
+                raise LedgerError(f"game {game_id}: records must run from seq {expected_seq} without gaps")
+        if not records:
+            return stored[1]
+        connection.exec_driver_sql(
+            dialect.INSERT_EVENT,
+            [(game_id, r.seq, r.type, audience_column(r.audience), r.body, r.private, r.salt, r.hash) for r in records],
+        )
+        head = records[-1].hash
+        connection.exec_driver_sql(
+            "UPDATE games SET events = ?, head = ? WHERE id = ?", (expected_seq + len(records), head, game_id)
+        )
+        return head
+
+    def finish_game(self, game_id: str, seed: str, end_reason: str, seats: Sequence[SeatRow],
+                    connection: Connection) -> None:
+        """Reveal the seed, mark the game finished and store its seats with rank and score."""
+        connection.exec_driver_sql(
+            "UPDATE games SET status = 'finished', seed = ?, end_reason = ? WHERE id = ?",
+            (seed, end_reason, game_id),
+        )
+        connection.exec_driver_sql(
+            dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats]
+        )
+
+    def store_game(self, game: dict[str, Any], records: Sequence[Record], seed: str, end_reason: str,
+                   seats: Sequence[SeatRow], connection: Connection | None = None) -> str:
+        """Store one whole finished game in one transaction: row, events, seats. Returns the head."""
+        if connection is None:
+            with self.write() as connection:
+                return self.store_game(game, records, seed, end_reason, seats, connection)
+        self.create_game(game, connection)
+        head = self.append(game["id"], 0, records, connection)
+        self.finish_game(game["id"], seed, end_reason, seats, connection)
+        return head
+
+    # -- reading ------------------------------------------------------------------------
+
+    def records(self, game_id: str, connection: Connection | None = None) -> list[Record]:
+        """Every event of a game in seq order."""
+        if connection is None:
+            with self.read() as connection:
+                return self.records(game_id, connection)
+        rows = connection.exec_driver_sql(
+            "SELECT seq, type, audience, body, private, salt, hash FROM events WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [
+            Record(seq, type_, _parse_audience(audience), bytes(body),
+                   None if private is None else bytes(private), None if salt is None else bytes(salt), hash_)
+            for seq, type_, audience, body, private, salt, hash_ in rows
+        ]
+
+    def game(self, game_id: str, connection: Connection | None = None) -> dict[str, Any] | None:
+        """The game row as a dict, or None."""
+        if connection is None:
+            with self.read() as connection:
+                return self.game(game_id, connection)
+        row = connection.execute(select(Game.__table__).where(Game.__table__.c.id == game_id)).mappings().first()
+        return dict(row) if row is not None else None
+
+    def seats(self, game_id: str, connection: Connection | None = None) -> list[dict[str, Any]]:
+        """The seats of a game with bot name and content hash, in seat order."""
+        if connection is None:
+            with self.read() as connection:
+                return self.seats(game_id, connection)
+        rows = connection.exec_driver_sql(
+            "SELECT s.seat, b.name, b.content_hash, s.rank, s.score, b.id FROM seats s "
+            "JOIN bots b ON b.id = s.bot_id WHERE s.game_id = ? ORDER BY s.seat",
+            (game_id,),
+        )
+        return [
+            {"seat": seat, "bot": name, "hash": content_hash, "rank": rank, "score": score, "bot_id": bot_id}
+            for seat, name, content_hash, rank, score, bot_id in rows
+        ]
+
+    def find_games(self, prefix: str) -> list[str]:
+        """Ids of stored games that start with ``prefix`` (commands accept a unique prefix)."""
+        with self.read() as connection:
+            rows = connection.exec_driver_sql(
+                "SELECT id FROM games WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", (prefix, prefix + "\U0010ffff")
+            )
+            return [row[0] for row in rows]
+
+
+def audience_column(audience: str | list[int]) -> str:
+    """The audience column: "public" or the seats as a JSON list ("[0,2]")."""
+    if isinstance(audience, str):
+        return audience
+    return "[" + ",".join(str(seat) for seat in audience) + "]"
+
+
+def _parse_audience(text: str) -> str | list[int]:
+    if text.startswith("["):
+        return [int(part) for part in text[1:-1].split(",") if part]
+    return text
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
+def default_path(url: str) -> Path | None:
+    """The file of an SQLite URL (None for memory or other databases)."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and url[len(prefix):] not in ("", ":memory:"):
+        return Path(url[len(prefix):])
+    return None

@@ -1,0 +1,1 @@
+"""JSON logs: recording played games, the log format, import/export, verify, views."""

@@ -1,0 +1,252 @@
+"""The JSON log format, version 1: a self-contained record of one game.
+
+See docs/log-format.md (and docs/log-format.schema.json) for every field. A log is
+built from a recorded game or a stored one, parsed back into ledger records, and
+checked for shape with a one-line error naming what is wrong and where.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ledger.canonical import CanonicalError, canonical, loads
+from ledger.chain import PUBLIC, Record, body_of
+from replays.record import GAME_ENDED, GAME_STARTED, Recorded
+
+FORMAT = "tourney-log"
+FORMAT_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({1})
+VIEWS = ("full", "spectator", "seat:K")
+
+
+class LogError(ValueError):
+    """A log that cannot be read or does not hold; the message is one clear line."""
+
+    def __init__(self, message: str, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
+# -- building -------------------------------------------------------------------------
+
+
+def event_json(record: Record, include_private: bool = True) -> dict[str, Any]:
+    """One record as a log event (its private part and salt only if included)."""
+    envelope = loads(record.body)
+    out = {
+        "seq": record.seq,
+        "type": record.type,
+        "audience": envelope["audience"],
+        "data": envelope["data"],
+        "commitment": envelope["commitment"],
+        "hash": record.hash,
+    }
+    if include_private and record.private is not None:
+        out["private"] = loads(record.private)
+        out["salt"] = record.salt.hex()
+    return out
+
+
+def build(
+    game_id: str,
+    game: str,
+    engine_version: int,
+    config: dict[str, Any],
+    seats: list[dict[str, Any]],
+    records: list[Record],
+) -> dict[str, Any]:
+    """A full-view log from stored records; header fields come from the hashed events."""
+    if not records:
+        raise LogError(f"game {game_id} has no events")
+    last = loads(records[-1].body)
+    ended = last["data"] if last["type"] == GAME_ENDED else None
+    started = loads(records[0].body)["data"]
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game_id": game_id,
+        "game": game,
+        "engine_version": engine_version,
+        "config": config,
+        "seats": seats,
+        "seed_commitment": started.get("seed_commitment"),
+        "seed": ended.get("seed") if ended else None,
+        "view": "full",
+        "events": [event_json(record) for record in records],
+        "result": {"ranking": ended["ranking"], "reason": ended["reason"]} if ended else None,
+        "head": records[-1].hash,
+    }
+
+
+def from_recorded(recorded: Recorded) -> dict[str, Any]:
+    """The full-view log of a game just recorded."""
+    seats = [{"seat": i, "bot": s.name, "hash": s.hash} for i, s in enumerate(recorded.seats)]
+    return build(recorded.game_id, recorded.game, recorded.engine_version, recorded.config, seats, recorded.records)
+
+
+def redact(log: dict[str, Any], view: str) -> dict[str, Any]:
+    """The log as ``view`` ("full", "spectator" or "seat:K") may see it.
+
+    Private parts (and their salts) stay only where the viewer is in the audience;
+    every commitment and hash stays, so the chain still verifies.
+    """
+    seat = parse_view(view, len(log["seats"]))
+    if seat == "full":
+        return log
+    events = []
+    for event in log["events"]:
+        audience = event["audience"]
+        visible = audience == PUBLIC or (seat is not None and seat in audience)
+        if visible or "private" not in event:
+            events.append(event)
+        else:
+            events.append({k: v for k, v in event.items() if k not in ("private", "salt")})
+    return {**log, "view": view, "events": events}
+
+
+def parse_view(view: str, seats: int) -> int | str | None:
+    """"full" -> "full", "spectator" -> None, "seat:K" -> K; LogError otherwise."""
+    if view in ("full", "spectator"):
+        return "full" if view == "full" else None
+    kind, _, number = view.partition(":")
+    if kind == "seat" and number.isdigit() and int(number) < seats:
+        return int(number)
+    raise LogError(f"unknown view {view!r}: use full, spectator or seat:K with K from 0 to {seats - 1}")
+
+
+def dumps(log: dict[str, Any]) -> bytes:
+    return orjson.dumps(log, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
+# -- reading --------------------------------------------------------------------------
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """Parse a log file; LogError if it is not a readable tourney log of a known version."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise LogError(f"{path}: cannot read: {error.strerror or error}") from None
+    return parse(raw, str(path))
+
+
+def parse(raw: bytes | str, name: str = "log") -> dict[str, Any]:
+    try:
+        log = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise LogError(f"{name}: not JSON ({error})") from None
+    check_header(log, name)
+    return log
+
+
+def check_header(log: Any, name: str = "log") -> None:
+    """Format name and version first, so a future log is refused before anything else."""
+    if not isinstance(log, dict):
+        raise LogError(f"{name}: a log is a JSON object, found {type(log).__name__}")
+    if log.get("format") != FORMAT:
+        raise LogError(f"{name}: not a tourney log (format is {log.get('format')!r}, expected {FORMAT!r})")
+    version = log.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise LogError(f"{name}: format_version must be an integer, found {version!r}")
+    if version not in SUPPORTED_VERSIONS:
+        newest = max(SUPPORTED_VERSIONS)
+        if version > newest:
+            raise LogError(f"{name}: log format version {version} is newer than this tourney reads ({newest}); "
+                           "upgrade tourney")
+        raise LogError(f"{name}: unknown log format version {version}")
+
+
+_HEADER_TYPES: dict[str, type | tuple[type, ...]] = {
+    "game_id": str,
+    "game": str,
+    "engine_version": int,
+    "config": dict,
+    "seats": list,
+    "seed_commitment": str,
+    "view": str,
+    "events": list,
+    "head": str,
+}
+
+
+def check_shape(log: dict[str, Any], name: str = "log") -> None:
+    """Every field present with the right JSON type; LogError naming the first that is not."""
+    check_header(log, name)
+    for key, kind in _HEADER_TYPES.items():
+        value = log.get(key)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise LogError(f"{name}: field {key!r} must be {_kind_name(kind)}, found {_describe(value)}")
+    if log.get("seed") is not None and not isinstance(log["seed"], str):
+        raise LogError(f"{name}: field 'seed' must be a string or null, found {_describe(log['seed'])}")
+    for index, seat in enumerate(log["seats"]):
+        if not (isinstance(seat, dict) and isinstance(seat.get("bot"), str) and isinstance(seat.get("hash"), str)
+                and seat.get("seat") == index):
+            raise LogError(f"{name}: seats[{index}] must be {{seat: {index}, bot: string, hash: string}}")
+    for index, event in enumerate(log["events"]):
+        _check_event(event, index, name)
+    if not log["events"]:
+        raise LogError(f"{name}: a log has at least one event")
+
+
+def _check_event(event: Any, index: int, name: str) -> None:
+    where = f"{name}: events[{index}]"
+    if not isinstance(event, dict):
+        raise LogError(f"{where} must be an object, found {_describe(event)}", index)
+    for key, kind in (("seq", int), ("type", str), ("data", dict), ("hash", str)):
+        value = event.get(key)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise LogError(f"{where}: {key!r} must be {_kind_name(kind)}, found {_describe(value)}", index)
+    audience = event.get("audience")
+    if not (audience == PUBLIC or (isinstance(audience, list) and all(type(s) is int for s in audience))):
+        raise LogError(f"{where}: 'audience' must be \"public\" or a list of seats, found {_describe(audience)}",
+                       index)
+    commitment = event.get("commitment")
+    if commitment is not None and not isinstance(commitment, str):
+        raise LogError(f"{where}: 'commitment' must be a string or null", index)
+    if ("private" in event) != ("salt" in event):
+        raise LogError(f"{where}: 'private' and 'salt' come together", index)
+    if "salt" in event and not (isinstance(event["salt"], str) and _is_hex(event["salt"], 32)):
+        raise LogError(f"{where}: 'salt' must be 32 hex digits", index)
+
+
+def records_of(log: dict[str, Any], name: str = "log") -> list[Record]:
+    """The ledger records a (shape-checked) log describes, bodies re-made canonically."""
+    records = []
+    game_id = log["game_id"]
+    for index, event in enumerate(log["events"]):
+        try:
+            body = body_of(game_id, event["seq"], event["type"], event["audience"], event["data"],
+                           event.get("commitment"))
+            private = canonical(event["private"]) if "private" in event else None
+        except CanonicalError as error:
+            raise LogError(f"{name}: events[{index}]: {error}", index) from None
+        salt = bytes.fromhex(event["salt"]) if "salt" in event else None
+        records.append(Record(event["seq"], event["type"], event["audience"], body, private, salt, event["hash"]))
+    return records
+
+
+def started(log: dict[str, Any]) -> dict[str, Any]:
+    """The data of the log's ``game_started`` event (LogError if it does not open the log)."""
+    first = log["events"][0]
+    if first["type"] != GAME_STARTED:
+        raise LogError(f"seq 0: expected {GAME_STARTED}, found {first['type']}", 0)
+    return first["data"]
+
+
+def _is_hex(text: str, length: int) -> bool:
+    return len(text) == length and all(c in "0123456789abcdef" for c in text)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", dict: "an object", list: "a list"}
+    return names.get(kind, str(kind))
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    text = orjson.dumps(value).decode() if not isinstance(value, bytes) else repr(value)
+    return f"{type(value).__name__} {text[:40]}"

@@ -1,0 +1,140 @@
+"""Turn a played game into hashed, salted records: the one path from engine to ledger.
+
+A game's log opens with ``game_started`` (game, engine version, config, seats, the
+seed's commitment) and closes with ``game_ended`` (ranking, reason, the seed itself);
+a forfeit (ruling ALL-5) adds ``seat_forfeited`` with the reason before the end.
+Between them stand the engine's own events, in order.
+
+Salts (16 bytes each) of private parts:
+* of a chance or setup event: HMAC-SHA256(seed, "tourney-salt-v1:chance:<seq>"), so
+  that once the seed is revealed anyone can check a redacted chance outcome;
+* of a decision: HMAC-SHA256(salt_key, "tourney-salt-v1:decision:<seq>"), where the
+  game's salt key is a secret never published in a redacted log, so a hidden choice
+  cannot be recovered by trying the few possibilities, even after the game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engines.base import Config, Engine, Event
+from engines.chance import ALGORITHM
+from engines.driver import Played
+from ledger.chain import Record, seal
+
+GAME_STARTED = "game_started"
+SEAT_FORFEITED = "seat_forfeited"
+GAME_ENDED = "game_ended"
+META_EVENTS = frozenset({GAME_STARTED, SEAT_FORFEITED, GAME_ENDED})
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """Who sat in a seat: the bot's name and the SHA-256 of its content."""
+
+    name: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A played game as stored: its id, header fields and every sealed record."""
+
+    game_id: str
+    game: str
+    engine_version: int
+    config: dict[str, Any]
+    seats: tuple[SeatInfo, ...]
+    seed: str
+    seed_commitment: str
+    records: list[Record]
+    ranking: tuple[int, ...]
+    reason: str
+
+    @property
+    def head(self) -> str:
+        return self.records[-1].hash
+
+
+def seed_commitment(seed: str) -> str:
+    """The public commitment to a game seed (its hash, domain-separated)."""
+    return hashlib.sha256(b"tourney-seed-v1:" + seed.encode("utf-8")).hexdigest()
+
+
+def chance_salt(seed: str, seq: int) -> bytes:
+    return hmac.new(seed.encode("utf-8"), b"tourney-salt-v1:chance:%d" % seq, hashlib.sha256).digest()[:16]
+
+
+def decision_salt(salt_key: bytes, seq: int) -> bytes:
+    return hmac.new(salt_key, b"tourney-salt-v1:decision:%d" % seq, hashlib.sha256).digest()[:16]
+
+
+def new_game_id() -> str:
+    return uuid.uuid4().hex
+
+
+def new_salt_key() -> bytes:
+    return os.urandom(32)
+
+
+def started_data(engine: Engine, config: Config, seats: Sequence[SeatInfo], seed: str) -> dict[str, Any]:
+    return {
+        "config": config.to_json(),
+        "engine_version": engine.version,
+        "game": engine.name,
+        "prng": ALGORITHM,
+        "seats": [{"bot": s.name, "hash": s.hash, "seat": i} for i, s in enumerate(seats)],
+        "seed_commitment": seed_commitment(seed),
+    }
+
+
+def ended_data(played: Played, seed: str) -> dict[str, Any]:
+    outcome = played.outcome
+    return {"ranking": list(outcome.ranking), "reason": outcome.reason, "seed": seed}
+
+
+def record(
+    engine: Engine,
+    config: Config,
+    seed: str,
+    played: Played,
+    seats: Sequence[SeatInfo],
+    *,
+    game_id: str | None = None,
+    salt_key: bytes | None = None,
+) -> Recorded:
+    """Seal every event of ``played`` into a hash chain, meta events included."""
+    game_id = game_id or new_game_id()
+    salt_key = salt_key if salt_key is not None else new_salt_key()
+    records: list[Record] = []
+    prev: str | None = None
+
+    def add(event: Event, chance: bool) -> None:
+        nonlocal prev
+        seq = len(records)
+        salt = None
+        if event.private is not None:
+            salt = chance_salt(seed, seq) if chance else decision_salt(salt_key, seq)
+        sealed = seal(game_id, seq, prev, event.type, event.data, event.private, event.audience, salt)
+        records.append(sealed)
+        prev = sealed.hash
+
+    add(Event(GAME_STARTED, started_data(engine, config, seats, seed)), True)
+    for step in played.steps:
+        by_chance = step.actor < 0
+        for event in step.events:
+            add(event, by_chance)
+    outcome = played.outcome
+    if outcome.forfeit_seat is not None:
+        add(Event(SEAT_FORFEITED, {"reason": outcome.forfeit_reason, "seat": outcome.forfeit_seat}), True)
+    add(Event(GAME_ENDED, ended_data(played, seed)), True)
+    return Recorded(
+        game_id, engine.name, engine.version, config.to_json(), tuple(seats), seed,
+        seed_commitment(seed), records, outcome.ranking, outcome.reason,
+    )

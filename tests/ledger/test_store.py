@@ -1,0 +1,164 @@
+"""The ledger on a real SQLite file: append, read back, append-only, stale appends, atomic games."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ledger.chain import seal, verify_chain
+from ledger.store import GameExists, Ledger, LedgerError, SeatRow, StaleAppend, resolve_url
+
+SALT = b"s" * 16
+
+
+def game_row(game_id="g1"):
+    return {"id": game_id, "game": "high-cards", "engine_version": 1, "config": '{"seats":2}',
+            "seed_commitment": "c" * 64}
+
+
+def chain(game_id="g1", n=4, start=0, prev=None):
+    out = []
+    for seq in range(start, start + n):
+        private = {"card": seq} if seq % 2 else None
+        record = seal(game_id, seq, prev, "moved", {"seat": seq % 2}, private, (seq % 2,), SALT if private else None)
+        out.append(record)
+        prev = record.hash
+    return out
+
+
+def test_append_and_read_back(ledger):
+    """Appended events come back byte for byte, in order, and still verify."""
+    records = chain()
+    ledger.create_game(game_row())
+    head = ledger.append("g1", 0, records)
+    assert ledger.records("g1") == records
+    assert verify_chain("g1", ledger.records("g1")) == head == records[-1].hash
+    assert ledger.game("g1")["events"] == 4
+
+
+def test_appends_continue_a_log(ledger):
+    """A second append at the next seq extends the log."""
+    first = chain(n=2)
+    second = chain(n=2, start=2, prev=first[-1].hash)
+    ledger.create_game(game_row())
+    ledger.append("g1", 0, first)
+    ledger.append("g1", 2, second)
+    assert [r.seq for r in ledger.records("g1")] == [0, 1, 2, 3]
+
+
+def test_stale_append_is_refused_and_changes_nothing(ledger):
+    """Appending with an expected seq the log has moved past fails clearly: no duplicate, no gap."""
+    ledger.create_game(game_row())
+    ledger.append("g1", 0, chain(n=3))
+    with pytest.raises(StaleAppend, match="expected the log at seq 0, but it is at seq 3"):
+        ledger.append("g1", 0, chain(n=3))
+    with pytest.raises(StaleAppend):
+        ledger.append("g1", 5, chain(n=1, start=5))
+    assert [r.seq for r in ledger.records("g1")] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE events SET type = 'forged' WHERE seq = 1",
+    "UPDATE events SET body = x'00'",
+    "DELETE FROM events WHERE seq = 3",
+    "DELETE FROM events",
+])
+def test_database_rejects_update_and_delete_of_events(ledger, db_path, statement):
+    """Raw SQL through sqlite3 (not the ORM) cannot change or remove an event: triggers abort it."""
+    ledger.create_game(game_row())
+    ledger.append("g1", 0, chain())
+    raw = sqlite3.connect(db_path)
+    try:
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            raw.execute(statement)
+        raw.rollback()
+        assert raw.execute("SELECT COUNT(*), MIN(type) FROM events").fetchone() == (4, "moved")
+    finally:
+        raw.close()
+
+
+def test_database_rejects_a_gap_or_a_duplicate_seq(ledger, db_path):
+    """Raw inserts must land at the game's next seq: a gap or a repeat aborts."""
+    ledger.create_game(game_row())
+    ledger.append("g1", 0, chain(n=2))
+    raw = sqlite3.connect(db_path)
+    try:
+        for seq in (5, 1):
+            with pytest.raises(sqlite3.DatabaseError):
+                raw.execute("INSERT INTO events VALUES ('g1', ?, 't', 'public', x'00', NULL, NULL, 'h')", (seq,))
+        raw.rollback()
+    finally:
+        raw.close()
+    assert len(ledger.records("g1")) == 2
+
+
+def test_whole_game_write_is_atomic(ledger):
+    """A failure mid-game (here a seat naming an unknown bot) stores nothing of that game."""
+    bot = ledger.ensure_bot("random", "h" * 64, "python")
+    seats = [SeatRow(0, bot, 1, None), SeatRow(1, 999_999, 2, None)]
+    with pytest.raises(Exception, match="FOREIGN KEY"):
+        ledger.store_game(game_row(), chain(), "seed", "finished", seats)
+    assert ledger.game("g1") is None
+    assert ledger.records("g1") == []
+
+
+def test_whole_game_write_stores_row_events_and_seats(ledger):
+    """A finished game is stored with its seed, head, events and ranked seats."""
+    bot = ledger.ensure_bot("random", "h" * 64, "python")
+    records = chain()
+    ledger.store_game(game_row(), records, "the-seed", "finished", [SeatRow(0, bot, 1, 3), SeatRow(1, bot, 2, 1)])
+    game = ledger.game("g1")
+    assert (game["status"], game["seed"], game["head"], game["events"]) == ("finished", "the-seed",
+                                                                             records[-1].hash, 4)
+    assert [(s["seat"], s["bot"], s["rank"], s["score"]) for s in ledger.seats("g1")] == [
+        (0, "random", 1, 3), (1, "random", 2, 1)]
+
+
+def test_same_game_id_twice_is_refused(ledger):
+    """A game id is stored once."""
+    ledger.create_game(game_row())
+    with pytest.raises(GameExists):
+        ledger.create_game(game_row())
+
+
+def test_ensure_bot_is_idempotent(ledger):
+    """The same name and content hash is one bot; new content is a new version."""
+    first = ledger.ensure_bot("alpha", "a" * 64, "python")
+    assert ledger.ensure_bot("alpha", "a" * 64, "python") == first
+    assert ledger.ensure_bot("alpha", "b" * 64, "python") != first
+
+
+def test_pragmas_are_set_on_every_connection(ledger):
+    """WAL, synchronous=NORMAL, foreign keys on, a busy timeout."""
+    from ledger.dialect import pragma
+
+    with ledger.read() as connection:
+        assert pragma(connection, "journal_mode") == "wal"
+        assert pragma(connection, "synchronous") == 1
+        assert pragma(connection, "foreign_keys") == 1
+        assert pragma(connection, "busy_timeout") >= 1000
+
+
+def test_url_resolution(monkeypatch):
+    """--db wins over TOURNEY_DB, which wins over sqlite:///tourney.db; a bare path is an SQLite file."""
+    monkeypatch.delenv("TOURNEY_DB", raising=False)
+    assert resolve_url(None) == "sqlite:///tourney.db"
+    monkeypatch.setenv("TOURNEY_DB", "sqlite:////tmp/env.db")
+    assert resolve_url(None) == "sqlite:////tmp/env.db"
+    assert resolve_url("league.db") == "sqlite:///league.db"
+
+
+def test_unopenable_database_is_a_clear_error(tmp_path):
+    """A path in a directory that does not exist gives one clear LedgerError line."""
+    with pytest.raises(LedgerError, match="unable to open database file"):
+        Ledger(str(tmp_path / "missing" / "x.db"))
+
+
+def test_find_games_by_prefix(ledger):
+    """Commands accept a unique prefix of a game id."""
+    for game_id in ("abc123", "abd456"):
+        ledger.create_game(game_row(game_id))
+    assert ledger.find_games("abc") == ["abc123"]
+    assert ledger.find_games("ab") == ["abc123", "abd456"]
+    assert ledger.find_games("zz") == []

@@ -1,0 +1,184 @@
+"""JSON log format v1: export, import, round trip, idempotence, clear errors."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engines.driver import play
+from ledger.store import Ledger
+from replays import archive
+from replays import log as logfmt
+from replays.record import SeatInfo, record, seed_commitment
+from tests.toy import ENGINE as TOY
+
+
+class RandomAgent:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def act(self, turn):
+        return self.rng.choice(turn.legal)
+
+
+def recorded_game(seed="s", seats=2, game_id=None):
+    config = TOY.configure(seats)
+    played = play(TOY, config, seed, [RandomAgent(i) for i in range(seats)])
+    infos = [SeatInfo(f"bot{i}", f"{i:064x}") for i in range(seats)]
+    return record(TOY, config, seed, played, infos, game_id=game_id, salt_key=b"k" * 32)
+
+
+def stored(ledger, recorded):
+    bots = [ledger.ensure_bot(s.name, s.hash, "python") for s in recorded.seats]
+    archive.store_recorded(ledger, recorded, bots)
+    return recorded.game_id
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.text("0123456789abcdef", min_size=1, max_size=12), seats=st.integers(2, 4))
+def test_export_import_export_round_trip(tmp_path_factory, seed, seats):
+    """A stored game exported, imported into another ledger and exported again gives the same bytes."""
+    directory = tmp_path_factory.mktemp("roundtrip")
+    first, second = Ledger(str(directory / "a.db")), Ledger(str(directory / "b.db"))
+    game_id = stored(first, recorded_game(seed, seats))
+    text = logfmt.dumps(archive.export(first, game_id))
+    result = archive.import_log(second, logfmt.parse(text))
+    assert result.new and result.game_id == game_id
+    assert logfmt.dumps(archive.export(second, game_id)) == text
+    assert second.records(game_id) == first.records(game_id)
+    first.close()
+    second.close()
+
+
+def test_log_envelope_names_everything(ledger):
+    """The envelope holds format, versions, config, seats, seed commitment, seed, events, result."""
+    recorded = recorded_game("env", 2)
+    log = archive.export(ledger, stored(ledger, recorded))
+    assert log["format"] == "tourney-log" and log["format_version"] == 1
+    assert log["game"] == "high-cards" and log["engine_version"] == 1
+    assert log["config"] == {"seats": 2, "options": {}}
+    assert [s["bot"] for s in log["seats"]] == ["bot0", "bot1"]
+    assert log["seed"] == "env" and log["seed_commitment"] == seed_commitment("env")
+    assert log["events"][0]["type"] == "game_started" and log["events"][-1]["type"] == "game_ended"
+    assert log["result"] == {"ranking": list(recorded.ranking), "reason": "finished"}
+    assert log["head"] == log["events"][-1]["hash"]
+    assert [e["seq"] for e in log["events"]] == list(range(len(log["events"])))
+
+
+def test_import_is_idempotent(ledger):
+    """The same log twice stores one game."""
+    other = Ledger(str(ledger.url.removeprefix("sqlite:///")) + ".other")
+    log = archive.export(other, stored(other, recorded_game("twice")))
+    assert archive.import_log(ledger, log).new is True
+    assert archive.import_log(ledger, copy.deepcopy(log)).new is False
+    with ledger.read() as connection:
+        assert connection.exec_driver_sql("SELECT COUNT(*) FROM games").scalar() == 1
+
+
+def tampered(ledger, mutate):
+    log = archive.export(ledger, stored(ledger, recorded_game("tamper", 3)))
+    mutate(log)
+    return log
+
+
+@pytest.mark.parametrize(
+    ("mutate", "seq"),
+    [
+        (lambda log: log["events"][4]["data"].update(seat=log["events"][4]["data"]["seat"] + 1), 4),
+        (lambda log: log["events"].pop(5), 5),
+        (lambda log: log["events"].insert(6, copy.deepcopy(log["events"][6])), 7),
+        (lambda log: log["events"].__setitem__(slice(5, 7), log["events"][6:4:-1]), 5),
+        (lambda log: log["events"][2]["private"].update(cards=[1, 2, 3]), 2),
+    ],
+    ids=["changed", "dropped", "duplicated", "swapped", "private-changed"],
+)
+def test_import_refuses_a_tampered_log_naming_the_first_bad_seq(ledger, tmp_path, mutate, seq):
+    """A log whose chain is broken is refused with its first bad seq, and nothing is stored."""
+    log = tampered(ledger, mutate)
+    target = Ledger(str(tmp_path / "target.db"))
+    with pytest.raises(logfmt.LogError) as caught:
+        archive.import_log(target, log)
+    assert caught.value.seq == seq
+    assert f"seq {seq}" in str(caught.value)
+    with target.read() as connection:
+        assert connection.exec_driver_sql("SELECT COUNT(*) FROM events").scalar() == 0
+
+
+def test_header_that_disagrees_with_the_hashed_events_is_refused(ledger, tmp_path):
+    """Changing a seat's bot or the result in the header alone is caught."""
+    for mutate in (lambda log: log["seats"][0].update(bot="impostor"),
+                   lambda log: log["result"].update(ranking=[1, 1, 1])):
+        with pytest.raises(logfmt.LogError):
+            archive.check(tampered(ledger, mutate))
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"{not json", "not JSON"),
+        (b"[1, 2]", "a log is a JSON object"),
+        (b'{"format": "other"}', "not a tourney log"),
+        (b'{"format": "tourney-log", "format_version": 99}', "newer than this tourney reads"),
+        (b'{"format": "tourney-log", "format_version": 0}', "unknown log format version 0"),
+        (b'{"format": "tourney-log", "format_version": "1"}', "must be an integer"),
+    ],
+)
+def test_unreadable_logs_get_one_clear_line(raw, message):
+    """Not JSON, not a log, an unknown or future version: a LogError that says which."""
+    with pytest.raises(logfmt.LogError, match=message):
+        logfmt.parse(raw)
+
+
+def test_shape_errors_name_the_field(ledger):
+    """A missing or mistyped field is named."""
+    log = archive.export(ledger, stored(ledger, recorded_game("shape")))
+    broken = {**log, "events": [*log["events"][:2], {"seq": "two"}]}
+    with pytest.raises(logfmt.LogError, match=r"events\[2\]: 'seq' must be an integer"):
+        logfmt.check_shape(broken)
+    with pytest.raises(logfmt.LogError, match="'game_id' must be a string"):
+        logfmt.check_shape({**log, "game_id": 5})
+
+
+def test_redacted_log_keeps_the_chain_and_hides_others_cards(ledger):
+    """A seat's view keeps its own private parts and only commitments of the others'."""
+    log = archive.export(ledger, stored(ledger, recorded_game("view", 2)))
+    seat0 = logfmt.redact(log, "seat:0")
+    spectator = logfmt.redact(log, "spectator")
+    for event in spectator["events"]:
+        assert "private" not in event and "salt" not in event
+    for event in seat0["events"]:
+        if "private" in event:
+            assert 0 in event["audience"]
+    assert logfmt.redact(log, "full") == log
+    from ledger.chain import verify_chain
+
+    assert verify_chain(log["game_id"], logfmt.records_of(spectator)) == log["head"]
+    text = orjson.dumps(spectator)
+    hidden = [e["private"] for e in log["events"] if e.get("private") and e["audience"] == [1]]
+    assert hidden and all(orjson.dumps(h) not in text for h in hidden)
+
+
+def test_unknown_view_is_refused():
+    """Only full, spectator and seat:K exist."""
+    with pytest.raises(logfmt.LogError, match="unknown view"):
+        logfmt.parse_view("seat:9", 2)
+
+
+def test_exported_logs_match_the_published_json_schema(ledger):
+    """docs/log-format.schema.json accepts real logs, full and redacted, and rejects a float."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[2] / "docs" / "log-format.schema.json").read_text())
+    log = archive.export(ledger, stored(ledger, recorded_game("schema", 3)))
+    for view in ("full", "spectator", "seat:1"):
+        jsonschema.validate(logfmt.redact(log, view), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**log, "format_version": 2}, schema)

@@ -1,0 +1,1 @@
+"""Bots, the bot protocol, schedules, the tournament runner, ratings, ladders and the CLI."""

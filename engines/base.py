@@ -88,7 +88,7 @@ class Engine(Protocol):
     max_seats: int
     default_seats: int
     move_cap: int
-    """Hard cap on decisions (ruling ALL-4)."""
+    """The game's hard cap (ruling ALL-4), in the unit its rulings name (turns); see docs/games/."""
 
     def configure(self, seats: int, options: Mapping[str, Any] | None = None) -> Config:
         """Validate a seat count and options; raise ConfigError with a clear reason."""

@@ -1,0 +1,475 @@
+"""Lemur Tails: two seats grow two lemur tails each; the longest shortest tail wins.
+
+Each seat owns two tails (a start card ending with a white ring, one with a black ring). Cards
+added to a tail alternate colours and step the number by -1, 0 or +1 on a ring of ten; jokers
+stand in for any number. A seat may add cards to its own tails or to the opponent's (drawing two
+per card there), exchange jokers in any tail for fitting hand cards, and spend present Sun lemurs
+on four special actions; three cards in a row on one own tail earn a Sun lemur back. The End card
+hides among the deck's bottom ten cards; once drawn, the round is completed and the seats compare
+their shortest tails (LT-9).
+
+A turn is a sequence of small decisions ending with "end" (ALL-3, LT-5); every draw from the deck,
+the blind draw from the opponent's hand and every setup shuffle is a chance step (ALL-2). This
+module is the engine: the fold, the chance steps, views and ranking. Card data lives in
+engines/lemur_tails_cards.py, the state and the turn rules (legal actions, decide) in
+engines/lemur_tails_rules.py. Rules as implemented, rulings LT-1..LT-9 and the new ones (LT-10..)
+are in docs/games/lemur-tails.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event
+from engines.lemur_tails_cards import (
+    BOTTOM,
+    END,
+    HAND_SIZE,
+    MARKET_SIZE,
+    NAMES,
+    SUN_LEMURS_ASIDE,
+    SUN_LEMURS_START,
+    TAIL_CARDS,
+    TAIL_INDEX,
+    TAILS,
+)
+from engines.lemur_tails_rules import (
+    END_BOXED,
+    END_DRAWN,
+    END_IN_DECK,
+    MOVE_CAP,
+    PASS,
+    PLAY,
+    SWAP,
+    TAKEN,
+    State,
+    decide,
+    drawable,
+    game_over,
+    legal_actions,
+    ranking,
+)
+
+
+class LemurTails:
+    name = "lemur-tails"
+    version = 1
+    min_seats = 2
+    max_seats = 2
+    default_seats = 2
+    move_cap = MOVE_CAP
+
+    def __init__(self) -> None:
+        self._fold = {
+            "table_laid": self._table_laid,
+            "deck_shuffled": self._deck_shuffled,
+            "hand_dealt": self._hand_dealt,
+            "market_laid": self._market_laid,
+            "end_card_shuffled_in": self._end_card_shuffled_in,
+            "tail_card_played": self._tail_card_played,
+            "sun_lemur_reactivated": self._sun_lemur_reactivated,
+            "sun_lemur_gained": self._sun_lemur_gained,
+            "joker_exchanged": self._joker_exchanged,
+            "sun_lemur_used": self._sun_lemur_used,
+            "card_drawn_blind": self._card_drawn_blind,
+            "taken_card_kept": self._taken_card_kept,
+            "card_discarded": self._card_discarded,
+            "swap_finished": self._swap_finished,
+            "turn_ended": self._turn_ended,
+            "end_card_revealed": self._end_card_revealed,
+            "cards_drawn": self._cards_drawn,
+            "market_refilled": self._market_refilled,
+            "deck_emptied": self._deck_emptied,
+            "game_ended": self._game_ended,
+            "move_cap_reached": self._game_ended,
+        }
+
+    # ------------------------------------------------------------------ protocol
+
+    def configure(self, seats: int, options: Mapping[str, Any] | None = None) -> Config:
+        if seats != 2:
+            raise ConfigError(f"lemur-tails is played by exactly 2 seats, not {seats}")
+        if options:
+            raise ConfigError(f"lemur-tails has no options, got {sorted(options)}")
+        return Config(2, {})
+
+    def start(self, config: Config) -> list[Event]:
+        return [
+            Event(
+                "table_laid",
+                {
+                    "seats": 2,
+                    "tails": list(TAILS),
+                    "sun_lemurs": SUN_LEMURS_START,
+                    "sun_lemurs_aside": SUN_LEMURS_ASIDE,
+                },
+            )
+        ]
+
+    def apply(self, state: State | None, event: Event) -> State:
+        fold = self._fold.get(event.type)
+        if fold is None:
+            raise ValueError(f"lemur-tails has no event {event.type!r}")
+        return fold(state, event)
+
+    def actor(self, state: State) -> int:
+        if state.over:
+            return TERMINAL
+        if state.pending:
+            return CHANCE
+        return state.turn
+
+    def legal_actions(self, state: State) -> list[str]:
+        if state.over or state.pending:
+            return []
+        return legal_actions(state)
+
+    def decide(self, state: State, action: str) -> list[Event]:
+        return decide(state, action)
+
+    def chance(self, state: State, rng) -> list[Event]:
+        kind = state.pending[0]
+        if kind == "shuffle":
+            order = rng.shuffled(range(TAIL_CARDS))
+            return [Event("deck_shuffled", {"cards": TAIL_CARDS}, {"order": order}, ())]
+        if kind == "deal":
+            deck = state.deck
+            return [
+                Event("hand_dealt", {"seat": 0, "count": HAND_SIZE}, {"cards": sorted(deck[:HAND_SIZE])}, (0,)),
+                Event(
+                    "hand_dealt",
+                    {"seat": 1, "count": HAND_SIZE},
+                    {"cards": sorted(deck[HAND_SIZE : 2 * HAND_SIZE])},
+                    (1,),
+                ),
+                Event("market_laid", {"cards": sorted(deck[2 * HAND_SIZE : 2 * HAND_SIZE + MARKET_SIZE])}),
+            ]
+        if kind == "end":
+            below = rng.below(min(BOTTOM, len(state.deck)) + 1)
+            return [Event("end_card_shuffled_in", {"among_bottom": BOTTOM}, {"cards_below": below}, ())]
+        if kind == "blind":
+            seat = state.pending[1]
+            victim = 1 - seat
+            card = rng.choice(state.hands[victim])
+            return [Event("card_drawn_blind", {"seat": seat, "from": victim}, {"card": card}, (0, 1))]
+        if kind == "draw":
+            _, seat, count = state.pending
+            events: list[Event] = []
+            deck = _draw_into(events, seat, state.deck, count, "cards_drawn")
+            if not deck and state.deck:
+                events.append(Event("deck_emptied", {}))
+            return events
+        # "refill" (LT-8): the hand up to eight, then the market up to eight.
+        seat = state.pending[1]
+        events = []
+        deck = _draw_into(events, seat, state.deck, HAND_SIZE - len(state.hands[seat]), "cards_drawn")
+        deck = _draw_into(events, seat, deck, MARKET_SIZE - len(state.market), "market_refilled")
+        if not deck and state.deck:
+            events.append(Event("deck_emptied", {}))
+        if seat == 1 and not state.ending and _ends(events):
+            # LT-17: the End card came up in the refill closing the round, which is complete already.
+            end_drawn = any(event.type == "end_card_revealed" for event in events)
+            events.append(game_over(state, "end card" if end_drawn else "deck empty"))
+        return events
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "seat": seat,
+            "turn": state.turn,
+            "phase": "over" if state.over else ("chance" if state.pending else state.phase),
+            "hand_sizes": [len(state.hands[0]), len(state.hands[1])],
+            "tails": {name: [NAMES[c] for c in tail] for name, tail in zip(TAILS, state.tails, strict=True)},
+            "market": [NAMES[c] for c in state.market],
+            "sun_lemurs": [{"present": state.present[s], "empty": state.empty[s]} for s in (0, 1)],
+            "sun_lemurs_aside": state.aside,
+            "deck_size": len(state.deck),
+            "discard_pile": [NAMES[c] for c in state.discard],
+            "end_card_drawn": state.end_card == END_DRAWN,
+            "game_ending": state.ending,
+            "turns_played": list(state.turns),
+            "added_this_turn": state.added,
+            "series": {
+                "tail": TAILS[state.series_tail] if state.series_tail >= 0 else None,
+                "length": state.series_len,
+            },
+            "discards_made": state.discards,
+            "taken": None,
+            "over": state.over or None,
+        }
+        if seat is not None:
+            out["hand"] = [NAMES[c] for c in state.hands[seat]]
+        # A blind-drawn card is known to both seats (it left one hand for the other), not to spectators.
+        if state.held >= 0 and (state.held_public or seat is not None):
+            out["taken"] = NAMES[state.held]
+        return out
+
+    def ranking(self, state: State) -> list[int]:
+        return ranking(state)
+
+    def action_of(self, event: Event) -> str | None:
+        kind = event.type
+        data = event.data
+        if kind == "tail_card_played":
+            if data["taken"]:
+                return f"place:{data['tail']}"
+            return f"play:{NAMES[data['card']]}:{data['tail']}"
+        if kind == "joker_exchanged":
+            return f"exchange:{data['tail']}:{data['position']}:{NAMES[data['card']]}"
+        if kind == "sun_lemur_used":
+            what = data["action"]
+            if what == "market":
+                return f"lemur:market:{NAMES[data['card']]}"
+            if what == "tail":
+                return f"lemur:tail:{data['tail']}"
+            return f"lemur:{what}"
+        if kind == "taken_card_kept":
+            return "keep"
+        if kind == "card_discarded":
+            return f"discard:{NAMES[data['card']]}"
+        if kind == "swap_finished":
+            return "draw"
+        if kind == "turn_ended":
+            return "end"
+        return None
+
+    # ------------------------------------------------------------------ the fold
+
+    def _table_laid(self, state: State | None, event: Event) -> State:
+        return State(
+            deck=tuple(range(TAIL_CARDS)),
+            hands=((), ()),
+            market=(),
+            tails=((), (), (), ()),
+            discard=(),
+            end_card=END_BOXED,
+            present=(SUN_LEMURS_START, SUN_LEMURS_START),
+            empty=(0, 0),
+            aside=SUN_LEMURS_ASIDE,
+            turn=0,  # ALL-1: seat 0 starts
+            turns=(0, 0),
+            added=0,
+            series_tail=-1,
+            series_len=0,
+            phase=PLAY,
+            held=-1,
+            held_public=False,
+            discards=0,
+            pending=("shuffle",),
+            ending=False,
+            over="",
+        )
+
+    def _deck_shuffled(self, state: State, event: Event) -> State:
+        order = tuple(event.private["order"]) if event.private is not None else state.deck
+        return state._replace(deck=order, pending=("deal",))
+
+    def _hand_dealt(self, state: State, event: Event) -> State:
+        seat, count = event.data["seat"], event.data["count"]
+        cards = _cards(event, state.deck, count)
+        hands = _set(state.hands, seat, tuple(sorted(cards)))
+        return state._replace(hands=hands, deck=state.deck[count:])
+
+    def _market_laid(self, state: State, event: Event) -> State:
+        cards = event.data["cards"]
+        return state._replace(market=tuple(sorted(cards)), deck=state.deck[len(cards) :], pending=("end",))
+
+    def _end_card_shuffled_in(self, state: State, event: Event) -> State:
+        below = event.private["cards_below"] if event.private is not None else 0
+        at = len(state.deck) - below
+        deck = (*state.deck[:at], END, *state.deck[at:])
+        return state._replace(deck=deck, end_card=END_IN_DECK, pending=())
+
+    def _tail_card_played(self, state: State, event: Event) -> State:
+        data = event.data
+        seat, card, tail = data["seat"], data["card"], TAIL_INDEX[data["tail"]]
+        tails = _set(state.tails, tail, (*state.tails[tail], card))
+        hands = _set(state.hands, seat, _without(state.hands[seat], card))
+        pending: tuple = ()
+        if tail >> 1 == seat:
+            # LT-6: same own tail continues the series; the other own tail starts a new one.
+            length = state.series_len + 1 if state.series_tail == tail else 1
+            series_tail = tail
+        else:
+            series_tail, length = -1, 0
+            count = min(2, drawable(state))
+            if count:
+                pending = ("draw", seat, count)
+        return state._replace(
+            tails=tails,
+            hands=hands,
+            added=state.added + 1,
+            series_tail=series_tail,
+            series_len=length,
+            phase=PLAY,
+            held=-1,
+            held_public=False,
+            pending=pending,
+        )
+
+    def _sun_lemur_reactivated(self, state: State, event: Event) -> State:
+        seat = event.data["seat"]
+        return state._replace(
+            present=_set(state.present, seat, state.present[seat] + 1),
+            empty=_set(state.empty, seat, state.empty[seat] - 1),
+        )
+
+    def _sun_lemur_gained(self, state: State, event: Event) -> State:
+        seat = event.data["seat"]
+        return state._replace(present=_set(state.present, seat, state.present[seat] + 1), aside=state.aside - 1)
+
+    def _joker_exchanged(self, state: State, event: Event) -> State:
+        data = event.data
+        seat, card, joker, position = data["seat"], data["card"], data["joker"], data["position"]
+        tail = TAIL_INDEX[data["tail"]]
+        old = state.tails[tail]
+        tails = _set(state.tails, tail, (*old[:position], card, *old[position + 1 :]))
+        hand = tuple(sorted((*_without(state.hands[seat], card), joker)))
+        return state._replace(tails=tails, hands=_set(state.hands, seat, hand))
+
+    def _sun_lemur_used(self, state: State, event: Event) -> State:
+        data = event.data
+        seat, what = data["seat"], data["action"]
+        state = state._replace(
+            present=_set(state.present, seat, state.present[seat] - 1),
+            empty=_set(state.empty, seat, state.empty[seat] + 1),
+        )
+        if what == "market":
+            card = data["card"]
+            hand = tuple(sorted((*state.hands[seat], card)))
+            return state._replace(
+                market=_without(state.market, card),
+                hands=_set(state.hands, seat, hand),
+                held=card,
+                held_public=True,
+                phase=TAKEN,
+            )
+        if what == "tail":
+            card, tail = data["card"], TAIL_INDEX[data["tail"]]
+            hand = tuple(sorted((*state.hands[seat], card)))
+            return state._replace(
+                tails=_set(state.tails, tail, state.tails[tail][:-1]),
+                hands=_set(state.hands, seat, hand),
+                held=card,
+                held_public=True,
+                phase=TAKEN,
+            )
+        if what == "blind":
+            return state._replace(pending=("blind", seat))
+        return state._replace(phase=SWAP, discards=0)
+
+    def _card_drawn_blind(self, state: State, event: Event) -> State:
+        seat, victim = event.data["seat"], event.data["from"]
+        if event.private is None:  # never for a chance event (they are re-derived); stay foldable anyway
+            return state._replace(pending=(), phase=PLAY)
+        card = event.private["card"]
+        hands = _set(state.hands, victim, _without(state.hands[victim], card))
+        hands = _set(hands, seat, tuple(sorted((*hands[seat], card))))
+        return state._replace(hands=hands, held=card, held_public=False, phase=TAKEN, pending=())
+
+    def _taken_card_kept(self, state: State, event: Event) -> State:
+        return state._replace(held=-1, held_public=False, phase=PLAY)
+
+    def _card_discarded(self, state: State, event: Event) -> State:
+        seat, card = event.data["seat"], event.data["card"]
+        return state._replace(
+            hands=_set(state.hands, seat, _without(state.hands[seat], card)),
+            discard=(*state.discard, card),
+            discards=state.discards + 1,
+            phase=SWAP if state.phase == SWAP else PASS,
+        )
+
+    def _swap_finished(self, state: State, event: Event) -> State:
+        count = min(event.data["count"], drawable(state))
+        pending = ("draw", event.data["seat"], count) if count else ()
+        return state._replace(phase=PLAY, discards=0, pending=pending)
+
+    def _turn_ended(self, state: State, event: Event) -> State:
+        seat = event.data["seat"]
+        turns = _set(state.turns, seat, state.turns[seat] + 1)
+        want = len(state.hands[seat]) < HAND_SIZE or len(state.market) < MARKET_SIZE
+        pending = ("refill", seat) if want and drawable(state) else ()
+        return state._replace(
+            turns=turns,
+            turn=1 - seat,
+            added=0,
+            series_tail=-1,
+            series_len=0,
+            phase=PLAY,
+            held=-1,
+            held_public=False,
+            discards=0,
+            pending=pending,
+        )
+
+    def _end_card_revealed(self, state: State, event: Event) -> State:
+        deck = tuple(card for card in state.deck if card != END)
+        return state._replace(deck=deck, end_card=END_DRAWN, ending=True)
+
+    def _cards_drawn(self, state: State, event: Event) -> State:
+        seat, count = event.data["seat"], event.data["count"]
+        cards = _cards(event, state.deck, count)
+        hand = tuple(sorted((*state.hands[seat], *cards)))
+        return state._replace(hands=_set(state.hands, seat, hand), deck=state.deck[count:], pending=())
+
+    def _market_refilled(self, state: State, event: Event) -> State:
+        cards = event.data["cards"]
+        market = tuple(sorted((*state.market, *cards)))
+        return state._replace(market=market, deck=state.deck[len(cards) :], pending=())
+
+    def _deck_emptied(self, state: State, event: Event) -> State:
+        return state._replace(ending=True)
+
+    def _game_ended(self, state: State, event: Event) -> State:
+        return state._replace(over=event.data["reason"], pending=())
+
+
+def _ends(events: list[Event]) -> bool:
+    return any(e.type in ("end_card_revealed", "deck_emptied") for e in events)
+
+
+def _draw_into(events: list[Event], seat: int, deck: tuple[int, ...], count: int, kind: str) -> tuple[int, ...]:
+    """Draw ``count`` cards off ``deck`` into ``events``; the End card is set aside and replaced (LT-8)."""
+    if count <= 0 or not deck:
+        return deck
+    cards: list[int] = []
+    index = 0
+    end_seen = False
+    while len(cards) < count and index < len(deck):
+        card = deck[index]
+        index += 1
+        if card == END:
+            end_seen = True
+        else:
+            cards.append(card)
+    if deck[index:] == (END,):
+        # LT-15: with no tail card left under it, the End card comes up with the last draw.
+        index += 1
+        end_seen = True
+    if end_seen:
+        events.append(Event("end_card_revealed", {"seat": seat}))
+    if cards:
+        if kind == "cards_drawn":
+            events.append(Event(kind, {"seat": seat, "count": len(cards)}, {"cards": sorted(cards)}, (seat,)))
+        else:
+            events.append(Event(kind, {"cards": sorted(cards)}))
+    return deck[index:]
+
+
+def _cards(event: Event, deck: tuple[int, ...], count: int) -> tuple[int, ...]:
+    """The drawn cards: the event's private part, or (folding a redacted log) the deck's top."""
+    if event.private is not None:
+        return tuple(event.private["cards"])
+    return deck[:count]
+
+
+def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
+    index = cards.index(card)
+    return cards[:index] + cards[index + 1 :]
+
+
+def _set(values: tuple, index: int, value: Any) -> tuple:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+ENGINE = LemurTails()

@@ -1,0 +1,149 @@
+"""Lemur Tails card data: the 89 physical cards, their names, and which cards may follow which.
+
+Every physical card has an id (LT-1, docs/games/lemur-tails.md "Card identity"):
+
+* 0..79   numbered tail cards: colour = id // 40 (0 white, 1 black), number = (id % 40) // 4,
+          copy = id % 4 (four copies of each colour and number);
+* 80..83  white jokers, 84..87 black jokers;
+* 88      the End card.
+
+Copies of one colour and number are interchangeable, so actions and views name a card by its
+*kind*: "W0".."W9", "WJ", "B0".."B9", "BJ" (kind index = colour * 11 + number, 10 for a joker).
+Events carry ids so every card's whereabouts can be followed through a log.
+
+Tails are named by owner seat and the ring their start card ends with: "0w", "0b", "1w", "1b"
+(tail index = seat * 2 + ring, ring 0 white, 1 black). The first card on a tail has the ring's
+opposite colour (LT-2).
+"""
+
+from __future__ import annotations
+
+WHITE, BLACK = 0, 1
+COLOR_WORDS = ("white", "black")
+JOKER = 10
+"""The number slot of a joker in a kind index."""
+
+NUMBERED = 80
+JOKERS = 8
+END = 88
+CARDS = 89
+"""Physical cards in the game: 80 numbered, 8 jokers, the End card."""
+TAIL_CARDS = 88
+"""The cards shuffled into the deck before the End card joins it."""
+
+HAND_SIZE = 8
+MARKET_SIZE = 8
+BOTTOM = 10
+"""The End card is shuffled among the deck's bottom ten cards."""
+SUN_LEMURS_START = 2
+SUN_LEMURS_ASIDE = 8
+TAILS = ("0w", "0b", "1w", "1b")
+TAIL_INDEX = {name: index for index, name in enumerate(TAILS)}
+
+COLOR: tuple[int, ...] = tuple([i // 40 for i in range(NUMBERED)] + [WHITE] * 4 + [BLACK] * 4 + [-1])
+NUMBER: tuple[int, ...] = tuple([(i % 40) // 4 for i in range(NUMBERED)] + [-1] * (JOKERS + 1))
+"""A card's number; -1 for jokers and the End card."""
+KIND: tuple[int, ...] = tuple(
+    [COLOR[i] * 11 + NUMBER[i] for i in range(NUMBERED)] + [JOKER] * 4 + [11 + JOKER] * 4 + [-1]
+)
+KIND_NAMES: tuple[str, ...] = tuple(f"{'WB'[k // 11]}{'J' if k % 11 == JOKER else k % 11}" for k in range(22))
+KIND_OF_NAME = {name: kind for kind, name in enumerate(KIND_NAMES)}
+NAMES: tuple[str, ...] = (*(KIND_NAMES[KIND[i]] for i in range(TAIL_CARDS)), "END")
+
+# 0 sits next to both 1 and 9 (LT-1): a number fits itself and its two neighbours on a ring of ten.
+FIT: tuple[frozenset[int], ...] = tuple(frozenset({(n - 1) % 10, n, (n + 1) % 10}) for n in range(10))
+
+# What a tail accepts next, as sets of kinds, precomputed for the hot loop (LT-2, LT-3).
+ANY_CARD = tuple(frozenset(c * 11 + n for n in range(11)) for c in (WHITE, BLACK))
+ANY_NUMBER = tuple(frozenset(c * 11 + n for n in range(10)) for c in (WHITE, BLACK))
+AFTER_NUMBER = tuple(
+    tuple(frozenset({c * 11 + m for m in FIT[n]} | {c * 11 + JOKER}) for n in range(10)) for c in (WHITE, BLACK)
+)
+AFTER_JOKER = tuple(tuple(frozenset(c * 11 + m for m in FIT[n]) for n in range(10)) for c in (WHITE, BLACK))
+
+PLAY_ACTIONS = tuple(tuple(f"play:{KIND_NAMES[k]}:{t}" for t in TAILS) for k in range(22))
+PLACE_ACTIONS = tuple(f"place:{t}" for t in TAILS)
+DISCARD_ACTIONS = tuple(f"discard:{name}" for name in KIND_NAMES)
+MARKET_ACTIONS = tuple(f"lemur:market:{name}" for name in KIND_NAMES)
+STEAL_ACTIONS = tuple(f"lemur:tail:{t}" for t in TAILS)
+
+
+def accepts(tail_index: int, tail: tuple[int, ...]) -> frozenset[int]:
+    """The kinds that may be added to this tail now (LT-2, LT-3)."""
+    if not tail:
+        return ANY_CARD[1 - (tail_index & 1)]
+    last = tail[-1]
+    number = NUMBER[last]
+    color = 1 - COLOR[last]
+    if number >= 0:
+        return AFTER_NUMBER[color][number]
+    # A joker never follows a joker; after one, fit the numbered card before it, if any.
+    if len(tail) == 1:
+        return ANY_NUMBER[color]
+    return AFTER_JOKER[color][NUMBER[tail[-2]]]
+
+
+def exchange_kinds(tail: tuple[int, ...], position: int) -> frozenset[int]:
+    """The kinds that may replace the joker at ``position``: its colour, fitting each numbered neighbour.
+
+    LT-4 and LT-11: the start card only sets the colour, so a joker with no numbered neighbour
+    may be exchanged for any number of its colour. (A joker never touches another joker, LT-3.)
+    """
+    before = NUMBER[tail[position - 1]] if position > 0 else -1
+    after = NUMBER[tail[position + 1]] if position + 1 < len(tail) else -1
+    return EXCHANGE[COLOR[tail[position]]][before + 1][after + 1]
+
+
+def _exchange_table(color: int, before: int, after: int) -> frozenset[int]:
+    numbers = set(range(10))
+    if before >= 0:
+        numbers &= FIT[before]
+    if after >= 0:
+        numbers &= FIT[after]
+    return frozenset(color * 11 + n for n in numbers)
+
+
+EXCHANGE = tuple(
+    tuple(tuple(_exchange_table(c, b, a) for a in range(-1, 10)) for b in range(-1, 10)) for c in (WHITE, BLACK)
+)
+"""EXCHANGE[colour][before + 1][after + 1]: what replaces a joker between those numbers (-1: none)."""
+
+
+def card_words(card: int) -> str:
+    """A card in words, e.g. "a white 6" or "a black joker"."""
+    if card == END:
+        return "the End card"
+    number = NUMBER[card]
+    return f"a {COLOR_WORDS[COLOR[card]]} {'joker' if number < 0 else number}"
+
+
+def kind_words(kind: int) -> str:
+    """A kind in words, e.g. "a white 6"."""
+    number = kind % 11
+    return f"a {COLOR_WORDS[kind // 11]} {'joker' if number == JOKER else number}"
+
+
+def accepts_words(tail_index: int, tail: tuple[int, ...]) -> str:
+    """Why a tail accepts what it accepts, for IllegalAction messages."""
+    name = TAILS[tail_index]
+    if not tail:
+        ring = COLOR_WORDS[tail_index & 1]
+        other = COLOR_WORDS[1 - (tail_index & 1)]
+        return f"{name} is empty (its start card ends with a {ring} ring), so only a {other} card may start it"
+    last = tail[-1]
+    color = COLOR_WORDS[1 - COLOR[last]]
+    number = NUMBER[last]
+    if number >= 0:
+        fit = ", ".join(str(n) for n in sorted(FIT[number]))
+        return f"the last card on {name} is {card_words(last)}, so only a {color} {fit} or a {color} joker may follow"
+    if len(tail) == 1:
+        return (
+            f"the last card on {name} is {card_words(last)} on the start card, so any {color} number may follow "
+            "but not a joker"
+        )
+    before = NUMBER[tail[-2]]
+    fit = ", ".join(str(n) for n in sorted(FIT[before]))
+    return (
+        f"the last card on {name} is {card_words(last)} after {card_words(tail[-2])}, so only a {color} {fit} "
+        "may follow (never a joker on a joker)"
+    )

@@ -1,0 +1,431 @@
+"""Lemur Tails turn rules: the state, what the deciding seat may do, and the events each action causes.
+
+The engine (engines/lemur_tails.py) folds events into a ``State`` and draws chance steps; this
+module answers "which actions are legal" and "which events does this action cause", raising
+IllegalAction with the reason when an action breaks a rule. Action grammar (ALL-3, LT-5, LT-7):
+
+    play:<card>:<tail>              add a hand card ("W5", "BJ") to a tail ("0w", "0b", "1w", "1b")
+    exchange:<tail>:<pos>:<card>    swap the joker at position <pos> (0 = first card after the start card)
+    lemur:market:<card> | lemur:tail:<tail> | lemur:blind | lemur:swap    use a present Sun lemur
+    place:<tail> | keep             play the card a Sun lemur just brought, or keep it
+    discard:<card>                  discard for a swap (1-3) or, if no tail card was added, for a pass (0-3)
+    draw                            finish a swap's discards and draw as many
+    end                             end the turn
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engines.base import Event, IllegalAction, competition_ranks
+from engines.lemur_tails_cards import (
+    DISCARD_ACTIONS,
+    KIND,
+    KIND_NAMES,
+    KIND_OF_NAME,
+    MARKET_ACTIONS,
+    NAMES,
+    NUMBERED,
+    PLACE_ACTIONS,
+    PLAY_ACTIONS,
+    STEAL_ACTIONS,
+    TAIL_INDEX,
+    TAILS,
+    accepts,
+    accepts_words,
+    card_words,
+    exchange_kinds,
+    kind_words,
+)
+
+MOVE_CAP = 400
+"""LT-9: at most 400 turns (both seats' turns together); then the game is scored as it stands."""
+SWAP_MOST = 3
+PASS_MOST = 3
+
+# Where the End card is.
+END_BOXED, END_IN_DECK, END_DRAWN = 0, 1, 2
+
+# Phases of the deciding seat's turn.
+PLAY = "play"
+TAKEN = "taken"  # a Sun lemur brought a card: place it now or keep it (LT-7)
+SWAP = "swap"  # discarding 1-3 for the Sun lemur swap
+PASS = "pass"  # discarding 0-3 after adding no tail card (LT-5)
+
+GRAMMAR = (
+    "actions are play:<card>:<tail>, exchange:<tail>:<pos>:<card>, lemur:market:<card>, lemur:tail:<tail>, "
+    "lemur:blind, lemur:swap, place:<tail>, keep, discard:<card>, draw and end (cards W0-W9, WJ, B0-B9, BJ; "
+    "tails 0w, 0b, 1w, 1b)"
+)
+
+
+class State(NamedTuple):
+    deck: tuple[int, ...]
+    """Card ids, top first; hidden from everyone (views show its size)."""
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    """Each seat's hand, ids in ascending order."""
+    market: tuple[int, ...]
+    """The open market, ids in ascending order."""
+    tails: tuple[tuple[int, ...], ...]
+    """The four tails "0w", "0b", "1w", "1b": ids oldest first, the start card not included."""
+    discard: tuple[int, ...]
+    """The face-up discard pile, oldest first (LT-13)."""
+    end_card: int
+    """END_BOXED before setup, END_IN_DECK, END_DRAWN once drawn and set aside."""
+    present: tuple[int, int]
+    """Sun lemurs present side up, per seat."""
+    empty: tuple[int, int]
+    """Sun lemurs empty side up, per seat."""
+    aside: int
+    """Sun lemurs still set aside (shared by both seats)."""
+    turn: int
+    """The seat whose turn it is."""
+    turns: tuple[int, int]
+    """Completed turns per seat."""
+    added: int
+    """Tail cards added this turn (none at the end makes the turn a pass, LT-5)."""
+    series_tail: int
+    """The own tail the current uninterrupted series is on, -1 if none (LT-6)."""
+    series_len: int
+    phase: str
+    held: int
+    """The card a Sun lemur just brought (already in the hand), -1 if none."""
+    held_public: bool
+    """Whether the held card is public (market, tail) rather than known to both seats only (blind draw)."""
+    discards: int
+    """Cards discarded so far in the current swap or pass."""
+    pending: tuple
+    """The chance step due: () none, ("shuffle",), ("deal",), ("end",), ("draw", seat, n), ("blind", seat),
+    ("refill", seat)."""
+    ending: bool
+    """The End card was drawn or the deck ran out: the game ends when the round is complete (LT-8)."""
+    over: str
+    """Empty while the game runs; then why it ended ("end card", "deck empty", "move cap")."""
+
+
+# ---------------------------------------------------------------------- legal actions
+
+
+def legal_actions(state: State) -> list[str]:
+    """The deciding seat's actions in a small, stable order (ALL-3)."""
+    seat = state.turn
+    hand = state.hands[seat]
+    phase = state.phase
+    if phase == TAKEN:
+        kind = KIND[state.held]
+        out = [PLACE_ACTIONS[t] for t in range(4) if kind in accepts(t, state.tails[t])]
+        out.append("keep")
+        return out
+    kinds = sorted({KIND[card] for card in hand})
+    if phase == SWAP:
+        out = [DISCARD_ACTIONS[k] for k in kinds] if state.discards < SWAP_MOST else []
+        if state.discards:
+            out.append("draw")
+        return out
+    if phase == PASS:
+        out = [DISCARD_ACTIONS[k] for k in kinds] if state.discards < PASS_MOST else []
+        out.append("end")
+        return out
+    tails = state.tails
+    out = []
+    in_hand = set(kinds)
+    for t in range(4):
+        common = in_hand.intersection(accepts(t, tails[t]))
+        if common:
+            out.extend(PLAY_ACTIONS[k][t] for k in sorted(common))
+    for t in range(4):
+        tail = tails[t]
+        if tail and max(tail) >= NUMBERED:  # jokers have the highest ids
+            for position, card in enumerate(tail):
+                if card >= NUMBERED:
+                    common = in_hand.intersection(exchange_kinds(tail, position))
+                    out.extend(f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[k]}" for k in sorted(common))
+    if state.present[seat]:
+        out.extend(MARKET_ACTIONS[k] for k in sorted({KIND[card] for card in state.market}))
+        other = 1 - seat
+        out.extend(STEAL_ACTIONS[t] for t in (2 * other, 2 * other + 1) if tails[t])
+        if state.hands[other]:
+            out.append("lemur:blind")
+        if hand and drawable(state):
+            out.append("lemur:swap")
+    if not state.added:
+        out.extend(DISCARD_ACTIONS[k] for k in kinds)
+    out.append("end")
+    return out
+
+
+# ---------------------------------------------------------------------- decide
+
+
+def decide(state: State, action: str) -> list[Event]:
+    """The events ``action`` causes, or IllegalAction saying why it is not allowed."""
+    if state.over:
+        raise IllegalAction(f"the game is over ({state.over}); no seat may act")
+    if state.pending:
+        raise IllegalAction("a chance step is due (cards are being drawn); no seat may act now")
+    seat = state.turn
+    if not isinstance(action, str):
+        raise IllegalAction(f"seat {seat} must answer an action string, not {type(action).__name__}")
+    parts = action.split(":")
+    handler = _HANDLERS.get(parts[0])
+    if handler is None:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: {GRAMMAR}")
+    return handler(state, seat, action, parts)
+
+
+def _play(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    _need_phase(state, seat, action, PLAY)
+    if len(parts) != 3:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: write play:<card>:<tail>, e.g. 'play:W5:0b'")
+    kind = _kind(seat, action, parts[1])
+    tail = _tail(seat, action, parts[2])
+    card = _holding(state, seat, kind, f"play {parts[1]}")
+    return _add(state, seat, card, tail, False)
+
+
+def _place(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    if state.phase != TAKEN:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: no Sun lemur has just brought it a card; hand cards are played "
+            "with 'play:<card>:<tail>'"
+        )
+    if len(parts) != 2:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: write place:<tail>, e.g. 'place:0w'")
+    return _add(state, seat, state.held, _tail(seat, action, parts[1]), True)
+
+
+def _add(state: State, seat: int, card: int, tail: int, taken: bool) -> list[Event]:
+    """Add ``card`` to ``tail``; a third card of a series earns a Sun lemur (LT-6, LT-10, LT-18)."""
+    cards = state.tails[tail]
+    if KIND[card] not in accepts(tail, cards):
+        raise IllegalAction(f"seat {seat} cannot add {card_words(card)} to {TAILS[tail]}: {accepts_words(tail, cards)}")
+    events = [Event("tail_card_played", {"seat": seat, "card": card, "tail": TAILS[tail], "taken": taken})]
+    if tail >> 1 == seat:
+        length = state.series_len + 1 if state.series_tail == tail else 1
+        if length % 3 == 0:
+            if state.empty[seat]:
+                events.append(Event("sun_lemur_reactivated", {"seat": seat, "series": length}))
+            elif state.aside:
+                events.append(Event("sun_lemur_gained", {"seat": seat, "series": length}))
+    return events
+
+
+def _keep(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    if state.phase != TAKEN or len(parts) != 1:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: 'keep' answers only a card a Sun lemur just brought")
+    return [Event("taken_card_kept", {"seat": seat})]
+
+
+def _exchange(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    _need_phase(state, seat, action, PLAY)
+    if len(parts) != 4 or not parts[2].isdigit():
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: write exchange:<tail>:<position>:<card>, e.g. 'exchange:1w:3:W5'"
+        )
+    tail = _tail(seat, action, parts[1])
+    position = int(parts[2])
+    kind = _kind(seat, action, parts[3])
+    cards = state.tails[tail]
+    if position >= len(cards):
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: {TAILS[tail]} has {len(cards)} tail cards (positions from 0)"
+        )
+    joker = cards[position]
+    if joker < NUMBERED:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: position {position} of {TAILS[tail]} holds {card_words(joker)}, "
+            "not a joker"
+        )
+    allowed = exchange_kinds(cards, position)
+    if kind not in allowed:
+        fits = " or ".join(KIND_NAMES[k] for k in sorted(allowed))
+        raise IllegalAction(
+            f"seat {seat} cannot exchange {card_words(joker)} at {TAILS[tail]}:{position} for {kind_words(kind)}: "
+            f"only a card of the joker's colour fitting its numbered neighbours may replace it ({fits}; LT-4)"
+        )
+    card = _holding(state, seat, kind, f"exchange {parts[3]}")
+    return [
+        Event(
+            "joker_exchanged",
+            {"seat": seat, "tail": TAILS[tail], "position": position, "card": card, "joker": joker},
+        )
+    ]
+
+
+def _lemur(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    _need_phase(state, seat, action, PLAY)
+    if not state.present[seat]:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: it has no present Sun lemur ({state.empty[seat]} empty); a series "
+            "of three cards on one own tail turns one back (LT-6)"
+        )
+    what = parts[1] if len(parts) > 1 else ""
+    other = 1 - seat
+    if what == "market" and len(parts) == 3:
+        kind = _kind(seat, action, parts[2])
+        card = _first_of_kind(state.market, kind)
+        if card < 0:
+            raise IllegalAction(f"seat {seat} cannot {action!r}: the market does not hold {kind_words(kind)}")
+        return [Event("sun_lemur_used", {"seat": seat, "action": "market", "card": card})]
+    if what == "tail" and len(parts) == 3:
+        tail = _tail(seat, action, parts[2])
+        if tail >> 1 != other:
+            raise IllegalAction(f"seat {seat} cannot {action!r}: a Sun lemur takes only from the opponent's tails")
+        if not state.tails[tail]:
+            raise IllegalAction(
+                f"seat {seat} cannot {action!r}: {TAILS[tail]} holds only its start card, which is never taken (LT-7)"
+            )
+        card = state.tails[tail][-1]
+        return [Event("sun_lemur_used", {"seat": seat, "action": "tail", "tail": TAILS[tail], "card": card})]
+    if what == "blind" and len(parts) == 2:
+        if not state.hands[other]:
+            raise IllegalAction(f"seat {seat} cannot {action!r}: seat {other} holds no cards")
+        return [Event("sun_lemur_used", {"seat": seat, "action": "blind"})]
+    if what == "swap" and len(parts) == 2:
+        if not state.hands[seat]:
+            raise IllegalAction(f"seat {seat} cannot {action!r}: it holds no cards to discard")
+        if not drawable(state):
+            raise IllegalAction(f"seat {seat} cannot {action!r}: the deck has no tail card left to draw (LT-15)")
+        return [Event("sun_lemur_used", {"seat": seat, "action": "swap"})]
+    raise IllegalAction(
+        f"seat {seat} cannot {action!r}: a Sun lemur does lemur:market:<card>, lemur:tail:<tail>, lemur:blind "
+        "or lemur:swap"
+    )
+
+
+def _discard(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    phase = state.phase
+    if phase == TAKEN:
+        _need_phase(state, seat, action, PLAY)
+    if phase == PLAY and state.added:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: it added {state.added} tail card(s) this turn, so it is not passing "
+            "and may not discard (LT-5); 'lemur:swap' discards and draws"
+        )
+    most = SWAP_MOST if phase == SWAP else PASS_MOST
+    if phase in (SWAP, PASS) and state.discards >= most:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r}: it has discarded {most} cards already, the most a "
+            f"{'swap' if phase == SWAP else 'pass'} allows"
+        )
+    if len(parts) != 2:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: write discard:<card>, e.g. 'discard:B7'")
+    card = _holding(state, seat, _kind(seat, action, parts[1]), f"discard {parts[1]}")
+    return [Event("card_discarded", {"seat": seat, "card": card, "for": "swap" if phase == SWAP else "pass"})]
+
+
+def _draw(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    if state.phase != SWAP or len(parts) != 1:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: 'draw' only finishes a Sun lemur swap's discards")
+    if not state.discards:
+        raise IllegalAction(f"seat {seat} cannot draw yet: a Sun lemur swap discards at least one card first")
+    return [Event("swap_finished", {"seat": seat, "count": state.discards})]
+
+
+def _end(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+    if len(parts) != 1:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: write 'end'")
+    if state.phase not in (PLAY, PASS):
+        _need_phase(state, seat, action, PLAY)
+    events = [Event("turn_ended", {"seat": seat, "turn": state.turns[seat] + 1, "passed": not state.added})]
+    if state.ending and seat == 1:
+        # LT-8: the End card (or an empty deck) came up earlier; seat 1 closes the round.
+        events.append(game_over(state, "end card" if state.end_card == END_DRAWN else "deck empty"))
+    elif sum(state.turns) + 1 >= MOVE_CAP:
+        events.append(game_over(state, "move cap", "move_cap_reached"))
+    return events
+
+
+_HANDLERS = {
+    "play": _play,
+    "place": _place,
+    "keep": _keep,
+    "exchange": _exchange,
+    "lemur": _lemur,
+    "discard": _discard,
+    "draw": _draw,
+    "end": _end,
+}
+
+
+# ---------------------------------------------------------------------- scoring and helpers
+
+
+def score(state: State, seat: int) -> tuple[int, int, int]:
+    """LT-9 scoring key (bigger is better): shortest tail, longest tail, minus jokers in the shortest.
+
+    LT-14: when both tails are equally long, the one with fewer jokers counts as the shortest.
+    """
+    first, second = state.tails[2 * seat], state.tails[2 * seat + 1]
+    if len(first) > len(second) or (len(first) == len(second) and jokers(first) > jokers(second)):
+        first, second = second, first
+    return (len(first), len(second), -jokers(first))
+
+
+def ranking(state: State) -> list[int]:
+    return competition_ranks([score(state, 0), score(state, 1)])
+
+
+def game_over(state: State, reason: str, kind: str = "game_ended") -> Event:
+    """The event that ends the game, with the ranking the tails give (LT-9)."""
+    data = {"reason": reason, "ranking": ranking(state), "scores": [list(score(state, s)) for s in (0, 1)]}
+    if kind == "move_cap_reached":
+        data["turns"] = sum(state.turns) + 1
+    return Event(kind, data)
+
+
+def jokers(tail: tuple[int, ...]) -> int:
+    return sum(1 for card in tail if card >= NUMBERED)
+
+
+def drawable(state: State) -> int:
+    """Tail cards left to draw; the End card is not one (LT-15)."""
+    return len(state.deck) - (state.end_card == END_IN_DECK)
+
+
+def _need_phase(state: State, seat: int, action: str, phase: str) -> None:
+    if state.phase == phase:
+        return
+    if state.phase == TAKEN:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r} now: it must first place the {NAMES[state.held]} its Sun lemur brought "
+            "('place:<tail>') or keep it ('keep') (LT-7)"
+        )
+    if state.phase == SWAP:
+        raise IllegalAction(
+            f"seat {seat} cannot {action!r} now: it is discarding for a Sun lemur swap; only 'discard:<card>' "
+            "(up to 3) or 'draw' (after at least one)"
+        )
+    raise IllegalAction(
+        f"seat {seat} cannot {action!r} now: it has passed and may only 'discard:<card>' (up to 3 in all) or 'end' "
+        "(LT-5)"
+    )
+
+
+def _kind(seat: int, action: str, name: str) -> int:
+    kind = KIND_OF_NAME.get(name)
+    if kind is None:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: {name!r} is not a card (W0-W9, WJ, B0-B9, BJ)")
+    return kind
+
+
+def _tail(seat: int, action: str, name: str) -> int:
+    tail = TAIL_INDEX.get(name)
+    if tail is None:
+        raise IllegalAction(f"seat {seat} cannot {action!r}: {name!r} is not a tail (0w, 0b, 1w, 1b)")
+    return tail
+
+
+def _holding(state: State, seat: int, kind: int, what: str) -> int:
+    card = _first_of_kind(state.hands[seat], kind)
+    if card < 0:
+        raise IllegalAction(f"seat {seat} cannot {what}: it does not hold {kind_words(kind)}")
+    return card
+
+
+def _first_of_kind(cards: tuple[int, ...], kind: int) -> int:
+    """The lowest id of ``kind`` among ``cards`` (copies are interchangeable, LT-16), or -1."""
+    for card in cards:
+        if KIND[card] == kind:
+            return card
+    return -1

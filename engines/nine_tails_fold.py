@@ -1,0 +1,486 @@
+"""Nine Tails: the fold (``apply``) that builds the table state from events.
+
+One small mutator per event type. Besides moving cards and counters, the fold keeps the
+flow of a turn: which phase the table is in and which seat decides. Every step that
+follows from the rules alone (the trick window opening after "Done", the next seat
+being asked, the next turn starting) is worked out here, so a log holds only the facts
+(docs/games/nine-tails.md lists the events).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import EngineError
+from engines.nine_tails_cards import (
+    ASCENDED_FOX_CARDS,
+    COUNTERS,
+    KIND,
+    MOVE_CAP,
+    NINE,
+    SLOTS,
+    STARTING_FOX,
+    STARTING_FOX_IDS,
+    TAIL_VALUE,
+    TRICKERY_CARDS,
+    WILD_FOX,
+    WILDS_IDS,
+)
+from engines.nine_tails_table import (
+    ACTION,
+    ASCEND,
+    BEFUDDLE,
+    CANCEL,
+    CAP,
+    CHOOSE,
+    DISCARD,
+    OVER,
+    PAY,
+    PERFORM,
+    PICKPOCKET,
+    PLACE,
+    RESHUFFLE,
+    RESOLVING,
+    SETUP,
+    STAGE_ACTION,
+    STAGE_TRICK,
+    STAGE_WINDOW,
+    TARGET,
+    TARGETED,
+    WINDOW,
+    State,
+    ascension_cards,
+    cancel_asker,
+    drop_trick,
+    locate,
+    new_fox,
+    put,
+    remove_study,
+    replace_fox,
+    slot_mask,
+    sort_hand,
+    window_asker,
+    without,
+)
+
+TURN_RESET = {
+    "stage": STAGE_ACTION, "revealed": (), "held": "", "source": "", "trick": "", "trick_seat": -1,
+    "trick_fox": "", "paying": "", "chosen": "", "discarded": 0, "target": "", "left": 0, "victim": -1,
+}  # fmt: skip
+
+
+def apply(state: Any, event: Any) -> State:
+    """The fold step (see engines.base.Engine.apply)."""
+    try:
+        mutate = _MUTATORS[event.type]
+    except KeyError:
+        raise EngineError(f"nine-tails has no event {event.type!r}") from None
+    return mutate(state, event.data, event.private)
+
+
+# --- setup -------------------------------------------------------------------------------
+
+
+def _table_laid(state: Any, data: Any, private: Any) -> State:
+    n = data["seats"]
+    return State(
+        seats=n, goal=data["goal"], phase=SETUP, stage=STAGE_ACTION, active=0, decider=-1, turns=0,
+        foxes=((),) * n, hands=((),) * n, ascended=(0,) * n, ascended_cards=(0,) * n,
+        stack=ASCENDED_FOX_CARDS, pile=COUNTERS, starting=STARTING_FOX_IDS, wilds=WILDS_IDS,
+        trickery=TRICKERY_CARDS, discard=(), village=(),
+    )  # fmt: skip
+
+
+def _deck_order(data: Any, private: Any) -> tuple[Any, ...]:
+    # A log folded without a deck's order (never the case for a verified log, whose chance
+    # events are re-derived) keeps the deck as unknown cards.
+    return tuple(private["order"]) if private is not None else (None,) * data["size"]
+
+
+def _starting_foxes_shuffled(state: State, data: Any, private: Any) -> State:
+    return state._replace(starting=_deck_order(data, private))
+
+
+def _wilds_shuffled(state: State, data: Any, private: Any) -> State:
+    return state._replace(wilds=_deck_order(data, private))
+
+
+def _trickery_shuffled(state: State, data: Any, private: Any) -> State:
+    return state._replace(trickery=_deck_order(data, private))
+
+
+def _starting_fox_dealt(state: State, data: Any, private: Any) -> State:
+    seat = data["seat"]
+    foxes = put(state.foxes, seat, (*state.foxes[seat], new_fox(data["fox"])))
+    return state._replace(starting=state.starting[1:], foxes=foxes)
+
+
+def _trickery_dealt(state: State, data: Any, private: Any) -> State:
+    state = _draw(state, data["seat"], data["count"], private)
+    if data["seat"] == state.seats - 1:  # ALL-1: seat 0 takes the first turn
+        state = state._replace(phase=ACTION, active=0, decider=0)
+    return state
+
+
+# --- the active seat's action -----------------------------------------------------------
+
+
+def _wilds_revealed(state: State, data: Any, private: Any) -> State:
+    cards = tuple(data["cards"])
+    state = state._replace(wilds=state.wilds[len(cards) :], revealed=cards, source="venture")
+    # NT-8: with nothing revealed the seat goes straight to its discard-and-draw option.
+    return state._replace(phase=CHOOSE if cards else DISCARD, discarded=0)
+
+
+def _sneaked(state: State, data: Any, private: Any) -> State:
+    return state._replace(phase=CHOOSE, source="sneak")
+
+
+def _rested(state: State, data: Any, private: Any) -> State:
+    seat = data["seat"]
+    foxes = state.foxes[seat]
+    returned = sum(fox.spent.bit_count() for fox in foxes)
+    foxes = tuple(fox._replace(spent=0) for fox in foxes)
+    return state._replace(foxes=put(state.foxes, seat, foxes), pile=state.pile + returned, phase=RESOLVING)
+
+
+def _card_taken(state: State, data: Any, private: Any) -> State:
+    seat, card = data["seat"], data["card"]
+    if state.source in ("venture", "windfall"):
+        rest = without(state.revealed, card)
+        state = state._replace(revealed=(), village=state.village + rest)
+    else:
+        state = state._replace(village=without(state.village, card))
+    if KIND[card] == WILD_FOX:
+        return _finish(state._replace(foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card)))))
+    return state._replace(held=card, phase=PLACE)
+
+
+def _nothing_taken(state: State, data: Any, private: Any) -> State:
+    state = state._replace(village=state.village + state.revealed, revealed=())
+    if state.source == "venture":  # rulebook VENTURE 3: the seat may now discard and draw
+        return state._replace(phase=DISCARD, discarded=0)
+    return _finish(state)
+
+
+def _study_tucked(state: State, data: Any, private: Any) -> State:
+    seat, index, fox = locate(state, data["fox"])
+    card = data["card"]
+    fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
+    return _finish(state._replace(foxes=replace_fox(state.foxes, seat, index, fox), held=""))
+
+
+def _tail_gained(state: State, data: Any, private: Any) -> State:
+    return _gain_tail(state, data["fox"], data["card"], data["slots"])
+
+
+def _fox_chosen(state: State, data: Any, private: Any) -> State:
+    return state._replace(paying=data["fox"], chosen="", phase=PAY)
+
+
+def _cost_part_chosen(state: State, data: Any, private: Any) -> State:
+    state = state._replace(chosen=state.chosen + data["symbol"])
+    if "slots" not in data:
+        return state
+    if state.held:
+        return _gain_tail(state, state.paying, state.held, data["slots"])
+    return _perform(state, state.paying, data["slots"])
+
+
+def _trickery_discarded(state: State, data: Any, private: Any) -> State:
+    seat, trick = data["seat"], data["trick"]
+    return state._replace(
+        hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
+        discard=(*state.discard, trick),
+        discarded=state.discarded + 1,
+    )
+
+
+def _resolving(state: State, data: Any, private: Any) -> State:
+    return state._replace(phase=RESOLVING)
+
+
+def _trickery_drawn(state: State, data: Any, private: Any) -> State:
+    state = _draw(state, data["seat"], data["count"], private)
+    return _finish(state._replace(owed=data["owed"], decider=data["seat"]))
+
+
+# --- the trick window and the cancel window (NT-7) -----------------------------------------
+
+
+def _trick_declined(state: State, data: Any, private: Any) -> State:
+    asker = window_asker(state, data["seat"])
+    return state._replace(decider=asker) if asker >= 0 else _end_turn(state)
+
+
+def _trick_revealed(state: State, data: Any, private: Any) -> State:
+    seat, trick = data["seat"], data["trick"]
+    return state._replace(
+        hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
+        trick=trick, trick_seat=seat, stage=STAGE_TRICK, phase=PERFORM, decider=seat,
+    )  # fmt: skip
+
+
+def _trick_wasted(state: State, data: Any, private: Any) -> State:
+    return _end_turn(state._replace(discard=(*state.discard, state.trick), trick=""))
+
+
+def _trick_performed(state: State, data: Any, private: Any) -> State:
+    return _perform(state, data["fox"], data["slots"])
+
+
+def _trick_cancelled(state: State, data: Any, private: Any) -> State:
+    seat, trick = data["seat"], data["trick"]
+    return _end_turn(
+        state._replace(
+            hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
+            discard=(*state.discard, state.trick, trick),
+            trick="",
+        )
+    )
+
+
+def _cancel_declined(state: State, data: Any, private: Any) -> State:
+    asker = cancel_asker(state, data["seat"])
+    return state._replace(decider=asker) if asker >= 0 else _begin_resolution(state)
+
+
+# --- trick effects (NT-6) ---------------------------------------------------------------
+
+
+def _counters_returned(state: State, data: Any, private: Any) -> State:
+    seat, index, fox = locate(state, data["fox"])
+    state = state._replace(pile=state.pile + fox.spent.bit_count())
+    return _finish(state._replace(foxes=replace_fox(state.foxes, seat, index, fox._replace(spent=0))))
+
+
+def _windfall_revealed(state: State, data: Any, private: Any) -> State:
+    return state._replace(wilds=state.wilds[1:], revealed=(data["card"],), source="windfall", phase=CHOOSE)
+
+
+def _no_effect(state: State, data: Any, private: Any) -> State:
+    return _finish(state)
+
+
+def _tail_swiped(state: State, data: Any, private: Any) -> State:
+    card = data["card"]
+    seat, index, victim = locate(state, data["victim"])
+    victim = victim._replace(tails=victim.tails[:-1], count=victim.count - TAIL_VALUE[card])
+    foxes = replace_fox(state.foxes, seat, index, victim)
+    seat, index, fox = locate(state, data["fox"])
+    fox = fox._replace(tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
+    state = state._replace(foxes=replace_fox(foxes, seat, index, fox))
+    if fox.count == NINE:
+        state = state._replace(ascending=fox.card)
+    return _finish(state)
+
+
+def _befuddle_aimed(state: State, data: Any, private: Any) -> State:
+    state = state._replace(target=data["fox"], left=min(2, state.pile), phase=BEFUDDLE)
+    return _befuddle_goes_on(state)
+
+
+def _counter_befuddled(state: State, data: Any, private: Any) -> State:
+    seat, index, fox = locate(state, data["fox"])
+    fox = fox._replace(spent=fox.spent | 1 << data["slot"])
+    state = state._replace(foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - 1, left=state.left - 1)
+    return _befuddle_goes_on(state)
+
+
+def _befuddle_goes_on(state: State) -> State:
+    _, _, fox = locate(state, state.target)
+    if state.left > 0 and fox.spent != (1 << len(fox.slots)) - 1:
+        return state
+    return _finish(state)
+
+
+def _study_heisted(state: State, data: Any, private: Any) -> State:
+    card = data["card"]
+    seat, index, victim = locate(state, data["victim"])
+    victim, returned = remove_study(victim, card)
+    foxes = replace_fox(state.foxes, seat, index, victim)
+    seat, index, fox = locate(state, data["fox"])
+    fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
+    return _finish(state._replace(foxes=replace_fox(foxes, seat, index, fox), pile=state.pile + returned))
+
+
+def _study_hexed(state: State, data: Any, private: Any) -> State:
+    card = data["card"]
+    seat, index, fox = locate(state, data["fox"])
+    fox, returned = remove_study(fox, card)
+    state = state._replace(
+        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile + returned, village=(*state.village, card)
+    )
+    return _finish(state)
+
+
+def _pickpocket_aimed(state: State, data: Any, private: Any) -> State:
+    return state._replace(victim=data["target"], phase=PICKPOCKET)
+
+
+def _card_pickpocketed(state: State, data: Any, private: Any) -> State:
+    seat, victim = data["seat"], data["target"]
+    trick = private["trick"] if private is not None else None
+    hands = put(state.hands, victim, drop_trick(state.hands[victim], trick))
+    hands = put(hands, seat, sort_hand((*hands[seat], trick)))
+    return _finish(state._replace(hands=hands))
+
+
+def _trickery_reshuffled(state: State, data: Any, private: Any) -> State:
+    return state._replace(trickery=_deck_order(data, private), discard=())
+
+
+# --- ascension, the win, the cap ------------------------------------------------------------
+
+
+def _fox_ascended(state: State, data: Any, private: Any) -> State:
+    """Rulebook "Fox Ascension" steps 1-5, in order."""
+    seat, index, fox = locate(state, data["fox"])
+    order = tuple(private["order"]) if private is not None else ascension_cards(fox)
+    foxes = state.foxes[seat][:index] + state.foxes[seat][index + 1 :]
+    starting = state.starting
+    if KIND[fox.card] == STARTING_FOX:
+        starting = (*starting, fox.card)
+    if starting:  # step 5; NT-11: an empty Starting Fox Deck gives no new fox
+        foxes = (*foxes, new_fox(data["new_fox"]))
+        starting = starting[1:]
+    ascended = state.ascended[seat] + 1
+    has_card = state.stack > 0  # NT-11: with the stack empty the fox still counts as ascended
+    state = state._replace(
+        foxes=put(state.foxes, seat, foxes),
+        pile=state.pile + fox.spent.bit_count(),
+        starting=starting,
+        wilds=state.wilds + order,
+        ascended=put(state.ascended, seat, ascended),
+        ascended_cards=put(state.ascended_cards, seat, state.ascended_cards[seat] + has_card),
+        stack=state.stack - has_card,
+        ascending="",
+        winner=seat if ascended >= state.goal else state.winner,
+    )
+    return _finish(state)
+
+
+def _game_won(state: State, data: Any, private: Any) -> State:
+    return state._replace(winner=data["seat"], phase=OVER)
+
+
+def _move_cap_reached(state: State, data: Any, private: Any) -> State:
+    return state._replace(phase=OVER, capped=True)
+
+
+# --- the flow of a turn ---------------------------------------------------------------------
+
+
+def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> State:
+    seat, index, fox = locate(state, fox_card)
+    fox = fox._replace(spent=fox.spent | slot_mask(slots), tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
+    state = state._replace(
+        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots), held="", paying="", chosen=""
+    )
+    if fox.count == NINE:  # rulebook "Fox Ascension": exactly nine tails ascends at once
+        state = state._replace(ascending=fox.card)
+    return _finish(state)
+
+
+def _perform(state: State, fox_card: str, slots: list[int]) -> State:
+    seat, index, fox = locate(state, fox_card)
+    fox = fox._replace(spent=fox.spent | slot_mask(slots))
+    state = state._replace(
+        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots),
+        trick_fox=fox_card, paying="", chosen="",
+    )  # fmt: skip
+    asker = cancel_asker(state, state.trick_seat)
+    if asker >= 0:
+        return state._replace(phase=CANCEL, decider=asker)
+    return _begin_resolution(state)
+
+
+def _begin_resolution(state: State) -> State:
+    """The cancel window closed with no cancel: the trick's player resolves it."""
+    trick, seat = state.trick, state.trick_seat
+    if trick in ("quick-paws", "lure"):
+        return state._replace(phase=CHOOSE, source=trick, decider=seat)
+    if trick in TARGETED:
+        return state._replace(phase=TARGET, decider=seat)
+    return state._replace(phase=RESOLVING, decider=seat)  # its effect's events follow at once
+
+
+def _finish(state: State) -> State:
+    """The current action or trick is done: pending draws and ascensions first, then what follows."""
+    if state.winner >= 0:
+        return state._replace(phase=OVER)
+    if state.owed:
+        if state.discard and not state.trickery:  # NT-8: refill from the discard pile
+            return state._replace(phase=RESHUFFLE)
+        state = state._replace(owed=0)  # NT-12: nothing left to draw
+    if state.ascending:
+        return state._replace(phase=ASCEND)
+    if state.stage == STAGE_ACTION:  # "Done": the trick window opens (NT-7)
+        asker = window_asker(state, state.active)
+        if asker >= 0:
+            return state._replace(stage=STAGE_WINDOW, phase=WINDOW, decider=asker)
+        return _end_turn(state)
+    # STAGE_TRICK: the resolved trick goes to the discard pile, and the turn is over
+    return _end_turn(state._replace(discard=(*state.discard, state.trick), trick=""))
+
+
+def _end_turn(state: State) -> State:
+    turns = state.turns + 1
+    state = state._replace(turns=turns, **TURN_RESET)
+    if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails.py _close)
+        return state._replace(phase=CAP, decider=-1)
+    seat = (state.active + 1) % state.seats
+    return state._replace(active=seat, decider=seat, phase=ACTION)
+
+
+def _draw(state: State, seat: int, count: int, private: Any) -> State:
+    cards = tuple(private["cards"]) if private is not None else state.trickery[:count]
+    return state._replace(
+        trickery=state.trickery[count:], hands=put(state.hands, seat, sort_hand(state.hands[seat] + cards))
+    )
+
+
+_MUTATORS = {
+    "table_laid": _table_laid,
+    "starting_foxes_shuffled": _starting_foxes_shuffled,
+    "starting_fox_dealt": _starting_fox_dealt,
+    "wilds_shuffled": _wilds_shuffled,
+    "trickery_shuffled": _trickery_shuffled,
+    "trickery_dealt": _trickery_dealt,
+    "wilds_revealed": _wilds_revealed,
+    "sneaked": _sneaked,
+    "rested": _rested,
+    "card_taken": _card_taken,
+    "nothing_taken": _nothing_taken,
+    "study_tucked": _study_tucked,
+    "tail_gained": _tail_gained,
+    "fox_chosen": _fox_chosen,
+    "cost_part_chosen": _cost_part_chosen,
+    "trickery_discarded": _trickery_discarded,
+    "discards_done": _resolving,
+    "trickery_drawn": _trickery_drawn,
+    "trick_declined": _trick_declined,
+    "trick_revealed": _trick_revealed,
+    "trick_wasted": _trick_wasted,
+    "trick_performed": _trick_performed,
+    "trick_cancelled": _trick_cancelled,
+    "cancel_declined": _cancel_declined,
+    "counters_returned": _counters_returned,
+    "insight_gained": _resolving,
+    "windfall_revealed": _windfall_revealed,
+    "windfall_missed": _no_effect,
+    "trick_fizzled": _no_effect,
+    "tail_swiped": _tail_swiped,
+    "befuddle_aimed": _befuddle_aimed,
+    "counter_befuddled": _counter_befuddled,
+    "befuddle_done": _no_effect,
+    "study_heisted": _study_heisted,
+    "study_hexed": _study_hexed,
+    "pickpocket_aimed": _pickpocket_aimed,
+    "card_pickpocketed": _card_pickpocketed,
+    "trickery_reshuffled": _trickery_reshuffled,
+    "fox_ascended": _fox_ascended,
+    "game_won": _game_won,
+    "move_cap_reached": _move_cap_reached,
+}
+EVENT_TYPES = frozenset(_MUTATORS)

@@ -1,0 +1,245 @@
+"""Nine Tails: the table as a frozen state, and the questions the rules ask of it.
+
+A State is what lies on the table (foxes with their counters, studies and tails; hands;
+decks; the Village; the counter pile) plus where the turn stands (phase, who decides).
+The helpers below answer the rules' questions: can this fox pay this cost, which slots
+pay it (NT-5), may this seat take this card, who is asked next in the trick and cancel
+windows (NT-7). The fold (engines/nine_tails_fold.py) and the rules
+(engines/nine_tails.py, engines/nine_tails_tricks.py) share them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from engines.nine_tails_cards import ANY, KIND, NEED, NINE, SLOTS, STUDY, SYMBOL_INDEX, TAIL, TAIL_VALUE, WILD_FOX
+
+# Phases. A seat decides in the first group; the engine's own steps (shuffles, the random
+# pick of Pickpocket, the move-cap record) wait in the second; RESOLVING lasts only between
+# two events of one decision.
+ACTION, CHOOSE, PLACE, PAY, DISCARD = "action", "choose", "place", "pay", "discard"
+WINDOW, PERFORM, CANCEL, TARGET, BEFUDDLE = "trick window", "perform", "cancel window", "target", "befuddle"
+SETUP, RESHUFFLE, ASCEND, PICKPOCKET, CAP = "setup", "reshuffle", "ascend", "pickpocket", "move cap"
+RESOLVING, OVER = "resolving", "over"
+CHANCE_PHASES = frozenset((SETUP, RESHUFFLE, ASCEND, PICKPOCKET, CAP))
+
+# Stages of a turn: the active seat's action, the trick window after "Done", a trick.
+STAGE_ACTION, STAGE_WINDOW, STAGE_TRICK = "action", "window", "trick"
+
+TARGETED = frozenset(("tail-swipe", "befuddle", "study-heist", "pickpocket", "hex"))
+
+
+class Fox(NamedTuple):
+    """A fox in front of a seat (a starting or a wild fox card)."""
+
+    card: str
+    slots: str  # its own trait slots, then each tucked study's, oldest study first
+    spent: int  # bitmask over ``slots``: bit i set = an exhaustion counter sits on slot i
+    studies: tuple[str, ...] = ()  # tuck order, most recent last
+    tails: tuple[str, ...] = ()  # tuck order, most recent last
+    count: int = 1  # tails, the starting tail included
+
+
+class State(NamedTuple):
+    """A table of Nine Tails; every field an int, a string or a tuple (never mutated)."""
+
+    seats: int
+    goal: int  # ascended foxes that win (NT-9)
+    phase: str
+    stage: str
+    active: int  # the seat whose turn it is
+    decider: int  # the seat to decide now (or to draw, while a reshuffle is pending)
+    turns: int  # turns completed (NT-9 caps them)
+    foxes: tuple[tuple[Fox, ...], ...]
+    hands: tuple[tuple[str, ...], ...]  # trickery cards per seat, sorted by name
+    ascended: tuple[int, ...]  # foxes each seat helped ascend
+    ascended_cards: tuple[int, ...]  # Ascended Fox Cards each seat holds (NT-11)
+    stack: int  # Ascended Fox Cards left in their stack
+    pile: int  # exhaustion counters in the pile
+    starting: tuple[str | None, ...]  # Starting Fox Deck, top first
+    wilds: tuple[str | None, ...]  # Wilds Deck, top first
+    trickery: tuple[str | None, ...]  # Trickery Deck, top first
+    discard: tuple[str, ...]  # trickery discard pile, oldest first
+    village: tuple[str, ...]  # in the order the cards arrived
+    revealed: tuple[str, ...] = ()  # Wilds cards revealed and not yet resolved (public)
+    held: str = ""  # the study or tail card being given to a fox
+    source: str = ""  # CHOOSE: what the card comes from ("venture", "sneak", or a trick's name)
+    trick: str = ""  # the trick in play
+    trick_seat: int = -1
+    trick_fox: str = ""  # the fox performing it
+    paying: str = ""  # PAY: the fox paying a cost while the pile is short
+    chosen: str = ""  # PAY: the cost symbols chosen so far
+    discarded: int = 0  # DISCARD: trickery cards discarded so far this VENTURE
+    owed: int = 0  # trickery cards the decider still has to draw after a reshuffle
+    ascending: str = ""  # the fox at nine tails, waiting for its ascension
+    target: str = ""  # BEFUDDLE: the fox receiving counters
+    left: int = 0  # BEFUDDLE: counters it may still receive
+    victim: int = -1  # PICKPOCKET: the seat whose hand is picked
+    winner: int = -1
+    capped: bool = False
+
+
+_FIELD_INDEX = {name: index for index, name in enumerate(State._fields)}
+
+
+def _replace_state(state: State, **changes: Any) -> State:
+    values = list(state)
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return tuple.__new__(State, values)
+
+
+# The fold replaces a few of State's 36 fields per event; NamedTuple's own _replace walks them
+# all through a dict, this one only the changed ones (the same result, about twice as fast).
+State._replace = _replace_state  # type: ignore[method-assign]
+
+
+# --- foxes, payments and who is asked next ---------------------------------------------------
+
+
+def new_fox(card: str) -> Fox:
+    return Fox(card, SLOTS[card], 0)
+
+
+def put(values: tuple, index: int, value: Any) -> tuple:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def without(cards: tuple, card: Any) -> tuple:
+    index = cards.index(card)
+    return cards[:index] + cards[index + 1 :]
+
+
+def sort_hand(cards: tuple) -> tuple:
+    return tuple(sorted(cards, key=str))  # str: an unknown card (None) sorts too
+
+
+def drop_trick(hand: tuple, trick: str | None) -> tuple:
+    """The hand without one copy of ``trick`` (or of an unknown card, in a fold without hands)."""
+    if trick in hand:
+        return without(hand, trick)
+    return without(hand, None) if None in hand else hand[1:]
+
+
+def locate(state: State, card: str) -> tuple[int, int, Fox]:
+    """Seat, position and record of the fox ``card`` (it must be in front of some seat)."""
+    for seat, foxes in enumerate(state.foxes):
+        for index, fox in enumerate(foxes):
+            if fox.card == card:
+                return seat, index, fox
+    raise KeyError(card)
+
+
+def replace_fox(foxes: tuple, seat: int, index: int, fox: Fox) -> tuple:
+    return put(foxes, seat, put(foxes[seat], index, fox))
+
+
+def slot_mask(slots: list[int]) -> int:
+    mask = 0
+    for slot in slots:
+        mask |= 1 << slot
+    return mask
+
+
+def remove_study(fox: Fox, card: str) -> tuple[Fox, int]:
+    """The fox without study ``card`` and its two slots; and how many counters those slots held."""
+    index = fox.studies.index(card)
+    start = len(SLOTS[fox.card]) + 2 * index  # every study has two slots (NT-3)
+    low = fox.spent & ((1 << start) - 1)
+    returned = (fox.spent >> start & 3).bit_count()
+    spent = low | (fox.spent >> (start + 2)) << start
+    slots = fox.slots[:start] + fox.slots[start + 2 :]
+    fox = fox._replace(slots=slots, spent=spent, studies=without(fox.studies, card))
+    return fox, returned
+
+
+def ascension_cards(fox: Fox) -> tuple[str, ...]:
+    """What goes to the bottom of the Wilds Deck when ``fox`` ascends (rulebook steps 2-3)."""
+    own = (fox.card,) if KIND[fox.card] == WILD_FOX else ()
+    return own + fox.studies + fox.tails
+
+
+def can_pay(fox: Fox, need: tuple[int, ...]) -> bool:
+    """Whether ``fox`` has open slots for a whole cost (NT-5: Any slots cover what trait slots lack)."""
+    return _can_pay(fox.slots, fox.spent, need)
+
+
+@lru_cache(maxsize=1 << 16)
+def _can_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
+    have = [0] * 6  # open slots per symbol: A, C, G, S, Q, Any
+    for index, trait in enumerate(slots):
+        if not spent >> index & 1:
+            have[SYMBOL_INDEX[trait]] += 1
+    short = 0
+    for trait in range(5):
+        if need[trait] > have[trait]:
+            short += need[trait] - have[trait]
+    return short <= have[5] and sum(need) <= sum(have)
+
+
+def fits(fox: Fox, card: str) -> bool:
+    """Whether ``fox`` may be given tail ``card``: it can pay, and stays at nine tails or fewer."""
+    return fox.count + TAIL_VALUE[card] <= NINE and can_pay(fox, NEED[card])
+
+
+def assign(fox: Fox, symbols: str) -> list[int]:
+    """The slots that pay ``symbols`` (trait symbols first), by NT-5's one rule.
+
+    A trait symbol takes the first open slot of its trait, else the first open Any slot;
+    an Any symbol takes the first open trait slot, else the first open Any slot. "First"
+    is slot order: the fox's own slots, then its studies' in tuck order. With trait
+    symbols placed before Any symbols this pays every cost that can be paid at all.
+    """
+    taken, out = fox.spent, []
+    slots = fox.slots
+    for symbol in symbols:
+        pick = -1
+        for index, trait in enumerate(slots):
+            if not taken >> index & 1 and (trait == symbol if symbol != ANY else trait != ANY):
+                pick = index
+                break
+        if pick < 0:
+            pick = next(i for i, trait in enumerate(slots) if trait == ANY and not taken >> i & 1)
+        taken |= 1 << pick
+        out.append(pick)
+    return out
+
+
+def usable(state: State, seat: int, card: str) -> bool:
+    """Whether ``seat`` can claim ``card`` or give it to one of its foxes (NT-13)."""
+    kind = KIND[card]
+    if kind == WILD_FOX:
+        return True
+    if kind == STUDY:
+        return bool(state.foxes[seat])
+    return kind == TAIL and any(fits(fox, card) for fox in state.foxes[seat])
+
+
+def window_asker(state: State, after: int) -> int:
+    """The next seat clockwise after ``after`` to ask for a trick, stopping at the active seat (NT-7).
+
+    A seat with no trickery cards cannot play one, and its hand size is public, so it is skipped.
+    """
+    seats, active, hands = state.seats, state.active, state.hands
+    seat = (after + 1) % seats
+    while seat != active:
+        if hands[seat]:
+            return seat
+        seat = (seat + 1) % seats
+    return -1
+
+
+def cancel_asker(state: State, after: int) -> int:
+    """The next seat clockwise after ``after`` to ask for a cancel, stopping at the trick's player (NT-7).
+
+    Every seat holding any trickery card is asked, whether or not it holds the trick's name, so
+    being asked tells nobody what a hand holds.
+    """
+    seats, player, hands = state.seats, state.trick_seat, state.hands
+    seat = (after + 1) % seats
+    while seat != player:
+        if hands[seat]:
+            return seat
+        seat = (seat + 1) % seats
+    return -1

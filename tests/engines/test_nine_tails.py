@@ -1,0 +1,878 @@
+"""Nine Tails engine: scripted rule tests (rulebook sections, NT-1..NT-18, ALL-n) and properties.
+
+Positions are built by folding the setup's events with chosen deck orders (``lay``), then
+arranged with ``place_fox`` / ``set_hand`` / ``to_village``, which move cards from where
+they lie so that every card stays in exactly one place, and then played with real
+decisions through ``Table.do``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots import heuristic_nine_tails, random_bot
+from engines import registry
+from engines.base import CHANCE, TERMINAL, Event, IllegalAction, fold
+from engines.chance import Prng
+from engines.driver import opening, play, setup
+from engines.nine_tails import ENGINE
+from engines.nine_tails_cards import (
+    ASCENDED_FOX_CARDS,
+    COPIES,
+    COUNTERS,
+    MOVE_CAP,
+    SLOTS,
+    STARTING_FOX_IDS,
+    TAIL_VALUE,
+    TRICK_NAMES,
+    TRICKERY_CARDS,
+    WILD_FOX_IDS,
+    WILDS_IDS,
+)
+from engines.nine_tails_table import Fox, State, put, sort_hand, without
+from tests.strategies import seeds
+
+# --- building positions ---------------------------------------------------------------------
+
+
+def top_then_rest(top, cards):
+    rest = list(cards)
+    for card in top:
+        rest.remove(card)
+    return [*top, *rest]
+
+
+def lay(seats=3, *, fast=False, starting=(), wilds=(), trickery=()):
+    """The table right after Setup, with the given cards on top of each deck (hands dealt first)."""
+    events = ENGINE.start(ENGINE.configure(seats, {"fast": True} if fast else {}))
+    order_s = top_then_rest(starting, STARTING_FOX_IDS)
+    order_w = top_then_rest(wilds, WILDS_IDS)
+    order_t = top_then_rest(trickery, TRICKERY_CARDS)
+    events.append(Event("starting_foxes_shuffled", {"size": 10}, {"order": order_s}, ()))
+    events += [Event("starting_fox_dealt", {"seat": seat, "fox": order_s[seat]}) for seat in range(seats)]
+    events.append(Event("wilds_shuffled", {"size": 45}, {"order": order_w}, ()))
+    events.append(Event("trickery_shuffled", {"size": 30}, {"order": order_t}, ()))
+    for seat in range(seats):
+        cards = order_t[3 * seat : 3 * seat + 3]
+        events.append(Event("trickery_dealt", {"seat": seat, "count": 3}, {"cards": cards}, (seat,)))
+    return fold(ENGINE, events)
+
+
+def _lift(state: State, card: str) -> State:
+    """Take ``card`` out of wherever it lies (a deck, the Village, a fox)."""
+    for field in ("starting", "wilds", "village"):
+        cards = getattr(state, field)
+        if card in cards:
+            return state._replace(**{field: without(cards, card)})
+    foxes = tuple(
+        tuple(
+            fox._replace(
+                studies=tuple(s for s in fox.studies if s != card), tails=tuple(t for t in fox.tails if t != card)
+            )
+            for fox in seat_foxes
+            if fox.card != card
+        )
+        for seat_foxes in state.foxes
+    )
+    return state._replace(foxes=foxes)
+
+
+def place_fox(state, seat, card, *, tails=(), studies=(), spent=(), first=False):
+    """Put fox ``card`` in front of ``seat`` with these tails and studies and counters on these slots.
+
+    If the fox is already in front of a seat, its counters go back to the pile and its other
+    cards to the Village.
+    """
+    old = [fox for foxes in state.foxes for fox in foxes if fox.card == card]
+    pile = state.pile + sum(fox.spent.bit_count() for fox in old)
+    left = tuple(c for fox in old for c in fox.studies + fox.tails if c not in (*tails, *studies))
+    for moved in (card, *tails, *studies):
+        state = _lift(state, moved)
+    state = state._replace(village=state.village + left)
+    mask = sum(1 << slot for slot in spent)
+    slots = SLOTS[card] + "".join(SLOTS[study] for study in studies)
+    fox = Fox(card, slots, mask, tuple(studies), tuple(tails), 1 + sum(TAIL_VALUE[t] for t in tails))
+    foxes = (fox, *state.foxes[seat]) if first else (*state.foxes[seat], fox)
+    return state._replace(foxes=put(state.foxes, seat, foxes), pile=pile - len(spent))
+
+
+def set_hand(state, seat, cards):
+    """Give ``seat`` exactly these trickery cards, swapping with the top of the Trickery Deck."""
+    deck = list(state.trickery) + list(state.hands[seat])
+    for card in cards:
+        deck.remove(card)
+    return state._replace(hands=put(state.hands, seat, sort_hand(tuple(cards))), trickery=tuple(deck))
+
+
+def to_village(state, *cards):
+    for card in cards:
+        state = _lift(state, card)
+    return state._replace(village=state.village + cards)
+
+
+def fox_of(state, card):
+    return next(fox for foxes in state.foxes for fox in foxes if fox.card == card)
+
+
+class Table:
+    """A state played forward by decisions, with chance steps drawn from a fixed seed."""
+
+    def __init__(self, state):
+        self.state = state
+        self.events: list[Event] = []
+        self.stream = 0
+
+    def do(self, *actions):
+        for action in actions:
+            self._fold(ENGINE.decide(self.state, action))
+            while ENGINE.actor(self.state) == CHANCE:
+                self._fold(ENGINE.chance(self.state, Prng("table", self.stream)))
+                self.stream += 1
+        return self
+
+    def _fold(self, events):
+        self.events += events
+        for event in events:
+            self.state = ENGINE.apply(self.state, event)
+
+    def types(self):
+        return [event.type for event in self.events]
+
+    def last(self, kind):
+        return next(event for event in reversed(self.events) if event.type == kind)
+
+    @property
+    def legal(self):
+        return ENGINE.legal_actions(self.state)
+
+    @property
+    def actor(self):
+        return ENGINE.actor(self.state)
+
+    def view(self, seat=None):
+        return ENGINE.view(self.state, seat)
+
+
+def conserved(state: State) -> None:
+    """Every card and counter is in exactly one place (Components)."""
+    places = list(state.starting) + list(state.wilds) + list(state.village) + list(state.revealed)
+    places += [state.held] if state.held else []
+    for foxes in state.foxes:
+        for fox in foxes:
+            places += [fox.card, *fox.studies, *fox.tails]
+            assert fox.count == 1 + sum(TAIL_VALUE[t] for t in fox.tails) <= 9
+            assert len(fox.slots) == len(SLOTS[fox.card]) + 2 * len(fox.studies)
+    assert sorted(places) == sorted(STARTING_FOX_IDS + WILDS_IDS)
+    tricks = Counter(state.trickery) + Counter(state.discard) + sum((Counter(h) for h in state.hands), Counter())
+    tricks += Counter([state.trick] if state.trick else [])
+    assert tricks == Counter(dict.fromkeys(TRICK_NAMES, COPIES))
+    assert state.pile + sum(fox.spent.bit_count() for foxes in state.foxes for fox in foxes) == COUNTERS
+    assert state.pile >= 0
+    assert state.stack + sum(state.ascended_cards) == ASCENDED_FOX_CARDS
+
+
+def wasted_window(table, seat):
+    """Everyone else declines the trick window."""
+    while table.actor >= 0 and table.state.phase == "trick window":
+        table.do("decline")
+    return table
+
+
+# --- setup and the three actions ------------------------------------------------------------
+
+
+def test_setup_deals_one_fox_and_three_trickery_cards_each():
+    """Setup 3-5: one starting fox face up and three trickery cards per seat; seat 0 starts (ALL-1)."""
+    events = setup(ENGINE, ENGINE.configure(4), "deal")
+    state = fold(ENGINE, events)
+    assert [len(foxes) for foxes in state.foxes] == [1, 1, 1, 1]
+    assert [len(hand) for hand in state.hands] == [3, 3, 3, 3]
+    assert (len(state.starting), len(state.wilds), len(state.trickery)) == (6, 45, 18)
+    assert ENGINE.actor(state) == 0 and ENGINE.legal_actions(state) == ["venture", "rest"]
+    assert state.pile == 40 and state.stack == 10
+    conserved(state)
+    shuffles = [e for e in events if e.type.endswith("_shuffled")]
+    assert len(shuffles) == 3 and all(e.private and e.audience == () for e in shuffles)
+
+
+def test_venture_reveals_three_and_the_rest_go_to_the_village():
+    """VENTURE 1-2: three Wilds cards are revealed (public), one is taken, the others go to the Village."""
+    table = Table(lay(wilds=["T-AC", "W-AGS", "S-A*"]))
+    table.do("venture")
+    assert table.view(None)["revealed"] == ["T-AC", "W-AGS", "S-A*"]
+    assert table.legal == ["take:T-AC", "take:W-AGS", "take:S-A*", "none"]
+    table.do("take:T-AC")
+    assert table.state.village == ("W-AGS", "S-A*") and table.state.phase == "place"
+    table.do("fox:F-AACS")
+    assert table.last("tail_gained").data["slots"] == [0, 2]
+    fox = fox_of(table.state, "F-AACS")
+    assert fox.tails == ("T-AC",) and fox.count == 2 and fox.spent == 0b101 and table.state.pile == 38
+    assert table.state.phase == "trick window" and table.actor == 1
+    conserved(table.state)
+
+
+def test_venture_claims_a_wild_fox_and_tucks_a_study():
+    """VENTURE "A Fox Card" and "A Study Card": a wild fox is claimed; a study adds its slots to a fox."""
+    table = Table(lay(wilds=["W-AGS", "T-QQC*", "S-A*"]))
+    table.do("venture", "take:W-AGS")
+    assert [fox.card for fox in table.state.foxes[0]] == ["F-AACS", "W-AGS"]
+    wasted_window(table, 0)
+    table.do("sneak")
+    assert table.legal == ["take:S-A*"]  # F-CCGQ cannot pay T-QQC*
+    table.do("take:S-A*")
+    assert table.legal == ["fox:F-CCGQ"]
+    table.do("fox:F-CCGQ")
+    fox = fox_of(table.state, "F-CCGQ")
+    assert fox.slots == "CCGQA*" and fox.studies == ("S-A*",)
+
+
+def test_any_symbols_and_slots_follow_the_documented_rule():
+    """NT-5: trait symbols take exact-trait slots first and Any slots last; an Any symbol takes a trait slot first."""
+    state = place_fox(lay(), 0, "F-ACG*", first=True)
+    table = Table(state._replace(wilds=("T-AA*", *without(state.wilds, "T-AA*"))))
+    table.do("venture", "take:T-AA*", "fox:F-ACG*")
+    # A -> slot 0 (A), A -> slot 3 (Any: no A left), Any -> slot 1 (first open trait slot)
+    assert table.last("tail_gained").data["slots"] == [0, 3, 1]
+
+
+def test_a_tail_needs_open_slots_and_at_most_nine_tails():
+    """VENTURE "A Tail Card": no tail without open slots for the whole cost, nor beyond nine tails."""
+    state = place_fox(lay(wilds=["T-AC", "T-ACG", "T-CS"]), 0, "F-AACS", tails=["T-AAG*", "T-CCS*", "T-SA"])
+    table = Table(state)
+    table.do("venture")
+    assert fox_of(table.state, "F-AACS").count == 8
+    assert "take:T-ACG" not in table.legal  # 8 + 2 > 9
+    with pytest.raises(IllegalAction, match="more tail"):
+        ENGINE.decide(table.state, "take:T-ACG")
+    exhausted = place_fox(state, 0, "F-AACS", tails=["T-AAG*", "T-CCS*", "T-SA"], spent=[2])
+    table = Table(exhausted).do("venture")
+    assert table.legal == ["none"]  # no open C slot for T-AC or T-CS
+    with pytest.raises(IllegalAction, match="open slots"):
+        ENGINE.decide(table.state, "take:T-AC")
+
+
+def test_taking_nothing_lets_the_seat_discard_and_draw_one_more():
+    """VENTURE 3: after taking nothing the seat discards any number, one at a time, and draws that many plus one."""
+    state = lay(trickery=["hex", "lure", "befuddle"] + ["windfall"] * 3 + ["pickpocket"] * 3 + ["second-wind"] * 3)
+    table = Table(state).do("venture", "none")
+    assert table.state.village == WILDS_IDS[:3] and table.state.phase == "discard"
+    assert table.legal == ["discard:befuddle", "discard:hex", "discard:lure", "stop"]
+    table.do("discard:hex", "discard:lure", "stop")
+    assert table.state.hands[0] == ("befuddle", "second-wind", "second-wind", "second-wind")
+    assert table.state.discard == ("hex", "lure")
+    drawn = table.last("trickery_drawn")
+    assert drawn.data["count"] == 3 and drawn.private == {"cards": ["second-wind"] * 3} and drawn.audience == (0,)
+
+
+def test_venture_reveals_what_is_left_of_the_wilds_deck():
+    """NT-8: VENTURE reveals min(3, cards left); with none left it goes straight to discard-and-draw."""
+    state = lay()
+    table = Table(state._replace(wilds=state.wilds[:2], village=state.wilds[2:]))
+    table.do("venture")
+    assert table.state.revealed == WILDS_IDS[:2]
+    table = Table(state._replace(wilds=(), village=state.wilds)).do("venture")
+    assert table.state.phase == "discard" and table.last("wilds_revealed").data["cards"] == []
+
+
+def test_sneak_takes_one_card_from_the_village():
+    """SNEAK: one Village card, claimed or given to a fox as when venturing."""
+    table = Table(to_village(lay(), "T-AC", "T-GQ"))
+    assert table.legal == ["venture", "sneak", "rest"]
+    table.do("sneak")
+    assert table.legal == ["take:T-AC"]  # F-AACS cannot pay G and Q
+    table.do("take:T-AC", "fox:F-AACS")
+    assert table.state.village == ("T-GQ",) and fox_of(table.state, "F-AACS").tails == ("T-AC",)
+
+
+def test_sneak_needs_a_village_card_the_seat_can_use():
+    """NT-13: SNEAK is offered only when some Village card can be claimed or given to one of the seat's foxes."""
+    table = Table(to_village(lay(), "T-GQ"))
+    assert "sneak" not in table.legal
+    with pytest.raises(IllegalAction, match="cannot sneak"):
+        ENGINE.decide(table.state, "sneak")
+    with pytest.raises(IllegalAction, match="cannot sneak: the Village is empty"):
+        ENGINE.decide(lay(), "sneak")
+
+
+def test_rest_returns_counters_and_draws_one_card_per_fox():
+    """REST and NT-8: all counters of the seat's foxes go back; one trickery card per fox it has."""
+    state = place_fox(lay(), 0, "F-AACS", spent=[0, 1, 2])
+    state = place_fox(state, 0, "W-AGS", spent=[1])
+    table = Table(state)
+    assert table.state.pile == 36
+    table.do("rest")
+    assert table.state.pile == 40 and all(fox.spent == 0 for fox in table.state.foxes[0])
+    assert len(table.state.hands[0]) == 5 and table.last("rested").data["counters"] == 4
+    conserved(table.state)
+
+
+def test_an_empty_trickery_deck_is_reshuffled_from_its_discards():
+    """NT-8: drawing from an empty Trickery Deck first shuffles the discard pile into a new deck (chance step)."""
+    state = lay()
+    state = state._replace(trickery=state.trickery[:1], discard=state.trickery[1:])
+    state = place_fox(state, 0, "W-AGS")
+    table = Table(state).do("rest")
+    assert table.types()[-3:] == ["trickery_drawn", "trickery_reshuffled", "trickery_drawn"]
+    assert table.last("trickery_reshuffled").audience == () and len(table.state.hands[0]) == 5
+    assert table.state.discard == () and len(table.state.trickery) == 19
+    conserved(table.state)
+
+
+def test_drawing_stops_when_deck_and_discards_are_empty():
+    """NT-12: with no trickery card left in the deck or the discard pile, a draw gets what there is."""
+    state = lay()
+    state = state._replace(
+        hands=put(state.hands, 1, sort_hand(state.hands[1] + state.trickery[:-1])), trickery=state.trickery[-1:]
+    )
+    state = place_fox(state, 0, "W-AGS")
+    table = Table(state).do("rest")
+    assert len(table.state.hands[0]) == 4 and table.state.trickery == () and table.state.owed == 0
+    conserved(table.state)
+
+
+# --- the trick window and the cancel window (NT-7) --------------------------------------------
+
+
+def test_the_trick_window_asks_clockwise_from_the_next_seat_and_skips_empty_hands():
+    """NT-7, NT-10: after "Done" seats are asked clockwise from the next seat; empty hands are skipped."""
+    state = set_hand(lay(4), 1, [])
+    table = Table(state).do("venture", "take:W-AA*")
+    assert table.state.phase == "trick window" and table.actor == 2
+    assert table.legal == ["decline", "trick:befuddle"]  # seat 2 holds befuddle x3 (default deal)
+    table.do("decline")
+    assert table.actor == 3
+    table.do("decline")
+    assert table.state.phase == "action" and table.actor == 1 and table.state.turns == 1
+
+
+def test_the_first_trick_closes_the_window_and_can_be_wasted():
+    """Trickery Cards 1-2: the first seat to play a trick plays the window's only one; it may be wasted."""
+    table = Table(lay(4)).do("venture", "take:W-AA*")
+    assert table.actor == 1
+    table.do("trick:tail-swipe")
+    assert table.state.phase == "perform" and table.legal == ["waste"]  # F-CCGQ has no S slots
+    table.do("waste")
+    assert table.state.discard == ("tail-swipe",) and table.actor == 1 and table.state.phase == "action"
+    assert "trick_declined" not in table.types()  # seats 2 and 3 were never asked
+
+
+def test_a_trick_is_cancelled_by_a_card_of_the_same_name():
+    """Trickery Cards 3, NT-6, NT-7: every other seat, clockwise from the trick's player, may cancel (same name)."""
+    state = set_hand(lay(), 1, ["lure"])
+    state = set_hand(state, 2, ["hex"])
+    state = set_hand(state, 0, ["lure", "hex"])
+    state = place_fox(to_village(state, "W-AGS"), 1, "W-AA*", first=True)
+    table = Table(state).do("rest")  # seat 0 draws one more card
+    table.do("trick:lure", "fox:W-AA*")
+    assert fox_of(table.state, "W-AA*").spent == 0b011  # paid before the cancel window
+    assert table.actor == 2 and table.legal == ["decline"]  # seat 2 holds no lure
+    with pytest.raises(IllegalAction, match="no lure"):
+        ENGINE.decide(table.state, "cancel")
+    table.do("decline")
+    assert table.actor == 0 and "cancel" in table.legal  # the active seat is asked too
+    table.do("cancel")
+    assert table.state.discard == ("lure", "lure")
+    assert fox_of(table.state, "W-AA*").spent == 0b011 and "W-AGS" in table.state.village
+    assert table.state.phase == "action" and table.actor == 1
+    conserved(table.state)
+
+
+def test_a_cancel_ends_the_cancel_window():
+    """NT-16: one cancel ends the window; nobody is asked after it and a cancel cannot itself be cancelled."""
+    state = set_hand(set_hand(set_hand(lay(4), 1, ["hex"]), 2, ["hex"]), 3, ["hex"])
+    state = place_fox(state, 1, "F-GGSA", first=True)
+    table = Table(state).do("venture", "take:W-AA*", "trick:hex", "fox:F-GGSA", "cancel")
+    assert table.types()[-1] == "trick_cancelled" and table.state.phase == "action" and table.actor == 1
+    assert table.state.hands[3] == ("hex",)
+
+
+# --- the ten tricks (NT-6) ----------------------------------------------------------------------
+
+
+def trick_table(trick, performer, *, state=None, hand0=("windfall",)):
+    """Seat 0 sneaks a wild fox; seat 1 plays ``trick`` with fox ``performer``; nobody cancels."""
+    state = state or lay()
+    state = set_hand(state, 0, hand0)
+    state = set_hand(state, 2, ["second-wind"] if trick != "second-wind" else ["lure"])
+    state = set_hand(state, 1, [trick])
+    if performer not in [fox.card for fox in state.foxes[1]]:
+        state = place_fox(state, 1, performer, first=True)
+    table = Table(to_village(state, "W-SAC") if "W-SAC" not in state.village else state)
+    table.do("sneak", "take:W-SAC", f"trick:{trick}", f"fox:{performer}")
+    while table.state.phase == "cancel window":
+        table.do("decline")
+    return table
+
+
+def test_quick_paws_takes_a_village_card_as_in_sneak():
+    """NT-6 1: Quick Paws (Q) takes one Village card and resolves it as in SNEAK."""
+    table = trick_table("quick-paws", "F-CCGQ", state=to_village(lay(), "T-CG"))
+    assert table.last("trick_performed").data["slots"] == [3]
+    assert table.legal == ["take:T-CG", "none"]
+    table.do("take:T-CG", "fox:F-CCGQ")
+    assert fox_of(table.state, "F-CCGQ").tails == ("T-CG",) and table.state.discard == ("quick-paws",)
+    assert table.state.phase == "action" and table.actor == 1
+    conserved(table.state)
+
+
+def test_tail_swipe_moves_the_most_recent_tail():
+    """NT-6 2, NT-17: Tail Swipe (SSC) moves another seat's fox's most recent Tail card to this fox; counters stay."""
+    state = place_fox(lay(), 2, "F-GGSA", tails=["T-AC", "T-ACG"], spent=[0])
+    table = trick_table("tail-swipe", "F-SSQC", state=state)
+    assert table.legal == ["fox:F-GGSA"]
+    table.do("fox:F-GGSA")
+    assert fox_of(table.state, "F-SSQC").tails == ("T-ACG",) and fox_of(table.state, "F-SSQC").count == 3
+    victim = fox_of(table.state, "F-GGSA")
+    assert victim.tails == ("T-AC",) and victim.count == 2 and victim.spent == 1
+    conserved(table.state)
+
+
+def test_tail_swipe_respects_the_nine_tail_limit_and_can_ascend():
+    """NT-6 2: Tail Swipe only if this fox stays at nine or fewer; reaching nine ascends it."""
+    state = place_fox(lay(), 2, "F-GGSA", tails=["T-ACG"])
+    state = place_fox(state, 1, "F-SSQC", tails=["T-AAG*", "T-CCS*", "T-AC"], first=True)  # 8 tails
+    table = trick_table("tail-swipe", "F-SSQC", state=state)
+    assert table.legal == ["none"]
+    table.do("none")
+    assert table.last("trick_fizzled").data["trick"] == "tail-swipe"
+    state = place_fox(state, 1, "F-SSQC", tails=["T-AAG*", "T-CCS*"], first=True)  # 7 tails
+    table = trick_table("tail-swipe", "F-SSQC", state=state).do("fox:F-GGSA")
+    assert table.last("fox_ascended").data["fox"] == "F-SSQC" and table.state.ascended == (0, 1, 0)
+    conserved(table.state)
+
+
+def test_befuddle_puts_up_to_two_counters_on_another_seats_fox():
+    """NT-6 3, NT-15: Befuddle (AG) puts up to two counters from the pile on open slots of another seat's fox."""
+    table = trick_table("befuddle", "F-QQAG")
+    assert table.legal == ["fox:F-AACS", "fox:W-SAC", "fox:F-GGSA"]
+    table.do("fox:F-AACS")
+    assert table.legal == ["slot:0", "slot:1", "slot:2", "slot:3", "stop"]
+    table.do("slot:1", "slot:3")
+    assert fox_of(table.state, "F-AACS").spent == 0b1010 and table.state.pile == 36
+    assert table.state.phase == "action"
+    table = trick_table("befuddle", "F-QQAG").do("fox:F-GGSA", "slot:0", "stop")
+    assert fox_of(table.state, "F-GGSA").spent == 1 and table.state.phase == "action"
+
+
+def test_second_wind_returns_all_counters_on_this_fox():
+    """NT-6 4: Second Wind (Any) returns all counters on this fox, its own cost included."""
+    state = place_fox(lay(), 1, "F-QQAG", spent=[0, 1])
+    table = trick_table("second-wind", "F-QQAG", state=state)
+    assert table.last("counters_returned").data["counters"] == 3
+    assert fox_of(table.state, "F-QQAG").spent == 0 and table.state.pile == 40
+    assert table.state.phase == "action"
+
+
+def test_foxfire_insight_draws_two():
+    """NT-6 5: Foxfire Insight (C) draws two trickery cards."""
+    table = trick_table("foxfire-insight", "F-CCGQ")
+    assert len(table.state.hands[1]) == 2 and table.last("trickery_drawn").data["count"] == 2
+    assert table.state.discard[-1] == "foxfire-insight"
+    conserved(table.state)
+
+
+def test_study_heist_moves_a_study_and_returns_its_counters():
+    """NT-6 6, NT-17: Study Heist (CG) moves any study of another seat's fox to this fox; its counters return."""
+    state = place_fox(lay(), 0, "F-AACS", studies=["S-A*", "S-SQ"], spent=[0, 4], first=True)
+    table = trick_table("study-heist", "F-CCGQ", state=state)
+    assert table.legal == ["study:S-A*", "study:S-SQ"]
+    table.do("study:S-A*")
+    assert fox_of(table.state, "F-AACS").slots == "AACSSQ" and fox_of(table.state, "F-AACS").spent == 1
+    thief = fox_of(table.state, "F-CCGQ")
+    assert thief.studies == ("S-A*",) and thief.slots == "CCGQA*"
+    assert table.state.pile == 40 - 1 - 2  # F-AACS slot 0, and the C and G of the cost
+    conserved(table.state)
+
+
+def test_pickpocket_takes_a_random_card_from_a_hand():
+    """NT-6 7: Pickpocket (A) takes a random trickery card from another seat's hand (a chance step, private)."""
+    table = trick_table("pickpocket", "F-QQAG", hand0=["hex"])
+    assert table.legal == ["seat:0", "seat:2"]
+    table.do("seat:0")
+    stolen = table.last("card_pickpocketed")
+    assert stolen.private == {"trick": "hex"} and stolen.audience == (0, 1)
+    assert table.state.hands[0] == () and table.state.hands[1] == ("hex",)
+    conserved(table.state)
+
+
+def test_lure_claims_a_wild_fox_from_the_village():
+    """NT-6 8, NT-15: Lure (AA) claims a Wild Fox card from the Village; with one there it must."""
+    table = trick_table("lure", "W-AA*", state=to_village(lay(), "W-CSQ", "T-AC"))
+    assert table.legal == ["take:W-CSQ"]
+    table.do("take:W-CSQ")
+    assert [fox.card for fox in table.state.foxes[1]] == ["W-AA*", "F-CCGQ", "W-CSQ"]
+    table = trick_table("lure", "W-AA*")
+    assert table.legal == ["none"]
+
+
+def test_hex_sends_the_most_recent_study_to_the_village():
+    """NT-6 9: Hex (GS) puts another seat's fox's most recent study in the Village; its counters return."""
+    state = place_fox(lay(), 0, "F-AACS", studies=["S-A*", "S-SQ"], spent=[6], first=True)
+    table = trick_table("hex", "F-GGSA", state=state).do("fox:F-AACS")
+    fox = fox_of(table.state, "F-AACS")
+    assert fox.studies == ("S-A*",) and fox.spent == 0 and table.state.village[-1] == "S-SQ"
+    conserved(table.state)
+
+
+def test_windfall_resolves_the_top_wilds_card_or_villages_it():
+    """NT-6 10, NT-14: Windfall (QA) reveals the top Wilds card: venture with it alone, or put it in the Village."""
+    table = trick_table("windfall", "F-QQAG", state=lay(wilds=["T-GQ"]), hand0=["hex"])
+    assert table.state.revealed == ("T-GQ",) and table.legal == ["take:T-GQ", "none"]
+    table.do("take:T-GQ", "fox:F-QQAG")
+    assert fox_of(table.state, "F-QQAG").tails == ("T-GQ",)
+    table = trick_table("windfall", "F-QQAG", state=lay(wilds=["T-GQ"]), hand0=["hex"]).do("none")
+    assert table.state.village[-1] == "T-GQ" and table.state.phase == "action"  # no discard-and-draw
+    state = lay()
+    state = state._replace(wilds=(), village=state.wilds)
+    table = trick_table("windfall", "F-QQAG", state=state, hand0=["hex"])
+    assert table.types()[-1] == "windfall_missed" and table.state.phase == "action"
+
+
+def test_quick_paws_may_take_nothing():
+    """NT-15: Quick Paws resolves as in SNEAK, whose "you may" lets it take nothing."""
+    table = trick_table("quick-paws", "F-CCGQ", state=to_village(lay(), "T-CG")).do("none")
+    assert "T-CG" in table.state.village and table.state.phase == "action"
+
+
+# --- counters, ascension, winning, the cap ----------------------------------------------------
+
+
+def test_a_short_counter_pile_lets_the_seat_choose_what_it_pays():
+    """Trickery Cards (last paragraph), NT-5, NT-18: a short pile pays the symbols the seat chooses; empty, none."""
+    state = lay(wilds=["T-ACG"])
+    state = place_fox(state, 0, "F-ACG*", first=True)._replace(pile=2)
+    table = Table(state).do("venture", "take:T-ACG", "fox:F-ACG*")
+    assert table.state.phase == "pay" and table.legal == ["pay:A", "pay:C", "pay:G"]
+    assert table.view(1)["paying"] == {"fox": "F-ACG*", "cost": "ACG", "chosen": ""}
+    table.do("pay:G", "pay:A")
+    assert sorted(table.last("cost_part_chosen").data["slots"]) == [0, 2]
+    assert fox_of(table.state, "F-ACG*").spent == 0b101 and table.state.pile == 0
+    assert fox_of(table.state, "F-ACG*").count == 3
+    # an empty pile pays nothing, and the tail is still tucked
+    state = place_fox(lay(wilds=["T-AC"]), 0, "F-AACS")._replace(pile=0)
+    table = Table(state).do("venture", "take:T-AC", "fox:F-AACS")
+    assert table.last("tail_gained").data["slots"] == [] and fox_of(table.state, "F-AACS").count == 2
+
+
+def test_a_starting_fox_ascends_in_five_steps():
+    """Fox Ascension 1,3,4,5: counters back, fox under the Starting Fox Deck, its cards under the Wilds, a new fox."""
+    tails = ["T-AAG*", "T-CCS*", "T-AC"]
+    state = place_fox(lay(wilds=["T-SA"]), 0, "F-AACS", tails=tails, studies=["S-GS"], spent=[1, 4])
+    table = Table(state).do("venture", "take:T-SA", "fox:F-AACS")
+    ascended = table.last("fox_ascended")
+    assert ascended.data == {"seat": 0, "fox": "F-AACS", "new_fox": "F-SSQC", "ascended": 1}
+    assert ascended.audience == () and sorted(ascended.private["order"]) == sorted(
+        ["T-AAG*", "T-CCS*", "T-AC", "T-SA", "S-GS"]
+    )
+    assert [fox.card for fox in table.state.foxes[0]] == ["F-SSQC"]
+    assert table.state.starting[-1] == "F-AACS" and table.state.wilds[-5:] == tuple(ascended.private["order"])
+    assert table.state.pile == 40 and table.state.ascended == (1, 0, 0) and table.state.stack == 9
+    assert table.state.phase == "trick window"
+    conserved(table.state)
+
+
+def test_a_wild_fox_ascends_with_its_cards_into_the_wilds():
+    """Fox Ascension 2: a wild fox is shuffled with its tails and studies to the bottom of the Wilds Deck."""
+    state = place_fox(lay(wilds=["T-AC"]), 0, "W-AA*", tails=["T-AAG*", "T-CCS*", "T-SA"], first=True)
+    table = Table(state).do("venture", "take:T-AC", "fox:W-AA*")
+    order = table.last("fox_ascended").private["order"]
+    assert sorted(order) == sorted(["W-AA*", "T-AAG*", "T-CCS*", "T-SA", "T-AC"])
+    assert [fox.card for fox in table.state.foxes[0]] == ["F-AACS", "F-SSQC"]
+    assert table.state.starting[-1] != "W-AA*" and table.state.wilds[-5:] == tuple(order)
+    conserved(table.state)
+
+
+def win_table(fast, ascended):
+    state = place_fox(lay(wilds=["T-SA"], fast=fast), 0, "F-AACS", tails=["T-AAG*", "T-CCS*", "T-AC"])
+    cards = (ascended, 0, 0)
+    state = state._replace(ascended=cards, ascended_cards=cards, stack=10 - ascended)
+    return Table(state).do("venture", "take:T-SA", "fox:F-AACS")
+
+
+def test_the_third_ascended_fox_wins_at_once():
+    """Winning the Game: a seat's third ascended fox wins immediately; no trick window follows."""
+    table = win_table(False, 2)
+    assert table.types()[-1] == "game_won" and table.actor == TERMINAL
+    assert ENGINE.ranking(table.state) == [1, 2, 2] and ENGINE.legal_actions(table.state) == []
+    with pytest.raises(IllegalAction, match="no seat decides"):
+        ENGINE.decide(table.state, "venture")
+    table = win_table(False, 1)  # a second one does not
+    assert table.state.phase == "trick window" and table.state.ascended == (2, 0, 0)
+
+
+def test_the_fast_game_is_won_at_two():
+    """NT-9 (fast game option): two ascended foxes win."""
+    table = win_table(True, 1)
+    assert table.last("game_won").data == {"seat": 0, "ascended": 2} and table.actor == TERMINAL
+
+
+def test_ascension_with_empty_stack_and_empty_starting_deck():
+    """NT-11: with the Ascended Fox stack empty the fox still counts; with no Starting Fox left none is drawn."""
+    state = place_fox(lay(5, wilds=["T-AC"]), 0, "W-AA*", tails=["T-AAG*", "T-CCS*", "T-SA"], first=True)
+    for seat, card in enumerate(state.starting):  # every Starting Fox is in front of a seat
+        state = place_fox(state, seat % 4 + 1, card)
+    state = state._replace(ascended=(2,) * 5, ascended_cards=(2,) * 5, stack=0)  # only possible with 5 seats
+    table = Table(state).do("venture", "take:T-AC", "fox:W-AA*")
+    assert table.state.ascended == (3, 2, 2, 2, 2) and table.state.ascended_cards == (2,) * 5
+    assert [fox.card for fox in table.state.foxes[0]] == ["F-AACS"]
+    assert table.last("fox_ascended").data["new_fox"] == "" and table.types()[-1] == "game_won"
+    conserved(table.state)
+
+
+def test_the_move_cap_ends_the_game_with_tie_breaks():
+    """NT-9, ALL-4: after 3,000 turns the game ends at once; rank by ascended foxes, then most tails on one fox."""
+    state = place_fox(lay(), 1, "F-CCGQ", tails=["T-AAG*"])
+    state = place_fox(state, 2, "F-GGSA", tails=["T-CCS*"])
+    state = state._replace(turns=MOVE_CAP - 1)
+    table = Table(set_hand(set_hand(state, 1, []), 2, [])).do("rest")
+    assert table.types()[-1] == "move_cap_reached" and table.actor == TERMINAL
+    assert table.last("move_cap_reached").data == {"turns": 3000, "ascended": [0, 0, 0]}
+    assert ENGINE.ranking(table.state) == [3, 1, 1] and table.view()["capped"]
+
+
+def test_the_move_cap_can_be_reached_in_a_chance_step():
+    """ALL-4: when a chance step (here Pickpocket's draw) completes the 3,000th turn, it records the cap."""
+    table = trick_table("pickpocket", "F-QQAG", state=lay()._replace(turns=MOVE_CAP - 1))
+    table.do("seat:0")
+    assert table.types()[-2:] == ["card_pickpocketed", "move_cap_reached"] and table.actor == TERMINAL
+
+
+def test_ranking_as_it_stands():
+    """NT-9, ALL-6: ranking works on any state: ascended foxes first, then the most tails on one fox."""
+    state = place_fox(lay(), 0, "F-AACS", tails=["T-AC"])
+    state = place_fox(state, 2, "F-GGSA", tails=["T-AAG*"])
+    assert ENGINE.ranking(state) == [2, 3, 1]
+    assert ENGINE.ranking(state._replace(ascended=(1, 1, 0))) == [1, 2, 3]
+
+
+# --- configuration, views, errors -------------------------------------------------------------
+
+
+def test_configure_checks_seats_and_options():
+    """Nine Tails takes 2-5 seats and one option, fast (NT-9); the registry serves it as "nine-tails"."""
+    assert registry.get("nine-tails") is ENGINE
+    assert ENGINE.configure(5, {"fast": True}).options == {"fast": True}
+    assert ENGINE.start(ENGINE.configure(2))[0].data == {"seats": 2, "goal": 3}
+    for seats, options, reason in [(1, {}, "2-5 seats"), (6, {}, "2-5 seats"), (3, {"slow": 1}, "no option slow")]:
+        with pytest.raises(Exception, match=reason):
+            ENGINE.configure(seats, options)
+    with pytest.raises(Exception, match="true or false"):
+        ENGINE.configure(3, {"fast": "yes"})
+
+
+def test_views_show_public_table_and_only_the_own_hand():
+    """Views: own trickery hand, public foxes, counts and piles; never another hand or a deck order."""
+    state = place_fox(set_hand(lay(), 1, ["hex", "lure"]), 0, "F-AACS", tails=["T-AC"], studies=["S-A*"], spent=[4])
+    table = Table(to_village(state, "W-GQA"))
+    mine, other, spectator = table.view(1), table.view(0), table.view(None)
+    assert mine["hand"] == ["hex", "lure"] and other["hand"] == ["quick-paws"] * 3 and "hand" not in spectator
+    assert spectator["hand_sizes"] == [3, 2, 3] and spectator["decks"] == {"starting": 7, "wilds": 42, "trickery": 22}
+    assert spectator["foxes"][0][0] == {
+        "card": "F-AACS", "kind": "starting fox", "slots": "AACSA*",
+        "exhausted": [False, False, False, False, True, False], "studies": ["S-A*"], "tails": ["T-AC"], "tail_count": 2,
+    }  # fmt: skip
+    assert spectator["pile"] == 39 and spectator["village"] == ["W-GQA"] and spectator["discard"] == []
+    json.dumps(mine)
+    assert {key: value for key, value in mine.items() if key not in ("seat", "hand")} == {
+        key: value for key, value in spectator.items() if key != "seat"
+    }
+
+
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        ("dance", "answer 'venture', 'sneak' or 'rest'"),
+        ("", "answer 'venture', 'sneak' or 'rest'"),
+        ("sneak", "cannot sneak: the Village is empty"),
+        (None, "an action is a string"),
+    ],
+)
+def test_illegal_turn_actions_are_refused_with_a_reason(action, reason):
+    """decide refuses garbage and illegal actions with IllegalAction and a sentence naming the problem."""
+    with pytest.raises(IllegalAction, match=reason):
+        ENGINE.decide(lay(), action)
+
+
+def test_illegal_choices_inside_a_turn_name_the_problem():
+    """decide names the problem in every small decision: a card not revealed, a fox not owned, a trick not held."""
+    table = Table(lay(wilds=["T-AC", "W-AGS", "S-A*"])).do("venture")
+    with pytest.raises(IllegalAction, match="not revealed"):
+        ENGINE.decide(table.state, "take:T-CG")
+    table.do("take:T-AC")
+    with pytest.raises(IllegalAction, match="not one of its foxes"):
+        ENGINE.decide(table.state, "fox:F-CCGQ")
+    table.do("fox:F-AACS")
+    with pytest.raises(IllegalAction, match="holds no lure"):
+        ENGINE.decide(table.state, "trick:lure")
+    with pytest.raises(IllegalAction, match="no such trick"):
+        ENGINE.decide(table.state, "trick:joker")
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+seat_counts = st.integers(min_value=2, max_value=5)
+
+UNIVERSE = [
+    "venture", "sneak", "rest", "none", "stop", "waste", "cancel", "decline", "", "dance", "take:", "fox:",
+    "slot:-1", "slot:x", "slot:99", "seat:9", "seat:x", "pay:", "pay:Z", "pay:AC", "trick:joker", "discard:joker",
+    "VENTURE", "take:F-AACS", "fox:T-AC", "study:W-AA*", "take:T-AC:F-AACS",
+    *(f"take:{card}" for card in WILDS_IDS),
+    *(f"fox:{card}" for card in STARTING_FOX_IDS + WILD_FOX_IDS),
+    *(f"{kind}:{trick}" for kind in ("trick", "discard") for trick in TRICK_NAMES),
+    *(f"pay:{symbol}" for symbol in "ACGSQ*"),
+    *(f"study:{card}" for card in WILDS_IDS[10:20]),
+    *(f"seat:{seat}" for seat in range(5)),
+    *(f"slot:{slot}" for slot in range(14)),
+]  # fmt: skip
+
+
+def random_game(seed: str, seats: int, fast: bool = False):
+    """Yield (state, events so far) after every step of a random legal playout (the driver's loop)."""
+    config = ENGINE.configure(seats, {"fast": True} if fast else {})
+    state, steps, stream = opening(ENGINE, config, seed)
+    events = [event for step in steps for event in step.events]
+    rng = random.Random(seed)
+    yield state, events
+    while (actor := ENGINE.actor(state)) != TERMINAL:
+        if actor == CHANCE:
+            new = ENGINE.chance(state, Prng(seed, stream))
+            stream += 1
+        else:
+            new = ENGINE.decide(state, rng.choice(ENGINE.legal_actions(state)))
+        for event in new:
+            state = ENGINE.apply(state, event)
+        events += new
+        yield state, events
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts, fast=st.booleans())
+def test_random_playouts_end_within_the_cap(seed, seats, fast):
+    """NT-9, ALL-4: random bots (bots/random_bot.py, unchanged) always finish a game within 3,000 turns."""
+    config = ENGINE.configure(seats, {"fast": True} if fast else {})
+    agents = [random_bot.Bot("nine-tails", seat, random.Random(f"{seed}/{seat}")) for seat in range(seats)]
+    played = play(ENGINE, config, seed, agents)
+    state = fold(ENGINE, played.events)
+    assert played.outcome.reason == "finished" and ENGINE.actor(state) == TERMINAL
+    assert state.turns <= MOVE_CAP
+    assert (state.winner >= 0) != state.capped
+    assert played.events[-1].type in ("game_won", "move_cap_reached")
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_fold_of_the_events_equals_the_live_state(seed, seats):
+    """state = fold(events): folding the log from nothing gives the live state, at sampled steps and at the end."""
+    sampled = set(random.Random(seed).sample(range(1500), 4))
+    for index, (state, events) in enumerate(random_game(seed, seats)):
+        if index in sampled:
+            assert fold(ENGINE, events) == state
+    assert fold(ENGINE, events) == state and ENGINE.actor(state) == TERMINAL
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_every_card_and_counter_is_in_exactly_one_place(seed, seats):
+    """Components: 10 starting foxes, 45 Wilds cards, 30 trickery cards, 10 Ascended Fox cards, 40 counters, always."""
+    for state, _ in random_game(seed, seats):
+        conserved(state)
+
+
+def hidden_variants(state: State, seat: int):
+    """States that differ from ``state`` only in ``seat``'s hand or in deck orders."""
+    hand = state.hands[seat]
+    for index, card in enumerate(state.trickery):
+        if hand and card != hand[0]:
+            deck = (*state.trickery[:index], hand[0], *state.trickery[index + 1 :])
+            yield "hand", state._replace(hands=put(state.hands, seat, sort_hand((*hand[1:], card))), trickery=deck)
+            break
+    yield "decks", state._replace(wilds=state.wilds[::-1], starting=state.starting[::-1], trickery=state.trickery[::-1])
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_views_leak_nothing_hidden(seed, seats):
+    """Views never show another seat's trickery cards or any deck order: changing those changes no other view."""
+    sample = random.Random(seed).randrange(30, 70)
+    for index, (state, _) in enumerate(random_game(seed, seats)):
+        if index % sample:
+            continue
+        seat = index % seats
+        for kind, variant in hidden_variants(state, seat):
+            for viewer in [None, *range(seats)]:
+                if kind == "hand" and viewer == seat:
+                    continue
+                assert ENGINE.view(variant, viewer) == ENGINE.view(state, viewer)
+        view = ENGINE.view(state, seat)
+        assert all(isinstance(size, int) for size in view["decks"].values())
+        json.dumps(view)
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_illegal_actions_are_refused_and_legal_ones_accepted(seed, seats):
+    """ALL-3: legal lists are small and exact: every listed action is accepted, anything else raises IllegalAction."""
+    sample = random.Random(seed).randrange(60, 140)
+    for index, (state, _) in enumerate(random_game(seed, seats)):
+        if index % sample or ENGINE.actor(state) < 0:
+            continue
+        legal = ENGINE.legal_actions(state)
+        assert legal and len(legal) == len(set(legal))
+        for action in UNIVERSE + legal:
+            if action in legal:
+                assert ENGINE.decide(state, action)
+            else:
+                with pytest.raises(IllegalAction) as refused:
+                    ENGINE.decide(state, action)
+                assert str(refused.value)
+    with pytest.raises(IllegalAction):
+        ENGINE.decide(state, "venture")  # the game is over
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_a_redacted_log_verifies(seed, seats):
+    """A log whose decisions lost their private parts still re-decides every decision and ends in the same ranking."""
+    agents = [random_bot.Bot("nine-tails", seat, random.Random(f"{seed}/{seat}")) for seat in range(seats)]
+    played = play(ENGINE, ENGINE.configure(seats), seed, agents)
+    state = None
+    for step in played.steps:
+        events = step.events
+        if step.actor >= 0:
+            action = ENGINE.action_of(events[0])
+            assert action == step.action
+            again = ENGINE.decide(state, action)
+            assert [(e.type, e.data) for e in again] == [(e.type, e.data) for e in events]
+            events = [Event(e.type, e.data, None, e.audience) for e in events]
+        else:
+            assert all(ENGINE.action_of(event) is None for event in events)
+        for event in events:
+            state = ENGINE.apply(state, event)
+    assert ENGINE.actor(state) == TERMINAL and tuple(ENGINE.ranking(state)) == played.outcome.ranking
+
+
+# --- the heuristic bot --------------------------------------------------------------------------
+
+
+def test_heuristic_bot_beats_random_bots():
+    """bots/heuristic_nine_tails.py beats two random bots clearly over 36 3-seat games, seats rotated."""
+    ranks, wins = [], 0
+    for deal in range(12):
+        for hero in range(3):
+            agents = [
+                (heuristic_nine_tails if seat == hero else random_bot).Bot("nine-tails", seat, random.Random(deal))
+                for seat in range(3)
+            ]
+            played = play(ENGINE, ENGINE.configure(3), f"duel-{deal}", agents)
+            assert played.outcome.reason == "finished"
+            ranks.append(played.outcome.ranking[hero])
+            wins += played.outcome.ranking.count(1) == 1 and played.outcome.ranking[hero] == 1
+    assert sum(ranks) / len(ranks) < 1.3
+    assert wins / len(ranks) > 0.75

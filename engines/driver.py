@@ -64,10 +64,11 @@ class Outcome:
 
 @dataclass(slots=True)
 class Played:
-    """A finished game: every step in order, and the outcome."""
+    """A finished game: every step in order, the outcome, and the last state."""
 
     steps: list[Step]
     outcome: Outcome
+    state: Any = None
 
     @property
     def events(self) -> list[Event]:
@@ -181,7 +182,7 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
             last_seen[seat] = len(history)
     outcome = Outcome(tuple(engine.ranking(state)), "finished")
     _tell_end(agents, outcome)
-    return Played(steps, outcome)
+    return Played(steps, outcome, state)
 
 
 def _forfeit(
@@ -191,7 +192,7 @@ def _forfeit(
     reason = f"{kind}: {failure}"
     outcome = Outcome(forfeit_ranking(engine.ranking(state), seat), "forfeit", seat, reason)
     _tell_end(agents, outcome)
-    return Played(steps, outcome)
+    return Played(steps, outcome, state)
 
 
 def _tell_end(agents: Sequence[Agent], outcome: Outcome) -> None:

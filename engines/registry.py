@@ -29,6 +29,11 @@ def register(engine: Engine) -> None:
     _extra[engine.name] = engine
 
 
+def registered() -> list[Engine]:
+    """The engines added with ``register`` (worker processes register them again)."""
+    return list(_extra.values())
+
+
 def names() -> list[str]:
     """The names of every game that can be played here, in a stable order."""
     out = [name for name in GAME_MODULES if _load(name) is not None]

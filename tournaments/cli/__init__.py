@@ -16,9 +16,14 @@ from engines.base import EngineError
 from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
-from tournaments.cli import db, replay
+from tournaments.bots import BotError
+from tournaments.cli import db, replay, run
+from tournaments.runner import TournamentError
+from tournaments.schedule import ScheduleError
 
-USER_ERRORS: tuple[type[BaseException], ...] = (LedgerError, LogError, EngineError, CanonicalError)
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError,
+)
 
 
 class CleanErrors(TyperGroup):
@@ -41,6 +46,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+app.command("run")(run.run)
+app.command("standings")(run.standings_)
 app.add_typer(db.app, name="db")
 app.add_typer(replay.app, name="replay")
 

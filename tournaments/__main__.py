@@ -1,0 +1,3 @@
+from tournaments.cli import main
+
+main()

@@ -1,0 +1,203 @@
+"""Ratings from rankings: pure functions with visible defaults (no clock, no global RNG).
+
+* ``pairwise``: a multiplayer ranking counts as one result per pair of seats (win, draw
+  or loss by rank), as ALL-6 makes rankings the only input.
+* ``mle_elo``: standings Elo by joint maximum likelihood over all pairwise results
+  (Bradley-Terry on the Elo scale; a draw counts half a win for each side), mean 1500.
+  A weak prior keeps a bot that never lost finite: every bot is credited with
+  ``PRIOR_DRAWS`` virtual draws against a phantom at the mean (as BayesElo does).
+* ``bootstrap_ci``: 95% confidence intervals by resampling whole games with a fixed
+  seed, refitting each resample, and taking the 2.5th and 97.5th percentiles.
+* ``los``: likelihood of superiority from head-to-head wins and losses (draws ignored):
+  LOS = 1/2 (1 + erf((W - L) / sqrt(2 (W + L)))).
+* ``multiplayer_update``: the ladder's incremental Elo for n seats, exactly as specified:
+  E_i = sum over j != i of 1/(1 + 10^((R_j - R_i)/400)) / (n(n-1)/2);
+  S_i = (n - place_i) / (n(n-1)/2) with tied seats sharing the average of their places'
+  scores; R_i += K (n - 1) (S_i - E_i), K = 32. For two seats it is ordinary Elo.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+
+MEAN = 1500.0
+SCALE = 400.0
+K_FACTOR = 32.0
+PRIOR_DRAWS = 1.0
+BOOTSTRAP_SAMPLES = 200
+BOOTSTRAP_SEED = 20261129
+CONFIDENCE = 0.95
+
+Game = Sequence[tuple[str, int]]
+"""One game's result: (bot, rank) per seat, rank 1 = best."""
+
+
+def expected(rating: float, opponent: float) -> float:
+    """The expected score of ``rating`` against ``opponent`` (ordinary Elo)."""
+    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / SCALE))
+
+
+def pairwise(game: Game) -> list[tuple[str, str, float]]:
+    """One (a, b, score of a) per pair of seats: 1 if a ranked better, 0.5 if tied, 0 if worse."""
+    out = []
+    for i in range(len(game)):
+        for j in range(i + 1, len(game)):
+            (a, rank_a), (b, rank_b) = game[i], game[j]
+            score = 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
+            out.append((a, b, score))
+    return out
+
+
+def mle_elo(games: Sequence[Game], *, prior_draws: float = PRIOR_DRAWS, iterations: int = 10_000,
+            tolerance: float = 1e-10) -> dict[str, float]:
+    """Elo ratings maximizing the likelihood of every pairwise result; mean 1500.
+
+    Solved with the minorization-maximization iteration for Bradley-Terry strengths
+    (Hunter 2004), which converges monotonically; the strengths map to Elo as
+    400 log10(strength).
+    """
+    bots = sorted({bot for game in games for bot, _ in game})
+    if not bots:
+        return {}
+    index = {bot: i for i, bot in enumerate(bots)}
+    n = len(bots)
+    wins = [prior_draws * 0.5] * n
+    pair_games: dict[tuple[int, int], float] = {}
+    for game in games:
+        for a, b, score in pairwise(game):
+            ia, ib = index[a], index[b]
+            if ia == ib:
+                continue
+            wins[ia] += score
+            wins[ib] += 1.0 - score
+            key = (ia, ib) if ia < ib else (ib, ia)
+            pair_games[key] = pair_games.get(key, 0.0) + 1.0
+    strength = [1.0] * n
+    phantom = 1.0
+    for _ in range(iterations):
+        denominators = [prior_draws / (s + phantom) for s in strength]
+        for (i, j), count in pair_games.items():
+            share = count / (strength[i] + strength[j])
+            denominators[i] += share
+            denominators[j] += share
+        updated = [wins[i] / denominators[i] if denominators[i] > 0 else strength[i] for i in range(n)]
+        geometric = math.exp(sum(math.log(s) for s in updated) / n)
+        updated = [s / geometric for s in updated]
+        change = max(abs(math.log(u / s)) for u, s in zip(updated, strength, strict=True))
+        strength = updated
+        if change < tolerance:
+            break
+    ratings = [SCALE * math.log10(s) for s in strength]
+    shift = MEAN - sum(ratings) / n
+    return {bot: ratings[index[bot]] + shift for bot in bots}
+
+
+def bootstrap_ci(games: Sequence[Game], *, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED,
+                 confidence: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
+    """Percentile confidence intervals of ``mle_elo`` by resampling games with a fixed seed."""
+    if not games:
+        return {}
+    rng = random.Random(seed)
+    draws: dict[str, list[float]] = {}
+    for _ in range(samples):
+        resample = [games[rng.randrange(len(games))] for _ in range(len(games))]
+        for bot, rating in mle_elo(resample, iterations=500, tolerance=1e-7).items():
+            draws.setdefault(bot, []).append(rating)
+    tail = (1.0 - confidence) / 2.0
+    out = {}
+    for bot, values in draws.items():
+        values.sort()
+        low = values[math.floor(tail * (len(values) - 1))]
+        high = values[math.ceil((1.0 - tail) * (len(values) - 1))]
+        out[bot] = (low, high)
+    return out
+
+
+def head_to_head(games: Sequence[Game]) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """(wins, draws, losses) of a against b for every ordered pair that met."""
+    table: dict[tuple[str, str], list[int]] = {}
+    for game in games:
+        for a, b, score in pairwise(game):
+            if a == b:
+                continue
+            forward = table.setdefault((a, b), [0, 0, 0])
+            backward = table.setdefault((b, a), [0, 0, 0])
+            slot = 0 if score == 1.0 else 1 if score == 0.5 else 2
+            forward[slot] += 1
+            backward[2 - slot] += 1
+    return {pair: (won, drawn, lost) for pair, (won, drawn, lost) in table.items()}
+
+
+def los(wins: int, losses: int) -> float:
+    """Likelihood of superiority: the chance the first is stronger, from wins and losses."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+def los_matrix(games: Sequence[Game]) -> dict[str, dict[str, float | None]]:
+    """LOS of every bot (row) over every other (column); None where they never met."""
+    bots = sorted({bot for game in games for bot, _ in game})
+    h2h = head_to_head(games)
+    return {
+        a: {b: (los(h2h[(a, b)][0], h2h[(a, b)][2]) if (a, b) in h2h else None) for b in bots if b != a}
+        for a in bots
+    }
+
+
+def place_scores(ranks: Sequence[int]) -> list[float]:
+    """S_i = (n - place) / (n(n-1)/2), tied seats sharing the average of their places' scores."""
+    n = len(ranks)
+    pairs = n * (n - 1) / 2
+    order = sorted(range(n), key=lambda i: ranks[i])
+    by_place = [(n - place) / pairs for place in range(1, n + 1)]
+    out = [0.0] * n
+    position = 0
+    while position < n:
+        tied = [i for i in order if ranks[i] == ranks[order[position]]]
+        share = sum(by_place[position : position + len(tied)]) / len(tied)
+        for i in tied:
+            out[i] = share
+        position += len(tied)
+    return out
+
+
+def multiplayer_update(ratings: Sequence[float], ranks: Sequence[int], k: float = K_FACTOR) -> list[float]:
+    """New ratings after one game of n seats (ladders' incremental Elo, see the module docstring)."""
+    n = len(ratings)
+    if n != len(ranks) or n < 2:
+        raise ValueError("need at least two seats, with one rank per rating")
+    pairs = n * (n - 1) / 2
+    scores = place_scores(ranks)
+    out = []
+    for i in range(n):
+        e = sum(expected(ratings[i], ratings[j]) for j in range(n) if j != i) / pairs
+        out.append(ratings[i] + k * (n - 1) * (scores[i] - e))
+    return out
+
+
+def summary(games: Sequence[Game]) -> dict[str, Mapping[str, float]]:
+    """Games, first places, mean place and score % (pairwise, draws half) per bot."""
+    stats: dict[str, dict[str, float]] = {}
+    for game in games:
+        for bot, rank in game:
+            entry = stats.setdefault(bot, {"games": 0, "first": 0, "places": 0, "points": 0.0, "pairs": 0})
+            entry["games"] += 1
+            entry["first"] += rank == 1
+            entry["places"] += rank
+        for a, b, score in pairwise(game):
+            stats[a]["points"] += score
+            stats[b]["points"] += 1.0 - score
+            stats[a]["pairs"] += 1
+            stats[b]["pairs"] += 1
+    return {
+        bot: {
+            "games": s["games"],
+            "first": s["first"],
+            "mean_place": s["places"] / s["games"],
+            "score": 100.0 * s["points"] / s["pairs"] if s["pairs"] else 50.0,
+        }
+        for bot, s in stats.items()
+    }

@@ -1,0 +1,224 @@
+"""The tournament runner: schedule, play (in parallel worker processes), store, resume.
+
+Only the parent process writes to the database: workers play a scheduled game from its
+key and send back the sealed records, and the parent stores each finished game in one
+transaction. A game that was not stored when the run died is simply played again from
+the start on ``--resume``; a stored one is never played twice (its key is unique in its
+tournament). Every game's seeds derive from its key, so the results of a seed are the
+same whatever ``--jobs`` is and in whatever order workers finish.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engines import registry
+from engines.driver import play
+from ledger import tournaments as tournament_rows
+from ledger.canonical import canonical, loads
+from ledger.store import Ledger, LedgerError
+from replays.archive import store_recorded
+from replays.record import Recorded, SeatInfo, record
+from tournaments.bots import PROGRAM, PYTHON, BotSpec, Limits, PythonAgent, discover
+from tournaments.protocol import ProgramAgent, check_handshake
+from tournaments.schedule import Scheduled, ScheduleError, schedule, seat_count
+
+DEFAULT_GAMES = 10
+DEFAULT_SEED = "1"
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot run as asked; the message is one clear line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """What defines a tournament (stored with it; a resume must match it)."""
+
+    game: str
+    players: int
+    games: int
+    seed: str
+    move_time: float
+    time_bank: float
+    bots: tuple[BotSpec, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "players": self.players, "games": self.games, "seed": self.seed,
+            "move_time_ms": round(self.move_time * 1000), "time_bank_ms": round(self.time_bank * 1000),
+            "options": self.options,
+            "bots": [{"name": b.name, "hash": b.content_hash, "kind": b.kind} for b in self.bots],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One scheduled game, with all a worker needs to play it (picklable)."""
+
+    spec: Spec
+    scheduled: Scheduled
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    key: str
+    recorded: Recorded
+    scores: list[int] | None
+
+
+@dataclass(slots=True)
+class Prepared:
+    """The bots that will play, and a notice for each file left out."""
+
+    bots: list[BotSpec]
+    notices: list[str]
+
+
+def prepare(folder: str | Path, game: str, players: int | None, limits: Limits) -> tuple[Prepared, int]:
+    """Discover the bots of a folder for ``game``, shake hands with the programs, fix k."""
+    engine = registry.get(game)
+    found, notices = discover(folder, game)
+    ready = []
+    for spec in found:
+        if spec.kind == PROGRAM:
+            failure = check_handshake(spec, game, engine.default_seats, limits)
+            if failure:
+                notices.append(f"left out {spec.name}: {failure}")
+                continue
+        ready.append(spec)
+    try:
+        k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(ready), game)
+    except ScheduleError as error:
+        raise TournamentError(f"{error} in {folder}") from None
+    return Prepared(ready, notices), k
+
+
+def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits):
+    if spec.kind == PYTHON:
+        return PythonAgent(spec, game, seat, seed, limits)
+    return ProgramAgent(spec, game, seat, seats, seed, limits)
+
+
+def play_job(job: Job) -> Result:
+    """Play one scheduled game to the end and seal it (runs in a worker or the parent)."""
+    spec, scheduled = job.spec, job.scheduled
+    engine = registry.get(spec.game)
+    config = engine.configure(spec.players, spec.options)
+    by_name = {bot.name: bot for bot in spec.bots}
+    seated = [by_name[name] for name in scheduled.bots]
+    agents = [
+        make_agent(bot, spec.game, seat, spec.players, scheduled.bot_seed(spec.seed, seat),
+                   Limits(spec.move_time, spec.time_bank))
+        for seat, bot in enumerate(seated)
+    ]
+    try:
+        played = play(engine, config, scheduled.seed, agents)
+    finally:
+        for agent in agents:
+            agent.close()
+    recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
+    scores = getattr(engine, "scores", None)
+    return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None)
+
+
+def _worker_init(extra_engines: list) -> None:
+    for engine in extra_engines:
+        registry.register(engine)
+    # Ctrl-C is the parent's to handle; a terminated worker unwinds (closing its bots).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, even on SIGKILL
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def results(jobs: list[Job], workers: int) -> Iterator[Result]:
+    """Play ``jobs``; results arrive in completion order."""
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield play_job(job)
+        return
+    context = multiprocessing.get_context("spawn")
+    pool = context.Pool(min(workers, len(jobs)), initializer=_worker_init, initargs=(registry.registered(),))
+    try:
+        yield from pool.imap_unordered(play_job, jobs, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+@dataclass(slots=True)
+class Run:
+    """A tournament row and what remains to play."""
+
+    tournament: dict[str, Any]
+    spec: Spec
+    pending: list[Job]
+    total: int
+
+
+def default_name(folder: str | Path, game: str, seed: str) -> str:
+    return f"{Path(folder).resolve().name}-{game}-seed{seed}"
+
+
+def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
+    """Create the tournament, or (with resume) reopen it; what remains to play."""
+    games = schedule([b.name for b in spec.bots], spec.players, spec.games, spec.seed)
+    existing = tournament_rows.find(ledger, name)
+    if existing is None:
+        if resume:
+            raise TournamentError(f"no tournament {name!r} to resume in {ledger.url}")
+        with ledger.write() as connection:
+            bot_ids = [ledger.ensure_bot(b.name, b.content_hash, b.kind, connection) for b in spec.bots]
+        tournament_rows.create(ledger, name, spec.game, canonical(spec.to_json()).decode(), spec.seed, bot_ids)
+        existing = tournament_rows.get(ledger, name)
+        done: set[str] = set()
+    else:
+        done = tournament_rows.game_keys(ledger, existing["id"])
+        if not resume:
+            state = "complete" if len(done) >= len(games) else f"{len(done)} of {len(games)} games played"
+            raise TournamentError(f"tournament {name!r} already exists ({state}): add --resume to continue it, "
+                                  "or pick another --name or --seed")
+        stored = loads(existing["spec"])
+        if stored != spec.to_json():
+            changed = sorted(k for k in stored if stored[k] != spec.to_json().get(k))
+            raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's")
+    pending = [Job(spec, g) for g in games if g.key not in done]
+    return Run(existing, spec, pending, len(games))
+
+
+def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None) -> int:
+    """Play and store every pending game; returns how many were stored."""
+    bot_ids: dict[str, int] = {}
+    with ledger.write() as connection:
+        for bot in run.spec.bots:
+            bot_ids[bot.name] = ledger.ensure_bot(bot.name, bot.content_hash, bot.kind, connection)
+    stored = 0
+    for result in results(run.pending, workers):
+        recorded = result.recorded
+        ids = [bot_ids[s.name] for s in recorded.seats]
+        try:
+            store_recorded(ledger, recorded, ids, result.scores, run.tournament["id"], result.key)
+        except LedgerError:
+            if result.key in tournament_rows.game_keys(ledger, run.tournament["id"]):
+                continue  # another process resumed the same tournament and stored it first
+            raise
+        stored += 1
+        if progress is not None:
+            progress(stored)
+    return stored
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

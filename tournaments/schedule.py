@@ -1,0 +1,67 @@
+"""The round-robin schedule: tables, deals, seat rotations, and every game's seeds.
+
+Every table of k bots (every pair when k = 2) plays ``games`` deals; each deal is played
+once from every cyclic rotation of the table's seats, with the same seed, so every bot
+sees the same cards from every seat and sits in every seat equally often (ALL-1).
+Each scheduled game has a stable key, ``t<table>-d<deal>-r<rotation>``, and its seeds
+derive from the tournament seed and that key alone, so what a game is never depends on
+which worker played it or when it finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import combinations
+
+
+class ScheduleError(ValueError):
+    """A tournament that cannot be scheduled (too few bots, a bad seat count)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    """One game of the schedule: its key, the bots by seat, and the deal's seed."""
+
+    key: str
+    table: int
+    deal: int
+    rotation: int
+    bots: tuple[str, ...]
+    seed: str
+
+    def bot_seed(self, tournament_seed: str, seat: int) -> int:
+        """The seed of the RNG of the bot in ``seat`` for this game (its own stream)."""
+        digest = hashlib.sha256(f"tourney-bot-v1/{tournament_seed}/{self.key}/{seat}".encode()).digest()
+        return int.from_bytes(digest[:8], "big")
+
+
+def deal_seed(tournament_seed: str, table: int, deal: int) -> str:
+    """The game seed shared by every rotation of one deal."""
+    return hashlib.sha256(f"tourney-deal-v1/{tournament_seed}/{table}/{deal}".encode()).hexdigest()
+
+
+def seat_count(requested: int | None, default: int, minimum: int, maximum: int, bots: int, game: str) -> int:
+    """k: ``--players`` (default the game's usual count), at most the number of bots."""
+    if bots < minimum:
+        raise ScheduleError(f"{game} needs at least {minimum} bots, found {bots}")
+    if requested is not None and not minimum <= requested <= maximum:
+        raise ScheduleError(f"{game} is played by {minimum}-{maximum} players, not {requested}")
+    k = requested if requested is not None else default
+    return min(k, bots)
+
+
+def schedule(bots: list[str], players: int, games: int, tournament_seed: str) -> list[Scheduled]:
+    """Every game of the round robin, in a stable order."""
+    if games < 1:
+        raise ScheduleError(f"--games must be at least 1, not {games}")
+    if len(set(bots)) != len(bots):
+        raise ScheduleError("two bots share a name; rename one")
+    out = []
+    for table, members in enumerate(combinations(sorted(bots), players)):
+        for deal in range(games):
+            seed = deal_seed(tournament_seed, table, deal)
+            for rotation in range(players):
+                seated = members[rotation:] + members[:rotation]
+                out.append(Scheduled(f"t{table}-d{deal}-r{rotation}", table, deal, rotation, seated, seed))
+    return out

@@ -7,11 +7,14 @@ has no single canonical spelling, so it is refused, as is anything else.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_SORT_KEYS
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_FLOAT_MARK = re.compile(rb"\d[.eE]")
 
 
 class CanonicalError(ValueError):
@@ -19,9 +22,20 @@ class CanonicalError(ValueError):
 
 
 def canonical(value: Any) -> bytes:
-    """The canonical JSON bytes of ``value``; CanonicalError if it has none."""
-    _check(value, "$")
-    return orjson.dumps(value, option=_OPTIONS)
+    """The canonical JSON bytes of ``value``; CanonicalError if it has none.
+
+    The hot path serializes first and looks at the bytes: outside string literals a
+    float is the only token with a digit followed by ".", "e" or "E", and a non-ASCII
+    key shows as a non-ASCII byte. Only then is the value walked, to name the culprit.
+    """
+    try:
+        out = orjson.dumps(value, option=_OPTIONS)
+    except TypeError as error:
+        _check(value, "$")  # names the offending value when it can
+        raise CanonicalError(f"$: {error}") from None
+    if not out.isascii() or (_FLOAT_MARK.search(out) and _FLOAT_MARK.search(_STRINGS.sub(b"", out))):
+        _check(value, "$")
+    return out
 
 
 def loads(data: bytes | str) -> Any:

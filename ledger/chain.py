@@ -5,8 +5,9 @@ For event ``seq`` of game ``game``:
 * commitment = SHA-256( salt || canonical(private) ) in hex, or null for a public event.
   The salt (16 bytes) is chosen by the writer; without it, nobody can test guesses of a
   hidden card against the commitment.
-* body = canonical({"audience", "commitment", "data", "game", "seq", "type"}), where
-  audience is "public" or the list of seats that may see the private part;
+* body = canonical({"audience", "commitment", "data", "game", "seq", "step", "type"}),
+  where audience is "public" or the list of seats that may see the private part, and
+  step numbers the writer's steps (the events one decision or chance step caused share it);
 * hash = SHA-256( prev || body ) in hex, prev being the previous event's hash as 32 raw
   bytes (32 zero bytes before seq 0).
 
@@ -20,6 +21,8 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from ledger.canonical import canonical, loads
 
@@ -59,17 +62,25 @@ def commitment(salt: bytes, private: bytes) -> str:
     return hashlib.sha256(salt + private).hexdigest()
 
 
-def body_of(game: str, seq: int, type_: str, audience: str | Sequence[int], data: Any, commit: str | None) -> bytes:
-    """The canonical bytes that are hashed for one event."""
-    return canonical(
+def body_of(
+    game: str, seq: int, type_: str, audience: str | Sequence[int], data: Any, commit: str | None, step: int = 0
+) -> bytes:
+    """The canonical bytes that are hashed for one event.
+
+    Only ``data`` comes from a game, so only it goes through the canonical checks; the
+    envelope's own fields (ids, hashes, ints) are serialized around it as they are.
+    """
+    return orjson.dumps(
         {
             "audience": audience if isinstance(audience, str) else list(audience),
             "commitment": commit,
-            "data": data,
+            "data": orjson.Fragment(canonical(data)),
             "game": game,
             "seq": seq,
+            "step": step,
             "type": type_,
-        }
+        },
+        option=orjson.OPT_SORT_KEYS,
     )
 
 
@@ -87,6 +98,7 @@ def seal(
     private: Any = None,
     audience: Sequence[int] = (),
     salt: bytes | None = None,
+    step: int = 0,
 ) -> Record:
     """Make the stored record of one event, chained to ``prev``."""
     if private is None:
@@ -100,7 +112,7 @@ def seal(
         private_bytes = canonical(private)
         commit = commitment(salt, private_bytes)
         audience_field = list(audience)
-    body = body_of(game, seq, type_, audience_field, data, commit)
+    body = body_of(game, seq, type_, audience_field, data, commit, step)
     return Record(seq, type_, audience_field, body, private_bytes, salt, link(prev, body))
 
 
@@ -110,7 +122,7 @@ def verify_chain(game: str, records: Iterable[Record]) -> str | None:
     Raises ChainError naming the first bad seq: a changed, dropped, duplicated or
     reordered event all break it there.
     """
-    prev = None
+    records = list(records)
     for expected, record in enumerate(records):
         if record.seq != expected:
             raise ChainError(expected, f"expected seq {expected}, found seq {record.seq}")
@@ -119,14 +131,27 @@ def verify_chain(game: str, records: Iterable[Record]) -> str | None:
             raise ChainError(expected, f"body names game {envelope.get('game')!r} seq {envelope.get('seq')!r}")
         if envelope.get("type") != record.type:
             raise ChainError(expected, f"type {record.type!r} does not match the hashed type {envelope.get('type')!r}")
+    return verify_links(records)
+
+
+def verify_links(records: Sequence[Record], commitments: Sequence[str | None] | None = None) -> str | None:
+    """Check every hash link and every private part against its commitment; return the head.
+
+    For records whose bodies the caller built itself (so their game, seq and type are
+    right by construction), pass the commitments to skip re-reading each body.
+    """
+    prev = None
+    for seq, record in enumerate(records):
+        if record.seq != seq:
+            raise ChainError(seq, f"expected seq {seq}, found seq {record.seq}")
         if record.private is not None:
             if record.salt is None:
-                raise ChainError(expected, "private part without its salt")
-            found = commitment(record.salt, record.private)
-            if found != envelope.get("commitment"):
-                raise ChainError(expected, f"private part does not match its commitment {envelope.get('commitment')}")
+                raise ChainError(seq, "private part without its salt")
+            committed = commitments[seq] if commitments is not None else loads(record.body).get("commitment")
+            if commitment(record.salt, record.private) != committed:
+                raise ChainError(seq, f"private part does not match its commitment {committed}")
         computed = link(prev, record.body)
         if computed != record.hash:
-            raise ChainError(expected, f"expected hash {computed}, found {record.hash}")
-        prev = record.hash
+            raise ChainError(seq, f"expected hash {computed}, found {record.hash}")
+        prev = computed
     return prev

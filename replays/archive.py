@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ledger.canonical import canonical, loads
-from ledger.chain import ChainError, verify_chain
 from ledger.store import GameExists, Ledger, SeatRow
 from replays import log as logfmt
-from replays.record import Recorded, seed_commitment
+from replays.record import Recorded
+from replays.verify import verify_log
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,51 +33,12 @@ def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
     )
 
 
-def check(log: dict[str, Any], name: str = "log") -> None:
-    """The checks a log must pass before it is stored: shape, chain, header, seed, result.
-
-    Raises LogError naming the first bad seq.
-    """
-    logfmt.check_shape(log, name)
-    records = logfmt.records_of(log, name)
-    try:
-        head = verify_chain(log["game_id"], records)
-    except ChainError as error:
-        raise logfmt.LogError(f"{name}: game {log['game_id']}: {error}", error.seq) from None
-    if head != log["head"]:
-        raise logfmt.LogError(f"{name}: head {log['head']} is not the last event's hash {head}",
-                              len(records) - 1)
-    started = logfmt.started(log)
-    for key in ("game", "engine_version", "config", "seed_commitment"):
-        if started.get(key) != log[key]:
-            raise logfmt.LogError(f"{name}: seq 0: {key} is {started.get(key)!r} in the hashed events "
-                                  f"but {log[key]!r} in the header", 0)
-    seats = [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"]} for s in log["seats"]]
-    if started.get("seats") != seats:
-        raise logfmt.LogError(f"{name}: seq 0: the seats in the header differ from the hashed seats", 0)
-    last = log["events"][-1]
-    if last["type"] == "game_ended":
-        ended = last["data"]
-        if seed_commitment(str(ended.get("seed"))) != log["seed_commitment"]:
-            raise logfmt.LogError(f"{name}: seq {last['seq']}: the revealed seed does not match its commitment",
-                                  last["seq"])
-        if log.get("seed") != ended.get("seed"):
-            raise logfmt.LogError(f"{name}: seq {last['seq']}: the header's seed differs from the revealed seed",
-                                  last["seq"])
-        result = {"ranking": ended.get("ranking"), "reason": ended.get("reason")}
-        if log.get("result") != result:
-            raise logfmt.LogError(f"{name}: seq {last['seq']}: the header's result {log.get('result')} differs "
-                                  f"from the hashed result {result}", last["seq"])
-
-
-def import_log(
-    ledger: Ledger, log: dict[str, Any], name: str = "log", verify: Callable[[dict[str, Any], str], None] = check
-) -> Imported:
-    """Store a verified full log; the same log twice stores one game.
+def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log") -> Imported:
+    """Verify a full log completely and store it; the same log twice stores one game.
 
     Nothing of a log that fails verification is stored.
     """
-    verify(log, name)
+    verify_log(log, name)
     if log.get("view") != "full" or any("private" not in e for e in log["events"] if e.get("commitment")):
         raise logfmt.LogError(f"{name}: only full logs can be imported; this is a {log.get('view')} view")
     records = logfmt.records_of(log, name)

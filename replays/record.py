@@ -115,25 +115,28 @@ def record(
     records: list[Record] = []
     prev: str | None = None
 
-    def add(event: Event, chance: bool) -> None:
+    def add(event: Event, step: int, chance: bool) -> None:
         nonlocal prev
         seq = len(records)
         salt = None
         if event.private is not None:
             salt = chance_salt(seed, seq) if chance else decision_salt(salt_key, seq)
-        sealed = seal(game_id, seq, prev, event.type, event.data, event.private, event.audience, salt)
+        sealed = seal(game_id, seq, prev, event.type, event.data, event.private, event.audience, salt, step)
         records.append(sealed)
         prev = sealed.hash
 
-    add(Event(GAME_STARTED, started_data(engine, config, seats, seed)), True)
-    for step in played.steps:
+    # Step 0 is game_started; the driver's steps follow, each numbered, then the end.
+    add(Event(GAME_STARTED, started_data(engine, config, seats, seed)), 0, True)
+    for number, step in enumerate(played.steps, start=1):
         by_chance = step.actor < 0
         for event in step.events:
-            add(event, by_chance)
+            add(event, number, by_chance)
     outcome = played.outcome
+    last = len(played.steps) + 1
     if outcome.forfeit_seat is not None:
-        add(Event(SEAT_FORFEITED, {"reason": outcome.forfeit_reason, "seat": outcome.forfeit_seat}), True)
-    add(Event(GAME_ENDED, ended_data(played, seed)), True)
+        add(Event(SEAT_FORFEITED, {"reason": outcome.forfeit_reason, "seat": outcome.forfeit_seat}), last, True)
+        last += 1
+    add(Event(GAME_ENDED, ended_data(played, seed)), last, True)
     return Recorded(
         game_id, engine.name, engine.version, config.to_json(), tuple(seats), seed,
         seed_commitment(seed), records, outcome.ranking, outcome.reason,

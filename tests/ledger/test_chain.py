@@ -54,12 +54,12 @@ def test_an_intact_chain_verifies_to_its_head():
     assert verify_chain("g1", records) == records[-1].hash
 
 
-def test_body_covers_game_seq_type_data_and_commitment():
-    """The hashed body names the game, seq, type, audience, public data and commitment."""
-    record = seal("g1", 0, None, "moved", {"seat": 1}, {"card": 7}, (1,), SALT)
+def test_body_covers_game_seq_step_type_data_and_commitment():
+    """The hashed body names the game, seq, step, type, audience, public data and commitment."""
+    record = seal("g1", 0, None, "moved", {"seat": 1}, {"card": 7}, (1,), SALT, step=4)
     assert loads(record.body) == {
         "audience": [1], "commitment": commitment(SALT, b'{"card":7}'), "data": {"seat": 1}, "game": "g1", "seq": 0,
-        "type": "moved",
+        "step": 4, "type": "moved",
     }
 
 

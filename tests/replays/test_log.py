@@ -15,6 +15,7 @@ from ledger.store import Ledger
 from replays import archive
 from replays import log as logfmt
 from replays.record import SeatInfo, record, seed_commitment
+from replays.verify import verify_log
 from tests.toy import ENGINE as TOY
 
 
@@ -114,7 +115,7 @@ def test_header_that_disagrees_with_the_hashed_events_is_refused(ledger, tmp_pat
     for mutate in (lambda log: log["seats"][0].update(bot="impostor"),
                    lambda log: log["result"].update(ranking=[1, 1, 1])):
         with pytest.raises(logfmt.LogError):
-            archive.check(tampered(ledger, mutate))
+            verify_log(tampered(ledger, mutate))
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
 from tournaments.bots import BotError
-from tournaments.cli import db, replay, run
+from tournaments.cli import db, keys, replay, run
 from tournaments.runner import TournamentError
 from tournaments.schedule import ScheduleError
 
@@ -50,6 +50,7 @@ app.command("run")(run.run)
 app.command("standings")(run.standings_)
 app.add_typer(db.app, name="db")
 app.add_typer(replay.app, name="replay")
+app.add_typer(keys.app, name="keys")
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""`tourney replay`: export, import (and later verify and show) JSON game logs."""
+"""`tourney replay`: export, import, verify and show JSON game logs."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ from typing import Annotated
 
 import typer
 
+from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
-from replays import archive
+from replays import archive, signing
 from replays import log as logfmt
+from replays.verify import Summary, clock, verify_log
 from tournaments.cli.options import Db
 
-app = typer.Typer(help="JSON game logs: export, import.", no_args_is_help=True)
+app = typer.Typer(help="JSON game logs: export, import, verify, show.", no_args_is_help=True)
+
+View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
+TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
 
 
 def log_files(paths: list[Path]) -> list[Path]:
@@ -38,23 +43,39 @@ def resolve_game(ledger: Ledger, game_id: str) -> str:
     return found[0]
 
 
+def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None) -> list[str]:
+    if (game_id is None) == (tournament is None):
+        raise logfmt.LogError("name one GAME_ID or one --tournament")
+    if game_id is not None:
+        return [resolve_game(ledger, game_id)]
+    row = tournament_rows.get(ledger, tournament)
+    return tournament_rows.game_ids(ledger, row["id"])
+
+
 @app.command("export")
 def export_(
-    game_id: Annotated[str, typer.Argument(help="Game id (or a unique prefix of it).")],
-    out: Annotated[Path, typer.Option("--out", help="Directory to write <game id>.json into.")],
+    out: Annotated[Path, typer.Option("--out", help="Directory to write <game id>.json files into.")],
+    game_id: Annotated[str | None, typer.Argument(help="Game id (or a unique prefix of it).")] = None,
+    tournament: TournamentRef = None,
+    view: View = "full",
+    sign: Annotated[Path | None, typer.Option("--sign", help="Ed25519 private key file: sign each log's head.")]
+    = None,
     db: Db = None,
 ) -> None:
-    """Export a stored game as a self-contained JSON log.
+    """Export stored games as self-contained JSON logs, one file per game.
 
-    Example: tourney replay export 3f2a --out logs/
+    Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
     """
     ledger = Ledger(db)
-    full_id = resolve_game(ledger, game_id)
-    log = archive.export(ledger, full_id)
+    key = signing.load_private(sign) if sign is not None else None
+    games = stored_games(ledger, game_id, tournament)
     out.mkdir(parents=True, exist_ok=True)
-    target = out / f"{full_id}.json"
-    target.write_bytes(logfmt.dumps(log))
-    typer.echo(f"wrote {target} ({len(log['events'])} events)")
+    for full_id in games:
+        log = logfmt.redact(archive.export(ledger, full_id), view)
+        if key is not None:
+            log = signing.sign(log, key)
+        (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
+    typer.echo(f"wrote {len(games)} {view} logs to {out}" + (" (signed)" if key is not None else ""))
 
 
 @app.command("import")
@@ -74,3 +95,60 @@ def import_(
         new += result.new
         typer.echo(f"{path}: game {result.game_id} {'stored' if result.new else 'already stored'}")
     typer.echo(f"{len(files)} logs read, {new} new games stored")
+
+
+@app.command("verify")
+def verify(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Log files or directories of .json logs.")] = None,
+    key: Annotated[Path | None, typer.Option("--key", help="Ed25519 public key file every log must be signed by.")]
+    = None,
+    tournament: TournamentRef = None,
+    db: Annotated[str | None, typer.Option("--db", help="Verify the games stored in this database instead of files.",
+                                           show_default=False)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures and the summary.")] = False,
+) -> None:
+    """Re-derive every game of the logs and check it: chain, seed, chance, moves, result.
+
+    Example: tourney replay verify logs/ --key league.pub
+    """
+    trusted = signing.load_public(key) if key is not None else None
+    summary = Summary()
+    began = clock()
+    for name, load in _sources(paths, db, tournament):
+        summary.games += 1
+        try:
+            log = load()
+            report = verify_log(log, name, trusted)
+        except logfmt.LogError as error:
+            summary.failures += 1
+            typer.echo(f"FAIL {name}: {error}", err=True)
+            continue
+        summary.events += report.events
+        if not quiet:
+            extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
+            typer.echo(f"ok   {name}: {report.events} events, {report.decisions} decisions, "
+                       f"{report.chance_steps} chance steps, {report.signature}{extra}")
+    summary.seconds = clock() - began
+    typer.echo(summary.line())
+    if summary.failures or summary.games == 0:
+        raise typer.Exit(1)
+
+
+def _sources(paths, db, tournament):
+    if db is not None or tournament is not None:
+        if paths:
+            raise logfmt.LogError("give log files, or --db (with --tournament), not both")
+        ledger = Ledger(db)
+        if tournament is not None:
+            ids = tournament_rows.game_ids(ledger, tournament_rows.get(ledger, tournament)["id"])
+        else:
+            with ledger.read() as connection:
+                ids = [r[0] for r in connection.exec_driver_sql(
+                    "SELECT id FROM games WHERE status = 'finished' ORDER BY created_at, id")]
+        for game_id in ids:
+            yield f"game {game_id}", lambda game_id=game_id: archive.export(ledger, game_id)
+        return
+    if not paths:
+        raise logfmt.LogError("name log files or directories, or --db")
+    for path in log_files(paths):
+        yield str(path), lambda path=path: logfmt.read(path)

@@ -1,0 +1,323 @@
+"""Verify a JSON log offline: chain, seed, every chance outcome, every decision, the result.
+
+``verify_log`` re-derives the whole game with the engine version the log names:
+
+1. shape, hash chain, and the header against the hashed events;
+2. the revealed seed against its commitment;
+3. the opening against ``start(config)``; every chance step against the outcome drawn
+   again from the seed (a private part the log withholds is checked against its
+   commitment, whose salt the seed gives); every decision re-decided from its recorded
+   action by the seat that had to decide at that point, its events compared one by one;
+4. the result against the ranking of the final state (ALL-5 for a forfeit).
+
+A redacted log (spectator or seat:K) is checked as far as it can be: a decision whose
+private part is withheld is folded as recorded, and the report counts what could not be
+checked. The first failure raises ``VerifyError`` naming the game, the seq, what was
+expected there and what was found.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines import registry
+from engines.base import CHANCE, TERMINAL, Engine, EngineError, Event
+from engines.chance import Prng
+from engines.driver import forfeit_ranking
+from ledger.canonical import CanonicalError, canonical
+from ledger.chain import PUBLIC, ChainError, commitment
+from replays import log as logfmt
+from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED, chance_salt, seed_commitment
+from replays.signing import check_signature
+
+
+class VerifyError(logfmt.LogError):
+    """A log that does not verify: the first bad seq, what was expected, what was found."""
+
+    def __init__(self, game: str, seq: int, expected: str, found: str) -> None:
+        super().__init__(f"game {game}: seq {seq}: expected {expected}, found {found}", seq)
+        self.game = game
+        self.expected = expected
+        self.found = found
+
+
+@dataclass(slots=True)
+class Report:
+    """What was verified in one log, and what could not be."""
+
+    game_id: str
+    view: str
+    events: int
+    chance_steps: int = 0
+    decisions: int = 0
+    hidden_decisions: int = 0
+    hidden_chance_parts: int = 0
+    signature: str = "unsigned"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def unchecked(self) -> list[str]:
+        out = []
+        if self.hidden_decisions:
+            out.append(f"{self.hidden_decisions} decisions whose private part is withheld were folded unchecked")
+        out.extend(self.notes)
+        return out
+
+
+def check_envelope(log: dict[str, Any], name: str = "log") -> None:
+    """Shape, chain, header against the hashed events, seed against its commitment, result."""
+    logfmt.check_shape(log, name)
+    game = log["game_id"]
+    try:
+        head = logfmt.chain_head(log, name)
+    except ChainError as error:
+        raise VerifyError(game, error.seq, "an intact hash chain", error.detail) from None
+    if head != log["head"]:
+        raise VerifyError(game, len(log["events"]) - 1, f"head {head}", f"head {log['head']}")
+    started = logfmt.started(log)
+    seats = [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"]} for s in log["seats"]]
+    for key, header in (("game", log["game"]), ("engine_version", log["engine_version"]), ("config", log["config"]),
+                        ("seed_commitment", log["seed_commitment"]), ("seats", seats)):
+        if started.get(key) != header:
+            raise VerifyError(game, 0, f"the header's {key} {_short(header)}", f"{_short(started.get(key))} hashed")
+    last = log["events"][-1]
+    if last["type"] != GAME_ENDED:
+        if log.get("seed") is not None or log.get("result") is not None:
+            raise VerifyError(game, last["seq"], "game_ended to reveal the seed and result", last["type"])
+        return
+    ended = last["data"]
+    if seed_commitment(str(ended.get("seed"))) != log["seed_commitment"]:
+        raise VerifyError(game, last["seq"], f"a seed matching commitment {log['seed_commitment'][:16]}…",
+                          f"seed {_short(ended.get('seed'))}")
+    if log.get("seed") != ended.get("seed"):
+        raise VerifyError(game, last["seq"], f"the header's seed {_short(log.get('seed'))}",
+                          f"{_short(ended.get('seed'))} hashed")
+    result = {"ranking": ended.get("ranking"), "reason": ended.get("reason")}
+    if log.get("result") != result:
+        raise VerifyError(game, last["seq"], f"the header's result {_short(log.get('result'))}",
+                          f"{_short(result)} hashed")
+
+
+def verify_log(log: dict[str, Any], name: str = "log", public_key: bytes | None = None) -> Report:
+    """Verify one log completely (see the module docstring); VerifyError at the first failure."""
+    check_envelope(log, name)
+    game = log["game_id"]
+    report = Report(game, log["view"], len(log["events"]))
+    report.signature = check_signature(log, public_key)
+    try:
+        engine = registry.get(log["game"], log["engine_version"])
+    except EngineError as error:
+        raise VerifyError(game, 0, "a game and rules version this tourney knows", str(error)) from None
+    _Refold(engine, log, report).run()
+    return report
+
+
+class _Refold:
+    """Walks the log step by step beside the engine, comparing everything it can derive."""
+
+    def __init__(self, engine: Engine, log: dict[str, Any], report: Report) -> None:
+        self.engine = engine
+        self.log = log
+        self.game = log["game_id"]
+        self.seed = log.get("seed")
+        self.report = report
+        self.state: Any = None
+
+    def fail(self, seq: int, expected: str, found: str) -> None:
+        raise VerifyError(self.game, seq, expected, found)
+
+    def run(self) -> None:
+        events = self.log["events"]
+        steps = _steps(events, self.game)
+        engine = self.engine
+        config_json = self.log["config"]
+        try:
+            config = engine.configure(config_json["seats"], config_json.get("options"))
+        except Exception as error:  # untrusted input: any refusal is a failed log, never a crash
+            self.fail(0, "a configuration the engine accepts", _reason(error))
+        if steps[0][0]["type"] != GAME_STARTED or len(steps[0]) != 1:
+            self.fail(0, "game_started alone in step 0", _short([e["type"] for e in steps[0]]))
+        body = steps[1:]
+        if not body:
+            return
+        self.compare_all(engine.start(config), body[0], chance=True)
+        stream = 0
+        index = 1
+        while index < len(body):
+            group = body[index]
+            kind = group[0]["type"]
+            if kind in (SEAT_FORFEITED, GAME_ENDED):
+                self.finish(body[index:])
+                return
+            actor = engine.actor(self.state)
+            if actor == TERMINAL:
+                self.fail(group[0]["seq"], "game_ended (the game is over)", kind)
+            if actor == CHANCE:
+                if self.seed is None:
+                    self.report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
+                    return
+                self.compare_all(engine.chance(self.state, Prng(self.seed, stream)), group, chance=True)
+                stream += 1
+                self.report.chance_steps += 1
+            else:
+                self.decision(actor, group)
+            index += 1
+        self.report.notes.append("the game did not end in this log: the result is unchecked")
+
+    def decision(self, seat: int, group: list[dict[str, Any]]) -> None:
+        first = group[0]
+        if "private" not in first and first["commitment"] is not None:
+            # A redacted log withholds this decision's private part: fold it as recorded.
+            for logged in group:
+                try:
+                    self.state = self.engine.apply(self.state, _event(logged))
+                except Exception as error:  # untrusted data the engine cannot fold
+                    self.fail(logged["seq"], f"an event seat {seat} could cause", _reason(error))
+            self.report.hidden_decisions += 1
+            return
+        try:
+            action = self.engine.action_of(_event(first))
+        except Exception as error:  # untrusted data the engine cannot read
+            self.fail(first["seq"], f"a decision by seat {seat}", f"{first['type']}: {_reason(error)}")
+        if not isinstance(action, str):
+            self.fail(first["seq"], f"a decision by seat {seat}", f"{first['type']} {_short(first['data'])}")
+        try:
+            produced = self.engine.decide(self.state, action)
+        except Exception as error:  # IllegalAction, or an engine choking on a forged action
+            self.fail(first["seq"], f"a legal action for seat {seat}", f"{action!r}, refused: {_reason(error)}")
+        self.compare_all(produced, group, chance=False)
+        self.report.decisions += 1
+
+    def compare_all(self, produced: Iterable[Event], group: list[dict[str, Any]], chance: bool) -> None:
+        apply = self.engine.apply
+        state = self.state
+        count = 0
+        for event, logged in zip(produced, group, strict=False):
+            count += 1
+            # The common case inline: a public event equal to the one logged.
+            if (event.private is not None or event.type != logged["type"] or logged["audience"] != PUBLIC
+                    or event.data != logged["data"]):
+                self.compare(event, logged, chance)
+            state = apply(state, event)
+        self.state = state
+        produced = produced if isinstance(produced, list) else list(produced)
+        if count < len(produced):
+            event = produced[count]
+            self.fail(group[-1]["seq"] + 1, f"{event.type} {_short(event.data)} in this step", "the step already over")
+        if count < len(group):
+            extra = group[count]
+            self.fail(extra["seq"], "the step to be over", f"{extra['type']} {_short(extra['data'])}")
+
+    def compare(self, event: Event, logged: dict[str, Any], chance: bool) -> None:
+        seq = logged["seq"]
+        if event.type != logged["type"] or not _same(event.data, logged["data"]):
+            self.fail(seq, f"{event.type} {_short(event.data)}", f"{logged['type']} {_short(logged['data'])}")
+        audience = PUBLIC if event.private is None else list(event.audience)
+        if audience != logged["audience"]:
+            self.fail(seq, f"audience {audience}", f"audience {logged['audience']}")
+        if event.private is None:
+            return
+        if "private" in logged:
+            if not _same(event.private, logged["private"]):
+                self.fail(seq, f"{event.type} private part {_short(event.private)}",
+                          f"{_short(logged['private'])}")
+        elif chance and self.seed is not None:
+            expected = commitment(chance_salt(self.seed, seq), canonical(event.private))
+            if expected != logged["commitment"]:
+                self.fail(seq, f"the commitment of the drawn {event.type} ({expected[:16]}…)",
+                          f"{str(logged['commitment'])[:16]}…")
+            self.report.hidden_chance_parts += 1
+
+    def finish(self, tail: list[list[dict[str, Any]]]) -> None:
+        engine = self.engine
+        forfeit_seat = None
+        for group in tail:
+            for logged in group:
+                seq = logged["seq"]
+                if logged["type"] == SEAT_FORFEITED:
+                    actor = engine.actor(self.state)
+                    forfeit_seat = logged["data"].get("seat")
+                    if actor < 0 or forfeit_seat != actor:
+                        self.fail(seq, f"a forfeit by the seat to act ({_actor(actor)})", f"seat {forfeit_seat}")
+                elif logged["type"] == GAME_ENDED:
+                    data = logged["data"]
+                    if forfeit_seat is None:
+                        if engine.actor(self.state) != TERMINAL:
+                            self.fail(seq, f"play to go on ({_actor(engine.actor(self.state))} to act)",
+                                      "game_ended")
+                        expected = (list(engine.ranking(self.state)), "finished")
+                    else:
+                        expected = (list(forfeit_ranking(engine.ranking(self.state), forfeit_seat)), "forfeit")
+                    found = (data.get("ranking"), data.get("reason"))
+                    if found != expected:
+                        self.fail(seq, f"ranking {expected[0]} ({expected[1]})", f"ranking {found[0]} ({found[1]})")
+                    if seq != self.log["events"][-1]["seq"]:
+                        self.fail(seq + 1, "nothing after game_ended", self.log["events"][seq + 1]["type"])
+                else:
+                    self.fail(seq, "seat_forfeited or game_ended", logged["type"])
+
+
+def _steps(events: list[dict[str, Any]], game: str) -> list[list[dict[str, Any]]]:
+    """The log's events grouped by step, checking steps run 0, 1, 2, ... without gaps."""
+    groups: list[list[dict[str, Any]]] = []
+    for event in events:
+        step = event["step"]
+        if groups and step == groups[-1][0]["step"]:
+            groups[-1].append(event)
+        elif step == len(groups):
+            groups.append([event])
+        else:
+            expected = len(groups) - 1 if groups else 0
+            raise VerifyError(game, event["seq"], f"step {expected} or {len(groups)}", f"step {step}")
+    return groups
+
+
+def _event(logged: dict[str, Any]) -> Event:
+    audience = () if logged["audience"] == PUBLIC else tuple(logged["audience"])
+    return Event(logged["type"], logged["data"], logged.get("private"), audience)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a == b:
+        return True
+    try:  # tuples against lists: equal if their canonical bytes are
+        return canonical(a) == canonical(b)
+    except CanonicalError:
+        return False
+
+
+def _reason(error: Exception) -> str:
+    return str(error) if isinstance(error, EngineError) else f"{type(error).__name__}: {error}"
+
+
+def _actor(actor: int) -> str:
+    return "chance" if actor == CHANCE else "nobody: the game is over" if actor == TERMINAL else f"seat {actor}"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    try:
+        text = canonical(value).decode() if not isinstance(value, str) else repr(value)
+    except CanonicalError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(slots=True)
+class Summary:
+    games: int = 0
+    events: int = 0
+    failures: int = 0
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        rate = self.events / self.seconds if self.seconds > 0 else 0.0
+        verdict = "all passed" if not self.failures else f"{self.failures} FAILED"
+        return (f"verified {self.games} games, {self.events} events in {self.seconds:.2f} s "
+                f"({rate:,.0f} events/s): {verdict}")
+
+
+def clock() -> float:
+    return time.perf_counter()

@@ -1,0 +1,250 @@
+"""Verification of real logs: untouched logs pass, every forgery is caught at its first bad seq."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from engines import registry
+from engines.base import Event
+from ledger.canonical import canonical
+from ledger.chain import commitment
+from replays import log as logfmt
+from replays import signing
+from replays.verify import VerifyError, verify_log
+from tests.replays.forgery import RandomAgent, real_log, reseal
+from tests.strategies import wild_json
+from tournaments.cli import app
+
+GAMES = ["lemur-tails", "nine-tails"]
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def log(request):
+    return real_log(request.param, "forge")
+
+
+def decision_seq(log):
+    """The seq of the first event that opens a seat's decision."""
+    engine = registry.get(log["game"])
+    for event in log["events"][3:-1]:
+        audience = () if event["audience"] == "public" else tuple(event["audience"])
+        if engine.action_of(Event(event["type"], event["data"], event.get("private"), audience)):
+            return event["seq"]
+    raise AssertionError("no decision found")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("seed", ["a", "b", "c"])
+def test_untouched_logs_pass(game, seed):
+    """A real log verifies: every chance step re-derived and every decision re-decided."""
+    report = verify_log(real_log(game, seed))
+    assert report.decisions > 0 and report.chance_steps > 0 and report.unchecked == []
+
+
+def expect_failure(log, seq):
+    with pytest.raises(VerifyError) as caught:
+        verify_log(log)
+    assert caught.value.seq == seq, str(caught.value)
+    assert f"seq {seq}:" in str(caught.value)
+    return caught.value
+
+
+def test_changed_field_of_one_event(log):
+    """Changing one field of one event breaks its hash at that seq."""
+    forged = copy.deepcopy(log)
+    seq = decision_seq(log)
+    forged["events"][seq]["data"]["seat"] = 1 - forged["events"][seq]["data"].get("seat", 0)
+    expect_failure(forged, seq)
+
+
+@pytest.mark.parametrize("where", [5, 20])
+def test_dropped_duplicated_swapped_inserted(log, where):
+    """Dropping, duplicating, swapping or inserting an event is caught where it happens."""
+    dropped = copy.deepcopy(log)
+    del dropped["events"][where]
+    expect_failure(dropped, where)
+    duplicated = copy.deepcopy(log)
+    duplicated["events"].insert(where, copy.deepcopy(log["events"][where]))
+    expect_failure(duplicated, where + 1)
+    swapped = copy.deepcopy(log)
+    events = swapped["events"]
+    events[where], events[where + 1] = events[where + 1], events[where]
+    expect_failure(swapped, where)
+    inserted = copy.deepcopy(log)
+    inserted["events"].insert(where, {**copy.deepcopy(log["events"][where]), "type": "forged_event"})
+    expect_failure(inserted, where)
+
+
+def test_changed_seed(log):
+    """A different seed, in the header or in the last event, is caught at the last seq."""
+    last = log["events"][-1]["seq"]
+    header = copy.deepcopy(log)
+    header["seed"] = "not-the-seed"
+    error = expect_failure(header, last)
+    assert "seed" in str(error)
+    both = copy.deepcopy(log)
+    both["seed"] = both["events"][-1]["data"]["seed"] = "not-the-seed"
+    expect_failure(reseal(both), last)
+
+
+def test_changed_result(log):
+    """A different ranking is caught: in the header alone, in the hashed event, or resealed."""
+    last = log["events"][-1]["seq"]
+    flipped = list(reversed(log["result"]["ranking"]))
+    header = copy.deepcopy(log)
+    header["result"]["ranking"] = flipped
+    expect_failure(header, last)
+    hashed = copy.deepcopy(log)
+    hashed["events"][-1]["data"]["ranking"] = flipped
+    expect_failure(hashed, last)
+    resealed = copy.deepcopy(hashed)
+    resealed["result"]["ranking"] = flipped
+    error = expect_failure(reseal(resealed), last)
+    assert "ranking" in error.expected
+
+
+def test_changed_seat_bot(log):
+    """Another bot in a seat (header and hashed seats) is caught at seq 0."""
+    forged = copy.deepcopy(log)
+    forged["seats"][0]["bot"] = forged["events"][0]["data"]["seats"][0]["bot"] = "impostor"
+    expect_failure(forged, 0)
+    expect_failure({**copy.deepcopy(log), "seats": forged["seats"]}, 0)
+
+
+def test_changed_engine_version(log):
+    """An engine version this tourney does not know is refused at seq 0 with a clear reason."""
+    forged = copy.deepcopy(log)
+    forged["engine_version"] = forged["events"][0]["data"]["engine_version"] = 99
+    error = expect_failure(reseal(forged), 0)
+    assert "no rules version 99" in str(error)
+
+
+def test_resealed_illegal_decision_is_caught_by_the_refold(log):
+    """A decision rewritten to an illegal one, with every hash recomputed, fails the refold there."""
+    forged = copy.deepcopy(log)
+    seq = decision_seq(log)
+    event = forged["events"][seq]
+    event["data"] = {**event["data"], "card": 10_000} if "card" in event["data"] else {**event["data"], "x": 1}
+    error = expect_failure(reseal(forged), seq)
+    assert error.game == log["game_id"]
+
+
+def test_resealed_chance_outcome_is_caught_by_the_seed(log):
+    """A chance outcome rewritten with hashes recomputed does not match the seed's draw."""
+    forged = copy.deepcopy(log)
+    chance = next(e for e in forged["events"] if e["step"] == 2)
+    target = chance.get("private") or chance["data"]
+    key = next(iter(target))
+    target[key] = [0] if isinstance(target[key], list) else 0
+    if "private" in chance:
+        salt = bytes.fromhex(chance["salt"])
+        chance["commitment"] = commitment(salt, canonical(chance["private"]))
+    expect_failure(reseal(forged), chance["seq"])
+
+
+def test_full_rewrite_is_caught_by_the_signature(log, tmp_path):
+    """A log replaced by another legal game with recomputed hashes passes the refold, not the key."""
+    signing.new_keys(tmp_path / "k.key", tmp_path / "k.pub")
+    key, public = signing.load_private(tmp_path / "k.key"), signing.load_public(tmp_path / "k.pub")
+    signed = signing.sign(log, key)
+    assert "checked against the given key" in verify_log(signed, public_key=public).signature
+    other = real_log(log["game"], "forge", agents=None, game_id=log["game_id"])
+    if other["head"] == log["head"]:
+        other = real_log(log["game"], "forge", game_id=log["game_id"],
+                         agents=[RandomAgent(f"other/{i}") for i in range(len(log["seats"]))])
+    assert other["head"] != log["head"]
+    verify_log(other)  # a consistent, legal game: the chain alone cannot tell
+    forged = {**other, "signature": signed["signature"]}
+    with pytest.raises(signing.SignatureError, match="does not match the head"):
+        verify_log(forged, public_key=public)
+    with pytest.raises(signing.SignatureError, match="not signed"):
+        verify_log(other, public_key=public)
+    signing.new_keys(tmp_path / "o.key", tmp_path / "o.pub")
+    with pytest.raises(signing.SignatureError, match="not the given key"):
+        verify_log(signing.sign(other, signing.load_private(tmp_path / "o.key")), public_key=public)
+
+
+def test_redacted_logs_verify_what_is_public(log):
+    """Spectator and seat logs verify: chance parts they cannot see are checked against commitments."""
+    for view in ("spectator", "seat:0", "seat:1"):
+        redacted = logfmt.redact(log, view)
+        report = verify_log(redacted)
+        assert report.chance_steps > 0
+        assert report.hidden_chance_parts > 0
+
+
+def test_redacted_log_with_a_forged_hidden_chance_part_fails(log):
+    """In a spectator log a forger who changes a hidden draw's commitment is caught once the seed is known."""
+    redacted = logfmt.redact(log, "spectator")
+    target = next(e for e in redacted["events"] if e["commitment"] is not None and e["step"] >= 1)
+    target["commitment"] = "0" * 64
+    expect_failure(reseal(redacted), target["seq"])
+
+
+def test_future_log_format_is_refused():
+    """A log of a newer format version is refused with a clear message."""
+    with pytest.raises(logfmt.LogError, match="newer than this tourney reads"):
+        logfmt.parse(orjson.dumps({"format": "tourney-log", "format_version": 2}))
+
+
+def mutate(value, path_choices, replacement):
+    """Replace one node of a JSON tree (chosen by the draws) with ``replacement``."""
+    node = value
+    for choice in path_choices:
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        if not children or not isinstance(node, dict | list):
+            break
+        key, child = children[choice % len(children)]
+        if not isinstance(child, dict | list) or choice % 3 == 0:
+            node[key] = replacement
+            return value
+        node = child
+    return value
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(paths=st.lists(st.integers(0, 10_000), min_size=1, max_size=6), replacement=wild_json,
+       reseal_it=st.booleans())
+def test_malformed_logs_never_crash_verify(paths, replacement, reseal_it):
+    """Any mutation of a real log makes verify pass or raise LogError, never another exception."""
+    forged = mutate(copy.deepcopy(BASE_LOG), paths, replacement)
+    if reseal_it:
+        with contextlib.suppress(Exception):  # the forger's own tool may choke; feed the log as it is
+            forged = reseal(forged)
+    try:
+        verify_log(forged)
+    except logfmt.LogError as error:
+        assert str(error).strip() and "\n" not in str(error)
+
+
+BASE_LOG = real_log("lemur-tails", "fuzz")
+runner = CliRunner()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.one_of(wild_json.map(lambda v: orjson.dumps(v)), st.binary(max_size=200),
+                         st.builds(lambda p, r: orjson.dumps(mutate(copy.deepcopy(BASE_LOG), p, r)),
+                                   st.lists(st.integers(0, 10_000), min_size=1, max_size=6), wild_json)))
+def test_cli_verify_and_import_give_one_line_and_nonzero_on_garbage(tmp_path_factory, content):
+    """Random or broken JSON to `replay verify` and `replay import`: a clear error and exit 1, no traceback."""
+    directory = tmp_path_factory.mktemp("fuzz")
+    path = directory / "log.json"
+    path.write_bytes(content)
+    verify = runner.invoke(app, ["replay", "verify", str(path)])
+    imported = runner.invoke(app, ["replay", "import", str(path), "--db", str(directory / "x.db")])
+    for result in (verify, imported):
+        assert "Traceback" not in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        if result.exit_code == 0:  # a mutation that changed nothing that matters
+            assert verify.exit_code == 0
+    assert verify.exit_code in (0, 1) and imported.exit_code in (0, 1)
+    if verify.exit_code == 1:
+        assert "FAIL" in verify.output or "error:" in verify.output
+        assert imported.exit_code == 1 and "error:" in imported.output

@@ -17,21 +17,25 @@ GAME_MODULES: dict[str, str] = {
     "lemur-tails": "engines.lemur_tails",
 }
 
-_extra: dict[str, Engine] = {}
+_extra: dict[str, tuple[Engine, dict[int, Engine]]] = {}
+"""Engines registered at run time: name -> (current engine, every rules version)."""
 
 
 class UnknownGame(EngineError):
     """No engine is registered under that name (or not at that version)."""
 
 
-def register(engine: Engine) -> None:
-    """Register an engine that is not one of the three games (tests, experiments)."""
-    _extra[engine.name] = engine
+def register(engine: Engine, *older: Engine) -> None:
+    """Register an engine that is not one of the three games (tests, experiments).
+
+    ``older`` are earlier rules versions of the same game that logs may still name.
+    """
+    _extra[engine.name] = (engine, {e.version: e for e in (*older, engine)})
 
 
 def registered() -> list[Engine]:
     """The engines added with ``register`` (worker processes register them again)."""
-    return list(_extra.values())
+    return [engine for current, versions in _extra.values() for engine in versions.values() if engine is current]
 
 
 def names() -> list[str]:
@@ -43,22 +47,23 @@ def names() -> list[str]:
 def get(name: str, version: int | None = None) -> Engine:
     """The engine for ``name`` at rules ``version`` (default: the current one)."""
     if name in _extra:
-        engine = _extra[name]
-        if version is None or version == engine.version:
-            return engine
-        raise UnknownGame(f"{name} has no rules version {version} (known: {engine.version})")
-    module = _load(name)
-    if module is None:
-        known = ", ".join(names()) or "none"
-        raise UnknownGame(f"unknown game {name!r} (known games: {known})")
-    current: Engine = module.ENGINE
-    if version is None or version == current.version:
+        current, versions = _extra[name]
+    else:
+        module = _load(name)
+        if module is None:
+            known = ", ".join(names()) or "none"
+            raise UnknownGame(f"unknown game {name!r} (known games: {known})")
+        current = module.ENGINE
+        versions = getattr(module, "VERSIONS", {current.version: current})
+    if version is None:
         return current
-    versions: dict[int, Engine] = getattr(module, "VERSIONS", {current.version: current})
-    if version not in versions:
-        known = ", ".join(str(v) for v in sorted(versions))
-        raise UnknownGame(f"{name} has no rules version {version} (known: {known})")
-    return versions[version]
+    if version in versions:
+        return versions[version]
+    known = ", ".join(str(v) for v in sorted(versions))
+    if type(version) is int and version > max(versions):
+        raise UnknownGame(f"{name} has no rules version {version}: it is newer than this tourney knows "
+                          f"({known}); upgrade tourney")
+    raise UnknownGame(f"{name} has no rules version {version} (known: {known})")
 
 
 def _load(name: str):

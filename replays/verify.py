@@ -19,12 +19,12 @@ expected there and what was found.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from engines import registry
-from engines.base import CHANCE, TERMINAL, Engine, EngineError, Event
+from engines.base import CHANCE, SETUP, TERMINAL, Engine, EngineError, Event
 from engines.chance import Prng
 from engines.driver import forfeit_ranking
 from ledger.canonical import CanonicalError, canonical
@@ -111,19 +111,24 @@ def verify_log(log: dict[str, Any], name: str = "log", public_key: bytes | None 
         engine = registry.get(log["game"], log["engine_version"])
     except EngineError as error:
         raise VerifyError(game, 0, "a game and rules version this tourney knows", str(error)) from None
-    _Refold(engine, log, report).run()
+    Refold(engine, log, report).run()
     return report
 
 
-class _Refold:
+Watcher = Callable[[int, list[dict[str, Any]], Any], None]
+"""Called after each step with (actor, the step's logged events, the state after it)."""
+
+
+class Refold:
     """Walks the log step by step beside the engine, comparing everything it can derive."""
 
-    def __init__(self, engine: Engine, log: dict[str, Any], report: Report) -> None:
+    def __init__(self, engine: Engine, log: dict[str, Any], report: Report, watch: Watcher | None = None) -> None:
         self.engine = engine
         self.log = log
         self.game = log["game_id"]
         self.seed = log.get("seed")
         self.report = report
+        self.watch = watch
         self.state: Any = None
 
     def fail(self, seq: int, expected: str, found: str) -> None:
@@ -144,6 +149,8 @@ class _Refold:
         if not body:
             return
         self.compare_all(engine.start(config), body[0], chance=True)
+        if self.watch:
+            self.watch(SETUP, body[0], self.state)
         stream = 0
         index = 1
         while index < len(body):
@@ -164,6 +171,8 @@ class _Refold:
                 self.report.chance_steps += 1
             else:
                 self.decision(actor, group)
+            if self.watch:
+                self.watch(actor, group, self.state)
             index += 1
         self.report.notes.append("the game did not end in this log: the result is unchecked")
 

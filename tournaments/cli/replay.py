@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
-from replays import archive, signing
+from replays import archive, render, signing
 from replays import log as logfmt
 from replays.verify import Summary, clock, verify_log
 from tournaments.cli.options import Db
@@ -132,6 +134,53 @@ def verify(
     typer.echo(summary.line())
     if summary.failures or summary.games == 0:
         raise typer.Exit(1)
+
+
+@app.command("show")
+def show(
+    source: Annotated[str, typer.Argument(help="A log file, or the id (or unique prefix) of a stored game.")],
+    view: View = "full",
+    step: Annotated[bool, typer.Option("--step", help="Wait for a key after each turn.")] = False,
+    db: Db = None,
+) -> None:
+    """Show a game turn by turn as a viewer saw it: each event in words, then the table.
+
+    Example: tourney replay show logs/3f2a.json --view seat:1 --step
+    """
+    if Path(source).is_file():
+        log = logfmt.read(source)
+    else:
+        ledger = Ledger(db)
+        log = archive.export(ledger, resolve_game(ledger, source))
+    console = Console()
+    console.print(f"[bold]{log['game']}[/bold] game {log['game_id']} as seen by {view}: "
+                  + ", ".join(f"seat {s['seat']} {s['bot']}" for s in log["seats"]), highlight=False)
+    for frame in render.frames(log, view):
+        console.rule(f"step {frame.step}: {frame.actor}")
+        for line in frame.lines:
+            console.print(f"  {line}", highlight=False, markup=False)
+        if frame.turn_over:
+            console.print(_table(frame))
+            if step and console.is_terminal:
+                typer.echo("(any key: next turn, q: quit)", nl=False)
+                key = typer.getchar()
+                typer.echo("")
+                if key in ("q", "Q"):
+                    return
+    result = log.get("result") or {}
+    typer.echo(f"result: ranking {result.get('ranking')} ({result.get('reason')})")
+
+
+def _table(frame: render.Frame) -> Table:
+    table = Table(show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="cyan")
+    table.add_column()
+    for key, value in frame.table.items():
+        table.add_row(key, render.show_value(value))
+    for seat, hidden in frame.seats.items():
+        for key, value in hidden.items():
+            table.add_row(f"seat {seat} {key}", render.show_value(value))
+    return table
 
 
 def _sources(paths, db, tournament):

@@ -46,6 +46,9 @@ class ConfigError(EngineError):
 class Event:
     """One fact of a game, named in the game's own words.
 
+    The names ``game_started``, ``seat_forfeited`` and ``game_ended`` are the log's own
+    (replays.record); an engine never uses them. Events are shared, never mutated.
+
     ``data`` is the public part, seen by everyone. ``private`` is the hidden part,
     seen only by the seats in ``audience`` (everyone else sees a salted commitment
     to it). An event with ``private is None`` is public.

@@ -81,8 +81,8 @@ class LemurTails:
             "cards_drawn": self._cards_drawn,
             "market_refilled": self._market_refilled,
             "deck_emptied": self._deck_emptied,
-            "game_ended": self._game_ended,
-            "move_cap_reached": self._game_ended,
+            "lemurs_counted": self._lemurs_counted,
+            "move_cap_reached": self._lemurs_counted,
         }
 
     # ------------------------------------------------------------------ protocol
@@ -420,7 +420,7 @@ class LemurTails:
     def _deck_emptied(self, state: State, event: Event) -> State:
         return state._replace(ending=True)
 
-    def _game_ended(self, state: State, event: Event) -> State:
+    def _lemurs_counted(self, state: State, event: Event) -> State:
         return state._replace(over=event.data["reason"], pending=())
 
 

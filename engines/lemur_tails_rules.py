@@ -366,7 +366,7 @@ def ranking(state: State) -> list[int]:
     return competition_ranks([score(state, 0), score(state, 1)])
 
 
-def game_over(state: State, reason: str, kind: str = "game_ended") -> Event:
+def game_over(state: State, reason: str, kind: str = "lemurs_counted") -> Event:
     """The event that ends the game, with the ranking the tails give (LT-9)."""
     data = {"reason": reason, "ranking": ranking(state), "scores": [list(score(state, s)) for s in (0, 1)]}
     if kind == "move_cap_reached":

@@ -130,6 +130,8 @@ def record(
     for number, step in enumerate(played.steps, start=1):
         by_chance = step.actor < 0
         for event in step.events:
+            if event.type in META_EVENTS:
+                raise ValueError(f"{engine.name} emitted {event.type!r}, a name the log keeps for itself")
             add(event, number, by_chance)
     outcome = played.outcome
     last = len(played.steps) + 1

@@ -437,7 +437,7 @@ def test_end_card_drawn_by_seat_zero_lets_seat_one_finish_the_round():
     assert state.end_card == END_DRAWN and len(state.hands[0]) == 8 and ENGINE.actor(state) == 1
     state = resolve(state)
     events = ENGINE.decide(state, "end")
-    assert [e.type for e in events] == ["turn_ended", "game_ended"]
+    assert [e.type for e in events] == ["turn_ended", "lemurs_counted"]
     state = fold(ENGINE, events, state)
     assert ENGINE.actor(state) == TERMINAL and state.turns == (1, 1) and state.over == "end card"
 
@@ -465,7 +465,7 @@ def test_end_card_in_seat_ones_refill_ends_the_game_at_once():
     state = state._replace(deck=tuple(deck), turns=(1, 0))
     state = fold(ENGINE, ENGINE.decide(state, "end"), state)
     refill = ENGINE.chance(state, Prng("r", 0))
-    assert refill[-1].type == "game_ended" and refill[-1].data["reason"] == "end card"
+    assert refill[-1].type == "lemurs_counted" and refill[-1].data["reason"] == "end card"
     state = fold(ENGINE, refill, state)
     assert ENGINE.actor(state) == TERMINAL and state.turns == (1, 1)
 

@@ -1,0 +1,606 @@
+"""Tails on Fire: opossums steal fire from each other's stacks (2-6 seats).
+
+Every seat owns opossums 1-9 and a trickster (+1). One opossum sits on the seat's
+bonfire for the whole game. Each round every seat secretly chooses up to three
+opossums; then the Hunt: the seats (and, at 2-3 seats, the scripted Rogue) take turns
+offering the rising starting number, then playing exactly one higher, until a seat's
+card is on top when its turn comes round again. That seat wins the Iguana pile's top
+fire card and steals every other stack showing its number. When the Iguana pile is
+empty, seats rank by flames. docs/games/tails-on-fire.md restates the rules as built,
+rulings TOF-1..TOF-9 and ALL-1..ALL-6, and the new rulings TOF-10 onwards.
+
+Cards are small ints: 0 is the trickster, 1-9 the numbered opossums (and fire cards).
+A seat's opossums in one place are a 10-bit mask (bit c = card c); what changes at every
+decision (cards in hand, chosen cards, how many chosen cards are left) is kept for all
+seats in one int, 10 bits per seat, so a decision's fold is a few int operations.
+What happens without a decision (the Rogue's turns, wins, the end of a round) is in
+engines/tails_on_fire_hunt.py, the views in engines/tails_on_fire_view.py, and the sentences
+of refused actions in engines/tails_on_fire_refusals.py.
+"""
+
+# ruff: noqa: RUF005 -- the hot folds build tuples by concatenation, faster here than unpacking
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
+from engines.tails_on_fire_hunt import (
+    ANNOUNCE,
+    BONFIRES,
+    CHOOSE,
+    FOLLOW,
+    HOME,
+    IGUANA,
+    NEXT,
+    OVER,
+    ROGUE,
+    ROUND_OVER,
+    SHUFFLE,
+    START,
+    common_follow_up,
+    follow_up,
+)
+
+# --- card data and constants -------------------------------------------------------------
+
+TRICKSTER = 0
+NUMBERS = (1, 2, 3, 4, 5, 6, 7, 8, 9)  # the opossums 1-9 of a seat, and of the Rogue
+FIRE_CARDS = NUMBERS
+FLAMES = (0, 1, 1, 1, 2, 2, 2, 3, 3, 3)  # per fire card number (TOF-1)
+BONFIRE_FLAMES = 1  # TOF-2
+ALL_OPOSSUMS = (1 << 10) - 1  # bits 0 (trickster) to 9: one seat's whole set
+PICKS = 3  # opossums chosen per round (TOF-4)
+MOVE_CAP = 2000  # decisions by seats (TOF-9, ALL-4; docs/games/tails-on-fire.md defines a turn)
+MAX_SEATS = 6
+SEAT_BITS = 10  # a seat's mask in a packed int: bits SEAT_BITS * seat onwards
+
+PACKED_ALL = tuple(sum(ALL_OPOSSUMS << SEAT_BITS * seat for seat in range(n)) for n in range(MAX_SEATS + 1))
+POPCOUNT = tuple(bin(mask).count("1") for mask in range(1 << 10))
+NEED_PICKS = tuple(min(PICKS, count) for count in POPCOUNT)  # min(3, choosable) per hand (TOF-4)
+CARDS_OF = tuple(tuple(card for card in range(10) if mask >> card & 1) for mask in range(1 << 10))
+CARD_NAME = ("trickster", *(str(n) for n in NUMBERS))
+
+# Actions: "choose:N" / "choose:trickster" while choosing, "pass" / "play:N" / "trickster" in the Hunt.
+CHOOSE_ACTION = tuple(f"choose:{name}" for name in CARD_NAME)
+PLAY_ACTION = ("trickster", *(f"play:{n}" for n in NUMBERS))
+PICK, PLAY, PASS = 0, 1, 2
+ACTIONS: dict[str, tuple[int, int]] = {"pass": (PASS, -1)}
+ACTIONS.update({action: (PICK, card) for card, action in enumerate(CHOOSE_ACTION)})
+ACTIONS.update({action: (PLAY, card) for card, action in enumerate(PLAY_ACTION)})
+CHOOSE_LEGAL = tuple(tuple(CHOOSE_ACTION[card] for card in CARDS_OF[mask]) for mask in range(1 << 10))
+# START_LEGAL[number][holds it]; HOME_LEGAL[top card's number][chosen cards in hand]
+START_LEGAL = tuple((("pass",), ("pass", PLAY_ACTION[n])) for n in range(10))
+HOME_LEGAL = tuple(
+    tuple(
+        ("pass", *(PLAY_ACTION[card] for card in (number % 9 + 1, TRICKSTER) if mask >> card & 1))
+        for mask in range(1 << 10)
+    )
+    for number in range(10)
+)
+
+# The decision events, built once: events are immutable records, so equal ones are shared.
+CHOSEN_EVENTS = tuple(
+    tuple(Event("opossum_chosen", {"seat": seat}, {"card": card}, (seat,)) for card in range(10))
+    for seat in range(MAX_SEATS)
+)
+PASSED_EVENTS = tuple(Event("passed", {"seat": seat}) for seat in range(MAX_SEATS))
+PLAYED_EVENTS = tuple(
+    tuple(
+        tuple(Event("opossum_played", {"seat": seat, "card": card, "number": number}) for number in range(10))
+        for card in range(10)
+    )
+    for seat in range(MAX_SEATS)
+)
+
+
+class Stack(NamedTuple):
+    """A fire stack: its top opossum, the number it shows (a trickster's own, TOF-5), its fire cards."""
+
+    card: int
+    number: int
+    fire: tuple[int, ...]
+
+
+class Table(NamedTuple):
+    """What changes at most once a round, or on the Rogue's turns."""
+
+    seats: int
+    rogue: bool
+    round: int
+    leader: int  # the seat that starts this round's Hunt (TOF-5)
+    order: tuple[int, ...]  # order[actor]: the actor after it in this round (a row of NEXT)
+    bonfire: tuple[int, ...]  # per seat, the opossum on its bonfire
+    kept: int  # per seat (packed), the opossums on its bonfire and topping its fire stacks
+    exhausted: int  # per seat (packed), its exhausted opossums
+    stacks: tuple[tuple[Stack, ...], ...]  # per seat, its fire stacks (the bonfire apart)
+    iguana: tuple[int, ...] | None  # Iguana pile top first; None when folded without its order
+    iguana_top: int  # 0 when the pile is empty
+    iguana_size: int
+    rogue_deck: tuple[int, ...] | None  # top first; None until shuffled or when unknown
+    rogue_deck_size: int
+    rogue_reserve: tuple[int, ...]  # top last, face up
+    boxed: tuple[int, ...]  # fire cards that left the game (stalemates, Rogue wins)
+
+
+class State(NamedTuple):
+    """A game of Tails on Fire: the table, and what changes from one decision to the next.
+
+    ``held``, ``chosen`` and ``left`` hold 10 bits per seat (see seat_bits). A seat's chosen
+    bits are all set (more than 3) when its picks were redacted: then any card it holds
+    may be one of them.
+    """
+
+    table: Table
+    offers: int  # how many starting numbers this Hunt has offered (TOF-6)
+    number: int  # the starting number offered now (START) or played (HOME)
+    phase: int
+    held: int  # per seat, the opossums in hand (chosen and den alike)
+    discard: tuple[tuple[int, int, int], ...]  # (owner, card, number), top last; owner ROGUE
+    chosen: int  # per seat, the chosen opossums still in hand
+    left: int  # per seat, how many chosen opossums it still holds (public)
+    picker: int  # CHOOSE: the seat picking now, -1 when every seat has picked
+    turn: int  # START/HOME: the seat to act (ROGUE/ANNOUNCE only inside one decision's events);
+    # ROUND_OVER: the seat that starts the next round
+    turns: int  # decisions taken (the move cap counts these)
+
+
+_new = tuple.__new__  # _new(State, fields): a State from a tuple of all its fields, in order
+assert State._fields[3:] == ("phase", "held", "discard", "chosen", "left", "picker", "turn", "turns")
+assert Table._fields[6:12] == ("kept", "exhausted", "stacks", "iguana", "iguana_top", "iguana_size")
+assert Table._fields[12:] == ("rogue_deck", "rogue_deck_size", "rogue_reserve", "boxed")
+
+
+def seat_bits(packed: int, seat: int) -> int:
+    """The 10-bit mask (or count) of ``seat`` in a packed per-seat int."""
+    return packed >> SEAT_BITS * seat & ALL_OPOSSUMS
+
+
+def unknown(chosen_bits: int) -> bool:
+    """Whether a seat's chosen opossums are unknown (its picks reached this fold redacted)."""
+    return POPCOUNT[chosen_bits] > PICKS
+
+
+def flames(state: State) -> list[int]:
+    """Each seat's flames: its bonfire plus the flames of every fire card in its stacks (TOF-9)."""
+    return [
+        BONFIRE_FLAMES + sum(FLAMES[fire] for stack in stacks for fire in stack.fire)
+        for stacks in state.table.stacks
+    ]
+
+
+def first_picker(held: int, seats: int, after: int = -1) -> int:
+    """The next seat after ``after`` with opossums to choose, or -1 (seats pick in seat order)."""
+    for seat in range(after + 1, seats):
+        if held >> SEAT_BITS * seat & ALL_OPOSSUMS:
+            return seat
+    return -1
+
+
+# --- the fold: the three moves of a decision, then one function per event type -------------
+
+
+def _after_pick(state: State, seat: int, bits: int) -> State:
+    """``seat`` chose the opossum(s) ``bits`` (packed; all of its bits for a redacted pick)."""
+    shift = SEAT_BITS * seat
+    left, held = state[7] + (1 << shift), state[4]
+    picker = seat
+    if left >> shift & ALL_OPOSSUMS == NEED_PICKS[held >> shift & ALL_OPOSSUMS]:
+        picker = first_picker(held, state[0].seats, seat)
+    return _new(State, state[:6] + (state[6] | bits, left, picker, state[9], state[10] + 1))
+
+
+def _after_play(state: State, seat: int, card: int, number: int) -> State:
+    """``seat`` played ``card`` showing ``number`` onto the discard pile."""
+    shift = SEAT_BITS * seat
+    bit = 1 << shift + card
+    left, chosen = state[7] - (1 << shift), state[6] & ~bit
+    if not left >> shift & ALL_OPOSSUMS:
+        chosen &= ~(ALL_OPOSSUMS << shift)  # none left: an unknown (redacted) choice is known empty too
+    return _new(State, (
+        state[0], state[1], state[2], HOME, state[4] & ~bit, state[5] + ((seat, card, number),), chosen, left,
+        state[8], state[0].order[seat], state[10] + 1,
+    ))  # fmt: skip
+
+
+def _after_pass(state: State, seat: int, counted: int) -> State:
+    """``seat``'s turn is over without a card (``counted``: 1 if it was a decision)."""
+    table = state[0]
+    turn = table.order[seat]
+    if turn == table.leader and state[3] == START:
+        turn = ANNOUNCE  # TOF-5: round to the first seat again: the starting number rises first
+    return _new(State, state[:9] + (turn, state[10] + counted))
+
+
+def _table_laid(state: Any, event: Event) -> State:
+    n, rogue = event.data["seats"], event.data["rogue"]
+    zeros = (0,) * n
+    table = Table(
+        seats=n, rogue=rogue, round=1, leader=0, order=NEXT[n][rogue][0], bonfire=zeros, kept=0, exhausted=0,
+        stacks=((),) * n, iguana=None, iguana_top=0, iguana_size=len(FIRE_CARDS), rogue_deck=None,
+        rogue_deck_size=0, rogue_reserve=(), boxed=(),
+    )  # fmt: skip
+    return State(table, 0, 0, BONFIRES, 0, (), 0, 0, -1, 0, 0)
+
+
+def _bonfires_lit(state: State, event: Event) -> State:
+    bonfire = tuple(event.data["opossums"])
+    kept = sum(1 << SEAT_BITS * seat + card for seat, card in enumerate(bonfire))
+    table = state.table._replace(bonfire=bonfire, kept=kept)
+    return state._replace(table=table, phase=IGUANA, held=PACKED_ALL[table.seats] & ~kept)
+
+
+def _iguana_shuffled(state: State, event: Event) -> State:
+    order = tuple(event.private["order"]) if event.private is not None else None
+    table = state.table._replace(iguana=order, iguana_top=event.data["top"], iguana_size=event.data["size"])
+    if table.rogue:
+        return state._replace(table=table, number=table.iguana_top, phase=SHUFFLE)
+    picker = first_picker(state.held, table.seats)
+    return state._replace(table=table, number=table.iguana_top, phase=CHOOSE, picker=picker)
+
+
+def _rogue_shuffled(state: State, event: Event) -> State:
+    order = tuple(event.private["order"]) if event.private is not None else None
+    table = state.table._replace(rogue_deck=order, rogue_deck_size=event.data["size"])
+    return state._replace(table=table, phase=CHOOSE, picker=first_picker(state.held, table.seats))
+
+
+def _opossum_chosen(state: State, event: Event) -> State:
+    seat = event.data["seat"]
+    # A redacted pick sets all of the seat's bits: its choice is unknown for the round.
+    card = event.private["card"] if event.private is not None else None
+    bits = ALL_OPOSSUMS if card is None else 1 << card
+    return _after_pick(state, seat, bits << SEAT_BITS * seat)
+
+
+def _hunt_started(state: State, event: Event) -> State:
+    data = event.data
+    return _new(State, (state[0], 1, data["number"], START) + state[4:9] + (data["leader"], state[10]))
+
+
+def _starting_number_raised(state: State, event: Event) -> State:
+    return _new(State, (state[0], state[1] + 1, event.data["number"]) + state[3:9] + (state[0].leader, state[10]))
+
+
+def _opossum_played(state: State, event: Event) -> State:
+    data = event.data
+    return _after_play(state, data["seat"], data["card"], data["number"])
+
+
+def _passed(state: State, event: Event) -> State:
+    return _after_pass(state, event.data["seat"], 1)
+
+
+def _turn_skipped(state: State, event: Event) -> State:
+    return _after_pass(state, event.data["seat"], 0)
+
+
+def _rogue_played(state: State, event: Event) -> State:
+    card, table = event.data["card"], state[0]
+    if event.data["from"] == "reserve":
+        table = _new(Table, table[:14] + (table[14][:-1], table[15]))
+    else:
+        table = _rogue_draw(table, table[14])
+    return _new(State, (table, state[1], state[2], HOME, state[4], state[5] + ((ROGUE, card, card),)) + state[6:9] + (
+        table.order[ROGUE], state[10],
+    ))  # fmt: skip
+
+
+def _rogue_turn_over(state: State, event: Event) -> State:
+    table = state[0]
+    if event.type == "rogue_reserved":
+        table = _rogue_draw(table, table[14] + (event.data["card"],))
+    # The Rogue acts last in each circle (TOF-8): the first seat is next.
+    turn = ANNOUNCE if state[3] == START else table.order[ROGUE]
+    return _new(State, (table,) + state[1:9] + (turn, state[10]))
+
+
+def _fire_won(state: State, event: Event) -> State:
+    data = event.data
+    winner, card, number = data["seat"], data["card"], data["number"]
+    stacks, kept, fires, held = _steal(state, data["stolen"], number, [data["fire"]])
+    stacks[winner] += (_new(Stack, (card, number, tuple(fires))),)
+    kept |= 1 << SEAT_BITS * winner + card
+    # The winner starts the next round (TOF-5); ROUND_OVER keeps that seat in ``turn``.
+    return _take_fire(state, tuple(stacks), kept, held, state.table.boxed, state.discard[:-1], winner)
+
+
+def _rogue_won(state: State, event: Event) -> State:
+    # TOF-8: the won fire card and every stolen fire card leave the game; the same seat starts again.
+    table, data = state.table, event.data
+    stacks, kept, fires, held = _steal(state, data["stolen"], data["number"], [data["fire"]])
+    return _take_fire(state, tuple(stacks), kept, held, table.boxed + tuple(fires), state.discard, table.leader)
+
+
+def _stalemate(state: State, event: Event) -> State:
+    # TOF-6: the top fire card leaves the game; TOF-10: the same seat starts the next round.
+    table = state.table
+    boxed = (*table.boxed, event.data["fire"])
+    return _take_fire(state, table.stacks, table.kept, state.held, boxed, state.discard, table.leader)
+
+
+def _round_prepared(state: State, event: Event) -> State:
+    # Prepare for next round: last round's exhausted cards come back, this round's discards
+    # become exhausted, and everything else not on a bonfire or in a stack returns to hand.
+    table, data = state.table, event.data
+    exhausted = 0
+    for owner, card, _ in state.discard:
+        if owner != ROGUE:
+            exhausted |= 1 << SEAT_BITS * owner + card
+    seats, rogue, leader, top = table.seats, table.rogue, data["leader"], data["iguana"]["top"]
+    held = PACKED_ALL[seats] & ~(table.kept | exhausted)
+    table = _new(Table, (
+        seats, rogue, data["round"], leader, NEXT[seats][rogue][leader], table.bonfire, table.kept, exhausted,
+        table.stacks, table.iguana, top, data["iguana"]["size"], None, len(NUMBERS) if rogue else 0, (), table.boxed,
+    ))  # fmt: skip
+    phase, picker = (SHUFFLE, -1) if rogue else (CHOOSE, first_picker(held, seats))
+    return _new(State, (table, 0, top, phase, held, (), 0, 0, picker, leader, state[10]))
+
+
+def _game_over(state: State, event: Event) -> State:
+    return state._replace(phase=OVER)
+
+
+FOLD = {
+    "table_laid": _table_laid,
+    "bonfires_lit": _bonfires_lit,
+    "iguana_shuffled": _iguana_shuffled,
+    "rogue_shuffled": _rogue_shuffled,
+    "opossum_chosen": _opossum_chosen,
+    "hunt_started": _hunt_started,
+    "starting_number_raised": _starting_number_raised,
+    "opossum_played": _opossum_played,
+    "passed": _passed,
+    "turn_skipped": _turn_skipped,
+    "rogue_played": _rogue_played,
+    "rogue_reserved": _rogue_turn_over,
+    "rogue_passed": _rogue_turn_over,
+    "fire_won": _fire_won,
+    "rogue_won": _rogue_won,
+    "stalemate": _stalemate,
+    "round_prepared": _round_prepared,
+    "iguana_depleted": _game_over,
+    "move_cap_reached": _game_over,
+}
+
+
+# --- the engine ---------------------------------------------------------------------------
+
+
+class TailsOnFire:
+    """The Tails on Fire engine (engines.base.Engine)."""
+
+    name = "tails-on-fire"
+    version = 1
+    min_seats = 2
+    max_seats = MAX_SEATS
+    default_seats = 4
+    move_cap = MOVE_CAP
+
+    def __init__(self) -> None:
+        # decide() works out the state its event leads to (``_next``), and, when it plays out
+        # automatic steps, the states their events lead to (``_folded``, keyed by id of the
+        # state before); apply() hands those back instead of folding the same events again.
+        # A pure cache: an entry serves only the very state and event objects it came from.
+        self._next: tuple[Any, Any, Any] = (None, None, None)
+        self._folded: dict[int, tuple[State, Event, State]] = {}
+
+    def configure(self, seats: int, options: Mapping[str, Any] | None = None) -> Config:
+        if type(seats) is not int or not self.min_seats <= seats <= self.max_seats:
+            raise ConfigError(f"tails-on-fire takes 2-6 seats, not {seats!r}")
+        options = dict(options or {})
+        unknown_options = sorted(set(options) - {"rogue"})
+        if unknown_options:
+            raise ConfigError(f"tails-on-fire has one option, 'rogue'; unknown: {unknown_options}")
+        rogue = options.get("rogue", seats <= 3)
+        if type(rogue) is not bool:
+            raise ConfigError(f"the 'rogue' option is true or false, not {rogue!r}")
+        if rogue and seats > 3:
+            raise ConfigError(f"the Rogue plays only in games of 2-3 seats (TOF-8), not {seats}")
+        return Config(seats, {"rogue": rogue})
+
+    def start(self, config: Config) -> list[Event]:
+        return [Event("table_laid", {"seats": config.seats, "rogue": bool(config.options.get("rogue"))})]
+
+    def apply(self, state: Any, event: Event) -> State:
+        following = self._next
+        if following[1] is event and following[0] is state:
+            return following[2]
+        folded = self._folded
+        if folded:
+            hit = folded.pop(id(state), None)
+            if hit is not None and hit[1] is event and hit[0] is state:
+                return hit[2]
+        return FOLD[event.type](state, event)
+
+    def actor(self, state: State) -> int:
+        phase = state[3]
+        if phase == CHOOSE:
+            return state[8]
+        if START <= phase <= HOME:
+            return state[9]
+        return CHANCE if phase <= SHUFFLE else TERMINAL
+
+    def legal_actions(self, state: State) -> list[str]:
+        phase = state[3]
+        if phase == HOME:
+            # The seat's chosen cards still in hand (all it holds, if its choice is unknown).
+            hand = (state[6] & state[4]) >> SEAT_BITS * state[9] & ALL_OPOSSUMS
+            owner, card, number = state[5][-1]
+            if card == TRICKSTER and owner != ROGUE:
+                hand &= ~1  # TOF-5: a trickster never goes on another seat's trickster
+            return list(HOME_LEGAL[number][hand])
+        if phase == START:
+            number = state[2]
+            return list(START_LEGAL[number][(state[6] & state[4]) >> SEAT_BITS * state[9] + number & 1])
+        if phase == CHOOSE:
+            shift = SEAT_BITS * state[8]
+            hand, chosen = state[4] >> shift & ALL_OPOSSUMS, state[6] >> shift & ALL_OPOSSUMS
+            # After a redacted pick the seat's choice is unknown: any opossum in hand may be next.
+            return list(CHOOSE_LEGAL[hand if POPCOUNT[chosen] > PICKS else hand & ~chosen])
+        return []
+
+    def decide(self, state: State, action: str) -> list[Event]:
+        try:
+            kind, card = ACTIONS[action]
+        except (KeyError, TypeError):
+            kind = card = -1
+        phase = state[3]
+        if phase == CHOOSE:
+            seat = state[8]
+            shift = SEAT_BITS * seat
+            held = state[4]
+            if kind != PICK or not (held & ~state[6]) >> shift + card & 1:
+                from engines.tails_on_fire_refusals import pick_refusal
+
+                # Refused, unless the seat's picks are unknown (TOF-18) and it holds the card.
+                refusal = pick_refusal(state, seat, action, kind, card)
+                if refusal is not None:
+                    raise IllegalAction(refusal)
+            event = CHOSEN_EVENTS[seat][card]
+            # _after_pick, inlined: a third of all decisions are picks.
+            left = state[7] + (1 << shift)
+            picker = seat
+            if left >> shift & ALL_OPOSSUMS == NEED_PICKS[held >> shift & ALL_OPOSSUMS]:
+                picker = first_picker(held, state[0].seats, seat)
+            after = _new(State, state[:6] + (state[6] | 1 << shift + card, left, picker, state[9], state[10] + 1))
+            quiet = picker >= 0  # a seat picks next (else the Hunt starts)
+        elif START <= phase <= HOME:
+            seat = state[9]
+            if kind == PASS:
+                event = PASSED_EVENTS[seat]
+                # _after_pass, inlined: this is the most frequent decision.
+                table = state[0]
+                turn = table.order[seat]
+                if turn == table.leader and phase == START:
+                    turn = ANNOUNCE
+                after = _new(State, state[:9] + (turn, state[10] + 1))
+                # Quiet: the next actor is a seat holding chosen opossums and not the top card,
+                # so nothing happens before its turn (see the hunt module for what else may).
+                quiet = (
+                    turn < ROGUE
+                    and state[7] >> SEAT_BITS * turn & ALL_OPOSSUMS
+                    and (phase == START or state[5][-1][0] != turn)
+                )
+            else:
+                event = _play_event(state, seat, action, kind, card)
+                after = _after_play(state, seat, card, event.data["number"])
+                turn = after[9]
+                quiet = turn < ROGUE and after[7] >> SEAT_BITS * turn & ALL_OPOSSUMS
+        elif phase == OVER:
+            raise IllegalAction(f"the game is over: no seat may {action!r}")
+        else:
+            raise IllegalAction(f"no seat may act now ({action!r}): a shuffle (chance step) comes first")
+        if state[10] + 1 >= MOVE_CAP:
+            # ALL-4, TOF-9: the game stops at once; a pick or Hunt action never changes flames.
+            return [event, Event("move_cap_reached", {"turns": MOVE_CAP, "flames": flames(state)})]
+        self._next = (state, event, after)
+        if quiet:
+            return [event]
+        fast = common_follow_up(event, after)
+        if fast is not None:
+            return fast
+        self._folded.clear()
+        self._folded[id(state)] = (state, event, after)
+        return follow_up(self._fold_and_keep, after, [event], flames)
+
+    def _fold_and_keep(self, state: State, event: Event) -> State:
+        after = FOLD[event.type](state, event)
+        self._folded[id(state)] = (state, event, after)
+        return after
+
+    def chance(self, state: State, rng: Any) -> list[Event]:
+        phase = state.phase
+        if phase == BONFIRES:
+            # TOF-3: every seat's bonfire opossum is a different random 1-9.
+            return [Event("bonfires_lit", {"opossums": rng.sample(NUMBERS, state.table.seats)})]
+        if phase == IGUANA:
+            order = rng.shuffled(FIRE_CARDS)
+            return [Event("iguana_shuffled", {"top": order[0], "size": len(order)}, {"order": order}, ())]
+        if phase == SHUFFLE:
+            # TOF-8: all nine rogue cards are shuffled into a new rogue deck every round.
+            order = rng.shuffled(NUMBERS)
+            return [Event("rogue_shuffled", {"size": len(order)}, {"order": order}, ())]
+        raise IllegalAction("no chance step is pending")
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        # Imported here: the view module reads this module's tables (and is not on the hot path).
+        from engines.tails_on_fire_view import view
+
+        return view(state, seat)
+
+    def ranking(self, state: State) -> list[int]:
+        return competition_ranks(flames(state))
+
+    def action_of(self, event: Event) -> str | None:
+        kind = event.type
+        if kind == "opossum_played":
+            return PLAY_ACTION[event.data["card"]]
+        if kind == "passed":
+            return "pass"
+        if kind == "opossum_chosen" and event.private is not None:
+            return CHOOSE_ACTION[event.private["card"]]
+        return None
+
+
+# --- checks and helpers --------------------------------------------------------------------
+
+
+def _play_event(state: State, seat: int, action: Any, kind: int, card: int) -> Event:
+    """The event of ``seat`` playing ``card`` in the Hunt; IllegalAction (with the reason) if it may not."""
+    if kind == PLAY and (state[6] & state[4]) >> SEAT_BITS * seat + card & 1:  # a chosen card it holds
+        if state[3] == START:
+            if card == state[2]:  # the starting number (never the trickster, TOF-5)
+                return PLAYED_EVENTS[seat][card][card]
+        else:
+            owner, top, number = state[5][-1]
+            need = FOLLOW[number]
+            # A trickster takes the number one higher than the card below it, but never goes on
+            # another seat's trickster (TOF-5).
+            if card == need or (card == TRICKSTER and (top != TRICKSTER or owner == ROGUE)):
+                return PLAYED_EVENTS[seat][card][need]
+    from engines.tails_on_fire_refusals import play_refusal
+
+    raise IllegalAction(play_refusal(state, seat, action, kind, card))
+
+
+def _steal(state: State, thefts: list[dict[str, Any]], number: int, fires: list[int]):
+    """TOF-7: each stack in ``thefts`` (every other seat's stack showing ``number``, as the
+    win event lists them) gives its fire cards to ``fires`` and goes away; its opossum goes
+    back to its owner's hand (the round is over: "prepare for next round" comes next)."""
+    table, held = state.table, state.held
+    stacks, kept = list(table.stacks), table.kept
+    for theft in thefts:  # usually none
+        seat = theft["seat"]
+        fires += theft["fire"]
+        stacks[seat] = tuple(stack for stack in stacks[seat] if stack.number != number)
+        bit = 1 << SEAT_BITS * seat + theft["card"]
+        kept &= ~bit
+        held |= bit
+    return stacks, kept, fires, held
+
+
+def _take_fire(state: State, stacks, kept: int, held: int, boxed, discard, next_leader: int) -> State:
+    """The state at the end of a round: the Iguana pile without its top card (the next
+    round's "prepare" event reveals the new top), and the seat to start the next round."""
+    table = state[0]
+    iguana = table.iguana
+    if iguana is not None:
+        iguana = iguana[1:]
+    # Table fields 6-11 and 15 (kept, stacks, the Iguana pile, boxed) change; positional for speed.
+    table = _new(Table, table[:6] + (kept, table[7], stacks, iguana, iguana[0] if iguana else 0, table[11] - 1) + (
+        table[12:15] + (boxed,)
+    ))  # fmt: skip
+    return _new(State, (table, state[1], state[2], ROUND_OVER, held, discard) + state[6:9] + (
+        next_leader, state[10],
+    ))  # fmt: skip
+
+
+def _rogue_draw(table: Table, reserve: tuple[int, ...]) -> Table:
+    """The table after the Rogue drew its deck's top card, with ``reserve`` as its reserve."""
+    deck = table.rogue_deck
+    return _new(Table, table[:12] + (deck[1:] if deck else deck, table[13] - 1, reserve, table[15]))
+
+
+ENGINE = TailsOnFire()

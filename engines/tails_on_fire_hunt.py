@@ -1,0 +1,185 @@
+"""Tails on Fire: the order of play and everything that happens without a decision.
+
+The phases of a game, the turn order of the Hunt with the Rogue's place in it (TOF-8),
+and the automatic steps that follow a seat's decision until the next seat must decide:
+the Hunt's start, the Rogue's scripted turns, the turns of seats that hold no chosen
+opossum (TOF-11), the rising starting number (TOF-5, TOF-12), wins and steals (TOF-7),
+stalemates (TOF-6) and the end of a round. They are appended to the events of the
+decision that leads to them, so none of them is a turn under the move cap (TOF-9).
+
+The functions read a state of engines.tails_on_fire (its fields by name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engines.base import Event
+
+# Phases of play. BONFIRES, IGUANA and SHUFFLE wait for a chance step; ROUND_OVER lasts only
+# between a round's last event and its "prepare" event, inside one decision's events.
+BONFIRES, IGUANA, SHUFFLE, CHOOSE, START, HOME, ROUND_OVER, OVER = range(8)
+PHASE_NAMES = ("setup", "setup", "shuffle", "choose", "hunt", "hunt", "round over", "over")
+
+# Pseudo-actors of the Hunt: the Rogue's turn, and the first seat raising the starting number
+# when its turn comes round again (TOF-5). Both are played out automatically.
+ROGUE, ANNOUNCE = 6, 7
+
+FOLLOW = (1, 2, 3, 4, 5, 6, 7, 8, 9, 1)  # FOLLOW[n]: the number one higher than n, 9 -> 1
+STARTING_NUMBERS = 9  # a Hunt offers at most the nine numbers (TOF-6)
+SEAT_BITS, SEAT_MASK = 10, (1 << 10) - 1  # a seat's part of a packed per-seat int (tails_on_fire)
+
+
+def _turn_order(seats: int, rogue: bool, leader: int) -> tuple[int, ...]:
+    """Who follows each actor (seats, then ROGUE) in a Hunt led by ``leader``.
+
+    The Rogue sits directly before the first seat, so it acts last in each circle (TOF-8).
+    """
+    out = [leader] * 8
+    for seat in range(seats):
+        out[seat] = (seat + 1) % seats
+    out[(leader - 1) % seats] = ROGUE if rogue else leader
+    out[ROGUE] = leader
+    return tuple(out)
+
+
+# NEXT[seats][rogue][leader][actor]: the actor after ``actor`` (a state keeps its round's row).
+NEXT = tuple(
+    tuple(tuple(_turn_order(seats, rogue, leader) for leader in range(seats)) for rogue in (False, True))
+    for seats in range(7)
+)
+
+
+# The frequent automatic events, built once (events are immutable records; equal ones are shared).
+RAISED_EVENTS = tuple(Event("starting_number_raised", {"number": n}) for n in range(10))
+SKIPPED_EVENTS = tuple(Event("turn_skipped", {"seat": seat}) for seat in range(6))
+HUNT_EVENTS = tuple(
+    tuple(Event("hunt_started", {"leader": leader, "number": n}) for n in range(10)) for leader in range(6)
+)
+ROGUE_PLAYED = tuple(
+    {source: Event("rogue_played", {"card": card, "from": source}) for source in ("reserve", "deck")}
+    for card in range(10)
+)
+ROGUE_RESERVED = tuple(Event("rogue_reserved", {"card": card}) for card in range(10))
+ROGUE_PASSED = Event("rogue_passed", {})
+
+
+def follow_up(fold: Callable[[Any, Event], Any], state: Any, events: list[Event], flames) -> list[Event]:
+    """Append to ``events`` what happens until a seat must decide or the game ends.
+
+    ``state`` is the state after ``events``, ``fold`` the fold step and ``flames(state)``
+    the seats' scores.
+    """
+    while True:
+        phase = state.phase
+        if START <= phase <= HOME:  # the Hunt
+            turn = state.turn
+            if turn == ANNOUNCE:
+                if state.offers >= STARTING_NUMBERS:
+                    # TOF-6: nine numbers offered and none played: the top fire card leaves.
+                    event = Event("stalemate", {"fire": state.table.iguana_top})
+                else:
+                    event = RAISED_EVENTS[FOLLOW[state.number]]
+            elif phase == HOME and state.discard[-1][0] == turn:
+                event = win(state)
+            elif turn == ROGUE:
+                event = rogue_turn(state)
+            elif not state.left >> SEAT_BITS * turn & SEAT_MASK:
+                event = SKIPPED_EVENTS[turn]  # TOF-4, TOF-11: no chosen opossum left
+            else:
+                return events
+        elif phase == ROUND_OVER:
+            event = round_end(state, flames)
+        elif phase == CHOOSE and state.picker < 0:
+            event = HUNT_EVENTS[state.table.leader][state.number]
+        else:
+            return events
+        state = fold(state, event)
+        events.append(event)
+
+
+def common_follow_up(event: Event, after: Any) -> list[Event] | None:
+    """The events of ``event`` and of the most frequent automatic steps after it, worked out from
+    ``after`` (the state ``event`` leads to) without folding: the Hunt starts after the last pick,
+    the starting number rises when the turn comes round to the first seat (TOF-5), a seat's card
+    wins the round (TOF-7) and the next round is prepared. None when anything else follows
+    (follow_up plays it out; the tests check that both agree)."""
+    table, phase, turn = after.table, after.phase, after.turn
+    leader_holds = after.left >> SEAT_BITS * table.leader & SEAT_MASK
+    if phase == CHOOSE:
+        if leader_holds:
+            return [event, HUNT_EVENTS[table.leader][after.number]]
+    elif turn == ANNOUNCE:
+        if after.offers < STARTING_NUMBERS and leader_holds:
+            return [event, RAISED_EVENTS[FOLLOW[after.number]]]
+    elif phase == HOME and turn < ROGUE and after.discard[-1][0] == turn and table.iguana_size > 1 and table.iguana:
+        return [event, win(after), prepared(table.round + 1, turn, table.iguana[1], table.iguana_size - 1)]
+    return None
+
+
+def rogue_turn(state: Any) -> Event:
+    """TOF-8: the Rogue plays its reserve's top card if it can, else draws one card and plays it
+    if it can, else puts it face up on the reserve; with no deck left it passes."""
+    need = state.number if state.phase == START else FOLLOW[state.discard[-1][2]]
+    table = state.table
+    reserve = table.rogue_reserve
+    if reserve and reserve[-1] == need:
+        return ROGUE_PLAYED[need]["reserve"]
+    if not table.rogue_deck_size:
+        return ROGUE_PASSED
+    card = table.rogue_deck[0]
+    if card == need:
+        return ROGUE_PLAYED[card]["deck"]
+    return ROGUE_RESERVED[card]
+
+
+def win(state: Any) -> Event:
+    """The top card's owner wins the Iguana pile's top card and steals from every other seat's
+    stack showing its number (TOF-7); the Rogue's winnings leave the game (TOF-8)."""
+    owner, card, number = state.discard[-1]
+    table = state.table
+    stolen = [
+        {"seat": seat, "card": stack.card, "fire": list(stack.fire)}
+        for seat, stacks in enumerate(table.stacks)
+        if seat != owner
+        for stack in stacks
+        if stack.number == number
+    ]
+    fire = table.iguana_top
+    if owner == ROGUE:
+        return Event("rogue_won", {"card": card, "number": number, "fire": fire, "stolen": stolen})
+    if stolen:
+        return Event("fire_won", {"seat": owner, "card": card, "number": number, "fire": fire, "stolen": stolen})
+    key = (owner, card, number, fire)
+    event = _UNCONTESTED.get(key)
+    if event is None:
+        data = {"seat": owner, "card": card, "number": number, "fire": fire, "stolen": []}
+        event = _UNCONTESTED[key] = Event("fire_won", data)
+    return event
+
+
+def prepared(round_number: int, leader: int, top: int, size: int) -> Event:
+    """The event preparing round ``round_number``, led by ``leader``, revealing the Iguana pile's
+    new ``top`` card (of ``size``)."""
+    key = (round_number, leader, top, size)
+    event = _PREPARED.get(key)
+    if event is None:
+        iguana = {"top": top, "size": size}
+        event = _PREPARED[key] = Event("round_prepared", {"round": round_number, "leader": leader, "iguana": iguana})
+    return event
+
+
+# Equal events are built once and shared (a few thousand at most: seats x cards x numbers x fire cards).
+_UNCONTESTED: dict[tuple[int, int, int, int], Event] = {}
+_PREPARED: dict[tuple[int, int, int, int], Event] = {}
+
+
+def round_end(state: Any, flames) -> Event:
+    """After a win or stalemate: the next round is prepared (its "prepare" step, with the
+    Iguana pile's new top revealed), or the game ends when the pile is empty (TOF-9)."""
+    table = state.table
+    if not table.iguana_size:
+        return Event("iguana_depleted", {"flames": flames(state)})
+    # The round's end left the next first seat in ``turn`` (TOF-5, TOF-8, TOF-10).
+    return prepared(table.round + 1, state.turn, table.iguana_top, table.iguana_size)

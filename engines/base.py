@@ -113,8 +113,11 @@ class Engine(Protocol):
         """The seat to decide, CHANCE, or TERMINAL."""
         ...
 
-    def legal_actions(self, state: Any) -> list[str]:
-        """The actions the deciding seat may take now: a small, enumerable list."""
+    def legal_actions(self, state: Any) -> Sequence[str]:
+        """The actions the deciding seat may take now: a small, enumerable list (or tuple).
+
+        The caller must not mutate it: an engine may hand out a shared, precomputed tuple.
+        """
         ...
 
     def decide(self, state: Any, action: str) -> list[Event]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from engines.base import (
     CHANCE,
@@ -25,6 +25,7 @@ from engines.base import (
     TERMINAL,
     Config,
     Engine,
+    EngineError,
     Event,
     IllegalAction,
     competition_ranks,
@@ -43,9 +44,11 @@ class Agent(Protocol):
     def act(self, turn: Turn) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One step of a game: who acted (a seat or CHANCE), the action, and its events."""
+class Step(NamedTuple):
+    """One step of a game: who acted (a seat, CHANCE or SETUP), the action, and its events.
+
+    A NamedTuple rather than a frozen dataclass: the driver makes one per decision.
+    """
 
     actor: int
     action: str | None
@@ -83,7 +86,11 @@ def redact(event: Event, seat: int | None) -> Event:
 
 
 class Turn:
-    """The question put to a seat's agent; the costly parts are built on demand."""
+    """The question put to a seat's agent; the costly parts are built on demand.
+
+    The driver keeps one Turn per seat and refreshes it for each of the seat's decisions,
+    so a Turn is valid only while ``act`` runs: an agent must not keep it.
+    """
 
     __slots__ = ("_engine", "_history", "_since", "_state", "_view", "legal", "seat")
 
@@ -155,31 +162,39 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
     )
     state, steps, stream = opening(engine, config, seed)
     history: list[Event] = [event for step in steps for event in step.events]
-    last_seen = [0] * config.seats
+    turns = [Turn(engine, state, seat, [], history, 0) for seat in range(config.seats)]
+    add_step, remember = steps.append, history.extend
+    new_step = tuple.__new__  # Step(...) without the NamedTuple constructor's extra frame: the hot loop
     while True:
         seat = actor(state)
-        if seat == TERMINAL:
-            break
-        if seat == CHANCE:
-            action = None
-            events = chance(state, Prng(seed, stream))
-            stream += 1
-        else:
-            legal = legal_actions(state)
-            turn = Turn(engine, state, seat, legal, history, last_seen[seat])
+        if seat >= 0:
+            turn = turns[seat]
+            turn._state = state
+            turn.legal = legal_actions(state)
+            turn._view = None
             try:
                 action = agents[seat].act(turn)
-                if not isinstance(action, str):
+                if action.__class__ is not str and not isinstance(action, str):
                     raise BotFailure(f"answered {type(action).__name__} {action!r}, not one of its legal actions")
                 events = decide(state, action)
             except (BotFailure, IllegalAction) as failure:
                 return _forfeit(engine, state, steps, agents, seat, failure)
-        for event in events:
-            state = apply(state, event)
-        history.extend(events)
-        steps.append(Step(seat, action, events))
-        if seat >= 0:
-            last_seen[seat] = len(history)
+            for event in events:
+                state = apply(state, event)
+            remember(events)
+            add_step(new_step(Step, (seat, action, events)))
+            turn._since = len(history)
+        elif seat == CHANCE:
+            events = chance(state, Prng(seed, stream))
+            stream += 1
+            for event in events:
+                state = apply(state, event)
+            remember(events)
+            add_step(new_step(Step, (CHANCE, None, events)))
+        elif seat == TERMINAL:
+            break
+        else:
+            raise EngineError(f"{engine.name}: actor() returned {seat}, not a seat, CHANCE or TERMINAL")
     outcome = Outcome(tuple(engine.ranking(state)), "finished")
     _tell_end(agents, outcome)
     return Played(steps, outcome, state)

@@ -22,7 +22,7 @@ of refused actions in engines/tails_on_fire_refusals.py.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
@@ -422,7 +422,7 @@ class TailsOnFire:
             return state[9]
         return CHANCE if phase <= SHUFFLE else TERMINAL
 
-    def legal_actions(self, state: State) -> list[str]:
+    def legal_actions(self, state: State) -> Sequence[str]:
         phase = state[3]
         if phase == HOME:
             # The seat's chosen cards still in hand (all it holds, if its choice is unknown).
@@ -430,15 +430,15 @@ class TailsOnFire:
             owner, card, number = state[5][-1]
             if card == TRICKSTER and owner != ROGUE:
                 hand &= ~1  # TOF-5: a trickster never goes on another seat's trickster
-            return list(HOME_LEGAL[number][hand])
+            return HOME_LEGAL[number][hand]
         if phase == START:
             number = state[2]
-            return list(START_LEGAL[number][(state[6] & state[4]) >> SEAT_BITS * state[9] + number & 1])
+            return START_LEGAL[number][(state[6] & state[4]) >> SEAT_BITS * state[9] + number & 1]
         if phase == CHOOSE:
             shift = SEAT_BITS * state[8]
             hand, chosen = state[4] >> shift & ALL_OPOSSUMS, state[6] >> shift & ALL_OPOSSUMS
             # After a redacted pick the seat's choice is unknown: any opossum in hand may be next.
-            return list(CHOOSE_LEGAL[hand if POPCOUNT[chosen] > PICKS else hand & ~chosen])
+            return CHOOSE_LEGAL[hand if POPCOUNT[chosen] > PICKS else hand & ~chosen]
         return []
 
     def decide(self, state: State, action: str) -> list[Event]:

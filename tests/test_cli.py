@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from engines.driver import play
+from ledger.store import Ledger
 from replays import archive
 from replays import log as logfmt
 from replays.record import SeatInfo, record
@@ -52,7 +53,7 @@ def test_db_upgrade_and_current(tmp_path):
     db = str(tmp_path / "x.db")
     assert runner.invoke(app, ["db", "upgrade", "--db", db]).exit_code == 0
     result = runner.invoke(app, ["db", "current", "--db", db])
-    assert result.exit_code == 0 and "revision 0001" in result.output and "up to date" in result.output
+    assert result.exit_code == 0 and f"revision {Ledger.head()}," in result.output and "up to date" in result.output
 
 
 def test_db_from_environment(tmp_path, monkeypatch):

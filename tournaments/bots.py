@@ -183,6 +183,10 @@ class _Timeout(BaseException):
     """Raised inside a Python bot's act() by the alarm; BaseException so bots cannot swallow it easily."""
 
 
+class Terminated(SystemExit):
+    """The worker process is told to stop (SIGTERM): unwinds through a bot's act(), never a forfeit."""
+
+
 @contextmanager
 def alarm(seconds: float) -> Iterator[None]:
     """Interrupt the block after ``seconds`` (main thread only; elsewhere time is only measured)."""
@@ -224,9 +228,9 @@ class PythonAgent:
                 action = self.bot.act(turn)
         except _Timeout:
             raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s") from None
-        except BotFailure:
+        except (BotFailure, Terminated):
             raise
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # sys.exit() in a bot must not end the tournament
             raise BotFailure(f"crashed: {type(error).__name__}: {error}") from None
         self.limits.charge(time.perf_counter() - began)
         return action

@@ -37,6 +37,7 @@ PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0
 MAX_LINE = 1 << 20
 EXIT_GRACE_SECONDS = 0.5
+EXIT_POLL_SECONDS = 0.05
 
 
 def event_message(event: Event) -> dict[str, Any]:
@@ -79,14 +80,20 @@ class ProgramProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BotFailure(f"timed out: no answer within {seconds:.2f} s")
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], min(left, EXIT_POLL_SECONDS))
             if not ready:
+                # A bot that exited is not waited for until its deadline, even when something it
+                # started still holds its output open (so that no end of file comes).
+                if self.process.poll() is not None and not select.select([fd], [], [], 0)[0]:
+                    raise BotFailure(f"crashed: exited with code {self.process.returncode} before answering")
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                code = self.process.wait(timeout=EXIT_GRACE_SECONDS) if self.process.poll() is None else (
-                    self.process.returncode)
-                raise BotFailure(f"crashed: exited with code {code} before answering")
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=EXIT_GRACE_SECONDS)
+                if self.process.returncode is None:
+                    raise BotFailure("crashed: closed its output before answering")
+                raise BotFailure(f"crashed: exited with code {self.process.returncode} before answering")
             received += len(chunk)
             self.buffer += chunk
             if received > MAX_LINE or len(self.buffer) > MAX_LINE:
@@ -157,6 +164,13 @@ class ProgramAgent:
         self.process: ProgramProcess | None = None
 
     def act(self, turn: Turn) -> str:
+        try:
+            return self._act(turn)
+        except BotFailure:
+            self.close()  # a bot that failed is killed at once, not told the end and waited for
+            raise
+
+    def _act(self, turn: Turn) -> str:
         if self.process is None:
             self.process = ProgramProcess(self.spec)
             handshake(self.process, self.hello)

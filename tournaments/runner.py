@@ -15,9 +15,9 @@ import ctypes
 import multiprocessing
 import os
 import signal
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import PROGRAM, PYTHON, BotSpec, Limits, PythonAgent, discover
+from tournaments.bots import PROGRAM, PYTHON, BotSpec, Limits, PythonAgent, Terminated, discover
 from tournaments.protocol import ProgramAgent, check_handshake
 from tournaments.schedule import Scheduled, ScheduleError, schedule, seat_count
 
@@ -137,9 +137,29 @@ def _worker_init(extra_engines: list) -> None:
         registry.register(engine)
     # Ctrl-C is the parent's to handle; a terminated worker unwinds (closing its bots).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGTERM, _terminated)
     with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, even on SIGKILL
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _terminated(_signum, _frame) -> None:
+    raise Terminated(1)
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # multiprocessing unblocks SIGINT after starting its resource tracker: start it first.
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def results(jobs: list[Job], workers: int) -> Iterator[Result]:
@@ -149,13 +169,20 @@ def results(jobs: list[Job], workers: int) -> Iterator[Result]:
             yield play_job(job)
         return
     context = multiprocessing.get_context("spawn")
-    pool = context.Pool(min(workers, len(jobs)), initializer=_worker_init, initargs=(registry.registered(),))
+    # Workers start with Ctrl-C blocked (the mask survives exec) until they ignore it: one pressed while
+    # they are still importing must not print their tracebacks. The parent gets it once unblocked.
+    pool = None
     try:
+        with _sigint_blocked():
+            pool = context.Pool(min(workers, len(jobs)), initializer=_worker_init,
+                                initargs=(registry.registered(),))
         yield from pool.imap_unordered(play_job, jobs, chunksize=1)
         pool.close()
+        pool.join()  # let the workers exit by themselves: a SIGTERM while they exit prints tracebacks
     finally:
-        pool.terminate()
-        pool.join()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -52,7 +53,7 @@ def run(
     limits = Limits(move_time, time_bank)
     prepared, k = runner.prepare(folder, engine.name, players, limits)
     for notice in prepared.notices:
-        errors.print(f"[yellow]{notice}[/yellow]", highlight=False)
+        errors.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
     spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots))
     ledger = Ledger(db)
     tournament_name = name or runner.default_name(folder, engine.name, seed)
@@ -60,7 +61,7 @@ def run(
     workers = jobs if jobs is not None else runner.cpu_count()
     done_before = the_run.total - len(the_run.pending)
     if not as_json:
-        console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, {the_run.total} games "
+        console.print(f"{escape(tournament_name)}: {len(prepared.bots)} bots, {k} per table, {the_run.total} games "
                       f"({done_before} already stored), {workers} jobs", highlight=False)
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -105,11 +106,11 @@ def show(result: standings.Standings, as_json: bool, los: bool) -> None:
     if as_json:
         typer.echo(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table(title=f"{result.tournament} ({result.game}, {result.games} games)")
+    table = Table(title=f"{escape(result.tournament)} ({result.game}, {result.games} games)")
     for column in ("rank", "bot", "games", "first", "mean place", "score %", "Elo", "95% CI"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result.rows:
-        table.add_row(str(row.rank), row.bot, str(row.games), str(row.first), f"{row.mean_place:.2f}",
+        table.add_row(str(row.rank), escape(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
                       f"{row.score:.1f}", f"{row.elo:.0f}", f"{row.ci_low:.0f} to {row.ci_high:.0f}")
     console.print(table)
     if los:
@@ -117,9 +118,9 @@ def show(result: standings.Standings, as_json: bool, los: bool) -> None:
         matrix = Table(title="likelihood of superiority (row better than column)")
         matrix.add_column("")
         for bot in bots:
-            matrix.add_column(bot, justify="right")
+            matrix.add_column(escape(bot), justify="right")
         for a in bots:
             cells = [("-" if a == b else "n/a" if result.los[a].get(b) is None else f"{result.los[a][b]:.2f}")
                      for b in bots]
-            matrix.add_row(a, *cells)
+            matrix.add_row(escape(a), *cells)
         console.print(matrix)

@@ -1,0 +1,101 @@
+"""A JSON-lines bot that plays the first legal action until it misbehaves as told.
+
+Usage: misbehave.py MODE [AT]. It first starts a grandchild (``sleep 300``, which keeps
+this bot's stdout open, except in mode ``close``) and writes "<own pid> <grandchild pid>" to ``_pids/<own pid>``
+in its working directory, so a test can check that nothing it started outlives it.
+
+Modes at the handshake: ``hs-exit`` (exits at once), ``hs-wrong`` (answers something
+other than ready), ``hs-garbage`` (answers a line that is not JSON), ``hs-decline``
+(declines, with a reason full of brackets), ``hs-hang`` (never answers).
+Modes at act number AT (default 2, so mid-game): ``crash`` (exits with code 3),
+``close`` (closes its stdout and keeps running, so its output ends before it exits),
+``hang`` (sleeps forever), ``not-json``, ``not-object`` (a JSON array), ``wrong-type`` (an
+object that is not an action),
+``not-string`` (an action that is a number), ``illegal`` (an action not in legal),
+``flood`` (2 MiB without a newline), ``ok`` (never misbehaves).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1]
+AT = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+
+
+def say(message):
+    sys.stdout.write(message if isinstance(message, str) else json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def sleep_forever():
+    while True:
+        time.sleep(300)
+
+
+def misbehave(legal):
+    if MODE == "crash":
+        sys.exit(3)
+    if MODE == "close":
+        sys.stdout.close()
+        os.close(1)
+        sleep_forever()
+    if MODE == "hang":
+        sleep_forever()
+    if MODE == "not-json":
+        say("play the first one, please\n")
+    elif MODE == "not-object":
+        say(["action", legal[0]])
+    elif MODE == "wrong-type":
+        say({"type": "move", "move": legal[0]})
+    elif MODE == "not-string":
+        say({"type": "action", "action": 7})
+    elif MODE == "illegal":
+        say({"type": "action", "action": "teleport:moon"})
+    elif MODE == "flood":
+        chunk = "x" * 65536
+        for _ in range(32):
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+        sleep_forever()
+    else:
+        say({"type": "action", "action": legal[0]})
+
+
+def main():
+    # In mode "close" the grandchild must not hold stdout, or closing it would not show.
+    grandchild = subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL if MODE == "close" else None)
+    os.makedirs("_pids", exist_ok=True)
+    with open(os.path.join("_pids", str(os.getpid())), "w") as out:
+        out.write(f"{os.getpid()} {grandchild.pid}\n")
+    if MODE == "hs-exit":
+        sys.exit(0)
+    acts = 0
+    for line in sys.stdin:
+        message = json.loads(line)
+        kind = message["type"]
+        if kind == "hello":
+            if MODE == "hs-wrong":
+                say({"type": "hello", "protocol": 1})
+            elif MODE == "hs-garbage":
+                say("READY!\n")
+            elif MODE == "hs-decline":
+                say({"type": "decline", "reason": "I play [bold]chess[/bold] only [/x]"})
+            elif MODE == "hs-hang":
+                sleep_forever()
+            else:
+                say({"type": "ready"})
+        elif kind == "act":
+            acts += 1
+            if acts == AT:
+                misbehave(message["legal"])
+            else:
+                say({"type": "action", "action": message["legal"][0]})
+        elif kind == "end":
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,365 @@
+"""Bots that misbehave, as real processes and in-process: each forfeits (ALL-5) with its reason stored.
+
+The tournaments here run through the `tourney run` command in this process (typer's CliRunner)
+against real SQLite files; every program bot is a real process. The misbehaving programs in
+tests/tournaments/bots/ start a grandchild and write its pid and their own to ``_pids/`` in
+the bots folder, so each test can check that nothing a bot started outlives the tournament.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger.canonical import loads
+from ledger.store import Ledger
+from tournaments import protocol, standings
+from tournaments.cli import app
+from tournaments.schedule import schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "bots"
+FIXTURES = Path(__file__).resolve().parent / "bots"
+GAME = "lemur-tails"
+cli = CliRunner()
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def make_folder(tmp_path: Path, *, good: int = 2, shipped: tuple[str, ...] = (), fixtures: tuple[str, ...] = (),
+                programs: dict[str, list[str]] | None = None) -> Path:
+    """A bots folder: ``good`` copies of bots/random_bot.py, shipped and fixture files, and one
+    manifest per entry of ``programs`` (bot name -> arguments of programs/misbehave.py)."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for i in range(good):
+        shutil.copy(SHIPPED / "random_bot.py", folder / ("random_bot.py" if i == 0 else f"random_{chr(97 + i)}.py"))
+    for name in shipped:
+        shutil.copy(SHIPPED / name, folder / name)
+    for name in fixtures:
+        shutil.copy(FIXTURES / name, folder / name)
+    if programs:
+        (folder / "programs").mkdir(exist_ok=True)
+        shutil.copy(FIXTURES / "programs" / "misbehave.py", folder / "programs" / "misbehave.py")
+        for name, args in programs.items():
+            manifest = {"name": name, "command": [sys.executable, "-I", "programs/misbehave.py", *args]}
+            (folder / f"{re.sub(r'[^a-z_-]+', '', name)}.bot.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def run(folder: Path, db: Path, *extra: str, games: int = 1, seed: str = "1", jobs: int = 1):
+    """`tourney run` in this process; the result carries exit code, stdout and stderr."""
+    return cli.invoke(app, ["run", str(folder), "--game", GAME, "--games", str(games), "--seed", seed,
+                            "--jobs", str(jobs), "--db", str(db), *extra])
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A stored game as the ledger holds it: seats, ranks, end reason and the forfeit event."""
+
+    key: str
+    game_id: str
+    bots: tuple[str, ...]
+    ranking: tuple[int, ...]
+    reason: str
+    ended: dict
+    forfeit: dict | None
+
+
+def stored_games(db: Path) -> dict[str, Stored]:
+    """Every stored game by its schedule key, read back from the ledger's events."""
+    ledger = Ledger(str(db))
+    try:
+        with ledger.read() as connection:
+            rows = list(connection.exec_driver_sql("SELECT id, game_key, end_reason FROM games ORDER BY game_key"))
+        out = {}
+        for game_id, key, reason in rows:
+            seats = ledger.seats(game_id)
+            events = [(r.type, loads(r.body)["data"]) for r in ledger.records(game_id)]
+            forfeits = [data for kind, data in events if kind == "seat_forfeited"]
+            assert len(forfeits) <= 1
+            assert events[-1][0] == "game_ended"
+            out[key] = Stored(key, game_id, tuple(s["bot"] for s in seats), tuple(s["rank"] for s in seats), reason,
+                              events[-1][1], forfeits[0] if forfeits else None)
+        return out
+    finally:
+        ledger.close()
+
+
+def standings_of(db: Path) -> standings.Standings:
+    """The standings of the database's first tournament, from the ledger."""
+    ledger = Ledger(str(db))
+    try:
+        return standings.of_tournament(ledger, "1")
+    finally:
+        ledger.close()
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie left for init to reap is not)."""
+    status = Path(f"/proc/{pid}/status")
+    if Path("/proc/self/status").exists():
+        try:
+            state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        return state.split()[1] != "Z"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_gone(pids: list[int], timeout: float = 5.0) -> list[int]:
+    """The pids still running after up to ``timeout`` seconds (those left are killed, for hygiene)."""
+    deadline = time.monotonic() + timeout
+    left = [pid for pid in pids if alive(pid)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [pid for pid in left if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.fixture(autouse=True)
+def _reap_bots(tmp_path):
+    """After a test (that failed), kill what the fixture bots started and left running."""
+    yield
+    for record in tmp_path.glob("*/_pids/*"):
+        for pid in map(int, record.read_text().split()):
+            with suppress(OSError):
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if alive(pid) and (b"sleep\x00300" in command or b"misbehave" in command or b".sh" in command):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def recorded_pids(folder: Path) -> list[int]:
+    """The pids the fixture bots recorded: each bot process and the grandchild it started."""
+    return [int(pid) for path in (folder / "_pids").iterdir() for pid in path.read_text().split()]
+
+
+def assert_nothing_left(folder: Path, starts: int) -> None:
+    """At least ``starts`` bot processes ran, and neither they nor their grandchildren outlive the run."""
+    pids = recorded_pids(folder)
+    assert len(pids) >= 2 * starts
+    assert wait_gone(pids) == [], "bot processes outlived the tournament"
+
+
+def assert_forfeits(games: dict[str, Stored], offender: str, pattern: str) -> None:
+    """Every game of ``offender`` is its forfeit with a matching reason, the offender last alone;
+    every other game finished normally."""
+    for game in games.values():
+        if offender not in game.bots:
+            assert game.reason == "finished" and game.forfeit is None, game
+            continue
+        seat = game.bots.index(offender)
+        assert game.reason == "forfeit" and game.forfeit is not None, game
+        assert game.forfeit["seat"] == seat
+        assert re.search(pattern, game.forfeit["reason"]), game.forfeit["reason"]
+        assert game.ranking[seat] == len(game.ranking)
+        assert all(rank < len(game.ranking) for s, rank in enumerate(game.ranking) if s != seat)
+        assert game.ended["ranking"] == list(game.ranking) and game.ended["reason"] == "forfeit"
+
+
+def assert_complete(games: dict[str, Stored], bots: list[str], players: int = 2, deals: int = 1) -> None:
+    """Every game of the schedule is stored once: the tournament carried on to the end."""
+    assert sorted(games) == sorted(g.key for g in schedule(bots, players, deals, "1"))
+
+
+# -- 1. misbehaving programs --------------------------------------------------------------
+
+FAST = ("--move-time", "2", "--time-bank", "0")  # roomy for the first good answer on a loaded machine
+QUICK = ("--move-time", "0.3", "--time-bank", "0")  # for the bots that hang at their first act
+
+PROGRAM_CASES = {
+    # name: (manifest arguments, or None for a fixture file; time options; reason pattern)
+    "crash": (["crash"], FAST, r"^bot failure: crashed: exited with code 3 before answering$"),
+    "crash_sh": (None, FAST, r"^bot failure: crashed: exited with code 3 before answering$"),
+    "close": (["close"], FAST, r"^bot failure: crashed: closed its output before answering$"),
+    "hang": (["hang", "1"], QUICK, r"^bot failure: timed out: no answer within 0\.30 s$"),
+    "hang_sh": (None, QUICK, r"^bot failure: timed out: no answer within 0\.30 s$"),
+    "not_json": (["not-json"], FAST, r"^bot failure: answered garbage: b'play the first one, please' is not JSON$"),
+    "not_object": (["not-object"], FAST, r"^bot failure: answered garbage: .*is not a JSON object$"),
+    "wrong_type": (["wrong-type"], FAST, r"^bot failure: answered garbage: expected \{\"type\": \"action\".*'move'"),
+    "not_string": (["not-string"], FAST, r"^bot failure: answered garbage: expected .*'action': 7"),
+    "illegal": (["illegal"], FAST, r"^illegal action: seat [01] cannot 'teleport:moon'"),
+    "flood": (["flood"], FAST, r"^bot failure: flooded its output: more than 1048576 bytes"),
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAM_CASES))
+def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tmp_path, name):
+    """A program that crashes, hangs, answers garbage or an illegal action, or floods its output
+    forfeits each of its games with the reason stored, ranks last, the rest of the tournament is
+    played, and nothing it started outlives the tournament."""
+    args, limits, pattern = PROGRAM_CASES[name]
+    if args is None:
+        folder = make_folder(tmp_path, fixtures=(name.replace("_sh", ".sh"),))
+        name = name.removesuffix("_sh")
+    else:
+        folder = make_folder(tmp_path, programs={name: args})
+    db = tmp_path / "t.db"
+    began = time.monotonic()
+    result = run(folder, db, *limits)
+    took = time.monotonic() - began
+    assert result.exit_code == 0, result.output
+    games = stored_games(db)
+    bots = ["random_b", "random_bot", name]
+    assert_complete(games, bots)
+    assert_forfeits(games, name, pattern)
+    last = standings_of(db).rows[-1]
+    assert (last.bot, last.first, last.mean_place) == (name, 0, 2.0)
+    assert f" {name} " in result.stdout
+    assert_nothing_left(folder, starts=5)  # the handshake, then its 4 games
+    assert took < 20, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
+
+
+def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path):
+    """A crash is seen when the bot exits, though a grandchild still holds its output open: well
+    before a long move time and time bank run out."""
+    folder = make_folder(tmp_path, good=1, fixtures=("crash.sh",))
+    began = time.monotonic()
+    result = run(folder, tmp_path / "t.db", "--move-time", "20", "--time-bank", "0")
+    assert result.exit_code == 0, result.output
+    assert time.monotonic() - began < 15
+    games = stored_games(tmp_path / "t.db")
+    assert len(games) == 2
+    assert_forfeits(games, "crash", r"crashed: exited with code 3")
+    assert_nothing_left(folder, starts=3)
+
+
+def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):
+    """ALL-5 at a table of three (Nine Tails): the offender ranks 3rd alone; the others keep ranks
+    better than last."""
+    folder = make_folder(tmp_path, programs={"illegal": ["illegal"]})
+    db = tmp_path / "t.db"
+    result = cli.invoke(app, ["run", str(folder), "--game", "nine-tails", "--players", "3", "--games", "1",
+                              "--jobs", "1", "--db", str(db), *FAST])
+    assert result.exit_code == 0, result.output
+    games = stored_games(db)
+    assert len(games) == 3
+    assert_forfeits(games, "illegal", r"^illegal action: seat [012] .*'teleport:moon'")
+    assert {game.bots.index("illegal") for game in games.values()} == {0, 1, 2}
+    assert_nothing_left(folder, starts=4)
+
+
+# -- 2. handshakes ------------------------------------------------------------------------
+
+HANDSHAKE_CASES = {
+    "hs-exit": r"crashed: exited with code 0 before answering",
+    "hs-wrong": r"failed its handshake: expected \{\"type\": \"ready\"\}, got \{'type': 'hello'",
+    "hs-garbage": r"answered garbage: b'READY!' is not JSON",
+    "hs-decline": r"declined: I play \[bold\]chess\[/bold\] only \[/x\]",
+    "hs-hang": r"timed out: no answer within 0\.50 s",
+}
+
+
+@pytest.mark.parametrize("mode", list(HANDSHAKE_CASES))
+def test_a_program_that_fails_its_handshake_is_left_out(tmp_path, monkeypatch, mode):
+    """A program that exits at once, answers something other than ready, or declines is reported
+    ("left out NAME: reason", verbatim) and plays no game; the others play the whole tournament."""
+    monkeypatch.setattr(protocol, "HANDSHAKE_SECONDS", 0.5)
+    folder = make_folder(tmp_path, programs={mode: [mode]})
+    db = tmp_path / "t.db"
+    result = run(folder, db, *FAST)
+    assert result.exit_code == 0, result.output
+    notices = [line for line in result.stderr.splitlines() if line.startswith(f"left out {mode}: ")]
+    assert len(notices) == 1, result.stderr
+    assert re.fullmatch(rf"left out {mode}: {HANDSHAKE_CASES[mode]}.*", notices[0]), notices[0]
+    games = stored_games(db)
+    assert_complete(games, ["random_b", "random_bot"])
+    assert all(mode not in game.bots and game.reason == "finished" for game in games.values())
+    assert mode not in result.stdout
+    assert_nothing_left(folder, starts=1)
+
+
+# -- 3. in-process Python bots ------------------------------------------------------------
+
+PYTHON_CASES = {
+    "raises": r"^bot failure: crashed: RuntimeError: the bot tripped over its tail$",
+    "non_string": r"^bot failure: answered list \['[^']+'\], not one of its legal actions$",
+    "loops": r"^bot failure: timed out after \d+\.\d\d s$",
+    "exits": r"^bot failure: crashed: SystemExit: 0$",
+    "illegal": r"^illegal action: seat [01] cannot 'teleport:moon'",
+}
+
+
+@pytest.mark.parametrize("name", list(PYTHON_CASES))
+def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name):
+    """An in-process bot that raises, answers a non-string, loops forever (the alarm interrupts
+    it), calls sys.exit() or answers an illegal action forfeits with the reason; the tournament
+    carries on to the end."""
+    folder = make_folder(tmp_path, fixtures=(f"{name}.py",))
+    db = tmp_path / "t.db"
+    began = time.monotonic()
+    result = run(folder, db, "--move-time", "0.2", "--time-bank", "0")
+    assert result.exit_code == 0, result.output
+    assert time.monotonic() - began < 20
+    games = stored_games(db)
+    assert_complete(games, ["random_b", "random_bot", name])
+    assert_forfeits(games, name, PYTHON_CASES[name])
+
+
+def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
+    """With --jobs 2 (a real `python -m tournaments` process and its workers) a bot looping forever
+    is interrupted and one calling sys.exit() forfeits instead of killing its worker; the run ends."""
+    folder = make_folder(tmp_path, good=1, fixtures=("loops.py", "exits.py"))
+    db = tmp_path / "t.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "2",
+         "--move-time", "0.2", "--time-bank", "0", "--db", str(db)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    games = stored_games(db)
+    assert_complete(games, ["exits", "loops", "random_bot"])
+    for game in games.values():
+        assert game.reason == "forfeit"
+        offender = game.bots[game.forfeit["seat"]]
+        assert offender in ("loops", "exits")
+        assert re.search(PYTHON_CASES[offender], game.forfeit["reason"]), game.forfeit
+
+
+# -- 4. the shipped program bots ----------------------------------------------------------
+
+
+def test_the_shipped_program_bots_play_whole_games(tmp_path):
+    """bots/first_legal.sh (POSIX shell) and bots/random_program.bot.json (a Python process) play
+    every game to its end beside bots/random_bot.py: no forfeits, every seat acted."""
+    folder = make_folder(tmp_path, good=1, shipped=("first_legal.sh", "random_program.bot.json"))
+    (folder / "programs").mkdir()
+    shutil.copy(SHIPPED / "programs" / "random_player.py", folder / "programs" / "random_player.py")
+    db = tmp_path / "t.db"
+    result = run(folder, db)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""  # no bot was skipped or left out
+    games = stored_games(db)
+    assert_complete(games, ["first_legal", "random_bot", "random_program"])
+    ledger = Ledger(str(db))
+    try:
+        for game in games.values():
+            assert game.reason == "finished" and game.forfeit is None, game
+            assert game.ended["reason"] == "finished" and sorted(game.ranking)[0] == 1
+            turns = [loads(r.body)["data"]["seat"] for r in ledger.records(game.game_id) if r.type == "turn_ended"]
+            assert set(turns) == {0, 1}, game
+    finally:
+        ledger.close()
+    assert {row.bot: row.games for row in standings_of(db).rows} == {
+        "first_legal": 4, "random_program": 4, "random_bot": 4}
+    assert all(bot in result.stdout for bot in ("first_legal", "random_program", "random_bot"))

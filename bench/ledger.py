@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ledger.chain import seal
 from ledger.dialect import INSERT_EVENT
-from ledger.store import Ledger, audience_column
+from ledger.store import Ledger
 
 GAME = {"id": "bench", "game": "bench", "engine_version": 1, "config": "{}", "seed_commitment": "0" * 64}
 
@@ -67,7 +67,7 @@ def through_raw(directory: Path, records) -> float:
     connection.execute("BEGIN IMMEDIATE")
     connection.executemany(
         INSERT_EVENT,
-        [("bench", r.seq, r.type, audience_column(r.audience), r.body, r.private, r.salt, r.hash) for r in records],
+        [("bench", r.seq, r.type, r.audience, r.body, r.private, r.salt, r.hash) for r in records],
     )
     connection.execute("UPDATE games SET events = ?, head = ? WHERE id = 'bench'", (len(records), records[-1].hash))
     connection.execute("COMMIT")

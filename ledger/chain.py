@@ -18,9 +18,9 @@ log still proves its chain.
 from __future__ import annotations
 
 import hashlib
+import marshal
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -39,13 +39,16 @@ class ChainError(ValueError):
         self.detail = message
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One event as stored: its hashed body, its hidden part (if kept) and its hash."""
+class Record(NamedTuple):
+    """One event as stored: its hashed body, its hidden part (if kept) and its hash.
+
+    A NamedTuple: a game makes hundreds of them, and a frozen dataclass is slower to build.
+    """
 
     seq: int
     type: str
-    audience: str | list[int]
+    audience: str
+    """As stored: "public", or the seats as compact JSON ("[0,2]")."""
     body: bytes
     private: bytes | None
     salt: bytes | None
@@ -55,6 +58,7 @@ class Record:
     def envelope(self) -> dict[str, Any]:
         """The hashed body, parsed."""
         return loads(self.body)
+
 
 
 def commitment(salt: bytes, private: bytes) -> str:
@@ -101,6 +105,39 @@ def seal(
     step: int = 0,
 ) -> Record:
     """Make the stored record of one event, chained to ``prev``."""
+    return _seal(game, seq, bytes.fromhex(prev) if prev else GENESIS, type_, data, private, audience, salt, step)[0]
+
+
+def pack(records: Sequence[Record]) -> bytes:
+    """Records as one compact blob (marshal: both ends are the same interpreter) for another process."""
+    return marshal.dumps([tuple(record) for record in records])
+
+
+def unpack(blob: bytes) -> list[Record]:
+    """The records of ``pack``; a fraction of what pickling each NamedTuple costs."""
+    new = tuple.__new__
+    return [new(Record, fields) for fields in marshal.loads(blob)]
+
+
+class Chain:
+    """Seals one game's events in order, keeping the previous hash as raw bytes."""
+
+    __slots__ = ("game", "prev", "seq")
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.prev = GENESIS
+        self.seq = 0
+
+    def seal(self, type_: str, data: Any, private: Any = None, audience: Sequence[int] = (),
+             salt: bytes | None = None, step: int = 0) -> Record:
+        record, self.prev = _seal(self.game, self.seq, self.prev, type_, data, private, audience, salt, step)
+        self.seq += 1
+        return record
+
+
+def _seal(game: str, seq: int, prev: bytes, type_: str, data: Any, private: Any, audience: Sequence[int],
+          salt: bytes | None, step: int) -> tuple[Record, bytes]:
     if private is None:
         private_bytes = None
         commit = None
@@ -113,7 +150,16 @@ def seal(
         commit = commitment(salt, private_bytes)
         audience_field = list(audience)
     body = body_of(game, seq, type_, audience_field, data, commit, step)
-    return Record(seq, type_, audience_field, body, private_bytes, salt, link(prev, body))
+    digest = hashlib.sha256(prev + body)
+    return Record(seq, type_, audience_text(audience_field), body, private_bytes, salt, digest.hexdigest()), (
+        digest.digest())
+
+
+def audience_text(audience: str | Sequence[int]) -> str:
+    """The stored form of an audience: "public" or the seats as compact JSON ("[0,2]")."""
+    if isinstance(audience, str):
+        return audience
+    return "[" + ",".join(str(seat) for seat in audience) + "]"
 
 
 def verify_chain(game: str, records: Iterable[Record]) -> str | None:

@@ -20,6 +20,9 @@ INSERT_EVENT = (
     "INSERT INTO events (game_id, seq, type, audience, body, private, salt, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 INSERT_SEAT = "INSERT INTO seats (game_id, seat, bot_id, rank, score) VALUES (?, ?, ?, ?, ?)"
+GAME_COLUMNS = ("id", "game", "engine_version", "config", "seed_commitment", "seed", "tournament_id", "game_key",
+                "status", "events", "head", "end_reason", "created_at")
+INSERT_GAME = f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
 
 BEGIN_OPTION = "tourney_begin"
 """Execution option: "IMMEDIATE" (default) takes the write lock at BEGIN; "DEFERRED" for reads."""

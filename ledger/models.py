@@ -99,3 +99,67 @@ class Seat(SQLModel, table=True):
     bot_id: int = Field(sa_column=Column(Integer, ForeignKey("bots.id"), nullable=False))
     rank: int | None = None
     score: int | None = None
+
+
+class Ladder(SQLModel, table=True):
+    """A long-lived league for one game: bots are submitted, matched, rated as games are stored."""
+
+    __tablename__ = "ladders"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    game: str
+    players: int
+    created_at: str
+
+
+class LadderEntry(SQLModel, table=True):
+    """A bot version submitted to a ladder, with its incremental rating (a fold of its games)."""
+
+    __tablename__ = "ladder_entries"
+    __table_args__ = (
+        UniqueConstraint("ladder_id", "bot_id", name="uq_ladder_entries_bot"),
+        Index("ix_ladder_entries_ladder", "ladder_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
+    bot_id: int = Field(sa_column=Column(Integer, ForeignKey("bots.id"), nullable=False))
+    name: str
+    version: int
+    status: str = Field(description="active or retired")
+    rating: float
+    games: int = 0
+    submitted_at: str
+
+
+class BotArchive(SQLModel, table=True):
+    """The files of a submitted bot (a zip), so a ladder can run it long after submission."""
+
+    __tablename__ = "bot_archives"
+
+    bot_id: int = Field(sa_column=Column(Integer, ForeignKey("bots.id"), primary_key=True))
+    entry_point: str = Field(description="the file to run (or import) inside the archive")
+    archive: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class LadderGame(SQLModel, table=True):
+    """A game played on a ladder; seq orders the rating fold."""
+
+    __tablename__ = "ladder_games"
+    __table_args__ = (Index("ix_ladder_games_ladder", "ladder_id"),)
+
+    seq: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
+    game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), unique=True, nullable=False))
+
+
+class LadderRating(SQLModel, table=True):
+    """An entry's rating after one ladder game (the history `ladder history` shows)."""
+
+    __tablename__ = "ladder_ratings"
+
+    game_seq: int = Field(sa_column=Column(Integer, ForeignKey("ladder_games.seq"), primary_key=True))
+    entry_id: int = Field(sa_column=Column(Integer, ForeignKey("ladder_entries.id"), primary_key=True))
+    rank: int
+    rating: float

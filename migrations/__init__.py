@@ -3,3 +3,7 @@
 from pathlib import Path
 
 SCRIPT_LOCATION = str(Path(__file__).resolve().parent)
+
+HEAD = "0002"
+"""The newest revision. Opening a database at HEAD needs no Alembic import (a test checks it is
+Alembic's own head): bump it with every new revision."""

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from ledger.canonical import CanonicalError, canonical, loads
-from ledger.chain import GENESIS, PUBLIC, ChainError, Record, body_of, commitment
+from ledger.chain import GENESIS, PUBLIC, ChainError, Record, audience_text, body_of, commitment
 from replays.record import GAME_ENDED, GAME_STARTED, Recorded
 
 FORMAT = "tourney-log"
@@ -274,7 +274,8 @@ def records_of(log: dict[str, Any], name: str = "log") -> list[Record]:
         except CanonicalError as error:
             raise LogError(f"{name}: events[{index}]: {error}", index) from None
         salt = bytes.fromhex(event["salt"]) if "salt" in event else None
-        records.append(Record(event["seq"], event["type"], event["audience"], body, private, salt, event["hash"]))
+        records.append(Record(event["seq"], event["type"], audience_text(event["audience"]), body, private, salt,
+                              event["hash"]))
     return records
 
 

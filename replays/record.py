@@ -26,7 +26,7 @@ from typing import Any
 from engines.base import Config, Engine, Event
 from engines.chance import ALGORITHM
 from engines.driver import Played
-from ledger.chain import Record, seal
+from ledger.chain import Chain, Record, pack, unpack
 
 GAME_STARTED = "game_started"
 SEAT_FORFEITED = "seat_forfeited"
@@ -61,6 +61,16 @@ class Recorded:
     def head(self) -> str:
         return self.records[-1].hash
 
+    def __reduce__(self):
+        # Workers send every game to the writer process: pack its records into one blob.
+        fields = [getattr(self, name) for name in self.__slots__ if name != "records"]
+        return _unreduce, (fields, pack(self.records))
+
+
+def _unreduce(fields: list[Any], blob: bytes) -> Recorded:
+    values = dict(zip([n for n in Recorded.__slots__ if n != "records"], fields, strict=True))
+    return Recorded(records=unpack(blob), **values)
+
 
 def seed_commitment(seed: str) -> str:
     """The public commitment to a game seed (its hash, domain-separated)."""
@@ -73,6 +83,19 @@ def chance_salt(seed: str, seq: int) -> bytes:
 
 def decision_salt(salt_key: bytes, seq: int) -> bytes:
     return hmac.new(salt_key, b"tourney-salt-v1:decision:%d" % seq, hashlib.sha256).digest()[:16]
+
+
+class _Salts:
+    """Both salt streams of one game, with each HMAC key set up once (a game needs hundreds)."""
+
+    def __init__(self, seed: str, salt_key: bytes) -> None:
+        self.chance = hmac.new(seed.encode("utf-8"), digestmod=hashlib.sha256)
+        self.decision = hmac.new(salt_key, digestmod=hashlib.sha256)
+
+    def __call__(self, seq: int, chance: bool) -> bytes:
+        mac = (self.chance if chance else self.decision).copy()
+        mac.update(b"tourney-salt-v1:%s:%d" % (b"chance" if chance else b"decision", seq))
+        return mac.digest()[:16]
 
 
 def new_game_id() -> str:
@@ -111,19 +134,13 @@ def record(
 ) -> Recorded:
     """Seal every event of ``played`` into a hash chain, meta events included."""
     game_id = game_id or new_game_id()
-    salt_key = salt_key if salt_key is not None else new_salt_key()
+    salts = _Salts(seed, salt_key if salt_key is not None else new_salt_key())
     records: list[Record] = []
-    prev: str | None = None
+    chain = Chain(game_id)
 
     def add(event: Event, step: int, chance: bool) -> None:
-        nonlocal prev
-        seq = len(records)
-        salt = None
-        if event.private is not None:
-            salt = chance_salt(seed, seq) if chance else decision_salt(salt_key, seq)
-        sealed = seal(game_id, seq, prev, event.type, event.data, event.private, event.audience, salt, step)
-        records.append(sealed)
-        prev = sealed.hash
+        salt = None if event.private is None else salts(chain.seq, chance)
+        records.append(chain.seal(event.type, event.data, event.private, event.audience, salt, step))
 
     # Step 0 is game_started; the driver's steps follow, each numbered, then the end.
     add(Event(GAME_STARTED, started_data(engine, config, seats, seed)), 0, True)

@@ -23,8 +23,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -187,23 +185,21 @@ class Terminated(SystemExit):
     """The worker process is told to stop (SIGTERM): unwinds through a bot's act(), never a forfeit."""
 
 
-@contextmanager
-def alarm(seconds: float) -> Iterator[None]:
-    """Interrupt the block after ``seconds`` (main thread only; elsewhere time is only measured)."""
+def _ring(_signum, _frame) -> None:
+    raise _Timeout
+
+
+def _alarm_ready() -> bool:
+    """Whether moves can be interrupted here: the main thread of a system with setitimer.
+
+    The handler is installed once per process (not per move: signal.signal costs more than
+    a whole move of a fast bot); elsewhere a move's time is only measured.
+    """
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def ring(_signum, _frame):
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        return False
+    if signal.getsignal(signal.SIGALRM) is not _ring:
+        signal.signal(signal.SIGALRM, _ring)
+    return True
 
 
 class PythonAgent:
@@ -212,6 +208,7 @@ class PythonAgent:
     def __init__(self, spec: BotSpec, game: str, seat: int, seed: int, limits: Limits) -> None:
         self.spec = spec
         self.limits = limits
+        self.timer = _alarm_ready()
         try:
             self.bot: Any = load_module(spec.path).Bot(game, seat, random.Random(seed))
             self.failure = None
@@ -222,10 +219,16 @@ class PythonAgent:
     def act(self, turn: Turn) -> str:
         if self.failure:
             raise BotFailure(self.failure)
+        timer = self.timer
         began = time.perf_counter()
         try:
-            with alarm(self.limits.allowed):
+            if timer:
+                signal.setitimer(signal.ITIMER_REAL, max(self.limits.allowed, 0.001))
+            try:
                 action = self.bot.act(turn)
+            finally:
+                if timer:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
             raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s") from None
         except (BotFailure, Terminated):

@@ -51,30 +51,55 @@ def pairwise(game: Game) -> list[tuple[str, str, float]]:
 
 
 def mle_elo(games: Sequence[Game], *, prior_draws: float = PRIOR_DRAWS, iterations: int = 10_000,
-            tolerance: float = 1e-10) -> dict[str, float]:
+            tolerance: float = 1e-10, start: dict[str, float] | None = None) -> dict[str, float]:
     """Elo ratings maximizing the likelihood of every pairwise result; mean 1500.
 
     Solved with the minorization-maximization iteration for Bradley-Terry strengths
     (Hunter 2004), which converges monotonically; the strengths map to Elo as
-    400 log10(strength).
+    400 log10(strength). ``start`` (ratings near the answer) only saves iterations: the
+    maximum is unique, so the result does not depend on it.
     """
-    bots = sorted({bot for game in games for bot, _ in game})
+    bots, outcomes, per_game = _outcomes(games)
     if not bots:
         return {}
+    counts = [0] * len(outcomes)
+    for outcome in per_game:
+        counts[outcome] += 1
+    begin = [10.0 ** ((start.get(bot, MEAN) - MEAN) / SCALE) for bot in bots] if start else None
+    strength = _fit(len(bots), outcomes, counts, prior_draws, begin, iterations, tolerance)
+    return _to_elo(bots, strength)
+
+
+def _outcomes(games: Sequence[Game]) -> tuple[list[str], list[tuple[tuple[int, int, float], ...]], list[int]]:
+    """The bots, each distinct game outcome as pairwise (i, j, score of i) with i < j, and each
+    game's outcome number: identical outcomes are counted, not repeated (bootstraps resample counts)."""
+    bots = sorted({bot for game in games for bot, _ in game})
     index = {bot: i for i, bot in enumerate(bots)}
-    n = len(bots)
-    wins = [prior_draws * 0.5] * n
-    pair_games: dict[tuple[int, int], float] = {}
+    distinct: dict[tuple[tuple[int, int, float], ...], int] = {}
+    per_game = []
     for game in games:
+        pairs = []
         for a, b, score in pairwise(game):
             ia, ib = index[a], index[b]
             if ia == ib:
                 continue
-            wins[ia] += score
-            wins[ib] += 1.0 - score
-            key = (ia, ib) if ia < ib else (ib, ia)
-            pair_games[key] = pair_games.get(key, 0.0) + 1.0
-    strength = [1.0] * n
+            pairs.append((ia, ib, score) if ia < ib else (ib, ia, 1.0 - score))
+        per_game.append(distinct.setdefault(tuple(sorted(pairs)), len(distinct)))
+    return bots, list(distinct), per_game
+
+
+def _fit(n: int, outcomes: Sequence[tuple[tuple[int, int, float], ...]], counts: Sequence[int], prior_draws: float,
+         start: list[float] | None, iterations: int, tolerance: float) -> list[float]:
+    wins = [prior_draws * 0.5] * n
+    pair_games: dict[tuple[int, int], float] = {}
+    for outcome, count in zip(outcomes, counts, strict=True):
+        if not count:
+            continue
+        for i, j, score in outcome:
+            wins[i] += count * score
+            wins[j] += count * (1.0 - score)
+            pair_games[(i, j)] = pair_games.get((i, j), 0.0) + count
+    strength = list(start) if start else [1.0] * n
     phantom = 1.0
     for _ in range(iterations):
         denominators = [prior_draws / (s + phantom) for s in strength]
@@ -89,22 +114,39 @@ def mle_elo(games: Sequence[Game], *, prior_draws: float = PRIOR_DRAWS, iteratio
         strength = updated
         if change < tolerance:
             break
+    return strength
+
+
+def _to_elo(bots: list[str], strength: list[float]) -> dict[str, float]:
     ratings = [SCALE * math.log10(s) for s in strength]
-    shift = MEAN - sum(ratings) / n
-    return {bot: ratings[index[bot]] + shift for bot in bots}
+    shift = MEAN - sum(ratings) / len(bots)
+    return {bot: rating + shift for bot, rating in zip(bots, ratings, strict=True)}
 
 
 def bootstrap_ci(games: Sequence[Game], *, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED,
                  confidence: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
-    """Percentile confidence intervals of ``mle_elo`` by resampling games with a fixed seed."""
+    """Percentile confidence intervals of ``mle_elo`` by resampling games with a fixed seed.
+
+    Each resample draws len(games) games with replacement and refits from the full
+    sample's answer; games with identical outcomes are counted rather than repeated.
+    """
     if not games:
         return {}
+    bots, outcomes, per_game = _outcomes(games)
     rng = random.Random(seed)
-    draws: dict[str, list[float]] = {}
+    full = [0] * len(outcomes)
+    for outcome in per_game:
+        full[outcome] += 1
+    center = _fit(len(bots), outcomes, full, PRIOR_DRAWS, None, 10_000, 1e-10)
+    draws: dict[str, list[float]] = {bot: [] for bot in bots}
+    size = len(per_game)
     for _ in range(samples):
-        resample = [games[rng.randrange(len(games))] for _ in range(len(games))]
-        for bot, rating in mle_elo(resample, iterations=500, tolerance=1e-7).items():
-            draws.setdefault(bot, []).append(rating)
+        counts = [0] * len(outcomes)
+        for outcome in rng.choices(per_game, k=size):
+            counts[outcome] += 1
+        fitted = _to_elo(bots, _fit(len(bots), outcomes, counts, PRIOR_DRAWS, center, 10_000, 1e-9))
+        for bot, rating in fitted.items():
+            draws[bot].append(rating)
     tail = (1.0 - confidence) / 2.0
     out = {}
     for bot, values in draws.items():

@@ -10,14 +10,9 @@ same whatever ``--jobs`` is and in whatever order workers finish.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +23,10 @@ from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import PROGRAM, PYTHON, BotSpec, Limits, PythonAgent, Terminated, discover
+from tournaments.bots import PROGRAM, PYTHON, BotSpec, Limits, PythonAgent, discover
 from tournaments.protocol import ProgramAgent, check_handshake
 from tournaments.schedule import Scheduled, ScheduleError, schedule, seat_count
+from tournaments.workers import run as run_workers
 
 DEFAULT_GAMES = 10
 DEFAULT_SEED = "1"
@@ -132,57 +128,17 @@ def play_job(job: Job) -> Result:
     return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None)
 
 
-def _worker_init(extra_engines: list) -> None:
-    for engine in extra_engines:
-        registry.register(engine)
-    # Ctrl-C is the parent's to handle; a terminated worker unwinds (closing its bots).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGTERM, _terminated)
-    with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, even on SIGKILL
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _terminated(_signum, _frame) -> None:
-    raise Terminated(1)
-
-
-@contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    # multiprocessing unblocks SIGINT after starting its resource tracker: start it first.
-    resource_tracker.ensure_running()
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def results(jobs: list[Job], workers: int) -> Iterator[Result]:
-    """Play ``jobs``; results arrive in completion order."""
-    if workers <= 1 or len(jobs) <= 1:
+    """Play ``jobs`` in ``workers`` processes (0: in this process); results in completion order.
+
+    With one worker or more, this process stores each game while the workers play the next
+    ones, so storing costs the tournament (almost) no time as long as it is faster than play.
+    """
+    if workers <= 0 or len(jobs) <= 1:
         for job in jobs:
             yield play_job(job)
         return
-    context = multiprocessing.get_context("spawn")
-    # Workers start with Ctrl-C blocked (the mask survives exec) until they ignore it: one pressed while
-    # they are still importing must not print their tracebacks. The parent gets it once unblocked.
-    pool = None
-    try:
-        with _sigint_blocked():
-            pool = context.Pool(min(workers, len(jobs)), initializer=_worker_init,
-                                initargs=(registry.registered(),))
-        yield from pool.imap_unordered(play_job, jobs, chunksize=1)
-        pool.close()
-        pool.join()  # let the workers exit by themselves: a SIGTERM while they exit prints tracebacks
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    yield from run_workers(play_job, jobs, min(workers, len(jobs)), lambda job: f"game {job.scheduled.key}")
 
 
 @dataclass(slots=True)

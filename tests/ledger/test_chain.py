@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -67,7 +65,7 @@ def test_changed_event_is_caught_at_its_seq():
     """Changing the data of one event breaks the chain exactly there."""
     records = make_chain()
     body = body_of("g1", 2, "moved", "public", {"seat": 0, "extra": 1}, None)
-    records[2] = dataclasses.replace(records[2], body=body)
+    records[2] = records[2]._replace(body=body)
     with pytest.raises(ChainError) as caught:
         verify_chain("g1", records)
     assert caught.value.seq == 2
@@ -76,7 +74,7 @@ def test_changed_event_is_caught_at_its_seq():
 def test_changed_private_part_is_caught_by_its_commitment():
     """A private part that does not match its commitment is caught at its seq."""
     records = make_chain()
-    records[3] = dataclasses.replace(records[3], private=b'{"card":99}')
+    records[3] = records[3]._replace(private=b'{"card":99}')
     with pytest.raises(ChainError, match="commitment") as caught:
         verify_chain("g1", records)
     assert caught.value.seq == 3
@@ -125,7 +123,7 @@ def test_commitment_depends_on_the_salt(salt, card):
 
 def test_redacting_a_private_part_keeps_the_chain():
     """Dropping private parts and salts leaves every body and hash, so the chain verifies."""
-    records = [dataclasses.replace(r, private=None, salt=None) for r in make_chain()]
+    records = [r._replace(private=None, salt=None) for r in make_chain()]
     assert verify_chain("g1", records) == make_chain()[-1].hash
 
 
@@ -137,6 +135,6 @@ def test_private_part_needs_a_salt():
 
 def test_record_is_frozen():
     """Records are immutable values."""
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         make_chain()[0].seq = 5  # type: ignore[misc]
     assert isinstance(make_chain()[0], Record)

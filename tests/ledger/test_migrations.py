@@ -57,3 +57,22 @@ def test_upgrade_is_idempotent(db_path):
     before = tables(db_path), triggers(db_path)
     Ledger(str(db_path)).close()
     assert (tables(db_path), triggers(db_path)) == before
+
+
+def test_pinned_head_is_alembics_head():
+    """migrations.HEAD, which lets an up-to-date database open without Alembic, is the real head."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    import migrations
+
+    config = Config()
+    config.set_main_option("script_location", migrations.SCRIPT_LOCATION)
+    assert ScriptDirectory.from_config(config).get_current_head() == migrations.HEAD
+
+
+def test_ladder_tables_exist_at_head(db_path):
+    """Revision 0002 adds the ladder tables beside the triggers of 0001."""
+    Ledger(str(db_path)).close()
+    assert {"ladders", "ladder_entries", "bot_archives", "ladder_games", "ladder_ratings"} <= tables(db_path)
+    assert triggers(db_path) == TRIGGERS

@@ -26,6 +26,7 @@ from ledger.canonical import loads
 from ledger.store import Ledger
 from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
     GAME,
+    ROOT,
     SHIPPED,
     _reap_bots,  # noqa: F401
     cli,
@@ -373,3 +374,21 @@ def test_names_and_notices_are_printed_verbatim(tmp_path):
     assert result.exit_code == 0, result.output
     assert "left out decliner: declined: I play [bold]chess[/bold] only [/x]" in result.stderr
     assert "[bold]odd[/bold] [/x]" in result.stdout
+
+
+def test_a_bot_that_kills_its_worker_stops_the_run_with_one_line_naming_the_game(tmp_path):
+    """An in-process bot calling os._exit in a --jobs 2 worker: one error line naming the game, exit 1, no hang."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "steady.py")
+    (folder / "quitter.py").write_text(
+        "import os\nGAMES = '*'\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n"
+        "    def act(self, turn):\n        os._exit(7)\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", "lemur-tails", "--games", "2",
+         "--jobs", "2", "--db", str(tmp_path / "t.db")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert re.match(r"error: a worker process died \(exit code 7\) while playing game t0-d\d-r\d", lines[0])

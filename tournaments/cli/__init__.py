@@ -20,9 +20,10 @@ from tournaments.bots import BotError
 from tournaments.cli import db, keys, replay, run
 from tournaments.runner import TournamentError
 from tournaments.schedule import ScheduleError
+from tournaments.workers import WorkerDied
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
-    LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError,
+    LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError, WorkerDied,
 )
 
 

@@ -36,7 +36,8 @@ def run(
     name: Annotated[str | None, typer.Option("--name", help="Tournament name (default: <folder>-<game>-seed<seed>).")]
     = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a tournament that was interrupted.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: the CPU count).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes that play games while this process "
+                                             "stores them (default: the CPU count; 0: play here).")] = None,
     move_time: Annotated[float, typer.Option("--move-time", help="Seconds a bot may take per move.")] = 1.0,
     time_bank: Annotated[float, typer.Option("--time-bank", help="Extra seconds per game a bot may spend in all "
                                              "on moves that run over --move-time.")] = 5.0,

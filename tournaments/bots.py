@@ -15,6 +15,7 @@ content (the file, or the manifest plus every file its command names).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import os
@@ -34,6 +35,8 @@ from engines.driver import BotFailure, Turn
 
 PYTHON = "python"
 PROGRAM = "program"
+BUILTIN = "builtin"
+"""A bot that ships inside tourney (the ladder's validation opponent): BuiltinRandom."""
 MANIFEST_SUFFIX = ".bot.json"
 
 
@@ -53,6 +56,10 @@ class BotSpec:
     """Games the bot declares ("*" as a one-item tuple means all); None: ask at the handshake."""
     command: tuple[str, ...] = ()
     cwd: str = "."
+    cpu_seconds: int | None = None
+    """A program's CPU-time limit (RLIMIT_CPU) per game process; None: no limit (ladders set one)."""
+    memory_mb: int | None = None
+    """A program's address-space limit (RLIMIT_AS) in MiB; None: no limit."""
 
     def plays(self, game: str) -> bool | None:
         if self.games is None:
@@ -115,13 +122,14 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
     return specs, notices
 
 
-def describe(path: Path) -> BotSpec | None:
-    """The BotSpec of one file, None if it is not meant as a bot; BotError if it is broken."""
+def describe(path: Path, *, untrusted: bool = False) -> BotSpec | None:
+    """The BotSpec of one file, None if it is not meant as a bot; BotError if it is broken.
+
+    An ``untrusted`` Python file (a ladder submission) is read, never run: its GAMES must
+    then be a literal, found by parsing the file.
+    """
     if path.suffix == ".py":
-        module = load_module(str(path))
-        games = getattr(module, "GAMES", None)
-        if games is None or not hasattr(module, "Bot"):
-            raise BotError("a Python bot defines GAMES and class Bot (see docs/bot-protocol.md)")
+        games = _declared_games(path) if untrusted else _imported_games(path)
         games = ("*",) if games == "*" else tuple(games)
         return BotSpec(path.stem, PYTHON, str(path), sha256_file(path), games)
     if path.name.endswith(MANIFEST_SUFFIX):
@@ -130,6 +138,39 @@ def describe(path: Path) -> BotSpec | None:
         return BotSpec(path.name.split(".")[0], PROGRAM, str(path), sha256_file(path), None,
                        (str(path.resolve()),), str(path.parent.resolve()))
     return None
+
+
+def _imported_games(path: Path):
+    module = load_module(str(path))
+    games = getattr(module, "GAMES", None)
+    if games is None or not hasattr(module, "Bot"):
+        raise BotError("a Python bot defines GAMES and class Bot (see docs/bot-protocol.md)")
+    return games
+
+
+def _declared_games(path: Path):
+    """GAMES and class Bot found by parsing the file, without running any of it."""
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (SyntaxError, ValueError) as error:
+        raise BotError(f"not valid Python: {error}") from None
+    games = None
+    has_bot = False
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Bot":
+            has_bot = True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) and node.value is not None else []
+        if any(isinstance(target, ast.Name) and target.id == "GAMES" for target in targets):
+            try:
+                games = ast.literal_eval(node.value)
+            except ValueError:
+                raise BotError('GAMES must be written as a literal ("*" or a tuple of game names)') from None
+    if games is None or not has_bot:
+        raise BotError("a Python bot defines GAMES and class Bot (see docs/bot-protocol.md)")
+    if games != "*" and not (isinstance(games, list | tuple) and all(isinstance(g, str) for g in games)):
+        raise BotError('GAMES is "*" or a tuple of game names')
+    return games
 
 
 def _manifest(path: Path) -> BotSpec:
@@ -200,6 +241,19 @@ def _alarm_ready() -> bool:
     if signal.getsignal(signal.SIGALRM) is not _ring:
         signal.signal(signal.SIGALRM, _ring)
     return True
+
+
+class BuiltinRandom:
+    """Chooses uniformly among the legal actions with its seeded RNG (bots/random_bot.py's rule)."""
+
+    def __init__(self, seed: int) -> None:
+        self.choice = random.Random(seed).choice
+
+    def act(self, turn: Turn) -> str:
+        return self.choice(turn.legal)
+
+    def close(self) -> None:
+        pass
 
 
 class PythonAgent:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -59,6 +60,7 @@ class ProgramProcess:
             self.process = subprocess.Popen(
                 list(spec.command), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, start_new_session=True, bufsize=0,
+                preexec_fn=_limiter(spec.cpu_seconds, spec.memory_mb),
             )
         except OSError as error:
             raise BotFailure(f"could not start {' '.join(spec.command)}: {error.strerror or error}") from None
@@ -109,6 +111,17 @@ class ProgramProcess:
             raise BotFailure(f"answered garbage: {line[:60]!r} is not a JSON object")
         return message
 
+    def unasked(self) -> bool:
+        """Whether the bot wrote anything since its last answer (protocol: one line per request)."""
+        if self.buffer:
+            return True
+        fd = self.process.stdout.fileno()
+        if select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 65536)
+            self.buffer += chunk
+            return bool(chunk)
+        return False
+
     def kill(self) -> None:
         """Kill the bot's whole process group and reap it."""
         if self.process.stdin and not self.process.stdin.closed:
@@ -120,6 +133,21 @@ class ProgramProcess:
             self.process.wait(timeout=5)
         if self.process.stdout:
             self.process.stdout.close()
+
+
+def _limiter(cpu_seconds: int | None, memory_mb: int | None):
+    """The resource limits a bot's process sets on itself before it runs (None: no limits)."""
+    if cpu_seconds is None and memory_mb is None:
+        return None
+
+    def limit() -> None:
+        if cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        if memory_mb is not None:
+            size = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return limit
 
 
 def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits) -> dict[str, Any]:
@@ -174,6 +202,8 @@ class ProgramAgent:
         if self.process is None:
             self.process = ProgramProcess(self.spec)
             handshake(self.process, self.hello)
+        elif self.process.unasked():
+            raise BotFailure("answered garbage: it wrote a line nobody asked for (one answer per request)")
         limits = self.limits
         began = time.perf_counter()
         self.process.send({

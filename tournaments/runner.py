@@ -23,7 +23,7 @@ from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import PROGRAM, PYTHON, BotSpec, Limits, PythonAgent, discover
+from tournaments.bots import BUILTIN, PROGRAM, PYTHON, BotSpec, BuiltinRandom, Limits, PythonAgent, discover
 from tournaments.protocol import ProgramAgent, check_handshake
 from tournaments.schedule import Scheduled, ScheduleError, schedule, seat_count
 from tournaments.workers import run as run_workers
@@ -103,6 +103,8 @@ def prepare(folder: str | Path, game: str, players: int | None, limits: Limits) 
 def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits):
     if spec.kind == PYTHON:
         return PythonAgent(spec, game, seat, seed, limits)
+    if spec.kind == BUILTIN:
+        return BuiltinRandom(seed)
     return ProgramAgent(spec, game, seat, seats, seed, limits)
 
 

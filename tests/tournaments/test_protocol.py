@@ -199,6 +199,7 @@ PROGRAM_CASES = {
     "not_string": (["not-string"], FAST, r"^bot failure: answered garbage: expected .*'action': 7"),
     "illegal": (["illegal"], FAST, r"^illegal action: seat [01] cannot 'teleport:moon'"),
     "flood": (["flood"], FAST, r"^bot failure: flooded its output: more than 1048576 bytes"),
+    "twice": (["twice"], FAST, r"^bot failure: answered garbage: it wrote a line nobody asked for"),
 }
 
 

@@ -17,13 +17,15 @@ from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
 from tournaments.bots import BotError
-from tournaments.cli import db, keys, replay, run
+from tournaments.cli import db, keys, ladder, replay, run
+from tournaments.ladder import LadderError
 from tournaments.runner import TournamentError
 from tournaments.schedule import ScheduleError
 from tournaments.workers import WorkerDied
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError, WorkerDied,
+    LadderError,
 )
 
 
@@ -52,6 +54,7 @@ app.command("standings")(run.standings_)
 app.add_typer(db.app, name="db")
 app.add_typer(replay.app, name="replay")
 app.add_typer(keys.app, name="keys")
+app.add_typer(ladder.app, name="ladder")
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ Modes at act number AT (default 2, so mid-game): ``crash`` (exits with code 3),
 ``hang`` (sleeps forever), ``not-json``, ``not-object`` (a JSON array), ``wrong-type`` (an
 object that is not an action),
 ``not-string`` (an action that is a number), ``illegal`` (an action not in legal),
-``flood`` (2 MiB without a newline), ``ok`` (never misbehaves).
+``flood`` (2 MiB without a newline), ``twice`` (two answers to one request), ``ok`` (never misbehaves).
 """
 
 import json
@@ -54,6 +54,9 @@ def misbehave(legal):
         say({"type": "action", "action": 7})
     elif MODE == "illegal":
         say({"type": "action", "action": "teleport:moon"})
+    elif MODE == "twice":
+        say({"type": "action", "action": legal[0]})
+        say({"type": "action", "action": legal[-1]})
     elif MODE == "flood":
         chunk = "x" * 65536
         for _ in range(32):

@@ -1,0 +1,182 @@
+"""Ladder rows: entries, submitted bot archives, games in fold order, rating history.
+
+The ledger stores and orders; it does not rate. ``store_game`` takes the rating update as
+a function, runs it on the ratings as they stand inside the game's own transaction, and
+stores the results, so two processes feeding one ladder serialize on the write lock and
+every game is folded exactly once, in ``seq`` order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from ledger.models import Ladder
+from ledger.store import Ledger, LedgerError, now
+
+START_RATING = 1500.0
+
+Update = Callable[[list[float], list[int]], list[float]]
+
+
+class UnknownLadder(LedgerError):
+    """No ladder with that name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    entry_id: int
+    name: str
+    version: int
+    new: bool
+    retired: list[int]
+
+
+def create(ledger: Ledger, name: str, game: str, players: int) -> int:
+    with ledger.write() as connection:
+        if connection.execute(select(Ladder.id).where(Ladder.name == name)).first() is not None:
+            raise LedgerError(f"a ladder named {name!r} already exists")
+        cursor = connection.exec_driver_sql(
+            "INSERT INTO ladders (name, game, players, created_at) VALUES (?, ?, ?, ?)", (name, game, players, now()))
+        return cursor.lastrowid
+
+
+def get(ledger: Ledger, name: str) -> dict[str, Any]:
+    table = Ladder.__table__
+    with ledger.read() as connection:
+        row = connection.execute(select(table).where(table.c.name == name)).mappings().first()
+        if row is None:
+            names = [r[0] for r in connection.exec_driver_sql("SELECT name FROM ladders ORDER BY name")]
+            hint = f" (ladders: {', '.join(names)})" if names else " (the database has none: `tourney ladder create`)"
+            raise UnknownLadder(f"no ladder {name!r} in {ledger.url}{hint}")
+        return dict(row)
+
+
+def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT l.id, l.name, l.game, l.players, l.created_at, "
+            "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
+            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id) FROM ladders l ORDER BY l.name")
+        keys = ("id", "name", "game", "players", "created_at", "active", "games")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def entries(ledger: Ledger, ladder_id: int, active_only: bool = True) -> list[dict[str, Any]]:
+    """Entries with their bot's content hash and archive entry point, best rating first."""
+    query = ("SELECT e.id, e.name, e.version, e.status, e.rating, e.games, e.bot_id, b.content_hash, b.kind, "
+             "e.submitted_at FROM ladder_entries e JOIN bots b ON b.id = e.bot_id WHERE e.ladder_id = ?")
+    if active_only:
+        query += " AND e.status = 'active'"
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(query + " ORDER BY e.rating DESC, e.name, e.version", (ladder_id,))
+        keys = ("id", "name", "version", "status", "rating", "games", "bot_id", "content_hash", "kind",
+                "submitted_at")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def archive(ledger: Ledger, bot_id: int) -> tuple[str, bytes]:
+    """The entry point and zip archive of a submitted bot."""
+    with ledger.read() as connection:
+        row = connection.exec_driver_sql(
+            "SELECT entry_point, archive FROM bot_archives WHERE bot_id = ?", (bot_id,)).first()
+    if row is None:
+        raise LedgerError(f"bot {bot_id} has no stored files")
+    return row[0], bytes(row[1])
+
+
+def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: str, entry_point: str,
+           files: bytes) -> Submitted:
+    """List a bot version: same content is a no-op; new content retires the name's older versions."""
+    with ledger.write() as connection:
+        bot_id = ledger.ensure_bot(name, content_hash, kind, connection)
+        existing = connection.exec_driver_sql(
+            "SELECT id, version FROM ladder_entries WHERE ladder_id = ? AND bot_id = ?", (ladder_id, bot_id)).first()
+        if existing is not None:
+            return Submitted(existing[0], name, existing[1], False, [])
+        connection.exec_driver_sql(
+            "INSERT OR IGNORE INTO bot_archives (bot_id, entry_point, archive) VALUES (?, ?, ?)",
+            (bot_id, entry_point, files))
+        latest = connection.exec_driver_sql(
+            "SELECT COALESCE(MAX(version), 0) FROM ladder_entries WHERE ladder_id = ? AND name = ?",
+            (ladder_id, name)).scalar()
+        retired = [row[0] for row in connection.exec_driver_sql(
+            "SELECT id FROM ladder_entries WHERE ladder_id = ? AND name = ? AND status = 'active'", (ladder_id, name))]
+        connection.exec_driver_sql(
+            "UPDATE ladder_entries SET status = 'retired' WHERE ladder_id = ? AND name = ? AND status = 'active'",
+            (ladder_id, name))
+        cursor = connection.exec_driver_sql(
+            "INSERT INTO ladder_entries (ladder_id, bot_id, name, version, status, rating, games, submitted_at) "
+            "VALUES (?, ?, ?, ?, 'active', ?, 0, ?)", (ladder_id, bot_id, name, latest + 1, START_RATING, now()))
+        return Submitted(cursor.lastrowid, name, latest + 1, True, retired)
+
+
+def store_game(ledger: Ledger, ladder_id: int, store: Callable[[Connection], str], entry_ids: Sequence[int],
+               ranks: Sequence[int], update: Update) -> int:
+    """In one transaction: store the game (``store`` writes it and returns its id), fold its
+    result into the seats' ratings with ``update``, and record the history. Returns its seq."""
+    with ledger.write() as connection:
+        game_id = store(connection)
+        seq = connection.exec_driver_sql(
+            "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?)", (ladder_id, game_id)).lastrowid
+        _fold_one(connection, seq, list(entry_ids), list(ranks), update)
+        return seq
+
+
+def _fold_one(connection: Connection, seq: int, entry_ids: list[int], ranks: list[int], update: Update) -> None:
+    ratings = [connection.exec_driver_sql("SELECT rating FROM ladder_entries WHERE id = ?", (entry,)).scalar()
+               for entry in entry_ids]
+    new = update(ratings, ranks)
+    for entry, rank, rating in zip(entry_ids, ranks, new, strict=True):
+        connection.exec_driver_sql(
+            "UPDATE ladder_entries SET rating = ?, games = games + 1 WHERE id = ?", (rating, entry))
+        connection.exec_driver_sql(
+            "INSERT INTO ladder_ratings (game_seq, entry_id, rank, rating) VALUES (?, ?, ?, ?)",
+            (seq, entry, rank, rating))
+
+
+def results_in_order(ledger: Ledger, ladder_id: int) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Every ladder game in fold order: (seq, [(entry id, rank) per seat]), from the ledger's seats."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT g.seq, s.seat, e.id, s.rank FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
+            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
+            "WHERE g.ladder_id = ? ORDER BY g.seq, s.seat", (ladder_id,))
+        out: dict[int, list[tuple[int, int]]] = {}
+        for seq, _seat, entry, rank in rows:
+            out.setdefault(seq, []).append((entry, rank))
+    return list(out.items())
+
+
+def rebuild(ledger: Ledger, ladder_id: int, update: Update) -> dict[int, tuple[float, float]]:
+    """Refold every rating from the stored results; rewrite the derived rows.
+
+    Returns, per entry, (rating before the rebuild, rating after): equal when the
+    incremental updates were right.
+    """
+    games = results_in_order(ledger, ladder_id)
+    with ledger.write() as connection:
+        before = {row[0]: row[1] for row in connection.exec_driver_sql(
+            "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+        connection.exec_driver_sql(
+            "DELETE FROM ladder_ratings WHERE game_seq IN (SELECT seq FROM ladder_games WHERE ladder_id = ?)",
+            (ladder_id,))
+        connection.exec_driver_sql(
+            "UPDATE ladder_entries SET rating = ?, games = 0 WHERE ladder_id = ?", (START_RATING, ladder_id))
+        for seq, seats in games:
+            _fold_one(connection, seq, [entry for entry, _ in seats], [rank for _, rank in seats], update)
+        after = {row[0]: row[1] for row in connection.exec_driver_sql(
+            "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+    return {entry: (before[entry], after[entry]) for entry in before}
+
+
+def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT r.game_seq, g.game_id, r.rank, r.rating FROM ladder_ratings r "
+            "JOIN ladder_games g ON g.seq = r.game_seq WHERE r.entry_id = ? ORDER BY r.game_seq", (entry_id,))
+        return [{"seq": seq, "game": game, "rank": rank, "rating": rating} for seq, game, rank, rating in rows]

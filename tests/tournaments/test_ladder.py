@@ -1,0 +1,207 @@
+"""Ladders on a real SQLite file with real bot processes: submit, version, refuse, play, rate, rebuild."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger import ladders as rows
+from ledger.store import Ledger
+from tournaments import ladder
+from tournaments.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "bots"
+GAME = "lemur-tails"
+FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
+cli = CliRunner()
+
+
+@pytest.fixture
+def league(tmp_path):
+    ledger = Ledger(str(tmp_path / "league.db"))
+    rows.create(ledger, "spring", GAME, 2)
+    return ledger
+
+
+def bot_file(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(f"GAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        self.rng = rng\n\n"
+                    f"    def act(self, turn):\n{body}\n")
+    return path
+
+
+def test_submit_lists_a_bot_and_the_same_content_again_is_a_no_op(league):
+    """A bot passes validation and is listed at 1500; the same file again changes nothing."""
+    first = ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    again = ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    assert first.new and first.version == 1 and not again.new and again.entry_id == first.entry_id
+    entries = rows.entries(league, rows.get(league, "spring")["id"])
+    assert [(e["name"], e["version"], e["rating"], e["status"]) for e in entries] == [
+        ("random_bot", 1, 1500.0, "active")]
+
+
+def test_new_content_is_a_new_version_and_the_old_one_retires_with_its_history(league, tmp_path):
+    """Changed content under the same name: v2 is listed, v1 retires from matchmaking but keeps its games."""
+    ladder.submit(league, "spring", BOTS / "random_bot.py", "alpha", FAST)
+    ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
+    ladder.play(league, "spring", 4, 0, FAST, random.Random(1))
+    changed = bot_file(tmp_path, "alpha", "        return turn.legal[-1]")
+    second = ladder.submit(league, "spring", changed, "alpha", FAST)
+    assert second.new and second.version == 2 and second.retired
+    standings = ladder.standings(league, "spring", include_retired=True)
+    versions = {(s.name, s.version): s for s in standings}
+    assert versions[("alpha", 1)].status == "retired" and versions[("alpha", 1)].games == 4
+    assert versions[("alpha", 2)].status == "active" and versions[("alpha", 2)].games == 0
+    assert len(ladder.history(league, "spring", "alpha")) == 4
+    assert [s.name for s in ladder.standings(league, "spring")].count("alpha") == 1
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    ("        raise RuntimeError('boom')", "crashed"),
+    ("        return 'teleport:moon'", "illegal action"),
+    ("        return 7", "garbage"),
+])
+def test_a_submission_that_fails_its_validation_game_is_refused_with_the_reason(league, tmp_path, body, reason):
+    """A bot that crashes or misbehaves in its validation game is refused, and nothing is stored."""
+    path = bot_file(tmp_path, "broken", body)
+    with pytest.raises(ladder.LadderError, match=rf"refused: in its validation game it forfeited .*{reason}"):
+        ladder.submit(league, "spring", path, None, FAST)
+    assert rows.entries(league, rows.get(league, "spring")["id"], active_only=False) == []
+
+
+def test_a_submission_over_its_memory_limit_is_killed_and_refused(league, tmp_path):
+    """RLIMIT_AS: a bot that tries to hold 400 MiB under a 200 MiB limit fails its validation."""
+    hoard = "        self.hoard = bytearray(400 * 1024 * 1024)\n        return turn.legal[0]"
+    path = bot_file(tmp_path, "hungry", hoard)
+    with pytest.raises(ladder.LadderError, match="refused"):
+        ladder.submit(league, "spring", path, None, ladder.Limits(2.0, 5.0, 60, 200))
+
+
+def test_a_submission_over_its_cpu_limit_is_killed_and_refused(league, tmp_path):
+    """RLIMIT_CPU: a bot spinning for more CPU seconds than allowed is killed, though its move time is long."""
+    path = bot_file(tmp_path, "spinner", "        while True:\n            pass")
+    with pytest.raises(ladder.LadderError, match=r"refused: .*crashed"):
+        ladder.submit(league, "spring", path, None, ladder.Limits(30.0, 0.0, 1, 1024))
+
+
+def test_a_python_submission_never_runs_in_the_ladders_process(league, tmp_path):
+    """Submitted Python files run through tournaments.pyhost in their own process, not imported here."""
+    marker = tmp_path / "imported-here"
+    path = bot_file(tmp_path, "spy", "        return turn.legal[0]")
+    path.write_text(f"import os\nopen({str(marker)!r} + str(os.getpid()), 'w').close()\n" + path.read_text())
+    ladder.submit(league, "spring", path, None, FAST)
+    pids = {int(p.name.removeprefix("imported-here")) for p in tmp_path.glob("imported-here*")}
+    assert pids and os.getpid() not in pids
+
+
+def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league):
+    """Games are stored and rated as they end; refolding the ledger gives the very same numbers."""
+    for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
+        ladder.submit(league, "spring", BOTS / path, None, FAST)
+    played = ladder.play(league, "spring", 12, 2, FAST, random.Random(3))
+    assert played >= 12
+    ladder_id = rows.get(league, "spring")["id"]
+    before = {e["id"]: e["rating"] for e in rows.entries(league, ladder_id)}
+    assert sum(e["games"] for e in rows.entries(league, ladder_id)) == 2 * played
+    changes = ladder.rebuild(league, "spring")
+    assert all(old == new for old, new in changes.values())
+    assert {e["id"]: e["rating"] for e in rows.entries(league, ladder_id)} == before
+    history = ladder.history(league, "spring", "random_bot")
+    assert history and history[-1]["rating"] == before[next(e for e in rows.entries(league, ladder_id)
+                                                             if e["name"] == "random_bot")["id"]]
+
+
+@pytest.mark.slow
+def test_two_ladder_play_processes_at_once_lose_no_game_and_count_none_twice(tmp_path):
+    """Two real `ladder play` processes feed one ladder: every game is stored once and rated once."""
+    db = str(tmp_path / "league.db")
+    run = [sys.executable, "-m", "tournaments", "ladder"]
+    subprocess.run([*run, "create", "duo", "--game", GAME, "--db", db], check=True, capture_output=True, cwd=ROOT)
+    for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
+        subprocess.run([*run, "submit", "duo", str(BOTS / path), "--db", db], check=True, capture_output=True,
+                       cwd=ROOT)
+    players = [subprocess.Popen([*run, "play", "duo", "--games", "16", "--jobs", "1", "--seed", str(seed),
+                                 "--db", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+               for seed in (1, 2)]
+    outputs = [p.communicate(timeout=300) for p in players]
+    assert [p.returncode for p in players] == [0, 0], outputs
+    played = sum(int(out.split()[1]) for out, _ in outputs)
+    ledger = Ledger(db)
+    ladder_id = rows.get(ledger, "duo")["id"]
+    with ledger.read() as connection:
+        stored = connection.exec_driver_sql("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM ladder_games").first()
+        rated = connection.exec_driver_sql("SELECT COUNT(*) FROM ladder_ratings").scalar()
+    assert stored == (played, played) and rated == 2 * played
+    assert sum(e["games"] for e in rows.entries(ledger, ladder_id)) == 2 * played
+    incremental = {e["id"]: e["rating"] for e in rows.entries(ledger, ladder_id)}
+    assert all(old == new for old, new in ladder.rebuild(ledger, "duo").values())
+    assert {e["id"]: e["rating"] for e in rows.entries(ledger, ladder_id)} == incremental
+
+
+@pytest.mark.slow
+def test_standings_converge_and_a_resubmitted_identical_bot_does_not_move(league):
+    """With the shipped bots the heuristic ranks above random within 60 games; resubmitting it changes nothing."""
+    ladder.submit(league, "spring", BOTS / "heuristic_lemur_tails.py", "heuristic", FAST)
+    ladder.submit(league, "spring", BOTS / "random_bot.py", "random", FAST)
+    ladder.play(league, "spring", 60, 2, FAST, random.Random(11))
+    standings = {s.name: s for s in ladder.standings(league, "spring")}
+    assert standings["heuristic"].rating > standings["random"].rating
+    assert standings["heuristic"].rating - standings["heuristic"].margin > standings["random"].rating
+    resubmitted = ladder.submit(league, "spring", BOTS / "heuristic_lemur_tails.py", "heuristic", FAST)
+    assert not resubmitted.new
+    assert {s.name: s.rating for s in ladder.standings(league, "spring")} == {
+        name: s.rating for name, s in standings.items()}
+
+
+def test_cli_ladder_commands(tmp_path):
+    """create, list, submit (twice), standings --json, history and rebuild through the CLI."""
+    db = ["--db", str(tmp_path / "cli.db")]
+    assert cli.invoke(app, ["ladder", "create", "cup", "--game", GAME, *db]).exit_code == 0
+    again = cli.invoke(app, ["ladder", "create", "cup", "--game", GAME, *db])
+    assert again.exit_code == 1 and "already exists" in again.output
+    for path in ("random_bot.py", "first_legal.sh"):
+        result = cli.invoke(app, ["ladder", "submit", "cup", str(BOTS / path), *db])
+        assert result.exit_code == 0 and "listed" in result.output, result.output
+    same = cli.invoke(app, ["ladder", "submit", "cup", str(BOTS / "random_bot.py"), *db])
+    assert "nothing changed" in same.output
+    play = cli.invoke(app, ["ladder", "play", "cup", "--games", "2", "--jobs", "0", "--seed", "4", *db])
+    assert play.exit_code == 0, play.output
+    standings = json.loads(cli.invoke(app, ["ladder", "standings", "cup", "--json", *db]).output)
+    assert {row["bot"] for row in standings} == {"random_bot", "first_legal"}
+    assert all(row["provisional"] for row in standings) and all(row["games"] == 2 for row in standings)
+    history = json.loads(cli.invoke(app, ["ladder", "history", "cup", "first_legal", "--json", *db]).output)
+    assert len(history) == 2
+    rebuilt = cli.invoke(app, ["ladder", "rebuild", "cup", *db])
+    assert "all 2 ratings equal the incremental ones" in rebuilt.output
+    listing = cli.invoke(app, ["ladder", "list", *db])
+    assert "cup" in listing.output and GAME in listing.output
+    unknown = cli.invoke(app, ["ladder", "standings", "nope", *db])
+    assert unknown.exit_code == 1 and "no ladder 'nope'" in unknown.output
+    missing = cli.invoke(app, ["ladder", "submit", "cup", str(tmp_path / "none.py"), *db])
+    assert missing.exit_code == 1 and "not a bot file" in missing.output
+
+
+def test_play_needs_enough_active_bots(league):
+    """A ladder with fewer active bots than seats says so instead of playing."""
+    ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    with pytest.raises(ladder.LadderError, match="needs 2 active bots to play, it has 1"):
+        ladder.play(league, "spring", 2, 0, FAST, random.Random(1))
+
+
+def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
+    """A stored executable is unpacked executable (content-addressed, once per machine)."""
+    ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
+    entry = rows.entries(league, rows.get(league, "spring")["id"])[0]
+    entry_point, files = rows.archive(league, entry["bot_id"])
+    directory = ladder.materialize(entry["content_hash"], entry_point, files)
+    assert os.access(directory / "first_legal.sh", os.X_OK)
+    shutil.rmtree(directory)

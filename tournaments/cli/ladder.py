@@ -1,0 +1,178 @@
+"""`tourney ladder`: long-lived leagues that accept bot submissions."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from engines import registry
+from ledger import ladders as rows
+from ledger.store import Ledger
+from tournaments import ladder
+from tournaments.cli.options import Db
+
+app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
+                  no_args_is_help=True)
+console = Console()
+
+
+@app.command("create")
+def create(
+    name: Annotated[str, typer.Argument(help="The ladder's name.")],
+    game: Annotated[str, typer.Option("--game", help="tails-on-fire, nine-tails or lemur-tails.")],
+    players: Annotated[int | None, typer.Option("--players", help="Seats per game (default: the game's usual).")]
+    = None,
+    db: Db = None,
+) -> None:
+    """Create a ladder for one game.
+
+    Example: tourney ladder create spring --game lemur-tails
+    """
+    engine = registry.get(game)
+    k = players if players is not None else engine.default_seats
+    engine.configure(k)
+    rows.create(Ledger(db), name, engine.name, k)
+    typer.echo(f"created ladder {name} ({engine.name}, {k} players per game)")
+
+
+@app.command("list")
+def list_(db: Db = None) -> None:
+    """List the ladders with their active bots and games played.
+
+    Example: tourney ladder list --db league.db
+    """
+    table = Table("ladder", "game", "players", "active bots", "games")
+    for row in rows.all_ladders(Ledger(db)):
+        table.add_row(row["name"], row["game"], str(row["players"]), str(row["active"]), str(row["games"]))
+    console.print(table)
+
+
+def limits_of(move_time: float, time_bank: float, cpu: int, memory: int) -> ladder.Limits:
+    return ladder.Limits(move_time, time_bank, cpu, memory)
+
+
+MoveTime = Annotated[float, typer.Option("--move-time", help="Seconds a bot may take per move.")]
+TimeBank = Annotated[float, typer.Option("--time-bank", help="Extra seconds per game for moves over --move-time.")]
+Cpu = Annotated[int, typer.Option("--cpu-seconds", help="CPU-time limit of a bot's process, per game.")]
+Memory = Annotated[int, typer.Option("--memory-mb", help="Memory limit of a bot's process (address space, MiB).")]
+
+
+@app.command("submit")
+def submit(
+    name: Annotated[str, typer.Argument(help="The ladder.")],
+    path: Annotated[Path, typer.Argument(help="A Python bot file, an executable, or a .bot.json manifest.")],
+    as_name: Annotated[str | None, typer.Option("--as", help="The bot's name on the ladder (default: file name).")]
+    = None,
+    move_time: MoveTime = 1.0,
+    time_bank: TimeBank = 5.0,
+    cpu_seconds: Cpu = ladder.CPU_SECONDS,
+    memory_mb: Memory = ladder.MEMORY_MB,
+    db: Db = None,
+) -> None:
+    """Submit a bot: it must pass a validation game against random bots before it is listed.
+
+    Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
+    """
+    ledger = Ledger(db)
+    result = ladder.submit(ledger, name, path, as_name, limits_of(move_time, time_bank, cpu_seconds, memory_mb))
+    if not result.new:
+        typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
+    else:
+        retired = f" (v{result.version - 1} retired from matchmaking)" if result.retired else ""
+        typer.echo(f"listed {result.name} v{result.version} on {name}{retired}")
+
+
+@app.command("play")
+def play(
+    name: Annotated[str, typer.Argument(help="The ladder.")],
+    games: Annotated[int, typer.Option("--games", help="Games to play (whole seat rotations, so maybe a few more).")]
+    = 20,
+    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: the CPU count).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the matchmaking (default: random).")] = None,
+    move_time: MoveTime = 1.0,
+    time_bank: TimeBank = 5.0,
+    cpu_seconds: Cpu = ladder.CPU_SECONDS,
+    memory_mb: Memory = ladder.MEMORY_MB,
+    db: Db = None,
+) -> None:
+    """Play matchmade games on a ladder; each is stored and rated as soon as it ends.
+
+    Example: tourney ladder play spring --games 200 --jobs 2
+    """
+    ledger = Ledger(db)
+    rng = random.Random(seed)
+    workers = jobs if jobs is not None else ladder.default_workers()
+    played = ladder.play(ledger, name, games, workers, limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng)
+    typer.echo(f"played {played} games on {name}")
+
+
+@app.command("standings")
+def standings(
+    name: Annotated[str, typer.Argument(help="The ladder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    retired: Annotated[bool, typer.Option("--all", help="Also list retired versions.")] = False,
+    db: Db = None,
+) -> None:
+    """Show a ladder's ratings with their 95% margin, games, and a provisional mark.
+
+    Example: tourney ladder standings spring --json
+    """
+    rows_ = ladder.standings(Ledger(db), name, retired)
+    if as_json:
+        typer.echo(orjson.dumps([{
+            "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
+            "margin": round(r.margin, 1), "games": r.games, "provisional": r.provisional, "status": r.status,
+        } for r in rows_], option=orjson.OPT_INDENT_2).decode())
+        return
+    table = Table("rank", "bot", "version", "rating", "± 95%", "games", "", title=f"ladder {name}")
+    for r in rows_:
+        mark = "provisional" if r.provisional else ""
+        if r.status != "active":
+            mark = (mark + " " + r.status).strip()
+        table.add_row(str(r.rank), r.name, f"v{r.version}", f"{r.rating:.0f}", f"{r.margin:.0f}", str(r.games), mark)
+    console.print(table)
+
+
+@app.command("history")
+def history(
+    name: Annotated[str, typer.Argument(help="The ladder.")],
+    bot: Annotated[str, typer.Argument(help="The bot's name on the ladder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: Db = None,
+) -> None:
+    """Show a bot's rating after each of its ladder games (every version).
+
+    Example: tourney ladder history spring lemur-pro
+    """
+    rows_ = ladder.history(Ledger(db), name, bot)
+    if as_json:
+        typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
+        return
+    table = Table("ladder game", "version", "rank", "rating", "game id", title=f"{bot} on {name}")
+    for row in rows_:
+        table.add_row(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}", row["game"])
+    console.print(table)
+
+
+@app.command("rebuild")
+def rebuild(
+    name: Annotated[str, typer.Argument(help="The ladder.")],
+    db: Db = None,
+) -> None:
+    """Recompute every rating of a ladder from the stored games alone, and compare.
+
+    Example: tourney ladder rebuild spring
+    """
+    changes = ladder.rebuild(Ledger(db), name)
+    moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
+    if moved:
+        typer.echo(f"rebuilt {name}: {len(moved)} of {len(changes)} ratings differed from the incremental ones "
+                   "and were replaced")
+    else:
+        typer.echo(f"rebuilt {name}: all {len(changes)} ratings equal the incremental ones")

@@ -1,0 +1,68 @@
+"""Ladder matchmaking: more games for new and uncertain bots, tables of similar ratings.
+
+The rule (docs/ladders.md explains it with its sources):
+
+1. Each active bot's uncertainty is the standard error of its rating from the Fisher
+   information of its pairwise results at the current ratings,
+   SE = (400 / ln 10) / sqrt(PRIOR_INFORMATION + sum over its pairwise games of p (1 - p)),
+   so a new bot (no games) has the largest SE and every game shrinks it.
+2. The anchor of the next table is drawn with probability proportional to SE squared (its
+   rating variance): uncertain bots are chosen more, but none is starved. This follows the
+   active-sampling rule of Chatbot Arena (Chiang et al., 2024), which spends comparisons
+   where they shrink the confidence intervals most.
+3. The other k - 1 seats are drawn without replacement with weights
+   exp(-(R_j - R_anchor)^2 / (2 * SPREAD^2)): opponents of similar rating, whose games are the
+   most informative and the closest, as in TrueSkill's match quality (Herbrich, Minka and
+   Graepel, 2006) and Swiss pairing.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tournaments.ratings import SCALE, expected, pairwise
+
+SPREAD = 200.0
+PRIOR_INFORMATION = 0.25
+"""One virtual even game: the information of a single 50% result, so a new bot's SE is finite."""
+PROVISIONAL_GAMES = 20
+"""A bot is provisional until it has played this many ladder games."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    name: str
+    rating: float
+    games: int
+    uncertainty: float
+
+
+def uncertainties(ratings: dict[str, float], games: Sequence[Sequence[tuple[str, int]]]) -> dict[str, float]:
+    """SE of each rating (Elo points) from the Fisher information of its pairwise results."""
+    information = dict.fromkeys(ratings, PRIOR_INFORMATION)
+    for game in games:
+        for a, b, _score in pairwise(game):
+            if a in ratings and b in ratings and a != b:
+                p = expected(ratings[a], ratings[b])
+                information[a] += p * (1 - p)
+                information[b] += p * (1 - p)
+    return {name: SCALE / math.log(10) / math.sqrt(value) for name, value in information.items()}
+
+
+def next_table(candidates: Sequence[Candidate], k: int, rng: random.Random) -> list[str]:
+    """The bots of the next table (k of them), by the rule above."""
+    if len(candidates) < k:
+        raise ValueError(f"a table of {k} needs {k} active bots, the ladder has {len(candidates)}")
+    pool = sorted(candidates, key=lambda c: c.name)
+    anchor = rng.choices(pool, weights=[c.uncertainty**2 for c in pool])[0]
+    table = [anchor]
+    rest = [c for c in pool if c is not anchor]
+    for _ in range(k - 1):
+        weights = [math.exp(-((c.rating - anchor.rating) ** 2) / (2 * SPREAD**2)) + 1e-12 for c in rest]
+        chosen = rng.choices(rest, weights=weights)[0]
+        table.append(chosen)
+        rest.remove(chosen)
+    return [c.name for c in table]

@@ -1,7 +1,8 @@
 """Views leak nothing: two games that differ only in one seat's hidden cards give the same
 spectator log, byte for byte, up to the commitments (and so the hashes).
 
-Nine Tails is not here: every seat there draws from the one Trickery deck in the normal
+Tails on Fire's hidden information is a decision (the chosen opossums), so its twins differ
+in what seat 1 chooses. Nine Tails is not here: every seat there draws from the one Trickery deck in the normal
 course of play, so no card can be swapped into one hand without changing another's; its
 views are checked for leaks state by state in tests/engines/test_nine_tails.py.
 """
@@ -13,6 +14,7 @@ import random
 import orjson
 import pytest
 
+from engines import registry
 from engines.base import Event
 from engines.driver import play
 from engines.lemur_tails import LemurTails
@@ -85,6 +87,44 @@ CASES = {
     "lemur-tails": (LemurTwin, 8, 87, lemur_deep_card_stayed,
                     lambda s: [Filtered(f"{s}/0", banned=("lemur:blind",)), Filtered(f"{s}/1", prefer=("end",))]),
 }
+
+
+class Chooser:
+    """Seat 1 of the Tails on Fire twins: picks the first (or the last) opossum it may, then always passes."""
+
+    def __init__(self, last: bool) -> None:
+        self.last = last
+
+    def act(self, turn):
+        picks = [action for action in turn.legal if action.startswith("choose:")]
+        if picks:
+            return picks[-1] if self.last else picks[0]
+        return "pass"
+
+
+def test_tails_on_fire_spectator_logs_hide_a_seats_chosen_opossums():
+    """TOF: two games in which seat 1 chooses other opossums (and never plays them) give byte-identical
+    spectator logs up to the commitments, though their full logs differ."""
+    engine = registry.get("tails-on-fire")
+    compared = 0
+    for attempt in range(3):
+        seed = f"tof-leak-{attempt}"
+        logs = []
+        for last in (False, True):
+            agents = [Filtered(f"{seed}/0"), Chooser(last), Filtered(f"{seed}/2"), Filtered(f"{seed}/3")]
+            config = engine.configure(4)
+            played = play(engine, config, seed, agents)
+            seats = [SeatInfo(f"b{i}", "0" * 64) for i in range(4)]
+            logs.append(logfmt.from_recorded(record(engine, config, seed, played, seats, game_id="twin",
+                                                    salt_key=b"t" * 32)))
+        full_a, full_b = logs
+        assert [e.get("private") for e in full_a["events"]] != [e.get("private") for e in full_b["events"]]
+        spectator = [logfmt.redact(log, "spectator") for log in logs]
+        stripped = [[{k: v for k, v in e.items() if k not in ("commitment", "hash")} for e in log["events"]]
+                    for log in spectator]
+        assert stripped[0] == stripped[1], f"seed {seed}: seat 1's hidden choice changed the spectator log"
+        compared += 1
+    assert compared == 3
 
 
 @pytest.mark.parametrize("game", sorted(CASES))

@@ -22,7 +22,7 @@ from tests.replays.forgery import RandomAgent, real_log, reseal
 from tests.strategies import wild_json
 from tournaments.cli import app
 
-GAMES = ["lemur-tails", "nine-tails"]
+GAMES = ["tails-on-fire", "lemur-tails", "nine-tails"]
 
 
 @pytest.fixture(scope="module", params=GAMES)

@@ -14,7 +14,10 @@ import orjson
 
 _OPTIONS = orjson.OPT_SORT_KEYS
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_FLOAT_MARK = re.compile(rb"\d[.eE]")
+# A float token in compact JSON: a number (at the start, or after ":", "[" or ",") with a
+# fraction or an exponent. Inside a string it may match by chance (text like ",1.5"), and then
+# the strings are removed and the bytes searched again; it never misses a real float.
+_FLOAT_MARK = re.compile(rb"(?:\A|[:\[,])-?\d+(?:\.\d|[eE])")
 
 
 class CanonicalError(ValueError):
@@ -24,9 +27,9 @@ class CanonicalError(ValueError):
 def canonical(value: Any) -> bytes:
     """The canonical JSON bytes of ``value``; CanonicalError if it has none.
 
-    The hot path serializes first and looks at the bytes: outside string literals a
-    float is the only token with a digit followed by ".", "e" or "E", and a non-ASCII
-    key shows as a non-ASCII byte. Only then is the value walked, to name the culprit.
+    The hot path serializes first and looks at the bytes for a float token (see
+    _FLOAT_MARK) or a non-ASCII byte (a non-ASCII key shows as one). Only then is the
+    value walked, to name the culprit.
     """
     try:
         out = orjson.dumps(value, option=_OPTIONS)
@@ -36,17 +39,6 @@ def canonical(value: Any) -> bytes:
     if not out.isascii() or (_FLOAT_MARK.search(out) and _FLOAT_MARK.search(_STRINGS.sub(b"", out))):
         _check(value, "$")
     return out
-
-
-def plain_json(raw: bytes) -> bool:
-    """Whether JSON text holds no float and nothing but ASCII: then every value parsed from it
-    is canonical as it is, and ``canonical`` need not look at each again (``trusted``)."""
-    return raw.isascii() and b"\\u" not in raw and not _FLOAT_MARK.search(_STRINGS.sub(b"", raw))
-
-
-def trusted(value: Any) -> bytes:
-    """The canonical bytes of a value known to be canonical (parsed from ``plain_json`` text)."""
-    return orjson.dumps(value, option=_OPTIONS)
 
 
 def loads(data: bytes | str) -> Any:

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledger.canonical import canonical, loads, trusted
+from ledger.canonical import canonical, loads
 
 GENESIS = bytes(32)
 PUBLIC = "public"
@@ -67,20 +67,18 @@ def commitment(salt: bytes, private: bytes) -> str:
 
 
 def body_of(
-    game: str, seq: int, type_: str, audience: str | Sequence[int], data: Any, commit: str | None, step: int = 0,
-    checked: bool = False,
+    game: str, seq: int, type_: str, audience: str | Sequence[int], data: Any, commit: str | None, step: int = 0
 ) -> bytes:
     """The canonical bytes that are hashed for one event.
 
-    Only ``data`` comes from a game, so only it goes through the canonical checks (unless
-    ``checked``: known canonical already); the envelope's own fields (ids, hashes, ints) are
-    serialized around it as they are.
+    Only ``data`` comes from a game, so only it goes through the canonical checks; the
+    envelope's own fields (ids, hashes, ints) are serialized around it as they are.
     """
     return orjson.dumps(
         {
             "audience": audience if isinstance(audience, str) else list(audience),
             "commitment": commit,
-            "data": orjson.Fragment(trusted(data) if checked else canonical(data)),
+            "data": orjson.Fragment(canonical(data)),
             "game": game,
             "seq": seq,
             "step": step,

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ledger.canonical import CanonicalError, canonical, loads, plain_json, trusted
+from ledger.canonical import CanonicalError, canonical, loads
 from ledger.chain import GENESIS, PUBLIC, ChainError, Record, audience_text, body_of, commitment
 from replays.record import GAME_ENDED, GAME_STARTED, Recorded
 
@@ -137,22 +137,13 @@ def read(path: str | Path) -> dict[str, Any]:
     return parse(raw, str(path))
 
 
-class ParsedLog(dict):
-    """A log parsed from text; ``plain`` if the text had no float and no non-ASCII character,
-    so that re-making its hashed bytes needs no per-value canonical check."""
-
-    plain = False
-
-
 def parse(raw: bytes | str, name: str = "log") -> dict[str, Any]:
     try:
         log = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
         raise LogError(f"{name}: not JSON ({error})") from None
     check_header(log, name)
-    parsed = ParsedLog(log)
-    parsed.plain = plain_json(raw if isinstance(raw, bytes) else raw.encode("utf-8"))
-    return parsed
+    return log
 
 
 def check_header(log: Any, name: str = "log") -> None:
@@ -253,16 +244,14 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
     """
     game_id = log["game_id"]
     prev: bytes = GENESIS
-    plain = getattr(log, "plain", False)
-    exact = trusted if plain else canonical
     for seq, event in enumerate(log["events"]):
         if event["seq"] != seq:
             raise ChainError(seq, f"expected seq {seq}, found seq {event['seq']}")
         try:
             body = body_of(game_id, seq, event["type"], event["audience"], event["data"], event["commitment"],
-                           event["step"], plain)
+                           event["step"])
             if "private" in event and commitment(bytes.fromhex(event["salt"]),
-                                                 exact(event["private"])) != event["commitment"]:
+                                                 canonical(event["private"])) != event["commitment"]:
                 raise ChainError(seq, f"private part does not match its commitment {event['commitment']}")
         except CanonicalError as error:
             raise LogError(f"{name}: events[{seq}]: {error}", seq) from None

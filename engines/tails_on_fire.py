@@ -34,13 +34,15 @@ from engines.tails_on_fire_hunt import (
     HOME,
     IGUANA,
     NEXT,
+    NO_LINK,
     OVER,
     ROGUE,
     ROUND_OVER,
     SHUFFLE,
     START,
+    chained_follow_up,
     common_follow_up,
-    follow_up,
+    first_picker,
 )
 
 # --- card data and constants -------------------------------------------------------------
@@ -80,6 +82,11 @@ HOME_LEGAL = tuple(
     for number in range(10)
 )
 
+# MASK_OF[actor]: the bits of a seat in a packed int; 0 for the pseudo-actors ROGUE and ANNOUNCE,
+# so ``left & MASK_OF[turn]`` says at once whether the actor to come is a seat holding chosen opossums.
+MASK_OF = tuple(ALL_OPOSSUMS << SEAT_BITS * seat for seat in range(MAX_SEATS)) + (0, 0)
+assert len(MASK_OF) == ANNOUNCE + 1 and ROGUE == MAX_SEATS
+
 # The decision events, built once: events are immutable records, so equal ones are shared.
 CHOSEN_EVENTS = tuple(
     tuple(Event("opossum_chosen", {"seat": seat}, {"card": card}, (seat,)) for card in range(10))
@@ -91,6 +98,17 @@ PLAYED_EVENTS = tuple(
         tuple(Event("opossum_played", {"seat": seat, "card": card, "number": number}) for number in range(10))
         for card in range(10)
     )
+    for seat in range(MAX_SEATS)
+)
+# PICK_MOVES[seat][action]: what a pick action is for that seat, (its packed bit, its event); PLAY_MOVES[seat][action]
+# likewise (its packed bit, its card) for the Hunt's card actions. One dict look-up checks the action's
+# spelling and gives what the decision needs ("pass" is compared directly).
+PICK_MOVES = tuple(
+    {action: (1 << SEAT_BITS * seat + card, CHOSEN_EVENTS[seat][card]) for card, action in enumerate(CHOOSE_ACTION)}
+    for seat in range(MAX_SEATS)
+)
+PLAY_MOVES = tuple(
+    {action: (1 << SEAT_BITS * seat + card, card) for card, action in enumerate(PLAY_ACTION)}
     for seat in range(MAX_SEATS)
 )
 
@@ -147,7 +165,10 @@ class State(NamedTuple):
 
 
 _new = tuple.__new__  # _new(State, fields): a State from a tuple of all its fields, in order
+LEADER, ORDER, KEPT, STACKS, BOXED = 3, 4, 6, 8, 15  # Table fields read by position on hot paths
+assert State._fields[:3] == ("table", "offers", "number")  # decide and the hunt module unpack all fields
 assert State._fields[3:] == ("phase", "held", "discard", "chosen", "left", "picker", "turn", "turns")
+assert Table._fields[:6] == ("seats", "rogue", "round", "leader", "order", "bonfire")
 assert Table._fields[6:12] == ("kept", "exhausted", "stacks", "iguana", "iguana_top", "iguana_size")
 assert Table._fields[12:] == ("rogue_deck", "rogue_deck_size", "rogue_reserve", "boxed")
 
@@ -170,38 +191,7 @@ def flames(state: State) -> list[int]:
     ]
 
 
-def first_picker(held: int, seats: int, after: int = -1) -> int:
-    """The next seat after ``after`` with opossums to choose, or -1 (seats pick in seat order)."""
-    for seat in range(after + 1, seats):
-        if held >> SEAT_BITS * seat & ALL_OPOSSUMS:
-            return seat
-    return -1
-
-
-# --- the fold: the three moves of a decision, then one function per event type -------------
-
-
-def _after_pick(state: State, seat: int, bits: int) -> State:
-    """``seat`` chose the opossum(s) ``bits`` (packed; all of its bits for a redacted pick)."""
-    shift = SEAT_BITS * seat
-    left, held = state[7] + (1 << shift), state[4]
-    picker = seat
-    if left >> shift & ALL_OPOSSUMS == NEED_PICKS[held >> shift & ALL_OPOSSUMS]:
-        picker = first_picker(held, state[0].seats, seat)
-    return _new(State, state[:6] + (state[6] | bits, left, picker, state[9], state[10] + 1))
-
-
-def _after_play(state: State, seat: int, card: int, number: int) -> State:
-    """``seat`` played ``card`` showing ``number`` onto the discard pile."""
-    shift = SEAT_BITS * seat
-    bit = 1 << shift + card
-    left, chosen = state[7] - (1 << shift), state[6] & ~bit
-    if not left >> shift & ALL_OPOSSUMS:
-        chosen &= ~(ALL_OPOSSUMS << shift)  # none left: an unknown (redacted) choice is known empty too
-    return _new(State, (
-        state[0], state[1], state[2], HOME, state[4] & ~bit, state[5] + ((seat, card, number),), chosen, left,
-        state[8], state[0].order[seat], state[10] + 1,
-    ))  # fmt: skip
+# --- the fold: one function per event type (decide works out its own events' folds inline) ---
 
 
 def _after_pass(state: State, seat: int, counted: int) -> State:
@@ -224,34 +214,44 @@ def _table_laid(state: Any, event: Event) -> State:
     return State(table, 0, 0, BONFIRES, 0, (), 0, 0, -1, 0, 0)
 
 
+# The folds below build tuples by position (as _replace would, at a fraction of its cost; asserted above).
+
+
 def _bonfires_lit(state: State, event: Event) -> State:
     bonfire = tuple(event.data["opossums"])
     kept = sum(1 << SEAT_BITS * seat + card for seat, card in enumerate(bonfire))
-    table = state.table._replace(bonfire=bonfire, kept=kept)
-    return state._replace(table=table, phase=IGUANA, held=PACKED_ALL[table.seats] & ~kept)
+    table = _new(Table, state[0][:5] + (bonfire, kept) + state[0][7:])  # bonfire, kept
+    return _new(State, (table,) + state[1:3] + (IGUANA, PACKED_ALL[table.seats] & ~kept) + state[5:])  # phase, held
 
 
 def _iguana_shuffled(state: State, event: Event) -> State:
     order = tuple(event.private["order"]) if event.private is not None else None
-    table = state.table._replace(iguana=order, iguana_top=event.data["top"], iguana_size=event.data["size"])
-    if table.rogue:
-        return state._replace(table=table, number=table.iguana_top, phase=SHUFFLE)
-    picker = first_picker(state.held, table.seats)
-    return state._replace(table=table, number=table.iguana_top, phase=CHOOSE, picker=picker)
+    top, size = event.data["top"], event.data["size"]
+    table = _new(Table, state[0][:9] + (order, top, size) + state[0][12:])  # iguana, iguana_top, iguana_size
+    phase, picker = (SHUFFLE, state.picker) if table.rogue else (CHOOSE, first_picker(state.held, table.seats))
+    return _new(State, (table, state[1], top, phase) + state[4:8] + (picker,) + state[9:])
 
 
 def _rogue_shuffled(state: State, event: Event) -> State:
     order = tuple(event.private["order"]) if event.private is not None else None
-    table = state.table._replace(rogue_deck=order, rogue_deck_size=event.data["size"])
-    return state._replace(table=table, phase=CHOOSE, picker=first_picker(state.held, table.seats))
+    table = _new(Table, state[0][:12] + (order, event.data["size"]) + state[0][14:])  # rogue_deck, rogue_deck_size
+    picker = first_picker(state.held, table.seats)
+    return _new(State, (table,) + state[1:3] + (CHOOSE,) + state[4:8] + (picker,) + state[9:])  # phase, picker
 
 
 def _opossum_chosen(state: State, event: Event) -> State:
     seat = event.data["seat"]
     # A redacted pick sets all of the seat's bits: its choice is unknown for the round.
     card = event.private["card"] if event.private is not None else None
-    bits = ALL_OPOSSUMS if card is None else 1 << card
-    return _after_pick(state, seat, bits << SEAT_BITS * seat)
+    shift = SEAT_BITS * seat
+    bits = (ALL_OPOSSUMS if card is None else 1 << card) << shift
+    # The seat counts one more pick; when it has picked min(3, choosable), the next seat in seat
+    # order picks, or (none left) the Hunt starts.
+    left, held = state[7] + (1 << shift), state[4]
+    picker = seat
+    if left >> shift & ALL_OPOSSUMS == NEED_PICKS[held >> shift & ALL_OPOSSUMS]:
+        picker = first_picker(held, state[0].seats, seat)
+    return _new(State, state[:6] + (state[6] | bits, left, picker, state[9], state[10] + 1))
 
 
 def _hunt_started(state: State, event: Event) -> State:
@@ -265,7 +265,16 @@ def _starting_number_raised(state: State, event: Event) -> State:
 
 def _opossum_played(state: State, event: Event) -> State:
     data = event.data
-    return _after_play(state, data["seat"], data["card"], data["number"])
+    seat, card, number = data["seat"], data["card"], data["number"]  # ``card`` shows ``number``
+    shift = SEAT_BITS * seat
+    bit = 1 << shift + card
+    left, chosen = state[7] - (1 << shift), state[6] & ~bit
+    if not left >> shift & ALL_OPOSSUMS:
+        chosen &= ~(ALL_OPOSSUMS << shift)  # none left: an unknown (redacted) choice is known empty too
+    return _new(State, (
+        state[0], state[1], state[2], HOME, state[4] & ~bit, state[5] + ((seat, card, number),), chosen, left,
+        state[8], state[0].order[seat], state[10] + 1,
+    ))  # fmt: skip
 
 
 def _passed(state: State, event: Event) -> State:
@@ -299,11 +308,15 @@ def _rogue_turn_over(state: State, event: Event) -> State:
 def _fire_won(state: State, event: Event) -> State:
     data = event.data
     winner, card, number = data["seat"], data["card"], data["number"]
-    stacks, kept, fires, held = _steal(state, data["stolen"], number, [data["fire"]])
+    table = state[0]
+    if data["stolen"]:
+        stacks, kept, fires, held = _steal(state, data["stolen"], number, [data["fire"]])
+    else:  # the usual win: nothing to steal
+        stacks, kept, fires, held = list(table[STACKS]), table[KEPT], (data["fire"],), state[4]
     stacks[winner] += (_new(Stack, (card, number, tuple(fires))),)
     kept |= 1 << SEAT_BITS * winner + card
     # The winner starts the next round (TOF-5); ROUND_OVER keeps that seat in ``turn``.
-    return _take_fire(state, tuple(stacks), kept, held, state.table.boxed, state.discard[:-1], winner)
+    return _take_fire(state, tuple(stacks), kept, held, table[BOXED], state[5][:-1], winner)
 
 
 def _rogue_won(state: State, event: Event) -> State:
@@ -323,23 +336,25 @@ def _stalemate(state: State, event: Event) -> State:
 def _round_prepared(state: State, event: Event) -> State:
     # Prepare for next round: last round's exhausted cards come back, this round's discards
     # become exhausted, and everything else not on a bonfire or in a stack returns to hand.
-    table, data = state.table, event.data
+    seats, rogue, _, _, _, bonfire, kept, _, stacks, iguana, _, _, _, _, _, boxed = state[0]
     exhausted = 0
-    for owner, card, _ in state.discard:
+    for owner, card, _ in state[5]:
         if owner != ROGUE:
             exhausted |= 1 << SEAT_BITS * owner + card
-    seats, rogue, leader, top = table.seats, table.rogue, data["leader"], data["iguana"]["top"]
-    held = PACKED_ALL[seats] & ~(table.kept | exhausted)
+    data = event.data
+    leader, pile = data["leader"], data["iguana"]
+    top = pile["top"]
+    held = PACKED_ALL[seats] & ~(kept | exhausted)
     table = _new(Table, (
-        seats, rogue, data["round"], leader, NEXT[seats][rogue][leader], table.bonfire, table.kept, exhausted,
-        table.stacks, table.iguana, top, data["iguana"]["size"], None, len(NUMBERS) if rogue else 0, (), table.boxed,
+        seats, rogue, data["round"], leader, NEXT[seats][rogue][leader], bonfire, kept, exhausted, stacks, iguana,
+        top, pile["size"], None, len(NUMBERS) if rogue else 0, (), boxed,
     ))  # fmt: skip
     phase, picker = (SHUFFLE, -1) if rogue else (CHOOSE, first_picker(held, seats))
     return _new(State, (table, 0, top, phase, held, (), 0, 0, picker, leader, state[10]))
 
 
 def _game_over(state: State, event: Event) -> State:
-    return state._replace(phase=OVER)
+    return _new(State, state[:3] + (OVER,) + state[4:])
 
 
 FOLD = {
@@ -379,12 +394,11 @@ class TailsOnFire:
     move_cap = MOVE_CAP
 
     def __init__(self) -> None:
-        # decide() works out the state its event leads to (``_next``), and, when it plays out
-        # automatic steps, the states their events lead to (``_folded``, keyed by id of the
-        # state before); apply() hands those back instead of folding the same events again.
-        # A pure cache: an entry serves only the very state and event objects it came from.
-        self._next: tuple[Any, Any, Any] = (None, None, None)
-        self._folded: dict[int, tuple[State, Event, State]] = {}
+        # decide() works out the states its events lead to, and apply() hands them back instead of
+        # folding the same events again: ``_next`` is a link (state, event, state after, next link),
+        # the first of a chain through the decision's events. A pure cache: a link serves only the
+        # very state and event objects it came from, and whatever it returns is their fold.
+        self._next: tuple[Any, Any, Any, Any] = NO_LINK
 
     def configure(self, seats: int, options: Mapping[str, Any] | None = None) -> Config:
         if type(seats) is not int or not self.min_seats <= seats <= self.max_seats:
@@ -404,19 +418,15 @@ class TailsOnFire:
         return [Event("table_laid", {"seats": config.seats, "rogue": bool(config.options.get("rogue"))})]
 
     def apply(self, state: Any, event: Event) -> State:
-        following = self._next
-        if following[1] is event and following[0] is state:
-            return following[2]
-        folded = self._folded
-        if folded:
-            hit = folded.pop(id(state), None)
-            if hit is not None and hit[1] is event and hit[0] is state:
-                return hit[2]
+        link = self._next
+        if link[1] is event and link[0] is state:
+            self._next = link[3]
+            return link[2]
         return FOLD[event.type](state, event)
 
     def actor(self, state: State) -> int:
         phase = state[3]
-        if phase == CHOOSE:
+        if phase == CHOOSE:  # the most frequent decision first
             return state[8]
         if START <= phase <= HOME:
             return state[9]
@@ -424,6 +434,12 @@ class TailsOnFire:
 
     def legal_actions(self, state: State) -> Sequence[str]:
         phase = state[3]
+        if phase == CHOOSE:
+            shift = SEAT_BITS * state[8]
+            free = (state[4] & ~state[6]) >> shift & ALL_OPOSSUMS  # in hand and not chosen yet
+            if not free and unknown(state[6] >> shift & ALL_OPOSSUMS):
+                free = state[4] >> shift & ALL_OPOSSUMS  # after a redacted pick any opossum in hand may be next
+            return CHOOSE_LEGAL[free]
         if phase == HOME:
             # The seat's chosen cards still in hand (all it holds, if its choice is unknown).
             hand = (state[6] & state[4]) >> SEAT_BITS * state[9] & ALL_OPOSSUMS
@@ -434,81 +450,89 @@ class TailsOnFire:
         if phase == START:
             number = state[2]
             return START_LEGAL[number][(state[6] & state[4]) >> SEAT_BITS * state[9] + number & 1]
-        if phase == CHOOSE:
-            shift = SEAT_BITS * state[8]
-            hand, chosen = state[4] >> shift & ALL_OPOSSUMS, state[6] >> shift & ALL_OPOSSUMS
-            # After a redacted pick the seat's choice is unknown: any opossum in hand may be next.
-            return CHOOSE_LEGAL[hand if POPCOUNT[chosen] > PICKS else hand & ~chosen]
         return []
 
     def decide(self, state: State, action: str) -> list[Event]:
-        try:
-            kind, card = ACTIONS[action]
-        except (KeyError, TypeError):
-            kind = card = -1
-        phase = state[3]
+        # The fields as locals: unpacking a NamedTuple once costs less than indexing it field by field.
+        table, offers, number, phase, held, discard, chosen, left, picker, turn, turns = state
+        turns += 1
         if phase == CHOOSE:
-            seat = state[8]
-            shift = SEAT_BITS * seat
-            held = state[4]
-            if kind != PICK or not (held & ~state[6]) >> shift + card & 1:
-                from engines.tails_on_fire_refusals import pick_refusal
+            try:
+                bit, event = PICK_MOVES[picker][action]
+            except (KeyError, TypeError):
+                bit = 0
+            if not held & bit or chosen & bit:
+                from engines.tails_on_fire_refusals import check_pick
 
                 # Refused, unless the seat's picks are unknown (TOF-18) and it holds the card.
-                refusal = pick_refusal(state, seat, action, kind, card)
-                if refusal is not None:
-                    raise IllegalAction(refusal)
-            event = CHOSEN_EVENTS[seat][card]
-            # _after_pick, inlined: a third of all decisions are picks.
-            left = state[7] + (1 << shift)
-            picker = seat
+                check_pick(state, picker, action)
+            # As _opossum_chosen folds it: one more pick; when the seat has picked min(3, choosable),
+            # the next seat in seat order picks, or (none left) the Hunt starts.
+            shift = SEAT_BITS * picker
+            left += 1 << shift
+            chosen |= bit
             if left >> shift & ALL_OPOSSUMS == NEED_PICKS[held >> shift & ALL_OPOSSUMS]:
-                picker = first_picker(held, state[0].seats, seat)
-            after = _new(State, state[:6] + (state[6] | 1 << shift + card, left, picker, state[9], state[10] + 1))
-            quiet = picker >= 0  # a seat picks next (else the Hunt starts)
+                picker = first_picker(held, table[0], picker)
+            quiet = picker >= 0
         elif START <= phase <= HOME:
-            seat = state[9]
-            if kind == PASS:
-                event = PASSED_EVENTS[seat]
-                # _after_pass, inlined: this is the most frequent decision.
-                table = state[0]
-                turn = table.order[seat]
-                if turn == table.leader and phase == START:
-                    turn = ANNOUNCE
-                after = _new(State, state[:9] + (turn, state[10] + 1))
-                # Quiet: the next actor is a seat holding chosen opossums and not the top card,
-                # so nothing happens before its turn (see the hunt module for what else may).
-                quiet = (
-                    turn < ROGUE
-                    and state[7] >> SEAT_BITS * turn & ALL_OPOSSUMS
-                    and (phase == START or state[5][-1][0] != turn)
-                )
-            else:
-                event = _play_event(state, seat, action, kind, card)
-                after = _after_play(state, seat, card, event.data["number"])
-                turn = after[9]
-                quiet = turn < ROGUE and after[7] >> SEAT_BITS * turn & ALL_OPOSSUMS
+            if action == "pass":  # as _after_pass
+                event = PASSED_EVENTS[turn]
+                turn = table[ORDER][turn]
+                if phase == START:
+                    if turn == table[LEADER]:
+                        turn = ANNOUNCE  # TOF-5: round to the first seat again: the starting number rises first
+                    quiet = left & MASK_OF[turn]
+                else:
+                    quiet = left & MASK_OF[turn] and discard[-1][0] != turn
+            else:  # a card, as _opossum_played folds it
+                seat = turn
+                try:
+                    bit, card = PLAY_MOVES[seat][action]
+                except (KeyError, TypeError):
+                    bit = card = 0
+                if phase == START:
+                    shown = number  # the starting number (never the trickster, TOF-5)
+                    playable = card == number
+                else:
+                    # One higher than the top card; a trickster takes that number too, but never
+                    # goes on another seat's trickster (TOF-5).
+                    owner, top, below = discard[-1]
+                    shown = FOLLOW[below]
+                    playable = card == shown or (card == TRICKSTER and (top != TRICKSTER or owner == ROGUE))
+                if not (playable and chosen & held & bit):  # a chosen card it holds, and one that may go
+                    from engines.tails_on_fire_refusals import refuse_play
+
+                    refuse_play(state, seat, action)
+                event = PLAYED_EVENTS[seat][card][shown]
+                held &= ~bit
+                chosen &= ~bit
+                left -= 1 << SEAT_BITS * seat
+                if not left & MASK_OF[seat]:
+                    chosen &= ~MASK_OF[seat]  # none left: an unknown (redacted) choice is known empty too
+                discard += ((seat, card, shown),)
+                phase = HOME
+                turn = table[ORDER][seat]
+                quiet = left & MASK_OF[turn]
         elif phase == OVER:
             raise IllegalAction(f"the game is over: no seat may {action!r}")
         else:
             raise IllegalAction(f"no seat may act now ({action!r}): a shuffle (chance step) comes first")
-        if state[10] + 1 >= MOVE_CAP:
+        if turns >= MOVE_CAP:
             # ALL-4, TOF-9: the game stops at once; a pick or Hunt action never changes flames.
             return [event, Event("move_cap_reached", {"turns": MOVE_CAP, "flames": flames(state)})]
-        self._next = (state, event, after)
+        after = _new(State, (table, offers, number, phase, held, discard, chosen, left, picker, turn, turns))
+        # Quiet: a seat picks next, or the next actor is a seat holding chosen opossums and not the
+        # top card, so nothing happens before its decision (see the hunt module for what else may).
         if quiet:
+            self._next = (state, event, after, NO_LINK)
             return [event]
-        fast = common_follow_up(event, after)
-        if fast is not None:
-            return fast
-        self._folded.clear()
-        self._folded[id(state)] = (state, event, after)
-        return follow_up(self._fold_and_keep, after, [event], flames)
-
-    def _fold_and_keep(self, state: State, event: Event) -> State:
-        after = FOLD[event.type](state, event)
-        self._folded[id(state)] = (state, event, after)
-        return after
+        events = common_follow_up(event, after)
+        if events is not None:
+            self._next = (state, event, after, NO_LINK)
+            return events
+        # Anything rarer: play the automatic steps out one by one, keeping the states they lead to.
+        events, self._next = chained_follow_up(FOLD, state, event, after, flames)
+        return events
 
     def chance(self, state: State, rng: Any) -> list[Event]:
         phase = state.phase
@@ -547,24 +571,6 @@ class TailsOnFire:
 # --- checks and helpers --------------------------------------------------------------------
 
 
-def _play_event(state: State, seat: int, action: Any, kind: int, card: int) -> Event:
-    """The event of ``seat`` playing ``card`` in the Hunt; IllegalAction (with the reason) if it may not."""
-    if kind == PLAY and (state[6] & state[4]) >> SEAT_BITS * seat + card & 1:  # a chosen card it holds
-        if state[3] == START:
-            if card == state[2]:  # the starting number (never the trickster, TOF-5)
-                return PLAYED_EVENTS[seat][card][card]
-        else:
-            owner, top, number = state[5][-1]
-            need = FOLLOW[number]
-            # A trickster takes the number one higher than the card below it, but never goes on
-            # another seat's trickster (TOF-5).
-            if card == need or (card == TRICKSTER and (top != TRICKSTER or owner == ROGUE)):
-                return PLAYED_EVENTS[seat][card][need]
-    from engines.tails_on_fire_refusals import play_refusal
-
-    raise IllegalAction(play_refusal(state, seat, action, kind, card))
-
-
 def _steal(state: State, thefts: list[dict[str, Any]], number: int, fires: list[int]):
     """TOF-7: each stack in ``thefts`` (every other seat's stack showing ``number``, as the
     win event lists them) gives its fire cards to ``fires`` and goes away; its opossum goes
@@ -584,17 +590,17 @@ def _steal(state: State, thefts: list[dict[str, Any]], number: int, fires: list[
 def _take_fire(state: State, stacks, kept: int, held: int, boxed, discard, next_leader: int) -> State:
     """The state at the end of a round: the Iguana pile without its top card (the next
     round's "prepare" event reveals the new top), and the seat to start the next round."""
-    table = state[0]
-    iguana = table.iguana
+    # Kept, the stacks, the Iguana pile and the boxed cards change (unpacked: cheaper than by name).
+    (seats, rogue, round_, leader, order, bonfire, _, exhausted, _, iguana, _, size,
+     deck, deck_size, reserve, _) = state[0]  # fmt: skip
     if iguana is not None:
         iguana = iguana[1:]
-    # Table fields 6-11 and 15 (kept, stacks, the Iguana pile, boxed) change; positional for speed.
-    table = _new(Table, table[:6] + (kept, table[7], stacks, iguana, iguana[0] if iguana else 0, table[11] - 1) + (
-        table[12:15] + (boxed,)
+    table = _new(Table, (
+        seats, rogue, round_, leader, order, bonfire, kept, exhausted, stacks, iguana, iguana[0] if iguana else 0,
+        size - 1, deck, deck_size, reserve, boxed,
     ))  # fmt: skip
-    return _new(State, (table, state[1], state[2], ROUND_OVER, held, discard) + state[6:9] + (
-        next_leader, state[10],
-    ))  # fmt: skip
+    _, offers, number, _, _, _, chosen, left, picker, _, turns = state
+    return _new(State, (table, offers, number, ROUND_OVER, held, discard, chosen, left, picker, next_leader, turns))
 
 
 def _rogue_draw(table: Table, reserve: tuple[int, ...]) -> Table:

@@ -1,18 +1,19 @@
 """Tails on Fire: the order of play and everything that happens without a decision.
 
-The phases of a game, the turn order of the Hunt with the Rogue's place in it (TOF-8),
-and the automatic steps that follow a seat's decision until the next seat must decide:
-the Hunt's start, the Rogue's scripted turns, the turns of seats that hold no chosen
+The phases of a game, the order of picks (TOF-14), the turn order of the Hunt with the Rogue's
+place in it (TOF-8), and the automatic steps that follow a seat's decision until the next seat
+must decide: the Hunt's start, the Rogue's scripted turns, the turns of seats that hold no chosen
 opossum (TOF-11), the rising starting number (TOF-5, TOF-12), wins and steals (TOF-7),
 stalemates (TOF-6) and the end of a round. They are appended to the events of the
 decision that leads to them, so none of them is a turn under the move cap (TOF-9).
 
-The functions read a state of engines.tails_on_fire (its fields by name).
+The functions read a state of engines.tails_on_fire: its fields by name, or (where a decision's
+follow-up reads many of them) all at once by unpacking, in the order that module asserts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.base import Event
@@ -51,6 +52,15 @@ NEXT = tuple(
 )
 
 
+def first_picker(held: int, seats: int, after: int = -1) -> int:
+    """The next seat after ``after`` with opossums to choose (in ``held``, packed per seat), or -1:
+    seats pick in seat order (TOF-14)."""
+    for seat in range(after + 1, seats):
+        if held >> SEAT_BITS * seat & SEAT_MASK:
+            return seat
+    return -1
+
+
 # The frequent automatic events, built once (events are immutable records; equal ones are shared).
 RAISED_EVENTS = tuple(Event("starting_number_raised", {"number": n}) for n in range(10))
 SKIPPED_EVENTS = tuple(Event("turn_skipped", {"seat": seat}) for seat in range(6))
@@ -72,31 +82,52 @@ def follow_up(fold: Callable[[Any, Event], Any], state: Any, events: list[Event]
     the seats' scores.
     """
     while True:
-        phase = state.phase
+        table, offers, number, phase, _, discard, _, left, picker, turn, _ = state
         if START <= phase <= HOME:  # the Hunt
-            turn = state.turn
             if turn == ANNOUNCE:
-                if state.offers >= STARTING_NUMBERS:
+                if offers >= STARTING_NUMBERS:
                     # TOF-6: nine numbers offered and none played: the top fire card leaves.
-                    event = Event("stalemate", {"fire": state.table.iguana_top})
+                    event = Event("stalemate", {"fire": table.iguana_top})
                 else:
-                    event = RAISED_EVENTS[FOLLOW[state.number]]
-            elif phase == HOME and state.discard[-1][0] == turn:
+                    event = RAISED_EVENTS[FOLLOW[number]]
+            elif phase == HOME and discard[-1][0] == turn:
                 event = win(state)
             elif turn == ROGUE:
                 event = rogue_turn(state)
-            elif not state.left >> SEAT_BITS * turn & SEAT_MASK:
+            elif not left >> SEAT_BITS * turn & SEAT_MASK:
                 event = SKIPPED_EVENTS[turn]  # TOF-4, TOF-11: no chosen opossum left
             else:
                 return events
         elif phase == ROUND_OVER:
             event = round_end(state, flames)
-        elif phase == CHOOSE and state.picker < 0:
-            event = HUNT_EVENTS[state.table.leader][state.number]
+        elif phase == CHOOSE and picker < 0:
+            event = HUNT_EVENTS[table.leader][number]
         else:
             return events
         state = fold(state, event)
         events.append(event)
+
+
+NO_LINK = (None, None, None, None)  # ends a chain of folded steps (chained_follow_up)
+
+
+def chained_follow_up(folds: Mapping[str, Callable[[Any, Event], Any]], state: Any, event: Event, after: Any, flames):
+    """follow_up after a decision's ``event`` (which leads from ``state`` to ``after``), folding with
+    ``folds`` (the fold step per event type) and keeping every step: the events, and the first link
+    of their chain (state, event, the state after it, the next link; NO_LINK ends it). The engine's
+    apply() hands the folded states back from that chain."""
+    steps = [(state, event, after)]
+
+    def keep(before: Any, step: Event) -> Any:
+        folded = folds[step.type](before, step)
+        steps.append((before, step, folded))
+        return folded
+
+    events = follow_up(keep, after, [event], flames)
+    link = NO_LINK
+    for before, step, folded in reversed(steps):
+        link = (before, step, folded, link)
+    return events, link
 
 
 def common_follow_up(event: Event, after: Any) -> list[Event] | None:
@@ -105,16 +136,19 @@ def common_follow_up(event: Event, after: Any) -> list[Event] | None:
     the starting number rises when the turn comes round to the first seat (TOF-5), a seat's card
     wins the round (TOF-7) and the next round is prepared. None when anything else follows
     (follow_up plays it out; the tests check that both agree)."""
-    table, phase, turn = after.table, after.phase, after.turn
-    leader_holds = after.left >> SEAT_BITS * table.leader & SEAT_MASK
+    table, offers, number, phase, _, discard, _, left, _, turn, _ = after
+    leader = table.leader
+    leader_holds = left >> SEAT_BITS * leader & SEAT_MASK
     if phase == CHOOSE:
         if leader_holds:
-            return [event, HUNT_EVENTS[table.leader][after.number]]
+            return [event, HUNT_EVENTS[leader][number]]
     elif turn == ANNOUNCE:
-        if after.offers < STARTING_NUMBERS and leader_holds:
-            return [event, RAISED_EVENTS[FOLLOW[after.number]]]
-    elif phase == HOME and turn < ROGUE and after.discard[-1][0] == turn and table.iguana_size > 1 and table.iguana:
-        return [event, win(after), prepared(table.round + 1, turn, table.iguana[1], table.iguana_size - 1)]
+        if offers < STARTING_NUMBERS and leader_holds:
+            return [event, RAISED_EVENTS[FOLLOW[number]]]
+    elif phase == HOME and turn < ROGUE and discard[-1][0] == turn:
+        size, iguana = table.iguana_size, table.iguana
+        if size > 1 and iguana:
+            return [event, win(after), prepared(table.round + 1, turn, iguana[1], size - 1)]
     return None
 
 

@@ -1,15 +1,36 @@
 """Tails on Fire: why an action is refused, in a sentence a bot author understands.
 
 The engine checks actions with a few bit operations; only when a check fails (or a seat's
-picks are unknown, TOF-18) does it ask this module for the reason it raises IllegalAction with.
+picks are unknown, TOF-18) does it ask this module, which raises IllegalAction with the reason.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engines.tails_on_fire import CARD_NAME, PICK, PLAY, TRICKSTER, State, seat_bits, unknown
+from engines.base import IllegalAction
+from engines.tails_on_fire import ACTIONS, CARD_NAME, PICK, PLAY, TRICKSTER, State, seat_bits, unknown
 from engines.tails_on_fire_hunt import FOLLOW, START
+
+
+def check_pick(state: State, seat: int, action: Any) -> None:
+    """Raise IllegalAction (with the reason) unless ``seat`` may pick ``action`` all the same: its
+    picks are unknown (TOF-18) and it holds the card."""
+    refusal = pick_refusal(state, seat, action, *_kind_and_card(action))
+    if refusal is not None:
+        raise IllegalAction(refusal)
+
+
+def refuse_play(state: State, seat: int, action: Any) -> None:
+    """Raise IllegalAction: ``seat`` may not answer ``action`` in the Hunt now (the reason says why)."""
+    raise IllegalAction(play_refusal(state, seat, action, *_kind_and_card(action)))
+
+
+def _kind_and_card(action: Any) -> tuple[int, int]:
+    try:
+        return ACTIONS[action]
+    except (KeyError, TypeError):
+        return -1, -1
 
 
 def pick_refusal(state: State, seat: int, action: Any, kind: int, card: int) -> str | None:

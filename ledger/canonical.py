@@ -14,10 +14,10 @@ import orjson
 
 _OPTIONS = orjson.OPT_SORT_KEYS
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-# A float token in compact JSON: a number (at the start, or after ":", "[" or ",") with a
+# A float token in compact JSON below the top level: a number after ":", "[" or "," with a
 # fraction or an exponent. Inside a string it may match by chance (text like ",1.5"), and then
 # the strings are removed and the bytes searched again; it never misses a real float.
-_FLOAT_MARK = re.compile(rb"(?:\A|[:\[,])-?\d+(?:\.\d|[eE])")
+_FLOAT_MARK = re.compile(rb"[:\[,]-?\d+(?:\.\d|[eE])")
 
 
 class CanonicalError(ValueError):
@@ -31,6 +31,8 @@ def canonical(value: Any) -> bytes:
     _FLOAT_MARK) or a non-ASCII byte (a non-ASCII key shows as one). Only then is the
     value walked, to name the culprit.
     """
+    if type(value) is float:
+        _check(value, "$")
     try:
         out = orjson.dumps(value, option=_OPTIONS)
     except TypeError as error:

@@ -176,8 +176,11 @@ _HEADER_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def check_shape(log: dict[str, Any], name: str = "log") -> None:
-    """Every field present with the right JSON type; LogError naming the first that is not."""
+def check_shape(log: dict[str, Any], name: str = "log", events: bool = True) -> None:
+    """Every field present with the right JSON type; LogError naming the first that is not.
+
+    ``events=False`` leaves the events to the caller (``chain_head`` checks each as it goes).
+    """
     check_header(log, name)
     for key, kind in _HEADER_TYPES.items():
         value = log.get(key)
@@ -189,30 +192,33 @@ def check_shape(log: dict[str, Any], name: str = "log") -> None:
         if not (isinstance(seat, dict) and isinstance(seat.get("bot"), str) and isinstance(seat.get("hash"), str)
                 and seat.get("seat") == index):
             raise LogError(f"{name}: seats[{index}] must be {{seat: {index}, bot: string, hash: string}}")
-    for index, event in enumerate(log["events"]):
-        if not _event_ok(event):
-            _check_event(event, index, name)
+    if events:
+        for index, event in enumerate(log["events"]):
+            if not _event_ok(event):
+                _check_event(event, index, name)
     if not log["events"]:
         raise LogError(f"{name}: a log has at least one event")
 
 
 def _event_ok(event: Any) -> bool:
-    """The common case in one expression; ``_check_event`` explains a failure."""
+    """The common case in one pass; ``_check_event`` explains a failure."""
     if type(event) is not dict:
         return False
-    audience = event.get("audience")
-    commitment = event.get("commitment")
-    return (
-        type(event.get("seq")) is int
-        and type(event.get("step")) is int
-        and type(event.get("type")) is str
-        and type(event.get("data")) is dict
-        and type(event.get("hash")) is str
-        and (audience == PUBLIC or (type(audience) is list and all(type(s) is int for s in audience)))
-        and (commitment is None or type(commitment) is str)
-        and ("private" in event) == ("salt" in event)
-        and ("salt" not in event or (type(event["salt"]) is str and _HEX32.fullmatch(event["salt"]) is not None))
-    )
+    try:
+        audience = event["audience"]
+        commitment = event["commitment"]
+        if not (type(event["seq"]) is int and type(event["step"]) is int and type(event["type"]) is str
+                and type(event["data"]) is dict and type(event["hash"]) is str
+                and (commitment is None or type(commitment) is str)):
+            return False
+    except KeyError:
+        return False
+    if audience != PUBLIC and not (type(audience) is list and all(type(s) is int for s in audience)):
+        return False
+    if "salt" in event:
+        salt = event["salt"]
+        return "private" in event and type(salt) is str and _HEX32.fullmatch(salt) is not None
+    return "private" not in event
 
 
 def _check_event(event: Any, index: int, name: str) -> None:
@@ -237,7 +243,7 @@ def _check_event(event: Any, index: int, name: str) -> None:
 
 
 def chain_head(log: dict[str, Any], name: str = "log") -> str:
-    """Re-make every body of a (shape-checked) log, check each link and commitment; the head.
+    """Check each event's shape, re-make its body, check each link and commitment; the head.
 
     The same checks as ledger.chain.verify_links over ``records_of``, in one pass that
     builds no records: verification's hot path. Raises ChainError at the first bad seq.
@@ -245,6 +251,8 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
     game_id = log["game_id"]
     prev: bytes = GENESIS
     for seq, event in enumerate(log["events"]):
+        if not _event_ok(event):
+            _check_event(event, seq, name)
         if event["seq"] != seq:
             raise ChainError(seq, f"expected seq {seq}, found seq {event['seq']}")
         try:

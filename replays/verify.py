@@ -69,7 +69,7 @@ class Report:
 
 def check_envelope(log: dict[str, Any], name: str = "log") -> None:
     """Shape, chain, header against the hashed events, seed against its commitment, result."""
-    logfmt.check_shape(log, name)
+    logfmt.check_shape(log, name, events=False)
     game = log["game_id"]
     try:
         head = logfmt.chain_head(log, name)
@@ -129,6 +129,7 @@ class Refold:
         self.seed = log.get("seed")
         self.report = report
         self.watch = watch
+        self.apply = engine.apply
         self.state: Any = None
 
     def fail(self, seq: int, expected: str, found: str) -> None:
@@ -152,73 +153,79 @@ class Refold:
         if self.watch:
             self.watch(SETUP, body[0], self.state)
         stream = 0
-        index = 1
-        while index < len(body):
+        actor_of, chance, decide, action_of = engine.actor, engine.chance, engine.decide, engine.action_of
+        watch, report, seed = self.watch, self.report, self.seed
+        for index in range(1, len(body)):
             group = body[index]
-            kind = group[0]["type"]
+            first = group[0]
+            kind = first["type"]
             if kind in (SEAT_FORFEITED, GAME_ENDED):
                 self.finish(body[index:])
                 return
-            actor = engine.actor(self.state)
-            if actor == TERMINAL:
-                self.fail(group[0]["seq"], "game_ended (the game is over)", kind)
-            if actor == CHANCE:
-                if self.seed is None:
-                    self.report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
-                    return
-                self.compare_all(engine.chance(self.state, Prng(self.seed, stream)), group, chance=True)
-                stream += 1
-                self.report.chance_steps += 1
-            else:
-                self.decision(actor, group)
-            if self.watch:
-                self.watch(actor, group, self.state)
-            index += 1
-        self.report.notes.append("the game did not end in this log: the result is unchecked")
-
-    def decision(self, seat: int, group: list[dict[str, Any]]) -> None:
-        first = group[0]
-        if "private" not in first and first["commitment"] is not None:
-            # A redacted log withholds this decision's private part: fold it as recorded.
-            for logged in group:
+            actor = actor_of(self.state)
+            if actor >= 0 and ("private" in first or first["commitment"] is None):
+                # The common case, inline: a decision whose events the log shows in full.
                 try:
-                    self.state = self.engine.apply(self.state, _event(logged))
-                except Exception as error:  # untrusted data the engine cannot fold
-                    self.fail(logged["seq"], f"an event seat {seat} could cause", _reason(error))
-            self.report.hidden_decisions += 1
-            return
-        try:
-            action = self.engine.action_of(_event(first))
-        except Exception as error:  # untrusted data the engine cannot read
-            self.fail(first["seq"], f"a decision by seat {seat}", f"{first['type']}: {_reason(error)}")
-        if not isinstance(action, str):
-            self.fail(first["seq"], f"a decision by seat {seat}", f"{first['type']} {_short(first['data'])}")
-        try:
-            produced = self.engine.decide(self.state, action)
-        except Exception as error:  # IllegalAction, or an engine choking on a forged action
-            self.fail(first["seq"], f"a legal action for seat {seat}", f"{action!r}, refused: {_reason(error)}")
-        self.compare_all(produced, group, chance=False)
-        self.report.decisions += 1
+                    action = action_of(Event(kind, first["data"], first.get("private"), _audience(first)))
+                except Exception as error:  # untrusted data the engine cannot read
+                    self.fail(first["seq"], f"a decision by seat {actor}", f"{kind}: {_reason(error)}")
+                if action.__class__ is not str:
+                    self.fail(first["seq"], f"a decision by seat {actor}", f"{kind} {_short(first['data'])}")
+                try:
+                    produced = decide(self.state, action)
+                except Exception as error:  # IllegalAction, or an engine choking on a forged action
+                    self.fail(first["seq"], f"a legal action for seat {actor}",
+                              f"{action!r}, refused: {_reason(error)}")
+                self.compare_all(produced, group, chance=False)
+                report.decisions += 1
+            elif actor >= 0:
+                self.hidden_decision(actor, group)
+            elif actor == CHANCE:
+                if seed is None:
+                    report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
+                    return
+                self.compare_all(chance(self.state, Prng(seed, stream)), group, chance=True)
+                stream += 1
+                report.chance_steps += 1
+            else:
+                self.fail(first["seq"], "game_ended (the game is over)", kind)
+            if watch:
+                watch(actor, group, self.state)
+        report.notes.append("the game did not end in this log: the result is unchecked")
+
+    def hidden_decision(self, seat: int, group: list[dict[str, Any]]) -> None:
+        """A redacted log withholds this decision's private part: fold it as recorded."""
+        for logged in group:
+            try:
+                self.state = self.engine.apply(self.state, _event(logged))
+            except Exception as error:  # untrusted data the engine cannot fold
+                self.fail(logged["seq"], f"an event seat {seat} could cause", _reason(error))
+        self.report.hidden_decisions += 1
 
     def compare_all(self, produced: Iterable[Event], group: list[dict[str, Any]], chance: bool) -> None:
-        apply = self.engine.apply
+        produced = produced if isinstance(produced, list) else list(produced)
+        if len(produced) != len(group):
+            self._lengths_differ(produced, group)
+        apply = self.apply
         state = self.state
-        count = 0
-        for event, logged in zip(produced, group, strict=False):
-            count += 1
+        for event, logged in zip(produced, group, strict=True):
             # The common case inline: a public event equal to the one logged.
             if (event.private is not None or event.type != logged["type"] or logged["audience"] != PUBLIC
                     or event.data != logged["data"]):
+                self.state = state
                 self.compare(event, logged, chance)
             state = apply(state, event)
         self.state = state
-        produced = produced if isinstance(produced, list) else list(produced)
-        if count < len(produced):
-            event = produced[count]
+
+    def _lengths_differ(self, produced: list[Event], group: list[dict[str, Any]]) -> None:
+        """Name the first event where the step's produced and logged events part ways."""
+        for event, logged in zip(produced, group, strict=False):
+            self.compare(event, logged, False)
+        if len(produced) > len(group):
+            event = produced[len(group)]
             self.fail(group[-1]["seq"] + 1, f"{event.type} {_short(event.data)} in this step", "the step already over")
-        if count < len(group):
-            extra = group[count]
-            self.fail(extra["seq"], "the step to be over", f"{extra['type']} {_short(extra['data'])}")
+        extra = group[len(produced)]
+        self.fail(extra["seq"], "the step to be over", f"{extra['type']} {_short(extra['data'])}")
 
     def compare(self, event: Event, logged: dict[str, Any], chance: bool) -> None:
         seq = logged["seq"]
@@ -284,9 +291,13 @@ def _steps(events: list[dict[str, Any]], game: str) -> list[list[dict[str, Any]]
     return groups
 
 
+def _audience(logged: dict[str, Any]) -> tuple[int, ...]:
+    audience = logged["audience"]
+    return () if audience == PUBLIC else tuple(audience)
+
+
 def _event(logged: dict[str, Any]) -> Event:
-    audience = () if logged["audience"] == PUBLIC else tuple(logged["audience"])
-    return Event(logged["type"], logged["data"], logged.get("private"), audience)
+    return Event(logged["type"], logged["data"], logged.get("private"), _audience(logged))
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -138,3 +138,20 @@ def test_record_is_frozen():
     with pytest.raises(AttributeError):
         make_chain()[0].seq = 5  # type: ignore[misc]
     assert isinstance(make_chain()[0], Record)
+
+
+@settings(max_examples=80)
+@given(game=st.text(max_size=12), seq=st.integers(0, 10**6), step=st.integers(0, 10**6), type_=st.text(max_size=12),
+       audience=st.just("public") | st.lists(st.integers(0, 9), max_size=4), data=json_values,
+       commit=st.none() | st.text("0123456789abcdef", min_size=64, max_size=64))
+def test_body_is_orjsons_canonical_serialization_of_the_envelope(game, seq, step, type_, audience, data, commit):
+    """The body put together from its parts equals orjson's sorted serialization of the whole object."""
+    import orjson
+
+    try:
+        expected_data = canonical(data)
+    except CanonicalError:
+        return
+    whole = {"audience": audience, "commitment": commit, "data": orjson.Fragment(expected_data), "game": game,
+             "seq": seq, "step": step, "type": type_}
+    assert body_of(game, seq, type_, audience, data, commit, step) == orjson.dumps(whole, option=orjson.OPT_SORT_KEYS)

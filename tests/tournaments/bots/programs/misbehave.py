@@ -55,8 +55,10 @@ def misbehave(legal):
     elif MODE == "illegal":
         say({"type": "action", "action": "teleport:moon"})
     elif MODE == "twice":
-        say({"type": "action", "action": legal[0]})
-        say({"type": "action", "action": legal[-1]})
+        # Both answers in one write, so the second is waiting before the next request (a
+        # second answer written later would race with that request).
+        first, second = ({"type": "action", "action": action} for action in (legal[0], legal[-1]))
+        say(json.dumps(first) + "\n" + json.dumps(second) + "\n")
     elif MODE == "flood":
         chunk = "x" * 65536
         for _ in range(32):

@@ -153,9 +153,8 @@ def _seal(game: str, seq: int, prev: bytes, type_: str, data: Any, private: Any,
         commit = commitment(salt, private_bytes)
         audience_field = list(audience)
     body = body_of(game, seq, type_, audience_field, data, commit, step)
-    digest = hashlib.sha256(prev + body)
-    return Record(seq, type_, audience_text(audience_field), body, private_bytes, salt, digest.hexdigest()), (
-        digest.digest())
+    digest = hashlib.sha256(prev + body).digest()  # one digest, its hex made from it
+    return Record(seq, type_, audience_text(audience_field), body, private_bytes, salt, digest.hex()), digest
 
 
 def audience_text(audience: str | Sequence[int]) -> str:

@@ -263,10 +263,9 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
                 raise ChainError(seq, f"private part does not match its commitment {event['commitment']}")
         except CanonicalError as error:
             raise LogError(f"{name}: events[{seq}]: {error}", seq) from None
-        digest = hashlib.sha256(prev + body)
-        if digest.hexdigest() != event["hash"]:
-            raise ChainError(seq, f"expected hash {digest.hexdigest()}, found {event['hash']}")
-        prev = digest.digest()
+        prev = hashlib.sha256(prev + body).digest()
+        if prev.hex() != event["hash"]:
+            raise ChainError(seq, f"expected hash {prev.hex()}, found {event['hash']}")
     return prev.hex()
 
 

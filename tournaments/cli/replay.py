@@ -13,7 +13,7 @@ from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
 from replays import archive, render, signing
 from replays import log as logfmt
-from replays.verify import Summary, clock, verify_log
+from replays.verify import Summary, clock, collector_paused, verify_log
 from tournaments.cli.options import Db
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show.", no_args_is_help=True)
@@ -119,8 +119,8 @@ def verify(
     for name, load in _sources(paths, db, tournament):
         summary.games += 1
         try:
-            log = load()
-            report = verify_log(log, name, trusted)
+            with collector_paused():
+                report = verify_log(load(), name, trusted)
         except logfmt.LogError as error:
             summary.failures += 1
             typer.echo(f"FAIL {name}: {error}", err=True)

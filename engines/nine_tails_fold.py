@@ -426,11 +426,10 @@ def _finish(state: State) -> State:
 
 def _end_turn(state: State) -> State:
     turns = state.turns + 1
-    state = state._replace(turns=turns, **TURN_RESET)
     if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails.py _close)
-        return state._replace(phase=CAP, decider=-1)
+        return state._replace(turns=turns, phase=CAP, decider=-1, **TURN_RESET)
     seat = (state.active + 1) % state.seats
-    return state._replace(active=seat, decider=seat, phase=ACTION)
+    return state._replace(turns=turns, active=seat, decider=seat, phase=ACTION, **TURN_RESET)
 
 
 def _draw(state: State, seat: int, count: int, private: Any) -> State:

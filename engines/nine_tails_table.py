@@ -80,19 +80,26 @@ class State(NamedTuple):
     capped: bool = False
 
 
-_FIELD_INDEX = {name: index for index, name in enumerate(State._fields)}
+def _fast_replace(cls: type) -> None:
+    """Give the NamedTuple ``cls`` a ``_replace`` that touches only the changed fields.
+
+    NamedTuple's own walks every field through a dict; the fold replaces a few fields of a
+    State (36) or a Fox per event, and this is about twice as fast, with the same result.
+    """
+    index = {name: position for position, name in enumerate(cls._fields)}
+    new = tuple.__new__
+
+    def _replace(self: Any, **changes: Any) -> Any:
+        values = list(self)
+        for name, value in changes.items():
+            values[index[name]] = value
+        return new(cls, values)
+
+    cls._replace = _replace  # type: ignore[attr-defined]
 
 
-def _replace_state(state: State, **changes: Any) -> State:
-    values = list(state)
-    for name, value in changes.items():
-        values[_FIELD_INDEX[name]] = value
-    return tuple.__new__(State, values)
-
-
-# The fold replaces a few of State's 36 fields per event; NamedTuple's own _replace walks them
-# all through a dict, this one only the changed ones (the same result, about twice as fast).
-State._replace = _replace_state  # type: ignore[method-assign]
+_fast_replace(State)
+_fast_replace(Fox)
 
 
 # --- foxes, payments and who is asked next ---------------------------------------------------

@@ -281,15 +281,19 @@ class Refold:
 def _steps(events: list[dict[str, Any]], game: str) -> list[list[dict[str, Any]]]:
     """The log's events grouped by step, checking steps run 0, 1, 2, ... without gaps."""
     groups: list[list[dict[str, Any]]] = []
+    group: list[dict[str, Any]] = []
+    last, following = None, 0  # the step of ``group`` (the last of ``groups``), and the next one
     for event in events:
         step = event["step"]
-        if groups and step == groups[-1][0]["step"]:
-            groups[-1].append(event)
-        elif step == len(groups):
-            groups.append([event])
+        if step == last:
+            group.append(event)
+        elif step == following:
+            group = [event]
+            groups.append(group)
+            last, following = step, step + 1
         else:
-            expected = len(groups) - 1 if groups else 0
-            raise VerifyError(game, event["seq"], f"step {expected} or {len(groups)}", f"step {step}")
+            expected = f"step {following}" if last is None else f"step {last} or {following}"
+            raise VerifyError(game, event["seq"], expected, f"step {step}")
     return groups
 
 

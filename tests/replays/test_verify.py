@@ -136,6 +136,20 @@ def test_resealed_illegal_decision_is_caught_by_the_refold(log):
     assert error.game == log["game_id"]
 
 
+@pytest.mark.parametrize("change", ["gap", "back", "negative first"])
+def test_resealed_step_numbers_are_checked(log, change):
+    """Steps must run 0, 1, 2 ... with no gap and no going back, even with every hash recomputed."""
+    forged = copy.deepcopy(log)
+    events = forged["events"]
+    if change == "negative first":
+        seq, events[0]["step"] = 0, -1
+    else:
+        seq = next(e["seq"] for e in events if e["step"] == 5)
+        events[seq]["step"] = 7 if change == "gap" else 3
+    error = expect_failure(reseal(forged), seq)
+    assert error.expected.startswith("step") and error.found.startswith("step")
+
+
 def test_resealed_chance_outcome_is_caught_by_the_seed(log):
     """A chance outcome rewritten with hashes recomputed does not match the seed's draw."""
     forged = copy.deepcopy(log)

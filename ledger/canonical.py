@@ -15,9 +15,12 @@ import orjson
 _OPTIONS = orjson.OPT_SORT_KEYS
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 # A float token in compact JSON below the top level: a number after ":", "[" or "," with a
-# fraction or an exponent. Inside a string it may match by chance (text like ",1.5"), and then
-# the strings are removed and the bytes searched again; it never misses a real float.
+# fraction or an exponent, searched for once the strings are removed (text such as ",1.5"
+# inside a string is not a number). The regex costs about a microsecond per hundred bytes, so
+# a cheaper filter asks first: with every digit made "0" and every exponent mark made ".",
+# any float token shows "0.".
 _FLOAT_MARK = re.compile(rb"[:\[,]-?\d+(?:\.\d|[eE])")
+_FLOAT_FILTER = bytes.maketrans(b"123456789eE", b"000000000..")
 
 
 class CanonicalError(ValueError):
@@ -28,8 +31,9 @@ def canonical(value: Any) -> bytes:
     """The canonical JSON bytes of ``value``; CanonicalError if it has none.
 
     The hot path serializes first and looks at the bytes for a float token (see
-    _FLOAT_MARK) or a non-ASCII byte (a non-ASCII key shows as one). Only then is the
-    value walked, to name the culprit.
+    _FLOAT_MARK), a non-ASCII byte (a non-ASCII key shows as one) or a null (orjson writes
+    a NaN or an infinity as null). Only then is the value walked, to refuse what has no
+    canonical form and name it.
     """
     if type(value) is float:
         _check(value, "$")
@@ -38,7 +42,8 @@ def canonical(value: Any) -> bytes:
     except TypeError as error:
         _check(value, "$")  # names the offending value when it can
         raise CanonicalError(f"$: {error}") from None
-    if not out.isascii() or (_FLOAT_MARK.search(out) and _FLOAT_MARK.search(_STRINGS.sub(b"", out))):
+    if (not out.isascii() or out.find(b"null") >= 0
+            or (out.translate(_FLOAT_FILTER).find(b"0.") >= 0 and _FLOAT_MARK.search(_STRINGS.sub(b"", out)))):
         _check(value, "$")
     return out
 

@@ -28,11 +28,37 @@ def test_canonical_sorts_keys_and_has_no_whitespace():
     assert canonical({"b": 1, "a": [True, None, "x"]}) == b'{"a":[true,null,"x"],"b":1}'
 
 
-@pytest.mark.parametrize("value", [1.5, {"x": 0.0}, [1, 2.0], {1: "int key"}, {"é": 1}, {"x": object()}])
+@pytest.mark.parametrize("value", [
+    1.5, {"x": 0.0}, [1, 2.0], {"x": 1e16}, [-2.5e-7],
+    {"x": float("nan")}, [float("inf")], {"a": [None, float("-inf")]},  # orjson would write these as null
+    {1: "int key"}, {"é": 1}, {"x": object()},
+])
 def test_canonical_refuses_floats_and_odd_keys(value):
-    """Floats, non-string and non-ASCII keys, and objects have no canonical form."""
+    """Floats (NaN and infinities too), non-string and non-ASCII keys, and objects have no canonical form."""
     with pytest.raises(CanonicalError):
         canonical(value)
+
+
+_ascii_keys = st.text(alphabet=st.characters(max_codepoint=127), max_size=6)
+
+
+@settings(max_examples=80)
+@given(st.recursive(
+    st.floats(),  # every leaf a float, NaN and infinities included
+    lambda inner: st.lists(inner, min_size=1, max_size=3) | st.dictionaries(_ascii_keys, inner, min_size=1, max_size=3),
+    max_leaves=6,
+))
+def test_canonical_refuses_a_float_at_any_depth(floats):
+    """A float anywhere, beside values that are fine (null, float-looking text), is refused."""
+    for value in ({"a": None, "b": "0.5", "x": floats}, [1, ",2e3", floats]):
+        with pytest.raises(CanonicalError):
+            canonical(value)
+
+
+def test_canonical_keeps_nulls_and_float_looking_text():
+    """None is null, and text that looks like a float inside a string is only text."""
+    value = {"a": None, "b": ",1.5", "c": ["4e", ":2E3", "0.0"]}
+    assert canonical(value) == b'{"a":null,"b":",1.5","c":["4e",":2E3","0.0"]}'
 
 
 @settings(max_examples=60)

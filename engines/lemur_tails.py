@@ -51,6 +51,11 @@ from engines.lemur_tails_rules import (
     ranking,
 )
 
+# How every turn begins: no card added yet, no series, nothing held, nothing discarded.
+TURN_START = {
+    "added": 0, "series_tail": -1, "series_len": 0, "phase": PLAY, "held": -1, "held_public": False, "discards": 0,
+}  # fmt: skip
+
 
 class LemurTails:
     name = "lemur-tails"
@@ -248,16 +253,10 @@ class LemurTails:
             aside=SUN_LEMURS_ASIDE,
             turn=0,  # ALL-1: seat 0 starts
             turns=(0, 0),
-            added=0,
-            series_tail=-1,
-            series_len=0,
-            phase=PLAY,
-            held=-1,
-            held_public=False,
-            discards=0,
             pending=("shuffle",),
             ending=False,
             over="",
+            **TURN_START,
         )
 
     def _deck_shuffled(self, state: State, event: Event) -> State:
@@ -389,18 +388,7 @@ class LemurTails:
         turns = _set(state.turns, seat, state.turns[seat] + 1)
         want = len(state.hands[seat]) < HAND_SIZE or len(state.market) < MARKET_SIZE
         pending = ("refill", seat) if want and drawable(state) else ()
-        return state._replace(
-            turns=turns,
-            turn=1 - seat,
-            added=0,
-            series_tail=-1,
-            series_len=0,
-            phase=PLAY,
-            held=-1,
-            held_public=False,
-            discards=0,
-            pending=pending,
-        )
+        return state._replace(turns=turns, turn=1 - seat, pending=pending, **TURN_START)
 
     def _end_card_revealed(self, state: State, event: Event) -> State:
         deck = tuple(card for card in state.deck if card != END)

@@ -116,10 +116,10 @@ def _starting_fox_dealt(state: State, data: Any, private: Any) -> State:
 
 
 def _trickery_dealt(state: State, data: Any, private: Any) -> State:
-    state = _draw(state, data["seat"], data["count"], private)
-    if data["seat"] == state.seats - 1:  # ALL-1: seat 0 takes the first turn
-        state = state._replace(phase=ACTION, active=0, decider=0)
-    return state
+    seat = data["seat"]
+    if seat == state.seats - 1:  # ALL-1: seat 0 takes the first turn
+        return state._replace(**_drawn(state, seat, data["count"], private), phase=ACTION, active=0, decider=0)
+    return state._replace(**_drawn(state, seat, data["count"], private))
 
 
 # --- the active seat's action -----------------------------------------------------------
@@ -127,9 +127,11 @@ def _trickery_dealt(state: State, data: Any, private: Any) -> State:
 
 def _wilds_revealed(state: State, data: Any, private: Any) -> State:
     cards = tuple(data["cards"])
-    state = state._replace(wilds=state.wilds[len(cards) :], revealed=cards, source="venture")
     # NT-8: with nothing revealed the seat goes straight to its discard-and-draw option.
-    return state._replace(phase=CHOOSE if cards else DISCARD, discarded=0)
+    return state._replace(
+        wilds=state.wilds[len(cards) :], revealed=cards, source="venture", phase=CHOOSE if cards else DISCARD,
+        discarded=0,
+    )  # fmt: skip
 
 
 def _sneaked(state: State, data: Any, private: Any) -> State:
@@ -146,21 +148,20 @@ def _rested(state: State, data: Any, private: Any) -> State:
 
 def _card_taken(state: State, data: Any, private: Any) -> State:
     seat, card = data["seat"], data["card"]
-    if state.source in ("venture", "windfall"):
-        rest = without(state.revealed, card)
-        state = state._replace(revealed=(), village=state.village + rest)
+    if state.source in ("venture", "windfall"):  # the rest of the revealed cards go to the Village
+        taken = {"revealed": (), "village": state.village + without(state.revealed, card)}
     else:
-        state = state._replace(village=without(state.village, card))
+        taken = {"village": without(state.village, card)}
     if KIND[card] == WILD_FOX:
-        return _finish(state._replace(foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card)))))
-    return state._replace(held=card, phase=PLACE)
+        return _finish(state._replace(**taken, foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card)))))
+    return state._replace(**taken, held=card, phase=PLACE)
 
 
 def _nothing_taken(state: State, data: Any, private: Any) -> State:
-    state = state._replace(village=state.village + state.revealed, revealed=())
+    village = state.village + state.revealed
     if state.source == "venture":  # rulebook VENTURE 3: the seat may now discard and draw
-        return state._replace(phase=DISCARD, discarded=0)
-    return _finish(state)
+        return state._replace(village=village, revealed=(), phase=DISCARD, discarded=0)
+    return _finish(state._replace(village=village, revealed=()))
 
 
 def _study_tucked(state: State, data: Any, private: Any) -> State:
@@ -201,8 +202,8 @@ def _resolving(state: State, data: Any, private: Any) -> State:
 
 
 def _trickery_drawn(state: State, data: Any, private: Any) -> State:
-    state = _draw(state, data["seat"], data["count"], private)
-    return _finish(state._replace(owed=data["owed"], decider=data["seat"]))
+    seat = data["seat"]
+    return _finish(state._replace(**_drawn(state, seat, data["count"], private), owed=data["owed"], decider=seat))
 
 
 # --- the trick window and the cancel window (NT-7) -----------------------------------------
@@ -222,7 +223,7 @@ def _trick_revealed(state: State, data: Any, private: Any) -> State:
 
 
 def _trick_wasted(state: State, data: Any, private: Any) -> State:
-    return _end_turn(state._replace(discard=(*state.discard, state.trick), trick=""))
+    return _end_turn(state, discard=(*state.discard, state.trick))  # the turn's end clears ``trick``
 
 
 def _trick_performed(state: State, data: Any, private: Any) -> State:
@@ -232,12 +233,9 @@ def _trick_performed(state: State, data: Any, private: Any) -> State:
 def _trick_cancelled(state: State, data: Any, private: Any) -> State:
     seat, trick = data["seat"], data["trick"]
     return _end_turn(
-        state._replace(
-            hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
-            discard=(*state.discard, state.trick, trick),
-            trick="",
-        )
-    )
+        state, hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
+        discard=(*state.discard, state.trick, trick),
+    )  # fmt: skip
 
 
 def _cancel_declined(state: State, data: Any, private: Any) -> State:
@@ -385,24 +383,24 @@ def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> Stat
 def _perform(state: State, fox_card: str, slots: list[int]) -> State:
     seat, index, fox = locate(state, fox_card)
     fox = fox._replace(spent=fox.spent | slot_mask(slots))
-    state = state._replace(
-        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots),
-        trick_fox=fox_card, paying="", chosen="",
-    )  # fmt: skip
-    asker = cancel_asker(state, state.trick_seat)
+    changes = {
+        "foxes": replace_fox(state.foxes, seat, index, fox), "pile": state.pile - len(slots), "trick_fox": fox_card,
+        "paying": "", "chosen": "",
+    }  # fmt: skip
+    asker = cancel_asker(state, state.trick_seat)  # reads the hands and the trick's player only
     if asker >= 0:
-        return state._replace(phase=CANCEL, decider=asker)
-    return _begin_resolution(state)
+        return state._replace(**changes, phase=CANCEL, decider=asker)
+    return _begin_resolution(state, **changes)
 
 
-def _begin_resolution(state: State) -> State:
-    """The cancel window closed with no cancel: the trick's player resolves it."""
+def _begin_resolution(state: State, **changes: Any) -> State:
+    """The cancel window closed with no cancel: the trick's player resolves it (``changes`` in the same copy)."""
     trick, seat = state.trick, state.trick_seat
     if trick in ("quick-paws", "lure"):
-        return state._replace(phase=CHOOSE, source=trick, decider=seat)
+        return state._replace(**changes, phase=CHOOSE, source=trick, decider=seat)
     if trick in TARGETED:
-        return state._replace(phase=TARGET, decider=seat)
-    return state._replace(phase=RESOLVING, decider=seat)  # its effect's events follow at once
+        return state._replace(**changes, phase=TARGET, decider=seat)
+    return state._replace(**changes, phase=RESOLVING, decider=seat)  # its effect's events follow at once
 
 
 def _finish(state: State) -> State:
@@ -421,22 +419,22 @@ def _finish(state: State) -> State:
             return state._replace(stage=STAGE_WINDOW, phase=WINDOW, decider=asker)
         return _end_turn(state)
     # STAGE_TRICK: the resolved trick goes to the discard pile, and the turn is over
-    return _end_turn(state._replace(discard=(*state.discard, state.trick), trick=""))
+    return _end_turn(state, discard=(*state.discard, state.trick))
 
 
-def _end_turn(state: State) -> State:
+def _end_turn(state: State, **changes: Any) -> State:
+    """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` in the same copy."""
     turns = state.turns + 1
     if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails.py _close)
-        return state._replace(turns=turns, phase=CAP, decider=-1, **TURN_RESET)
+        return state._replace(**TURN_RESET, **changes, turns=turns, phase=CAP, decider=-1)
     seat = (state.active + 1) % state.seats
-    return state._replace(turns=turns, active=seat, decider=seat, phase=ACTION, **TURN_RESET)
+    return state._replace(**TURN_RESET, **changes, turns=turns, active=seat, decider=seat, phase=ACTION)
 
 
-def _draw(state: State, seat: int, count: int, private: Any) -> State:
+def _drawn(state: State, seat: int, count: int, private: Any) -> dict[str, Any]:
+    """The fields a draw of ``count`` trickery cards by ``seat`` changes (unknown cards without ``private``)."""
     cards = tuple(private["cards"]) if private is not None else state.trickery[:count]
-    return state._replace(
-        trickery=state.trickery[count:], hands=put(state.hands, seat, sort_hand(state.hands[seat] + cards))
-    )
+    return {"trickery": state.trickery[count:], "hands": put(state.hands, seat, sort_hand(state.hands[seat] + cards))}
 
 
 _MUTATORS = {

@@ -36,7 +36,7 @@ from engines.nine_tails_cards import (
     TAIL_VALUE,
     WILD_FOX,
 )
-from engines.nine_tails_fold import apply
+from engines.nine_tails_fold import apply, fold_ahead
 from engines.nine_tails_table import (
     ACTION,
     ASCEND,
@@ -408,9 +408,7 @@ def _close(state: State, events: list[Event]) -> list[Event]:
     """NT-9, ALL-4: the step that completes turn 3,000 ends the game at once, with an event saying so."""
     if state.turns < MOVE_CAP - 1:  # only the last turn pays for this fold
         return events
-    after = state
-    for event in events:
-        after = apply(after, event)
+    after = fold_ahead(state, events)
     return [*events, _cap_event(after)] if after.phase == CAP else events
 
 

@@ -119,7 +119,9 @@ def without(cards: tuple, card: Any) -> tuple:
 
 
 def sort_hand(cards: tuple) -> tuple:
-    return tuple(sorted(cards, key=str))  # str: an unknown card (None) sorts too
+    if None in cards:  # an unknown card (a fold without hands) sorts as the text "None"
+        return tuple(sorted(cards, key=str))
+    return tuple(sorted(cards))
 
 
 def drop_trick(hand: tuple, trick: str | None) -> tuple:

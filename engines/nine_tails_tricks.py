@@ -14,7 +14,7 @@ from typing import Any
 
 from engines.base import Event, IllegalAction
 from engines.nine_tails_cards import NEED, NINE, ORDERED_COST, TAIL_VALUE, TRICKS
-from engines.nine_tails_fold import apply
+from engines.nine_tails_fold import fold_ahead
 from engines.nine_tails_table import RESOLVING, State, assign, can_pay, locate
 
 # --- the trick window ---------------------------------------------------------------------
@@ -82,9 +82,7 @@ def decide_cancel(state: State, seat: int, action: str) -> list[Event]:
 
 def resolve_if_due(state: State, events: list[Event]) -> list[Event]:
     """Append the effect of a trick that needs no decision, if ``events`` close its cancel window."""
-    after = state
-    for event in events:
-        after = apply(after, event)
+    after = fold_ahead(state, events)
     if after.phase != RESOLVING:
         return events
     trick, seat = after.trick, after.trick_seat

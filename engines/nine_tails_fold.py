@@ -47,6 +47,8 @@ from engines.nine_tails_table import (
     STAGE_WINDOW,
     TARGET,
     TARGETED,
+    TURN_FIELDS,
+    TURN_START,
     WINDOW,
     State,
     ascension_cards,
@@ -62,12 +64,6 @@ from engines.nine_tails_table import (
     window_asker,
     without,
 )
-
-TURN_RESET = {
-    "stage": STAGE_ACTION, "revealed": (), "held": "", "source": "", "trick": "", "trick_seat": -1,
-    "trick_fox": "", "paying": "", "chosen": "", "discarded": 0, "target": "", "left": 0, "victim": -1,
-}  # fmt: skip
-
 
 # Some decisions fold their own events to see where they lead (does a performed trick's cancel
 # window close at once?). ``fold_ahead`` keeps the states it computed, and ``apply`` hands them
@@ -453,12 +449,13 @@ def _finish(state: State) -> State:
 
 
 def _end_turn(state: State, **changes: Any) -> State:
-    """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` in the same copy."""
+    """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` made too."""
     turns = state.turns + 1
+    fresh = tuple.__new__(State, state[:TURN_FIELDS] + TURN_START)  # where the turn stands, afresh
     if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails.py _close)
-        return state._replace(**TURN_RESET, **changes, turns=turns, phase=CAP, decider=-1)
+        return fresh._replace(**changes, turns=turns, phase=CAP, decider=-1)
     seat = (state.active + 1) % state.seats
-    return state._replace(**TURN_RESET, **changes, turns=turns, active=seat, decider=seat, phase=ACTION)
+    return fresh._replace(**changes, turns=turns, active=seat, decider=seat, phase=ACTION)
 
 
 def _drawn(state: State, seat: int, count: int, private: Any) -> dict[str, Any]:

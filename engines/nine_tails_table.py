@@ -47,7 +47,6 @@ class State(NamedTuple):
     seats: int
     goal: int  # ascended foxes that win (NT-9)
     phase: str
-    stage: str
     active: int  # the seat whose turn it is
     decider: int  # the seat to decide now (or to draw, while a reshuffle is pending)
     turns: int  # turns completed (NT-9 caps them)
@@ -62,6 +61,12 @@ class State(NamedTuple):
     trickery: tuple[str | None, ...]  # Trickery Deck, top first
     discard: tuple[str, ...]  # trickery discard pile, oldest first
     village: tuple[str, ...]  # in the order the cards arrived
+    owed: int = 0  # trickery cards the decider still has to draw after a reshuffle
+    ascending: str = ""  # the fox at nine tails, waiting for its ascension
+    winner: int = -1
+    capped: bool = False
+    # Where the turn stands: the last fields, each at its default when a turn begins (TURN_FIELDS).
+    stage: str = STAGE_ACTION
     revealed: tuple[str, ...] = ()  # Wilds cards revealed and not yet resolved (public)
     held: str = ""  # the study or tail card being given to a fox
     source: str = ""  # CHOOSE: what the card comes from ("venture", "sneak", or a trick's name)
@@ -71,13 +76,14 @@ class State(NamedTuple):
     paying: str = ""  # PAY: the fox paying a cost while the pile is short
     chosen: str = ""  # PAY: the cost symbols chosen so far
     discarded: int = 0  # DISCARD: trickery cards discarded so far this VENTURE
-    owed: int = 0  # trickery cards the decider still has to draw after a reshuffle
-    ascending: str = ""  # the fox at nine tails, waiting for its ascension
     target: str = ""  # BEFUDDLE: the fox receiving counters
     left: int = 0  # BEFUDDLE: counters it may still receive
     victim: int = -1  # PICKPOCKET: the seat whose hand is picked
-    winner: int = -1
-    capped: bool = False
+
+
+TURN_FIELDS = State._fields.index("stage")
+"""State's fields from this position on are where the turn stands; a new turn starts them afresh."""
+TURN_START = tuple(State._field_defaults[name] for name in State._fields[TURN_FIELDS:])
 
 
 def _fast_replace(cls: type) -> None:

@@ -143,9 +143,10 @@ def _starting_fox_dealt(state: State, data: Any, private: Any) -> State:
 
 def _trickery_dealt(state: State, data: Any, private: Any) -> State:
     seat = data["seat"]
+    trickery, hands = _drawn(state, seat, data["count"], private)
     if seat == state.seats - 1:  # ALL-1: seat 0 takes the first turn
-        return state._replace(**_drawn(state, seat, data["count"], private), phase=ACTION, active=0, decider=0)
-    return state._replace(**_drawn(state, seat, data["count"], private))
+        return state._replace(trickery=trickery, hands=hands, phase=ACTION, active=0, decider=0)
+    return state._replace(trickery=trickery, hands=hands)
 
 
 # --- the active seat's action -----------------------------------------------------------
@@ -167,8 +168,8 @@ def _sneaked(state: State, data: Any, private: Any) -> State:
 def _rested(state: State, data: Any, private: Any) -> State:
     seat = data["seat"]
     foxes = state.foxes[seat]
-    returned = sum(fox.spent.bit_count() for fox in foxes)
-    foxes = tuple(fox._replace(spent=0) for fox in foxes)
+    returned = sum([fox.spent.bit_count() for fox in foxes])
+    foxes = tuple([fox._replace(spent=0) if fox.spent else fox for fox in foxes])
     return state._replace(foxes=put(state.foxes, seat, foxes), pile=state.pile + returned, phase=RESOLVING)
 
 
@@ -229,7 +230,8 @@ def _resolving(state: State, data: Any, private: Any) -> State:
 
 def _trickery_drawn(state: State, data: Any, private: Any) -> State:
     seat = data["seat"]
-    return _finish(state._replace(**_drawn(state, seat, data["count"], private), owed=data["owed"], decider=seat))
+    trickery, hands = _drawn(state, seat, data["count"], private)
+    return _finish(state._replace(trickery=trickery, hands=hands, owed=data["owed"], decider=seat))
 
 
 # --- the trick window and the cancel window (NT-7) -----------------------------------------
@@ -458,10 +460,10 @@ def _end_turn(state: State, **changes: Any) -> State:
     return fresh._replace(**changes, turns=turns, active=seat, decider=seat, phase=ACTION)
 
 
-def _drawn(state: State, seat: int, count: int, private: Any) -> dict[str, Any]:
-    """The fields a draw of ``count`` trickery cards by ``seat`` changes (unknown cards without ``private``)."""
+def _drawn(state: State, seat: int, count: int, private: Any) -> tuple[tuple, tuple]:
+    """The Trickery Deck and the hands after ``seat`` draws ``count`` cards (unknown ones without ``private``)."""
     cards = tuple(private["cards"]) if private is not None else state.trickery[:count]
-    return {"trickery": state.trickery[count:], "hands": put(state.hands, seat, sort_hand(state.hands[seat] + cards))}
+    return state.trickery[count:], put(state.hands, seat, sort_hand(state.hands[seat] + cards))
 
 
 _MUTATORS = {

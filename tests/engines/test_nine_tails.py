@@ -35,7 +35,7 @@ from engines.nine_tails_cards import (
     WILD_FOX_IDS,
     WILDS_IDS,
 )
-from engines.nine_tails_table import Fox, State, put, sort_hand, without
+from engines.nine_tails_table import CANCEL, PERFORM, Fox, State, put, sort_hand, without
 from tests.strategies import seeds
 
 # --- building positions ---------------------------------------------------------------------
@@ -750,6 +750,24 @@ def random_game(seed: str, seats: int, fast: bool = False):
             state = ENGINE.apply(state, event)
         events += new
         yield state, events
+
+
+def test_the_states_a_decision_folds_ahead_are_only_a_cache():
+    """A trick performed or a cancel declined folds its events ahead; apply hands those states back
+    for the very same state and event objects only, and they equal a fold from equal copies."""
+    checked = Counter()
+    for seed in ("ahead-1", "ahead-2", "ahead-3"):
+        for state, _ in random_game(seed, 3):
+            if state.phase not in (PERFORM, CANCEL):
+                continue
+            events = ENGINE.decide(state, ENGINE.legal_actions(state)[0])
+            served, fresh = state, State(*state)  # an equal state, not the same object
+            for event in events:
+                served = ENGINE.apply(served, event)
+                fresh = ENGINE.apply(fresh, Event(*event))
+            assert served == fresh
+            checked[state.phase] += 1
+    assert checked[PERFORM] and checked[CANCEL]
 
 
 @PROPERTY

@@ -17,7 +17,6 @@ from engines.tails_on_fire import (
     ACTIONS,
     ALL_OPOSSUMS,
     ENGINE,
-    FOLD,
     MOVE_CAP,
     NUMBERS,
     Stack,
@@ -26,6 +25,7 @@ from engines.tails_on_fire import (
     seat_bits,
     unknown,
 )
+from engines.tails_on_fire_fold import FOLD
 from engines.tails_on_fire_hunt import CHOOSE, HOME, SHUFFLE, START, follow_up, rogue_turn
 
 # --- building positions -------------------------------------------------------------------

@@ -154,6 +154,23 @@ def fold(engine: Engine, events: Sequence[Event], state: Any = None) -> Any:
     return state
 
 
+# A decision that must fold its own events to know what follows may keep the states it folded
+# for apply() to hand back when the driver or the verifier then folds the very same events. The
+# states travel as a chain of links (state, event, the state after it, the next link); an engine's
+# apply() serves a link only for the very state and event objects it came from (``is``, not
+# ``==``), so it is a pure cache: what it returns is their fold, and anything else folds as usual.
+NO_LINK: tuple[Any, Any, Any, Any] = (None, None, None, None)
+"""Ends a chain of folded steps (no event is None, so it serves nothing)."""
+
+
+def chain_of(steps: Sequence[tuple[Any, Event, Any]]) -> tuple[Any, Any, Any, Any]:
+    """The chain of links of ``steps`` (state, event, the state after it), in order."""
+    link = NO_LINK
+    for before, event, after in reversed(steps):
+        link = (before, event, after, link)
+    return link
+
+
 def competition_ranks(scores: Sequence[Any]) -> list[int]:
     """Rank per seat by descending score, ties sharing the best rank ("1224", ALL-6)."""
     ordered = sorted(scores, reverse=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.base import EngineError
+from engines.base import NO_LINK, EngineError, chain_of
 from engines.nine_tails_cards import (
     ASCENDED_FOX_CARDS,
     COUNTERS,
@@ -66,21 +66,18 @@ from engines.nine_tails_table import (
 )
 
 # Some decisions fold their own events to see where they lead (does a performed trick's cancel
-# window close at once?). ``fold_ahead`` keeps the states it computed, and ``apply`` hands them
-# back when the caller (the driver, the verifier) then folds the very same events, as Tails on
-# Fire's engine does. A pure cache: a step serves only the very state and event objects it was
-# made from (``is``, not ``==``), and what it returns is their fold; anything else folds as usual.
-_ahead: tuple[tuple[Any, Any, State], ...] = ()  # (state, event, the state after it), in order
+# window close at once?); ``fold_ahead`` keeps those states as a chain (engines.base.chain_of) for
+# ``apply`` to hand back when the caller then folds the very same events, as in Tails on Fire.
+_ahead: tuple[Any, Any, Any, Any] = NO_LINK
 
 
 def apply(state: Any, event: Any) -> State:
     """The fold step (see engines.base.Engine.apply)."""
     global _ahead
-    if _ahead:
-        before, ahead_event, after = _ahead[0]
-        if ahead_event is event and before is state:
-            _ahead = _ahead[1:]
-            return after
+    link = _ahead
+    if link[1] is event and link[0] is state:
+        _ahead = link[3]
+        return link[2]
     return _fold(state, event)
 
 
@@ -92,7 +89,7 @@ def fold_ahead(state: State, events: list[Any]) -> State:
         after = apply(state, event)
         steps.append((state, event, after))
         state = after
-    _ahead = tuple(steps)
+    _ahead = chain_of(steps)
     return state
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
+from engines.base import CHANCE, NO_LINK, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
 from engines.tails_on_fire_hunt import (
     ANNOUNCE,
     BONFIRES,
@@ -34,7 +34,6 @@ from engines.tails_on_fire_hunt import (
     FOLLOW,
     HOME,
     IGUANA,
-    NO_LINK,
     OVER,
     ROGUE,
     SHUFFLE,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engines.base import Event
+from engines.base import Event, chain_of
 
 # Phases of play. BONFIRES, IGUANA and SHUFFLE wait for a chance step; ROUND_OVER lasts only
 # between a round's last event and its "prepare" event, inside one decision's events.
@@ -108,14 +108,10 @@ def follow_up(fold: Callable[[Any, Event], Any], state: Any, events: list[Event]
         events.append(event)
 
 
-NO_LINK = (None, None, None, None)  # ends a chain of folded steps (chained_follow_up)
-
-
 def chained_follow_up(folds: Mapping[str, Callable[[Any, Event], Any]], state: Any, event: Event, after: Any, flames):
     """follow_up after a decision's ``event`` (which leads from ``state`` to ``after``), folding with
     ``folds`` (the fold step per event type) and keeping every step: the events, and the first link
-    of their chain (state, event, the state after it, the next link; NO_LINK ends it). The engine's
-    apply() hands the folded states back from that chain."""
+    of their chain (engines.base.chain_of). The engine's apply() hands the folded states back from it."""
     steps = [(state, event, after)]
 
     def keep(before: Any, step: Event) -> Any:
@@ -124,10 +120,7 @@ def chained_follow_up(folds: Mapping[str, Callable[[Any, Event], Any]], state: A
         return folded
 
     events = follow_up(keep, after, [event], flames)
-    link = NO_LINK
-    for before, step, folded in reversed(steps):
-        link = (before, step, folded, link)
-    return events, link
+    return events, chain_of(steps)
 
 
 def common_follow_up(event: Event, after: Any) -> list[Event] | None:

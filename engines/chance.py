@@ -17,12 +17,14 @@ depends only on the seed and the step's position in the log (ruling ALL-2).
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
 ALGORITHM = "tourney-prng-v1"
 _DOMAIN = ALGORITHM.encode("ascii") + b"\x00"
 _TWO64 = 1 << 64
+_WORDS = struct.Struct(">4Q").unpack  # a block's four big-endian 64-bit words
 
 T = TypeVar("T")
 
@@ -45,9 +47,8 @@ class Prng:
             block = self._prefix.copy()
             block.update(self._counter.to_bytes(8, "big"))
             self._counter += 1
-            digest = block.digest()
             # Reversed so that pop() hands out the words in block order.
-            self._words = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+            self._words = [*_WORDS(block.digest())][::-1]
         return self._words.pop()
 
     def below(self, n: int) -> int:

@@ -73,22 +73,23 @@ def body_of(
 
     Canonical JSON of {"audience", "commitment", "data", "game", "seq", "step", "type"}, put
     together from its parts in that (sorted) order: only ``data`` comes from a game, so only it
-    goes through the canonical checks; the rest are ids, hashes and ints. (A test checks the
-    result against orjson's own serialization of the whole object.)
+    goes through the canonical checks; the rest are ids, hashes and ints (``seq`` and ``step``
+    must be ints). A test checks the result against orjson's own serialization of the whole.
     """
-    return b"".join((
-        b'{"audience":', _dumps(audience if isinstance(audience, str) else list(audience)),
-        b',"commitment":', _dumps(commit),
-        b',"data":', canonical(data),
-        b',"game":', _dumps(game),
-        b',"seq":', _dumps(seq),
-        b',"step":', _dumps(step),
-        b',"type":', _dumps(type_),
-        b"}",
-    ))
+    return _BODY % (
+        _PUBLIC_JSON if audience == PUBLIC else _dumps(audience if isinstance(audience, str) else list(audience)),
+        b"null" if commit is None else _dumps(commit),
+        canonical(data),
+        _dumps(game),
+        seq,
+        step,
+        _dumps(type_),
+    )
 
 
 _dumps = orjson.dumps
+_BODY = b'{"audience":%b,"commitment":%b,"data":%b,"game":%b,"seq":%d,"step":%d,"type":%b}'
+_PUBLIC_JSON = b'"public"'
 
 
 def link(prev: str | None, body: bytes) -> str:

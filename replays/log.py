@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -194,34 +194,38 @@ def check_shape(log: dict[str, Any], name: str = "log", events: bool = True) -> 
             raise LogError(f"{name}: seats[{index}] must be {{seat: {index}, bot: string, hash: string}}")
     if events:
         for index, event in enumerate(log["events"]):
-            if not _event_ok(event):
+            if _fields(event) is None:
                 _check_event(event, index, name)
     if not log["events"]:
         raise LogError(f"{name}: a log has at least one event")
 
 
-def _event_ok(event: Any) -> bool:
-    """The common case in one pass; ``_check_event`` explains a failure."""
+def _fields(event: Any) -> tuple | None:
+    """The common case in one pass: an event's fields when its shape holds, else None.
+
+    (seq, step, type, data, hash, audience, commitment, salt, private), salt and private
+    None for a public event. ``_check_event`` explains a None.
+    """
     if type(event) is not dict:
-        return False
+        return None
     try:
-        audience = event["audience"]
-        commitment = event["commitment"]
-        if not (type(event["seq"]) is int and type(event["step"]) is int and type(event["type"]) is str
-                and type(event["data"]) is dict and type(event["hash"]) is str
-                and (commitment is None or type(commitment) is str)):
-            return False
+        fields = (event["seq"], event["step"], event["type"], event["data"], event["hash"], event["audience"],
+                  event["commitment"], event.get("salt"), event.get("private"))
     except KeyError:
-        return False
+        return None
+    seq, step, type_, data, hash_, audience, commitment, salt, _ = fields
+    if not (type(seq) is int and type(step) is int and type(type_) is str and type(data) is dict
+            and type(hash_) is str and (commitment is None or type(commitment) is str)):
+        return None
     if audience != PUBLIC and not (type(audience) is list and all(type(s) is int for s in audience)):
-        return False
-    if "salt" in event:
-        salt = event["salt"]
-        return "private" in event and type(salt) is str and _HEX32.fullmatch(salt) is not None
-    return "private" not in event
+        return None
+    if salt is None:
+        return fields if "salt" not in event and "private" not in event else None
+    return fields if "private" in event and type(salt) is str and _HEX32.fullmatch(salt) is not None else None
 
 
-def _check_event(event: Any, index: int, name: str) -> None:
+def _check_event(event: Any, index: int, name: str) -> NoReturn:
+    """Name what is wrong with an event ``_fields`` refused."""
     where = f"{name}: events[{index}]"
     if not isinstance(event, dict):
         raise LogError(f"{where} must be an object, found {_describe(event)}", index)
@@ -240,6 +244,7 @@ def _check_event(event: Any, index: int, name: str) -> None:
         raise LogError(f"{where}: 'private' and 'salt' come together", index)
     if "salt" in event and not (isinstance(event["salt"], str) and _HEX32.fullmatch(event["salt"])):
         raise LogError(f"{where}: 'salt' must be 32 hex digits", index)
+    raise LogError(f"{where} is malformed", index)  # not reached while the two agree
 
 
 def chain_head(log: dict[str, Any], name: str = "log") -> str:
@@ -250,22 +255,22 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
     """
     game_id = log["game_id"]
     prev: bytes = GENESIS
-    for seq, event in enumerate(log["events"]):
-        if not _event_ok(event):
-            _check_event(event, seq, name)
-        if event["seq"] != seq:
-            raise ChainError(seq, f"expected seq {seq}, found seq {event['seq']}")
+    for index, event in enumerate(log["events"]):
+        fields = _fields(event)
+        if fields is None:
+            _check_event(event, index, name)
+        seq, step, type_, data, hash_, audience, commit, salt, private = fields
+        if seq != index:
+            raise ChainError(index, f"expected seq {index}, found seq {seq}")
         try:
-            body = body_of(game_id, seq, event["type"], event["audience"], event["data"], event["commitment"],
-                           event["step"])
-            if "private" in event and commitment(bytes.fromhex(event["salt"]),
-                                                 canonical(event["private"])) != event["commitment"]:
-                raise ChainError(seq, f"private part does not match its commitment {event['commitment']}")
+            body = body_of(game_id, seq, type_, audience, data, commit, step)
+            if salt is not None and commitment(bytes.fromhex(salt), canonical(private)) != commit:
+                raise ChainError(seq, f"private part does not match its commitment {commit}")
         except CanonicalError as error:
             raise LogError(f"{name}: events[{seq}]: {error}", seq) from None
         prev = hashlib.sha256(prev + body).digest()
-        if prev.hex() != event["hash"]:
-            raise ChainError(seq, f"expected hash {prev.hex()}, found {event['hash']}")
+        if prev.hex() != hash_:
+            raise ChainError(seq, f"expected hash {prev.hex()}, found {hash_}")
     return prev.hex()
 
 

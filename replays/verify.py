@@ -168,7 +168,7 @@ class Refold:
             if actor >= 0 and ("private" in first or first["commitment"] is None):
                 # The common case, inline: a decision whose events the log shows in full.
                 try:
-                    action = action_of(Event(kind, first["data"], first.get("private"), _audience(first)))
+                    action = action_of(_event(first))
                 except Exception as error:  # untrusted data the engine cannot read
                     self.fail(first["seq"], f"a decision by seat {actor}", f"{kind}: {_reason(error)}")
                 if action.__class__ is not str:
@@ -297,13 +297,14 @@ def _steps(events: list[dict[str, Any]], game: str) -> list[list[dict[str, Any]]
     return groups
 
 
-def _audience(logged: dict[str, Any]) -> tuple[int, ...]:
-    audience = logged["audience"]
-    return () if audience == PUBLIC else tuple(audience)
-
-
 def _event(logged: dict[str, Any]) -> Event:
-    return Event(logged["type"], logged["data"], logged.get("private"), _audience(logged))
+    """The engine's Event for a logged event (made as a plain tuple of Event's fields: a hot path)."""
+    audience = logged["audience"]
+    return _new_event(Event, (logged["type"], logged["data"], logged.get("private"),
+                              () if audience == PUBLIC else tuple(audience)))
+
+
+_new_event = tuple.__new__
 
 
 def _same(a: Any, b: Any) -> bool:

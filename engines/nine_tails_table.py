@@ -115,13 +115,20 @@ def new_fox(card: str) -> Fox:
     return Fox(card, SLOTS[card], 0)
 
 
+# put and without go through a list: about twice as fast as slicing and joining tuples.
+
+
 def put(values: tuple, index: int, value: Any) -> tuple:
-    return (*values[:index], value, *values[index + 1 :])
+    out = list(values)
+    out[index] = value
+    return tuple(out)
 
 
 def without(cards: tuple, card: Any) -> tuple:
-    index = cards.index(card)
-    return cards[:index] + cards[index + 1 :]
+    """``cards`` less its first ``card`` (ValueError if there is none)."""
+    out = list(cards)
+    out.remove(card)
+    return tuple(out)
 
 
 def sort_hand(cards: tuple) -> tuple:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from engines import registry
 from engines.base import CHANCE, SETUP, TERMINAL, Engine, EngineError, Event
@@ -134,7 +134,7 @@ class Refold:
         self.apply = engine.apply
         self.state: Any = None
 
-    def fail(self, seq: int, expected: str, found: str) -> None:
+    def fail(self, seq: int, expected: str, found: str) -> NoReturn:
         raise VerifyError(self.game, seq, expected, found)
 
     def run(self) -> None:
@@ -151,73 +151,74 @@ class Refold:
         body = steps[1:]
         if not body:
             return
-        self.compare_all(engine.start(config), body[0], chance=True)
-        if self.watch:
-            self.watch(SETUP, body[0], self.state)
-        stream = 0
         actor_of, chance, decide, action_of = engine.actor, engine.chance, engine.decide, engine.action_of
-        watch, report, seed = self.watch, self.report, self.seed
-        for index in range(1, len(body)):
-            group = body[index]
+        apply, watch, report, seed = self.apply, self.watch, self.report, self.seed
+        state: Any = None
+        stream = 0
+        for index, group in enumerate(body):
             first = group[0]
             kind = first["type"]
-            if kind in (SEAT_FORFEITED, GAME_ENDED):
+            if index == 0:  # the opening: start(config), checked as a chance step
+                actor, produced, drawn = SETUP, engine.start(config), True
+            elif kind in (SEAT_FORFEITED, GAME_ENDED):
+                self.state = state
                 self.finish(body[index:])
                 return
-            actor = actor_of(self.state)
-            if actor >= 0 and ("private" in first or first["commitment"] is None):
-                # The common case, inline: a decision whose events the log shows in full.
-                try:
-                    action = action_of(_event(first))
-                except Exception as error:  # untrusted data the engine cannot read
-                    self.fail(first["seq"], f"a decision by seat {actor}", f"{kind}: {_reason(error)}")
-                if action.__class__ is not str:
-                    self.fail(first["seq"], f"a decision by seat {actor}", f"{kind} {_short(first['data'])}")
-                try:
-                    produced = decide(self.state, action)
-                except Exception as error:  # IllegalAction, or an engine choking on a forged action
-                    self.fail(first["seq"], f"a legal action for seat {actor}",
-                              f"{action!r}, refused: {_reason(error)}")
-                self.compare_all(produced, group, chance=False)
-                report.decisions += 1
-            elif actor >= 0:
-                self.hidden_decision(actor, group)
-            elif actor == CHANCE:
-                if seed is None:
-                    report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
-                    return
-                self.compare_all(chance(self.state, Prng(seed, stream)), group, chance=True)
-                stream += 1
-                report.chance_steps += 1
             else:
-                self.fail(first["seq"], "game_ended (the game is over)", kind)
+                actor = actor_of(state)
+                if actor >= 0 and ("private" in first or first["commitment"] is None):
+                    # The common case: a decision whose events the log shows in full.
+                    try:
+                        action = action_of(_event(first))
+                    except Exception as error:  # untrusted data the engine cannot read
+                        self.fail(first["seq"], f"a decision by seat {actor}", f"{kind}: {_reason(error)}")
+                    if action.__class__ is not str:
+                        self.fail(first["seq"], f"a decision by seat {actor}", f"{kind} {_short(first['data'])}")
+                    try:
+                        produced = decide(state, action)
+                    except Exception as error:  # IllegalAction, or an engine choking on a forged action
+                        self.fail(first["seq"], f"a legal action for seat {actor}",
+                                  f"{action!r}, refused: {_reason(error)}")
+                    drawn = False
+                    report.decisions += 1
+                elif actor >= 0:
+                    produced = None
+                    state = self.hidden_decision(state, actor, group)
+                elif actor == CHANCE:
+                    if seed is None:
+                        report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
+                        return
+                    produced, drawn = chance(state, Prng(seed, stream)), True
+                    stream += 1
+                    report.chance_steps += 1
+                else:
+                    self.fail(first["seq"], "game_ended (the game is over)", kind)
+            if produced is not None:  # compare the step's events with the logged ones, and fold them
+                if produced.__class__ is not list:
+                    produced = list(produced)
+                if len(produced) != len(group):
+                    self._lengths_differ(produced, group)
+                for event, logged in zip(produced, group, strict=False):  # the lengths are equal (checked above)
+                    # The common case inline: a public event equal to the one logged.
+                    if (event.private is not None or event.type != logged["type"] or logged["audience"] != PUBLIC
+                            or event.data != logged["data"]):
+                        self.compare(event, logged, drawn)
+                    state = apply(state, event)
             if watch:
-                watch(actor, group, self.state)
+                self.state = state
+                watch(actor, group, state)
+        self.state = state
         report.notes.append("the game did not end in this log: the result is unchecked")
 
-    def hidden_decision(self, seat: int, group: list[dict[str, Any]]) -> None:
-        """A redacted log withholds this decision's private part: fold it as recorded."""
+    def hidden_decision(self, state: Any, seat: int, group: list[dict[str, Any]]) -> Any:
+        """A redacted log withholds this decision's private part: fold it as recorded; the state after it."""
         for logged in group:
             try:
-                self.state = self.engine.apply(self.state, _event(logged))
+                state = self.engine.apply(state, _event(logged))
             except Exception as error:  # untrusted data the engine cannot fold
                 self.fail(logged["seq"], f"an event seat {seat} could cause", _reason(error))
         self.report.hidden_decisions += 1
-
-    def compare_all(self, produced: Iterable[Event], group: list[dict[str, Any]], chance: bool) -> None:
-        produced = produced if isinstance(produced, list) else list(produced)
-        if len(produced) != len(group):
-            self._lengths_differ(produced, group)
-        apply = self.apply
-        state = self.state
-        for event, logged in zip(produced, group, strict=False):  # the lengths are equal (checked above)
-            # The common case inline: a public event equal to the one logged.
-            if (event.private is not None or event.type != logged["type"] or logged["audience"] != PUBLIC
-                    or event.data != logged["data"]):
-                self.state = state
-                self.compare(event, logged, chance)
-            state = apply(state, event)
-        self.state = state
+        return state
 
     def _lengths_differ(self, produced: list[Event], group: list[dict[str, Any]]) -> None:
         """Name the first event where the step's produced and logged events part ways."""

@@ -78,7 +78,10 @@ def apply(state: Any, event: Any) -> State:
     if link[1] is event and link[0] is state:
         _ahead = link[3]
         return link[2]
-    return _fold(state, event)
+    mutate = _MUTATORS.get(event.type)
+    if mutate is None:
+        raise EngineError(f"nine-tails has no event {event.type!r}")
+    return mutate(state, event.data, event.private)
 
 
 def fold_ahead(state: State, events: list[Any]) -> State:
@@ -91,14 +94,6 @@ def fold_ahead(state: State, events: list[Any]) -> State:
         state = after
     _ahead = chain_of(steps)
     return state
-
-
-def _fold(state: Any, event: Any) -> State:
-    try:
-        mutate = _MUTATORS[event.type]
-    except KeyError:
-        raise EngineError(f"nine-tails has no event {event.type!r}") from None
-    return mutate(state, event.data, event.private)
 
 
 # --- setup -------------------------------------------------------------------------------

@@ -1,0 +1,202 @@
+"""Nine Tails engine: properties of random playouts (Hypothesis) and the heuristic bot."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots import heuristic_nine_tails, random_bot
+from engines.base import CHANCE, TERMINAL, Event, IllegalAction, fold
+from engines.chance import Prng
+from engines.driver import opening, play
+from engines.nine_tails import ENGINE
+from engines.nine_tails_cards import MOVE_CAP, STARTING_FOX_IDS, TRICK_NAMES, WILD_FOX_IDS, WILDS_IDS
+from engines.nine_tails_table import CANCEL, PERFORM, State, put, sort_hand
+from tests.engines.nine_tails_positions import conserved
+from tests.strategies import seeds
+
+# --- properties -----------------------------------------------------------------------------------
+
+PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+seat_counts = st.integers(min_value=2, max_value=5)
+
+UNIVERSE = [
+    "venture", "sneak", "rest", "none", "stop", "waste", "cancel", "decline", "", "dance", "take:", "fox:",
+    "slot:-1", "slot:x", "slot:99", "seat:9", "seat:x", "pay:", "pay:Z", "pay:AC", "trick:joker", "discard:joker",
+    "VENTURE", "take:F-AACS", "fox:T-AC", "study:W-AA*", "take:T-AC:F-AACS",
+    *(f"take:{card}" for card in WILDS_IDS),
+    *(f"fox:{card}" for card in STARTING_FOX_IDS + WILD_FOX_IDS),
+    *(f"{kind}:{trick}" for kind in ("trick", "discard") for trick in TRICK_NAMES),
+    *(f"pay:{symbol}" for symbol in "ACGSQ*"),
+    *(f"study:{card}" for card in WILDS_IDS[10:20]),
+    *(f"seat:{seat}" for seat in range(5)),
+    *(f"slot:{slot}" for slot in range(14)),
+]  # fmt: skip
+
+
+def random_game(seed: str, seats: int, fast: bool = False):
+    """Yield (state, events so far) after every step of a random legal playout (the driver's loop)."""
+    config = ENGINE.configure(seats, {"fast": True} if fast else {})
+    state, steps, stream = opening(ENGINE, config, seed)
+    events = [event for step in steps for event in step.events]
+    rng = random.Random(seed)
+    yield state, events
+    while (actor := ENGINE.actor(state)) != TERMINAL:
+        if actor == CHANCE:
+            new = ENGINE.chance(state, Prng(seed, stream))
+            stream += 1
+        else:
+            new = ENGINE.decide(state, rng.choice(ENGINE.legal_actions(state)))
+        for event in new:
+            state = ENGINE.apply(state, event)
+        events += new
+        yield state, events
+
+
+def test_the_states_a_decision_folds_ahead_are_only_a_cache():
+    """A trick performed or a cancel declined folds its events ahead; apply hands those states back
+    for the very same state and event objects only, and they equal a fold from equal copies."""
+    checked = Counter()
+    for seed in ("ahead-1", "ahead-2", "ahead-3"):
+        for state, _ in random_game(seed, 3):
+            if state.phase not in (PERFORM, CANCEL):
+                continue
+            events = ENGINE.decide(state, ENGINE.legal_actions(state)[0])
+            served, fresh = state, State(*state)  # an equal state, not the same object
+            for event in events:
+                served = ENGINE.apply(served, event)
+                fresh = ENGINE.apply(fresh, Event(*event))
+            assert served == fresh
+            checked[state.phase] += 1
+    assert checked[PERFORM] and checked[CANCEL]
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts, fast=st.booleans())
+def test_random_playouts_end_within_the_cap(seed, seats, fast):
+    """NT-9, ALL-4: random bots (bots/random_bot.py, unchanged) always finish a game within 3,000 turns."""
+    config = ENGINE.configure(seats, {"fast": True} if fast else {})
+    agents = [random_bot.Bot("nine-tails", seat, random.Random(f"{seed}/{seat}")) for seat in range(seats)]
+    played = play(ENGINE, config, seed, agents)
+    state = fold(ENGINE, played.events)
+    assert played.outcome.reason == "finished" and ENGINE.actor(state) == TERMINAL
+    assert state.turns <= MOVE_CAP
+    assert (state.winner >= 0) != state.capped
+    assert played.events[-1].type in ("game_won", "move_cap_reached")
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_fold_of_the_events_equals_the_live_state(seed, seats):
+    """state = fold(events): folding the log from nothing gives the live state, at sampled steps and at the end."""
+    sampled = set(random.Random(seed).sample(range(1500), 4))
+    for index, (state, events) in enumerate(random_game(seed, seats)):
+        if index in sampled:
+            assert fold(ENGINE, events) == state
+    assert fold(ENGINE, events) == state and ENGINE.actor(state) == TERMINAL
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_every_card_and_counter_is_in_exactly_one_place(seed, seats):
+    """Components: 10 starting foxes, 45 Wilds cards, 30 trickery cards, 10 Ascended Fox cards, 40 counters, always."""
+    for state, _ in random_game(seed, seats):
+        conserved(state)
+
+
+def hidden_variants(state: State, seat: int):
+    """States that differ from ``state`` only in ``seat``'s hand or in deck orders."""
+    hand = state.hands[seat]
+    for index, card in enumerate(state.trickery):
+        if hand and card != hand[0]:
+            deck = (*state.trickery[:index], hand[0], *state.trickery[index + 1 :])
+            yield "hand", state._replace(hands=put(state.hands, seat, sort_hand((*hand[1:], card))), trickery=deck)
+            break
+    yield "decks", state._replace(wilds=state.wilds[::-1], starting=state.starting[::-1], trickery=state.trickery[::-1])
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_views_leak_nothing_hidden(seed, seats):
+    """Views never show another seat's trickery cards or any deck order: changing those changes no other view."""
+    sample = random.Random(seed).randrange(30, 70)
+    for index, (state, _) in enumerate(random_game(seed, seats)):
+        if index % sample:
+            continue
+        seat = index % seats
+        for kind, variant in hidden_variants(state, seat):
+            for viewer in [None, *range(seats)]:
+                if kind == "hand" and viewer == seat:
+                    continue
+                assert ENGINE.view(variant, viewer) == ENGINE.view(state, viewer)
+        view = ENGINE.view(state, seat)
+        assert all(isinstance(size, int) for size in view["decks"].values())
+        json.dumps(view)
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_illegal_actions_are_refused_and_legal_ones_accepted(seed, seats):
+    """ALL-3: legal lists are small and exact: every listed action is accepted, anything else raises IllegalAction."""
+    sample = random.Random(seed).randrange(60, 140)
+    for index, (state, _) in enumerate(random_game(seed, seats)):
+        if index % sample or ENGINE.actor(state) < 0:
+            continue
+        legal = ENGINE.legal_actions(state)
+        assert legal and len(legal) == len(set(legal))
+        for action in UNIVERSE + legal:
+            if action in legal:
+                assert ENGINE.decide(state, action)
+            else:
+                with pytest.raises(IllegalAction) as refused:
+                    ENGINE.decide(state, action)
+                assert str(refused.value)
+    with pytest.raises(IllegalAction):
+        ENGINE.decide(state, "venture")  # the game is over
+
+
+@PROPERTY
+@given(seed=seeds, seats=seat_counts)
+def test_a_redacted_log_verifies(seed, seats):
+    """A log whose decisions lost their private parts still re-decides every decision and ends in the same ranking."""
+    agents = [random_bot.Bot("nine-tails", seat, random.Random(f"{seed}/{seat}")) for seat in range(seats)]
+    played = play(ENGINE, ENGINE.configure(seats), seed, agents)
+    state = None
+    for step in played.steps:
+        events = step.events
+        if step.actor >= 0:
+            action = ENGINE.action_of(events[0])
+            assert action == step.action
+            again = ENGINE.decide(state, action)
+            assert [(e.type, e.data) for e in again] == [(e.type, e.data) for e in events]
+            events = [Event(e.type, e.data, None, e.audience) for e in events]
+        else:
+            assert all(ENGINE.action_of(event) is None for event in events)
+        for event in events:
+            state = ENGINE.apply(state, event)
+    assert ENGINE.actor(state) == TERMINAL and tuple(ENGINE.ranking(state)) == played.outcome.ranking
+
+
+# --- the heuristic bot --------------------------------------------------------------------------
+
+
+def test_heuristic_bot_beats_random_bots():
+    """bots/heuristic_nine_tails.py beats two random bots clearly over 36 3-seat games, seats rotated."""
+    ranks, wins = [], 0
+    for deal in range(12):
+        for hero in range(3):
+            agents = [
+                (heuristic_nine_tails if seat == hero else random_bot).Bot("nine-tails", seat, random.Random(deal))
+                for seat in range(3)
+            ]
+            played = play(ENGINE, ENGINE.configure(3), f"duel-{deal}", agents)
+            assert played.outcome.reason == "finished"
+            ranks.append(played.outcome.ranking[hero])
+            wins += played.outcome.ranking.count(1) == 1 and played.outcome.ranking[hero] == 1
+    assert sum(ranks) / len(ranks) < 1.3
+    assert wins / len(ranks) > 0.75

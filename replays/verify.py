@@ -132,7 +132,6 @@ class Refold:
         self.report = report
         self.watch = watch
         self.apply = engine.apply
-        self.state: Any = None
 
     def fail(self, seq: int, expected: str, found: str) -> NoReturn:
         raise VerifyError(self.game, seq, expected, found)
@@ -161,8 +160,7 @@ class Refold:
             if index == 0:  # the opening: start(config), checked as a chance step
                 actor, produced, drawn = SETUP, engine.start(config), True
             elif kind in (SEAT_FORFEITED, GAME_ENDED):
-                self.state = state
-                self.finish(body[index:])
+                self.finish(state, body[index:])
                 return
             else:
                 actor = actor_of(state)
@@ -205,9 +203,7 @@ class Refold:
                         self.compare(event, logged, drawn)
                     state = apply(state, event)
             if watch:
-                self.state = state
                 watch(actor, group, state)
-        self.state = state
         report.notes.append("the game did not end in this log: the result is unchecked")
 
     def hidden_decision(self, state: Any, seat: int, group: list[dict[str, Any]]) -> Any:
@@ -250,26 +246,27 @@ class Refold:
                           f"{str(logged['commitment'])[:16]}…")
             self.report.hidden_chance_parts += 1
 
-    def finish(self, tail: list[list[dict[str, Any]]]) -> None:
+    def finish(self, state: Any, tail: list[list[dict[str, Any]]]) -> None:
+        """The log's own ending: forfeits by the seat to act, then game_ended with the ranking ``state`` gives."""
         engine = self.engine
         forfeit_seat = None
         for group in tail:
             for logged in group:
                 seq = logged["seq"]
                 if logged["type"] == SEAT_FORFEITED:
-                    actor = engine.actor(self.state)
+                    actor = engine.actor(state)
                     forfeit_seat = logged["data"].get("seat")
                     if actor < 0 or forfeit_seat != actor:
                         self.fail(seq, f"a forfeit by the seat to act ({_actor(actor)})", f"seat {forfeit_seat}")
                 elif logged["type"] == GAME_ENDED:
                     data = logged["data"]
                     if forfeit_seat is None:
-                        if engine.actor(self.state) != TERMINAL:
-                            self.fail(seq, f"play to go on ({_actor(engine.actor(self.state))} to act)",
+                        if engine.actor(state) != TERMINAL:
+                            self.fail(seq, f"play to go on ({_actor(engine.actor(state))} to act)",
                                       "game_ended")
-                        expected = (list(engine.ranking(self.state)), "finished")
+                        expected = (list(engine.ranking(state)), "finished")
                     else:
-                        expected = (list(forfeit_ranking(engine.ranking(self.state), forfeit_seat)), "forfeit")
+                        expected = (list(forfeit_ranking(engine.ranking(state), forfeit_seat)), "forfeit")
                     found = (data.get("ranking"), data.get("reason"))
                     if found != expected:
                         self.fail(seq, f"ranking {expected[0]} ({expected[1]})", f"ranking {found[0]} ({found[1]})")

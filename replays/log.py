@@ -237,7 +237,9 @@ def _check_event(event: Any, index: int, name: str) -> NoReturn:
     if not (audience == PUBLIC or (isinstance(audience, list) and all(type(s) is int for s in audience))):
         raise LogError(f"{where}: 'audience' must be \"public\" or a list of seats, found {_describe(audience)}",
                        index)
-    commitment = event.get("commitment")
+    if "commitment" not in event:
+        raise LogError(f"{where}: 'commitment' is missing (null for a public event)", index)
+    commitment = event["commitment"]
     if commitment is not None and not isinstance(commitment, str):
         raise LogError(f"{where}: 'commitment' must be a string or null", index)
     if ("private" in event) != ("salt" in event):
@@ -307,5 +309,8 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 def _describe(value: Any) -> str:
     if value is None:
         return "nothing"
-    text = orjson.dumps(value).decode() if not isinstance(value, bytes) else repr(value)
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:  # bytes, a 65-bit int: what JSON has no spelling for
+        text = repr(value)
     return f"{type(value).__name__} {text[:40]}"

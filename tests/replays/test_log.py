@@ -145,6 +145,41 @@ def test_shape_errors_name_the_field(ledger):
         logfmt.check_shape({**log, "game_id": 5})
 
 
+_FIELD_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 3), st.text(max_size=3), st.just("public"), st.just("ab" * 16),
+    st.lists(st.integers(0, 3), max_size=2), st.lists(st.text(max_size=1), max_size=2), st.just({}),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
+_EVENT_KEYS = ("seq", "step", "type", "data", "hash", "audience", "commitment", "salt", "private", "extra")
+
+
+@settings(max_examples=300, deadline=None)
+@given(event=st.one_of(
+    st.dictionaries(st.sampled_from(_EVENT_KEYS), _FIELD_VALUES),
+    st.builds(lambda valid, changes, dropped: {**{k: v for k, v in valid.items() if k not in dropped}, **changes},
+              st.sampled_from([
+                  {"seq": 0, "step": 0, "type": "t", "data": {}, "hash": "h", "audience": "public", "commitment": None},
+                  {"seq": 1, "step": 1, "type": "t", "data": {"a": 1}, "hash": "h", "audience": [0],
+                   "commitment": "c", "salt": "ab" * 16, "private": {"x": 1}},
+              ]),
+              st.dictionaries(st.sampled_from(_EVENT_KEYS), _FIELD_VALUES, max_size=2),
+              st.sets(st.sampled_from(_EVENT_KEYS), max_size=2)),
+    _FIELD_VALUES,
+))
+def test_the_fast_shape_check_and_the_explaining_one_agree(event):
+    """An event the fast check (_fields) refuses is named by _check_event, never as merely malformed;
+    one it accepts hands back its fields in order."""
+    fields = logfmt._fields(event)
+    if fields is None:
+        with pytest.raises(logfmt.LogError) as refused:
+            logfmt._check_event(event, 3, "log")
+        assert "events[3]" in str(refused.value) and "is malformed" not in str(refused.value)
+    else:
+        keys = ("seq", "step", "type", "data", "hash", "audience", "commitment")
+        assert fields[:7] == tuple(event[k] for k in keys)
+        assert fields[7:] == (event.get("salt"), event.get("private"))
+
+
 def test_redacted_log_keeps_the_chain_and_hides_others_cards(ledger):
     """A seat's view keeps its own private parts and only commitments of the others'."""
     log = archive.export(ledger, stored(ledger, recorded_game("view", 2)))

@@ -243,13 +243,7 @@ def window_asker(state: State, after: int) -> int:
 
     A seat with no trickery cards cannot play one, and its hand size is public, so it is skipped.
     """
-    seats, active, hands = state.seats, state.active, state.hands
-    seat = (after + 1) % seats
-    while seat != active:
-        if hands[seat]:
-            return seat
-        seat = (seat + 1) % seats
-    return -1
+    return _next_holder(state, after, state.active)
 
 
 def cancel_asker(state: State, after: int) -> int:
@@ -258,9 +252,14 @@ def cancel_asker(state: State, after: int) -> int:
     Every seat holding any trickery card is asked, whether or not it holds the trick's name, so
     being asked tells nobody what a hand holds.
     """
-    seats, player, hands = state.seats, state.trick_seat, state.hands
+    return _next_holder(state, after, state.trick_seat)
+
+
+def _next_holder(state: State, after: int, stop: int) -> int:
+    """The first seat clockwise after ``after``, before reaching ``stop``, that holds a trickery card; -1 if none."""
+    seats, hands = state.seats, state.hands
     seat = (after + 1) % seats
-    while seat != player:
+    while seat != stop:
         if hands[seat]:
             return seat
         seat = (seat + 1) % seats

@@ -3,9 +3,10 @@
 Each round plays a batch of games between in-process random bots exactly as
 ``tourney run --jobs 0`` does, all in one process (the runner's per-game path: bots with
 their time limits, the driver, every event folded and sealed, the game stored in an SQLite
-ledger in one transaction; with ``--jobs 1`` a worker process plays and this one stores), then exports the stored games to JSON log text (not timed) and
-verifies every log from its text as ``tourney replay verify`` does (parse, shape, hash
-chain, seed, every chance step re-derived, every decision re-decided, the result).
+ledger in one transaction; with ``--jobs 1`` a worker process plays and this one stores),
+then exports the stored games to JSON log text (not timed) and verifies every log from its
+text as ``tourney replay verify`` does (parse, shape, hash chain, seed, every chance step
+re-derived, every decision re-decided, the result).
 Rounds alternate so both see the same machine noise.
 
 It also prints the play rate in memory only (driver and sealing, no bots' time limits,

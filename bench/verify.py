@@ -36,7 +36,7 @@ from engines.driver import play
 from ledger.store import Ledger
 from replays import archive
 from replays import log as logfmt
-from replays.record import SeatInfo, record
+from replays.record import Recorded, SeatInfo, record
 from replays.verify import collector_paused, verify_log
 from tournaments.bots import PYTHON, BotSpec, sha256_file
 from tournaments.runner import Job, Spec, play_job
@@ -63,13 +63,18 @@ def play_and_store(ledger: Ledger, spec: Spec, round_: int, bot_ids: dict[str, i
     return ids
 
 
-def play_in_memory(game: str, seed: str) -> int:
+def recorded_in_memory(game: str, seed: str) -> Recorded:
+    """One random-bot game played and sealed in memory (driver and sealing only)."""
     engine = registry.get(game)
     config = engine.configure(SEATS[game])
     rng = random.Random(seed)
     played = play(engine, config, seed, [RandomAgent(rng) for _ in range(config.seats)])
     seats = [SeatInfo(f"random{i}", "0" * 64) for i in range(config.seats)]
-    return len(record(engine, config, seed, played, seats).records)
+    return record(engine, config, seed, played, seats)
+
+
+def play_in_memory(game: str, seed: str) -> int:
+    return len(recorded_in_memory(game, seed).records)
 
 
 def measure(game: str, seconds: float, directory: Path) -> dict[str, float]:

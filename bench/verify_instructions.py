@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import subprocess
 import sys
@@ -29,27 +28,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.engine import RandomAgent
-from bench.verify import SEATS
-from engines import registry
-from engines.driver import play
+from bench.verify import SEATS, recorded_in_memory
 from replays import log as logfmt
-from replays.record import SeatInfo, record
 from replays.verify import collector_paused, verify_log
 
 
 def texts(game: str, count: int) -> list[bytes]:
     """The full logs of ``count`` seeded random-bot games, as JSON text."""
-    engine = registry.get(game)
-    config = engine.configure(SEATS[game])
-    out = []
-    for index in range(count):
-        seed = f"instructions-{index}"
-        rng = random.Random(seed)
-        played = play(engine, config, seed, [RandomAgent(rng) for _ in range(config.seats)])
-        seats = [SeatInfo(f"random{i}", "0" * 64) for i in range(config.seats)]
-        out.append(logfmt.dumps(logfmt.from_recorded(record(engine, config, seed, played, seats))))
-    return out
+    return [logfmt.dumps(logfmt.from_recorded(recorded_in_memory(game, f"instructions-{index}")))
+            for index in range(count)]
 
 
 def verify_all(game: str, count: int, verify: bool) -> int:

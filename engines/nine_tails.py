@@ -301,8 +301,7 @@ class NineTails:
             raise IllegalAction(f"no seat decides now: the game is at its {state.phase} step")
         if not isinstance(action, str):
             raise IllegalAction(f"an action is a string such as 'venture', not {action!r}")
-        events = decide(state, state.decider, action)
-        return events if state.turns < MOVE_CAP - 1 else _close(state, events)
+        return _close(state, decide(state, state.decider, action))
 
     def chance(self, state: State, rng: Any) -> list[Event]:
         return _close(state, self._chance(state, rng))
@@ -406,11 +405,8 @@ class NineTails:
 
 
 def _close(state: State, events: list[Event]) -> list[Event]:
-    """NT-9, ALL-4: the step that completes turn 3,000 ends the game at once, with an event saying so.
-
-    Only the last turn pays for this fold: decide calls it only then.
-    """
-    if state.turns < MOVE_CAP - 1:
+    """NT-9, ALL-4: the step that completes turn 3,000 ends the game at once, with an event saying so."""
+    if state.turns < MOVE_CAP - 1:  # only the last turn pays for this fold
         return events
     after = fold_ahead(state, events)
     return [*events, _cap_event(after)] if after.phase == CAP else events

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import orjson
@@ -76,15 +76,30 @@ def body_of(
     goes through the canonical checks; the rest are ids, hashes and ints (``seq`` and ``step``
     must be ints). A test checks the result against orjson's own serialization of the whole.
     """
-    return _BODY % (
-        _PUBLIC_JSON if audience == PUBLIC else _dumps(audience if isinstance(audience, str) else list(audience)),
-        b"null" if commit is None else _dumps(commit),
-        canonical(data),
-        _dumps(game),
-        seq,
-        step,
-        _dumps(type_),
-    )
+    return bodies_of(game)(seq, type_, audience, data, commit, step)
+
+
+Bodies = Callable[[int, str, str | Sequence[int], Any, str | None, int], bytes]
+"""``body_of`` for one game: (seq, type, audience, data, commitment, step) -> body."""
+
+
+def bodies_of(game: str) -> Bodies:
+    """``body_of`` for one game, its id serialized once (a game seals or checks every event with it)."""
+    game_json = _dumps(game)
+    type_json: dict[str, bytes] = {}  # a game's few event types, each serialized once
+
+    def body(seq: int, type_: str, audience: str | Sequence[int], data: Any, commit: str | None, step: int) -> bytes:
+        return _BODY % (
+            _PUBLIC_JSON if audience == PUBLIC else _dumps(audience if isinstance(audience, str) else list(audience)),
+            b"null" if commit is None else _dumps(commit),
+            canonical(data),
+            game_json,
+            seq,
+            step,
+            type_json.get(type_) or type_json.setdefault(type_, _dumps(type_)),
+        )
+
+    return body
 
 
 _dumps = orjson.dumps
@@ -109,7 +124,8 @@ def seal(
     step: int = 0,
 ) -> Record:
     """Make the stored record of one event, chained to ``prev``."""
-    return _seal(game, seq, bytes.fromhex(prev) if prev else GENESIS, type_, data, private, audience, salt, step)[0]
+    prev_bytes = bytes.fromhex(prev) if prev else GENESIS
+    return _seal(bodies_of(game), seq, prev_bytes, type_, data, private, audience, salt, step)[0]
 
 
 def pack(records: Sequence[Record]) -> bytes:
@@ -126,21 +142,22 @@ def unpack(blob: bytes) -> list[Record]:
 class Chain:
     """Seals one game's events in order, keeping the previous hash as raw bytes."""
 
-    __slots__ = ("game", "prev", "seq")
+    __slots__ = ("body", "game", "prev", "seq")
 
     def __init__(self, game: str) -> None:
         self.game = game
+        self.body = bodies_of(game)
         self.prev = GENESIS
         self.seq = 0
 
     def seal(self, type_: str, data: Any, private: Any = None, audience: Sequence[int] = (),
              salt: bytes | None = None, step: int = 0) -> Record:
-        record, self.prev = _seal(self.game, self.seq, self.prev, type_, data, private, audience, salt, step)
+        record, self.prev = _seal(self.body, self.seq, self.prev, type_, data, private, audience, salt, step)
         self.seq += 1
         return record
 
 
-def _seal(game: str, seq: int, prev: bytes, type_: str, data: Any, private: Any, audience: Sequence[int],
+def _seal(body_of: Bodies, seq: int, prev: bytes, type_: str, data: Any, private: Any, audience: Sequence[int],
           salt: bytes | None, step: int) -> tuple[Record, bytes]:
     if private is None:
         private_bytes = None
@@ -153,7 +170,7 @@ def _seal(game: str, seq: int, prev: bytes, type_: str, data: Any, private: Any,
         private_bytes = canonical(private)
         commit = commitment(salt, private_bytes)
         audience_field = list(audience)
-    body = body_of(game, seq, type_, audience_field, data, commit, step)
+    body = body_of(seq, type_, audience_field, data, commit, step)
     digest = hashlib.sha256(prev + body).digest()  # one digest, its hex made from it
     return Record(seq, type_, audience_text(audience_field), body, private_bytes, salt, digest.hex()), digest
 

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import orjson
 
 from ledger.canonical import CanonicalError, canonical, loads
-from ledger.chain import GENESIS, PUBLIC, ChainError, Record, audience_text, body_of, commitment
+from ledger.chain import GENESIS, PUBLIC, ChainError, Record, audience_text, bodies_of, commitment
 from replays.record import GAME_ENDED, GAME_STARTED, Recorded
 
 FORMAT = "tourney-log"
@@ -255,7 +255,7 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
     The same checks as ledger.chain.verify_links over ``records_of``, in one pass that
     builds no records: verification's hot path. Raises ChainError at the first bad seq.
     """
-    game_id = log["game_id"]
+    body_of = bodies_of(log["game_id"])
     prev: bytes = GENESIS
     for index, event in enumerate(log["events"]):
         fields = _fields(event)
@@ -265,7 +265,7 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
         if seq != index:
             raise ChainError(index, f"expected seq {index}, found seq {seq}")
         try:
-            body = body_of(game_id, seq, type_, audience, data, commit, step)
+            body = body_of(seq, type_, audience, data, commit, step)
             if salt is not None and commitment(bytes.fromhex(salt), canonical(private)) != commit:
                 raise ChainError(seq, f"private part does not match its commitment {commit}")
         except CanonicalError as error:
@@ -279,11 +279,11 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
 def records_of(log: dict[str, Any], name: str = "log") -> list[Record]:
     """The ledger records a (shape-checked) log describes, bodies re-made canonically."""
     records = []
-    game_id = log["game_id"]
+    body_of = bodies_of(log["game_id"])
     for index, event in enumerate(log["events"]):
         try:
-            body = body_of(game_id, event["seq"], event["type"], event["audience"], event["data"],
-                           event.get("commitment"), event["step"])
+            body = body_of(event["seq"], event["type"], event["audience"], event["data"], event.get("commitment"),
+                           event["step"])
             private = canonical(event["private"]) if "private" in event else None
         except CanonicalError as error:
             raise LogError(f"{name}: events[{index}]: {error}", index) from None

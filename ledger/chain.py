@@ -157,7 +157,7 @@ class Chain:
         return record
 
 
-def _seal(body_of: Bodies, seq: int, prev: bytes, type_: str, data: Any, private: Any, audience: Sequence[int],
+def _seal(make_body: Bodies, seq: int, prev: bytes, type_: str, data: Any, private: Any, audience: Sequence[int],
           salt: bytes | None, step: int) -> tuple[Record, bytes]:
     if private is None:
         private_bytes = None
@@ -170,7 +170,7 @@ def _seal(body_of: Bodies, seq: int, prev: bytes, type_: str, data: Any, private
         private_bytes = canonical(private)
         commit = commitment(salt, private_bytes)
         audience_field = list(audience)
-    body = body_of(seq, type_, audience_field, data, commit, step)
+    body = make_body(seq, type_, audience_field, data, commit, step)
     digest = hashlib.sha256(prev + body).digest()  # one digest, its hex made from it
     return Record(seq, type_, audience_text(audience_field), body, private_bytes, salt, digest.hex()), digest
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ledger.chain import seal
+from ledger.chain import Chain
 from ledger.dialect import INSERT_EVENT
 from ledger.store import Ledger
 
@@ -32,14 +32,12 @@ GAME = {"id": "bench", "game": "bench", "engine_version": 1, "config": "{}", "se
 
 
 def make_records(n: int):
-    records, prev = [], None
-    salt = bytes(16)
+    chain, salt = Chain("bench"), bytes(16)
+    records = []
     for seq in range(n):
         private = {"cards": [seq % 9, 7]} if seq % 4 == 0 else None
-        record = seal("bench", seq, prev, "opossum_played", {"seat": seq % 4, "card": seq % 9 + 1}, private,
-                      (seq % 4,), salt if private else None)
-        records.append(record)
-        prev = record.hash
+        records.append(chain.seal("opossum_played", {"seat": seq % 4, "card": seq % 9 + 1}, private, (seq % 4,),
+                                  salt if private else None))
     return records
 
 

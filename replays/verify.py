@@ -152,59 +152,79 @@ class Refold:
             return
         actor_of, chance, decide, action_of = engine.actor, engine.chance, engine.decide, engine.action_of
         apply, watch, report, seed = self.apply, self.watch, self.report, self.seed
-        state: Any = None
+        # The opening: start(config), checked as a chance step.
+        state = self.fold_checked(None, list(engine.start(config)), body[0], True)
+        if watch:
+            watch(SETUP, body[0], state)
         stream = 0
-        for index, group in enumerate(body):
+        # The log's own ending (seat_forfeited, game_ended) is looked for only where a step is not a
+        # decision the engine can read (action_of knows no such event), to keep it off the common path.
+        for index in range(1, len(body)):
+            group = body[index]
             first = group[0]
-            kind = first["type"]
-            if index == 0:  # the opening: start(config), checked as a chance step
-                actor, produced, drawn = SETUP, engine.start(config), True
-            elif kind in (SEAT_FORFEITED, GAME_ENDED):
-                self.finish(state, body[index:])
-                return
-            else:
-                actor = actor_of(state)
-                if actor >= 0 and ("private" in first or first["commitment"] is None):
-                    # The common case: a decision whose events the log shows in full.
-                    try:
-                        action = action_of(_event(first))
-                    except Exception as error:  # untrusted data the engine cannot read
-                        self.fail(first["seq"], f"a decision by seat {actor}", f"{kind}: {_reason(error)}")
-                    if action.__class__ is not str:
-                        self.fail(first["seq"], f"a decision by seat {actor}", f"{kind} {_short(first['data'])}")
-                    try:
-                        produced = decide(state, action)
-                    except Exception as error:  # IllegalAction, or an engine choking on a forged action
-                        self.fail(first["seq"], f"a legal action for seat {actor}",
-                                  f"{action!r}, refused: {_reason(error)}")
-                    drawn = False
-                    report.decisions += 1
-                elif actor >= 0:
-                    produced = None
-                    state = self.hidden_decision(state, actor, group)
-                elif actor == CHANCE:
-                    if seed is None:
-                        report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
-                        return
-                    produced, drawn = chance(state, Prng(seed, stream)), True
-                    stream += 1
-                    report.chance_steps += 1
-                else:
-                    self.fail(first["seq"], "game_ended (the game is over)", kind)
-            if produced is not None:  # compare the step's events with the logged ones, and fold them
+            actor = actor_of(state)
+            if actor >= 0 and ("private" in first or first["commitment"] is None):
+                # The common case: a decision whose events the log shows in full.
+                audience = first["audience"]
+                try:
+                    action = action_of(_new_event(Event, (first["type"], first["data"], first.get("private"),
+                                                          () if audience == PUBLIC else tuple(audience))))
+                except Exception as error:  # untrusted data the engine cannot read
+                    if first["type"] in _LOG_ENDINGS:
+                        break
+                    self.fail(first["seq"], f"a decision by seat {actor}", f"{first['type']}: {_reason(error)}")
+                if action.__class__ is not str:
+                    if first["type"] in _LOG_ENDINGS:
+                        break
+                    self.fail(first["seq"], f"a decision by seat {actor}", f"{first['type']} {_short(first['data'])}")
+                try:
+                    produced = decide(state, action)
+                except Exception as error:  # IllegalAction, or an engine choking on a forged action
+                    self.fail(first["seq"], f"a legal action for seat {actor}",
+                              f"{action!r}, refused: {_reason(error)}")
+                report.decisions += 1
+                # Compare the step's events with the logged ones, and fold them (the common case
+                # inline: as many events as logged, each public and equal to the one logged).
                 if produced.__class__ is not list:
                     produced = list(produced)
                 if len(produced) != len(group):
                     self._lengths_differ(produced, group)
-                for event, logged in zip(produced, group, strict=False):  # the lengths are equal (checked above)
-                    # The common case inline: a public event equal to the one logged.
+                # (Not zip: its strict= keyword makes a slow call, costlier than this loop's body.)
+                for position, logged in enumerate(group):
+                    event = produced[position]
                     if (event.private is not None or event.type != logged["type"] or logged["audience"] != PUBLIC
                             or event.data != logged["data"]):
-                        self.compare(event, logged, drawn)
+                        self.compare(event, logged, False)
                     state = apply(state, event)
+            elif first["type"] in _LOG_ENDINGS:
+                break
+            elif actor >= 0:
+                state = self.hidden_decision(state, actor, group)
+            elif actor == CHANCE:
+                if seed is None:
+                    report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
+                    return
+                state = self.fold_checked(state, list(chance(state, Prng(seed, stream))), group, True)
+                stream += 1
+                report.chance_steps += 1
+            else:
+                self.fail(first["seq"], "game_ended (the game is over)", first["type"])
             if watch:
                 watch(actor, group, state)
-        report.notes.append("the game did not end in this log: the result is unchecked")
+        else:
+            report.notes.append("the game did not end in this log: the result is unchecked")
+            return
+        self.finish(state, body[index:])
+
+    def fold_checked(self, state: Any, produced: list[Event], group: list[dict[str, Any]], drawn: bool) -> Any:
+        """Compare a step's produced events with the logged ones and fold them; the state after."""
+        if len(produced) != len(group):
+            self._lengths_differ(produced, group)
+        apply = self.apply
+        for event, logged in zip(produced, group, strict=False):
+            self.compare(event, logged, drawn)
+            state = apply(state, event)
+        return state
 
     def hidden_decision(self, state: Any, seat: int, group: list[dict[str, Any]]) -> Any:
         """A redacted log withholds this decision's private part: fold it as recorded; the state after it."""
@@ -303,6 +323,7 @@ def _event(logged: dict[str, Any]) -> Event:
 
 
 _new_event = tuple.__new__
+_LOG_ENDINGS = (SEAT_FORFEITED, GAME_ENDED)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -82,6 +82,39 @@ def test_dropped_duplicated_swapped_inserted(log, where):
     expect_failure(inserted, where)
 
 
+class IllegalAfter(RandomAgent):
+    """A random bot that answers an action no game has on its ``turns``-th decision (it forfeits, ALL-5)."""
+
+    def __init__(self, seed, turns):
+        super().__init__(seed)
+        self.turns = turns
+
+    def act(self, turn):
+        self.turns -= 1
+        return "no-such-action" if self.turns == 0 else super().act(turn)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_forfeited_game_verifies_and_its_forged_ending_does_not(game):
+    """A game ended by a forfeit verifies; the forfeit moved to another seat, or its ranking changed, does not."""
+    seats = registry.get(game).default_seats
+    agents = [IllegalAfter(f"forfeit/{seat}", 5 if seat == 1 else -1) for seat in range(seats)]
+    log = real_log(game, "forfeit", agents=agents)
+    forfeit, ended = log["events"][-2:]
+    assert forfeit["type"] == "seat_forfeited" and forfeit["data"]["seat"] == 1
+    assert ended["data"]["reason"] == "forfeit" and ended["data"]["ranking"][1] == seats
+    assert verify_log(log).decisions > 0
+    other_seat = copy.deepcopy(log)
+    other_seat["events"][-2]["data"]["seat"] = 0
+    error = expect_failure(reseal(other_seat), forfeit["seq"])
+    assert "forfeit by the seat to act (seat 1)" in error.expected
+    reranked = copy.deepcopy(log)
+    reranked["events"][-1]["data"]["ranking"][1] = 1  # the forfeiting seat no longer last
+    reranked["result"]["ranking"] = reranked["events"][-1]["data"]["ranking"]
+    error = expect_failure(reseal(reranked), ended["seq"])
+    assert "(forfeit)" in error.expected
+
+
 def test_changed_seed(log):
     """A different seed, in the header or in the last event, is caught at the last seq."""
     last = log["events"][-1]["seq"]

@@ -96,9 +96,9 @@ def _fast_replace(cls: type) -> None:
     new = tuple.__new__
 
     def _replace(self: Any, **changes: Any) -> Any:
-        values = list(self)
-        for name, value in changes.items():
-            values[index[name]] = value
+        values = [*self]
+        for name in changes:
+            values[index[name]] = changes[name]
         return new(cls, values)
 
     cls._replace = _replace  # type: ignore[attr-defined]
@@ -119,14 +119,14 @@ def new_fox(card: str) -> Fox:
 
 
 def put(values: tuple, index: int, value: Any) -> tuple:
-    out = list(values)
+    out = [*values]
     out[index] = value
     return tuple(out)
 
 
 def without(cards: tuple, card: Any) -> tuple:
     """``cards`` less its first ``card`` (ValueError if there is none)."""
-    out = list(cards)
+    out = [*cards]
     out.remove(card)
     return tuple(out)
 

@@ -301,8 +301,7 @@ class NineTails:
             raise IllegalAction(f"no seat decides now: the game is at its {state.phase} step")
         if not isinstance(action, str):
             raise IllegalAction(f"an action is a string such as 'venture', not {action!r}")
-        events = decide(state, state.decider, action)
-        return events if state.turns < MOVE_CAP - 1 else _close(state, events)  # (the check inline: a hot path)
+        return _close(state, decide(state, state.decider, action))
 
     def chance(self, state: State, rng: Any) -> list[Event]:
         return _close(state, self._chance(state, rng))

@@ -8,7 +8,7 @@ as JSON text, and verifies each from its text as ``tourney replay verify`` does 
 callgrind twice, verifying N logs and none, and prints the difference:
 
     python bench/verify_instructions.py --game nine-tails --logs 6 --count
-    nine-tails: verifying 6 logs (15893 events) took 1549 M instructions (97 k per event)
+    nine-tails: verifying 6 logs (15893 events) took 1480 M instructions (93 k per event)
 
 Needs valgrind (``apt install valgrind``). Instructions are not time (an instruction that
 misses the cache costs more; valgrind's CPU lacks SHA extensions, so hashing weighs more than
@@ -20,8 +20,8 @@ still lose time to misses: hashing each step's events inside the refold, instead
 pass of their own, ran 0.35% fewer instructions, 44% more data misses, and slower:
 
     python bench/verify_instructions.py --game nine-tails --logs 4 --cache
-    nine-tails: verifying 4 logs (7970 events) took 780 M instructions (98 k per event); L1 misses per event:
-    instructions 2094, data 690
+    nine-tails: verifying 4 logs (7970 events) took 750 M instructions (94 k per event); L1 misses per event:
+    instructions 1960, data 633
 
 Usage: python bench/verify_instructions.py [--game NAME] [--logs N] [--count | --cache]
 """

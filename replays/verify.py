@@ -165,10 +165,8 @@ class Refold:
             actor = actor_of(state)
             if actor >= 0 and ("private" in first or first["commitment"] is None):
                 # The common case: a decision whose events the log shows in full.
-                audience = first["audience"]
                 try:
-                    action = action_of(_new_event(Event, (first["type"], first["data"], first.get("private"),
-                                                          () if audience == PUBLIC else tuple(audience))))
+                    action = action_of(_event(first))
                 except Exception as error:  # untrusted data the engine cannot read
                     if first["type"] in _LOG_ENDINGS:
                         break

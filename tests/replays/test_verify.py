@@ -82,23 +82,23 @@ def test_dropped_duplicated_swapped_inserted(log, where):
     expect_failure(inserted, where)
 
 
-class IllegalAfter(RandomAgent):
-    """A random bot that answers an action no game has on its ``turns``-th decision (it forfeits, ALL-5)."""
+class IllegalOnTurn(RandomAgent):
+    """A random bot that answers an action no game has on its ``turn``-th decision (it forfeits, ALL-5)."""
 
-    def __init__(self, seed, turns):
+    def __init__(self, seed, turn):
         super().__init__(seed)
-        self.turns = turns
+        self.turns_left = turn
 
     def act(self, turn):
-        self.turns -= 1
-        return "no-such-action" if self.turns == 0 else super().act(turn)
+        self.turns_left -= 1
+        return "no-such-action" if self.turns_left == 0 else super().act(turn)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_forfeited_game_verifies_and_its_forged_ending_does_not(game):
     """A game ended by a forfeit verifies; the forfeit moved to another seat, or its ranking changed, does not."""
     seats = registry.get(game).default_seats
-    agents = [IllegalAfter(f"forfeit/{seat}", 5 if seat == 1 else -1) for seat in range(seats)]
+    agents = [IllegalOnTurn("forfeit/1", 5) if seat == 1 else RandomAgent(f"forfeit/{seat}") for seat in range(seats)]
     log = real_log(game, "forfeit", agents=agents)
     forfeit, ended = log["events"][-2:]
     assert forfeit["type"] == "seat_forfeited" and forfeit["data"]["seat"] == 1

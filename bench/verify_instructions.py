@@ -8,7 +8,7 @@ as JSON text, and verifies each from its text as ``tourney replay verify`` does 
 callgrind twice, verifying N logs and none, and prints the difference:
 
     python bench/verify_instructions.py --game nine-tails --logs 6 --count
-    nine-tails: verifying 6 logs (15893 events) took 1480 M instructions (93 k per event)
+    nine-tails: verifying 6 logs (15893 events) took 1488 M instructions (94 k per event)
 
 Needs valgrind (``apt install valgrind``). Instructions are not time (an instruction that
 misses the cache costs more; valgrind's CPU lacks SHA extensions, so hashing weighs more than

@@ -20,8 +20,8 @@ still lose time to misses: hashing each step's events inside the refold, instead
 pass of their own, ran 0.35% fewer instructions, 44% more data misses, and slower:
 
     python bench/verify_instructions.py --game nine-tails --logs 4 --cache
-    nine-tails: verifying 4 logs (7970 events) took 750 M instructions (94 k per event); L1 misses per event:
-    instructions 1960, data 633
+    nine-tails: verifying 4 logs (7970 events) took 752 M instructions (94 k per event); L1 misses per event:
+    instructions 1951, data 638
 
 Usage: python bench/verify_instructions.py [--game NAME] [--logs N] [--count | --cache]
 """

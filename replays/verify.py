@@ -153,7 +153,7 @@ class Refold:
         actor_of, chance, decide, action_of = engine.actor, engine.chance, engine.decide, engine.action_of
         apply, watch, report, seed = self.apply, self.watch, self.report, self.seed
         # The opening: start(config), checked as a chance step.
-        state = self.fold_checked(None, list(engine.start(config)), body[0], True)
+        state = self.fold_checked(None, list(engine.start(config)), body[0])
         if watch:
             watch(SETUP, body[0], state)
         stream = 0
@@ -202,7 +202,7 @@ class Refold:
                 if seed is None:
                     report.notes.append("the seed is not revealed: chance steps and all that follows unchecked")
                     return
-                state = self.fold_checked(state, list(chance(state, Prng(seed, stream))), group, True)
+                state = self.fold_checked(state, list(chance(state, Prng(seed, stream))), group)
                 stream += 1
                 report.chance_steps += 1
             else:
@@ -214,13 +214,13 @@ class Refold:
             return
         self.finish(state, body[index:])
 
-    def fold_checked(self, state: Any, produced: list[Event], group: list[dict[str, Any]], drawn: bool) -> Any:
-        """Compare a step's produced events with the logged ones and fold them; the state after."""
+    def fold_checked(self, state: Any, produced: list[Event], group: list[dict[str, Any]]) -> Any:
+        """Compare a drawn step's events (the opening, a chance step) with the logged ones and fold them."""
         if len(produced) != len(group):
             self._lengths_differ(produced, group)
         apply = self.apply
         for event, logged in zip(produced, group, strict=False):
-            self.compare(event, logged, drawn)
+            self.compare(event, logged, True)
             state = apply(state, event)
         return state
 

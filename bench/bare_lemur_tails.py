@@ -2,14 +2,14 @@
 
 bench/engine.py times it beside the engine (driver, random agents, every event folded). Moves are
 tuples instead of strings, chosen uniformly among the same legal moves the engine lists, so the two
-play games of the same shape. Card data and the fit tables come from engines/lemur_tails_cards.py.
+play games of the same shape. Card data and the fit tables come from engines/lemur_tails/cards.py.
 """
 
 from __future__ import annotations
 
 import random
 
-from engines.lemur_tails_cards import (
+from engines.lemur_tails.cards import (
     END,
     HAND_SIZE,
     KIND,

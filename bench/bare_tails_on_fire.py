@@ -1,4 +1,4 @@
-"""Tails on Fire as a bare loop: the same rules as engines/tails_on_fire.py with plain
+"""Tails on Fire as a bare loop: the same rules as engines/tails_on_fire/engine.py with plain
 mutable lists, no events, no views and no checks, every choice random among the same
 legal moves (bench/engine.py measures the engine against it).
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from engines.base import CHANCE, Event, fold
 from engines.chance import Prng
-from engines.lemur_tails import ENGINE
-from engines.lemur_tails_cards import END, KIND, KIND_OF_NAME, NAMES
+from engines.lemur_tails.cards import END, KIND, KIND_OF_NAME, NAMES
+from engines.lemur_tails.engine import ENGINE
 
 GAME = "lemur-tails"
 

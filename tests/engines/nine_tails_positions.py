@@ -13,8 +13,7 @@ from collections import Counter
 
 from engines.base import CHANCE, Event, fold
 from engines.chance import Prng
-from engines.nine_tails import ENGINE
-from engines.nine_tails_cards import (
+from engines.nine_tails.cards import (
     ASCENDED_FOX_CARDS,
     COPIES,
     COUNTERS,
@@ -25,7 +24,8 @@ from engines.nine_tails_cards import (
     TRICKERY_CARDS,
     WILDS_IDS,
 )
-from engines.nine_tails_table import Fox, State, put, sort_hand, without
+from engines.nine_tails.engine import ENGINE
+from engines.nine_tails.state import Fox, State, put, sort_hand, without
 
 
 def top_then_rest(top, cards):

@@ -15,9 +15,9 @@ from engines import registry
 from engines.base import CHANCE, TERMINAL, ConfigError, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import play, setup
-from engines.lemur_tails import ENGINE
-from engines.lemur_tails_cards import END, NAMES
-from engines.lemur_tails_rules import END_DRAWN, END_IN_DECK, MOVE_CAP
+from engines.lemur_tails.cards import END, NAMES
+from engines.lemur_tails.engine import ENGINE
+from engines.lemur_tails.rules import END_DRAWN, END_IN_DECK, MOVE_CAP
 from tests.engines.lemur_tails_positions import GAME, act, names, plays_on, resolve, table
 
 # ---------------------------------------------------------------------- setup and config

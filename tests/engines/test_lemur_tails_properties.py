@@ -14,9 +14,9 @@ import bots.random_bot as random_bot
 from engines.base import CHANCE, TERMINAL, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import Turn, opening, play
-from engines.lemur_tails import ENGINE
-from engines.lemur_tails_cards import CARDS, END, KIND, KIND_NAMES
-from engines.lemur_tails_rules import END_IN_DECK, MOVE_CAP
+from engines.lemur_tails.cards import CARDS, END, KIND, KIND_NAMES
+from engines.lemur_tails.engine import ENGINE
+from engines.lemur_tails.rules import END_IN_DECK, MOVE_CAP
 from tests.engines.lemur_tails_positions import GAME
 
 # ---------------------------------------------------------------------- properties

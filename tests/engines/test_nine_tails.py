@@ -14,9 +14,9 @@ import pytest
 from engines import registry
 from engines.base import TERMINAL, IllegalAction, fold
 from engines.driver import setup
-from engines.nine_tails import ENGINE
-from engines.nine_tails_cards import MOVE_CAP, WILDS_IDS
-from engines.nine_tails_table import put, sort_hand, without
+from engines.nine_tails.cards import MOVE_CAP, WILDS_IDS
+from engines.nine_tails.engine import ENGINE
+from engines.nine_tails.state import put, sort_hand, without
 from tests.engines.nine_tails_positions import (
     Table,
     conserved,

@@ -14,9 +14,9 @@ from bots import heuristic_nine_tails, random_bot
 from engines.base import CHANCE, TERMINAL, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import opening, play
-from engines.nine_tails import ENGINE
-from engines.nine_tails_cards import MOVE_CAP, STARTING_FOX_IDS, TRICK_NAMES, WILD_FOX_IDS, WILDS_IDS
-from engines.nine_tails_table import CANCEL, PERFORM, State, put, sort_hand
+from engines.nine_tails.cards import MOVE_CAP, STARTING_FOX_IDS, TRICK_NAMES, WILD_FOX_IDS, WILDS_IDS
+from engines.nine_tails.engine import ENGINE
+from engines.nine_tails.state import CANCEL, PERFORM, State, put, sort_hand
 from tests.engines.nine_tails_positions import conserved
 from tests.strategies import seeds
 

@@ -13,7 +13,7 @@ import bots.random_bot as random_bot
 from engines.base import CHANCE, TERMINAL, ConfigError, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import play
-from engines.tails_on_fire import (
+from engines.tails_on_fire.engine import (
     ACTIONS,
     ALL_OPOSSUMS,
     ENGINE,
@@ -25,8 +25,8 @@ from engines.tails_on_fire import (
     seat_bits,
     unknown,
 )
-from engines.tails_on_fire_fold import FOLD
-from engines.tails_on_fire_hunt import CHOOSE, HOME, SHUFFLE, START, follow_up, rogue_turn
+from engines.tails_on_fire.fold import FOLD
+from engines.tails_on_fire.hunt import CHOOSE, HOME, SHUFFLE, START, follow_up, rogue_turn
 
 # --- building positions -------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import pytest
 from engines import registry
 from engines.base import Event
 from engines.driver import play
-from engines.lemur_tails import LemurTails
+from engines.lemur_tails.engine import LemurTails
 from replays import log as logfmt
 from replays.record import SeatInfo, record
 

@@ -4,8 +4,8 @@ A State is what lies on the table (foxes with their counters, studies and tails;
 decks; the Village; the counter pile) plus where the turn stands (phase, who decides).
 The helpers below answer the rules' questions: can this fox pay this cost, which slots
 pay it (NT-5), may this seat take this card, who is asked next in the trick and cancel
-windows (NT-7). The fold (engines/nine_tails_fold.py) and the rules
-(engines/nine_tails.py, engines/nine_tails_tricks.py) share them.
+windows (NT-7). The fold (engines/nine_tails/fold.py) and the rules
+(engines/nine_tails/engine.py, engines/nine_tails/tricks.py) share them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from engines.nine_tails_cards import ANY, KIND, NEED, NINE, SLOTS, STUDY, SYMBOL_INDEX, TAIL, TAIL_VALUE, WILD_FOX
+from engines.nine_tails.cards import ANY, KIND, NEED, NINE, SLOTS, STUDY, SYMBOL_INDEX, TAIL, TAIL_VALUE, WILD_FOX
 
 # Phases. A seat decides in the first group; the engine's own steps (shuffles, the random
 # pick of Pickpocket, the move-cap record) wait in the second; RESOLVING lasts only between

@@ -1,8 +1,8 @@
 """Tails on Fire: the fold (``FOLD``), one function per event type.
 
 Each function builds the next state from the last one and an event, by position (as
-``_replace`` would, at a fraction of its cost; engines/tails_on_fire.py asserts the field
-order). ``decide`` in engines/tails_on_fire.py works out its own events' folds inline and
+``_replace`` would, at a fraction of its cost; engines/tails_on_fire/engine.py asserts the field
+order). ``decide`` in engines/tails_on_fire/engine.py works out its own events' folds inline and
 hands those states to ``apply``; this table folds everything else (chance events, the
 automatic steps played out one by one, and any log folded from the start).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Event
-from engines.tails_on_fire import (
+from engines.tails_on_fire.engine import (
     ALL_OPOSSUMS,
     BOXED,
     FIRE_CARDS,
@@ -29,7 +29,7 @@ from engines.tails_on_fire import (
     Table,
     _new,
 )
-from engines.tails_on_fire_hunt import (
+from engines.tails_on_fire.hunt import (
     ANNOUNCE,
     BONFIRES,
     CHOOSE,

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Event, IllegalAction
-from engines.nine_tails_cards import NEED, NINE, ORDERED_COST, TAIL_VALUE, TRICKS
-from engines.nine_tails_fold import fold_ahead
-from engines.nine_tails_table import RESOLVING, State, assign, can_pay, locate
+from engines.nine_tails.cards import NEED, NINE, ORDERED_COST, TAIL_VALUE, TRICKS
+from engines.nine_tails.fold import fold_ahead
+from engines.nine_tails.state import RESOLVING, State, assign, can_pay, locate
 
 # --- the trick window ---------------------------------------------------------------------
 

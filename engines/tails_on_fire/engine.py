@@ -14,9 +14,9 @@ A seat's opossums in one place are a 10-bit mask (bit c = card c); what changes 
 decision (cards in hand, chosen cards, how many chosen cards are left) is kept for all
 seats in one int, 10 bits per seat, so a decision's fold is a few int operations.
 What happens without a decision (the Rogue's turns, wins, the end of a round) is in
-engines/tails_on_fire_hunt.py, the fold of every event in engines/tails_on_fire_fold.py, the
-views in engines/tails_on_fire_view.py, and the sentences of refused actions in
-engines/tails_on_fire_refusals.py.
+engines/tails_on_fire/hunt.py, the fold of every event in engines/tails_on_fire/fold.py, the
+views in engines/tails_on_fire/view.py, and the sentences of refused actions in
+engines/tails_on_fire/refusals.py.
 """
 
 # ruff: noqa: RUF005 -- the hot folds build tuples by concatenation, faster here than unpacking
@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from engines.base import CHANCE, NO_LINK, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
-from engines.tails_on_fire_hunt import (
+from engines.tails_on_fire.hunt import (
     ANNOUNCE,
     BONFIRES,
     CHOOSE,
@@ -271,7 +271,7 @@ class TailsOnFire:
             except (KeyError, TypeError):
                 bit = 0
             if not held & bit or chosen & bit:
-                from engines.tails_on_fire_refusals import check_pick
+                from engines.tails_on_fire.refusals import check_pick
 
                 # Refused, unless the seat's picks are unknown (TOF-18) and it holds the card.
                 check_pick(state, picker, action)
@@ -309,7 +309,7 @@ class TailsOnFire:
                     shown = FOLLOW[below]
                     playable = card == shown or (card == TRICKSTER and (top != TRICKSTER or owner == ROGUE))
                 if not (playable and chosen & held & bit):  # a chosen card it holds, and one that may go
-                    from engines.tails_on_fire_refusals import refuse_play
+                    from engines.tails_on_fire.refusals import refuse_play
 
                     refuse_play(state, seat, action)
                 event = PLAYED_EVENTS[seat][card][shown]
@@ -359,7 +359,7 @@ class TailsOnFire:
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         # Imported here: the view module reads this module's tables (and is not on the hot path).
-        from engines.tails_on_fire_view import view
+        from engines.tails_on_fire.view import view
 
         return view(state, seat)
 
@@ -377,8 +377,8 @@ class TailsOnFire:
         return None
 
 
-# The fold (engines/tails_on_fire_fold.py) reads this module's types and tables, so it is imported
+# The fold (engines/tails_on_fire/fold.py) reads this module's types and tables, so it is imported
 # last, as a module: importing either module first works.
-from engines import tails_on_fire_fold  # noqa: E402
+from engines.tails_on_fire import fold as tails_on_fire_fold  # noqa: E402
 
 ENGINE = TailsOnFire()

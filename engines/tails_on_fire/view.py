@@ -11,8 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.tails_on_fire import CARDS_OF, FLAMES, MOVE_CAP, NEED_PICKS, POPCOUNT, State, flames, seat_bits, unknown
-from engines.tails_on_fire_hunt import ANNOUNCE, CHOOSE, HOME, PHASE_NAMES, ROGUE, START
+from engines.tails_on_fire.engine import (
+    CARDS_OF,
+    FLAMES,
+    MOVE_CAP,
+    NEED_PICKS,
+    POPCOUNT,
+    State,
+    flames,
+    seat_bits,
+    unknown,
+)
+from engines.tails_on_fire.hunt import ANNOUNCE, CHOOSE, HOME, PHASE_NAMES, ROGUE, START
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:

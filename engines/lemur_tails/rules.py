@@ -1,6 +1,6 @@
 """Lemur Tails turn rules: the state, what the deciding seat may do, and the events each action causes.
 
-The engine (engines/lemur_tails.py) folds events into a ``State`` and draws chance steps; this
+The engine (engines/lemur_tails/engine.py) folds events into a ``State`` and draws chance steps; this
 module answers "which actions are legal" and "which events does this action cause", raising
 IllegalAction with the reason when an action breaks a rule. Action grammar (ALL-3, LT-5, LT-7):
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engines.base import Event, IllegalAction, competition_ranks
-from engines.lemur_tails_cards import (
+from engines.lemur_tails.cards import (
     DISCARD_ACTIONS,
     KIND,
     KIND_NAMES,

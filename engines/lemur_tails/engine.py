@@ -11,8 +11,8 @@ their shortest tails (LT-9).
 A turn is a sequence of small decisions ending with "end" (ALL-3, LT-5); every draw from the deck,
 the blind draw from the opponent's hand and every setup shuffle is a chance step (ALL-2). This
 module is the engine: the fold, the chance steps, views and ranking. Card data lives in
-engines/lemur_tails_cards.py, the state and the turn rules (legal actions, decide) in
-engines/lemur_tails_rules.py. Rules as implemented, rulings LT-1..LT-9 and the new ones (LT-10..)
+engines/lemur_tails/cards.py, the state and the turn rules (legal actions, decide) in
+engines/lemur_tails/rules.py. Rules as implemented, rulings LT-1..LT-9 and the new ones (LT-10..)
 are in docs/games/lemur-tails.md.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event
-from engines.lemur_tails_cards import (
+from engines.lemur_tails.cards import (
     BOTTOM,
     END,
     HAND_SIZE,
@@ -34,7 +34,7 @@ from engines.lemur_tails_cards import (
     TAIL_INDEX,
     TAILS,
 )
-from engines.lemur_tails_rules import (
+from engines.lemur_tails.rules import (
     END_BOXED,
     END_DRAWN,
     END_IN_DECK,

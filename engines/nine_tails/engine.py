@@ -8,9 +8,9 @@ trick, which may itself be cancelled. A fox at exactly nine tails ascends; the f
 seat with three ascended foxes (two in the fast game) wins. Rulings NT-1..NT-9 and
 ALL-1..ALL-6, and this engine's own NT-10 onwards, are in docs/games/nine-tails.md.
 
-The card list is data (engines/nine_tails_cards.py); the fold and the flow of a turn are
-in engines/nine_tails_fold.py; the trick and cancel windows and the tricks' effects in
-engines/nine_tails_tricks.py. This module holds the engine: the active seat's decisions,
+The card list is data (engines/nine_tails/cards.py); the fold and the flow of a turn are
+in engines/nine_tails/fold.py; the trick and cancel windows and the tricks' effects in
+engines/nine_tails/tricks.py. This module holds the engine: the active seat's decisions,
 the chance steps, views, ranking.
 """
 
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engines import nine_tails_tricks as tricks
 from engines.base import CHANCE, TERMINAL, Config, ConfigError, EngineError, Event, IllegalAction, competition_ranks
-from engines.nine_tails_cards import (
+from engines.nine_tails import tricks
+from engines.nine_tails.cards import (
     ANY,
     FAST_GOAL,
     GOAL,
@@ -36,8 +36,8 @@ from engines.nine_tails_cards import (
     TAIL_VALUE,
     WILD_FOX,
 )
-from engines.nine_tails_fold import apply, fold_ahead
-from engines.nine_tails_table import (
+from engines.nine_tails.fold import apply, fold_ahead
+from engines.nine_tails.state import (
     ACTION,
     ASCEND,
     BEFUDDLE,
@@ -281,7 +281,7 @@ class NineTails:
         goal = FAST_GOAL if config.options.get("fast") else GOAL
         return [Event("table_laid", {"seats": config.seats, "goal": goal})]
 
-    apply = staticmethod(apply)  # the fold step (engines/nine_tails_fold.py)
+    apply = staticmethod(apply)  # the fold step (engines/nine_tails/fold.py)
 
     def actor(self, state: State) -> int:
         phase = state.phase

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import NO_LINK, EngineError, chain_of
-from engines.nine_tails_cards import (
+from engines.nine_tails.cards import (
     ASCENDED_FOX_CARDS,
     COUNTERS,
     KIND,
@@ -26,7 +26,7 @@ from engines.nine_tails_cards import (
     WILD_FOX,
     WILDS_IDS,
 )
-from engines.nine_tails_table import (
+from engines.nine_tails.state import (
     ACTION,
     ASCEND,
     BEFUDDLE,
@@ -446,7 +446,7 @@ def _end_turn(state: State, **changes: Any) -> State:
     """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` made too."""
     turns = state.turns + 1
     fresh = tuple.__new__(State, state[:TURN_FIELDS] + TURN_START)  # where the turn stands, afresh
-    if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails.py _close)
+    if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails/engine.py _close)
         return fresh._replace(**changes, turns=turns, phase=CAP, decider=-1)
     seat = (state.active + 1) % state.seats
     return fresh._replace(**changes, turns=turns, active=seat, decider=seat, phase=ACTION)

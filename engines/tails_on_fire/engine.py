@@ -9,185 +9,67 @@ fire card and steals every other stack showing its number. When the Iguana pile 
 empty, seats rank by flames. docs/games/tails-on-fire.md restates the rules as built,
 rulings TOF-1..TOF-9 and ALL-1..ALL-6, and the new rulings TOF-10 onwards.
 
-Cards are small ints: 0 is the trickster, 1-9 the numbered opossums (and fire cards).
-A seat's opossums in one place are a 10-bit mask (bit c = card c); what changes at every
-decision (cards in hand, chosen cards, how many chosen cards are left) is kept for all
-seats in one int, 10 bits per seat, so a decision's fold is a few int operations.
-What happens without a decision (the Rogue's turns, wins, the end of a round) is in
+This module is the engine itself: the seat to act, its legal actions, the events a
+decision causes (with their folds worked out inline), chance steps and the ranking. Card
+data, phases and the state records are in engines/tails_on_fire/state.py; what happens
+without a decision (the Rogue's turns, wins, the end of a round) is in
 engines/tails_on_fire/hunt.py, the fold of every event in engines/tails_on_fire/fold.py, the
 views in engines/tails_on_fire/view.py, and the sentences of refused actions in
 engines/tails_on_fire/refusals.py.
 """
 
-# ruff: noqa: RUF005 -- the hot folds build tuples by concatenation, faster here than unpacking
+
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from engines.base import CHANCE, NO_LINK, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
+from engines.tails_on_fire.fold import FOLD
 from engines.tails_on_fire.hunt import (
-    ANNOUNCE,
-    BONFIRES,
-    CHOOSE,
-    FOLLOW,
-    HOME,
-    IGUANA,
-    OVER,
-    ROGUE,
-    SHUFFLE,
-    START,
     chained_follow_up,
     common_follow_up,
     first_picker,
 )
-
-# --- card data and constants -------------------------------------------------------------
-
-TRICKSTER = 0
-NUMBERS = (1, 2, 3, 4, 5, 6, 7, 8, 9)  # the opossums 1-9 of a seat, and of the Rogue
-FIRE_CARDS = NUMBERS
-FLAMES = (0, 1, 1, 1, 2, 2, 2, 3, 3, 3)  # per fire card number (TOF-1)
-BONFIRE_FLAMES = 1  # TOF-2
-ALL_OPOSSUMS = (1 << 10) - 1  # bits 0 (trickster) to 9: one seat's whole set
-PICKS = 3  # opossums chosen per round (TOF-4)
-MOVE_CAP = 2000  # decisions by seats (TOF-9, ALL-4; docs/games/tails-on-fire.md defines a turn)
-MAX_SEATS = 6
-SEAT_BITS = 10  # a seat's mask in a packed int: bits SEAT_BITS * seat onwards
-
-PACKED_ALL = tuple(sum(ALL_OPOSSUMS << SEAT_BITS * seat for seat in range(n)) for n in range(MAX_SEATS + 1))
-POPCOUNT = tuple(bin(mask).count("1") for mask in range(1 << 10))
-NEED_PICKS = tuple(min(PICKS, count) for count in POPCOUNT)  # min(3, choosable) per hand (TOF-4)
-CARDS_OF = tuple(tuple(card for card in range(10) if mask >> card & 1) for mask in range(1 << 10))
-CARD_NAME = ("trickster", *(str(n) for n in NUMBERS))
-
-# Actions: "choose:N" / "choose:trickster" while choosing, "pass" / "play:N" / "trickster" in the Hunt.
-CHOOSE_ACTION = tuple(f"choose:{name}" for name in CARD_NAME)
-PLAY_ACTION = ("trickster", *(f"play:{n}" for n in NUMBERS))
-PICK, PLAY, PASS = 0, 1, 2
-ACTIONS: dict[str, tuple[int, int]] = {"pass": (PASS, -1)}
-ACTIONS.update({action: (PICK, card) for card, action in enumerate(CHOOSE_ACTION)})
-ACTIONS.update({action: (PLAY, card) for card, action in enumerate(PLAY_ACTION)})
-CHOOSE_LEGAL = tuple(tuple(CHOOSE_ACTION[card] for card in CARDS_OF[mask]) for mask in range(1 << 10))
-# START_LEGAL[number][holds it]; HOME_LEGAL[top card's number][chosen cards in hand]
-START_LEGAL = tuple((("pass",), ("pass", PLAY_ACTION[n])) for n in range(10))
-HOME_LEGAL = tuple(
-    tuple(
-        ("pass", *(PLAY_ACTION[card] for card in (number % 9 + 1, TRICKSTER) if mask >> card & 1))
-        for mask in range(1 << 10)
-    )
-    for number in range(10)
+from engines.tails_on_fire.refusals import check_pick, refuse_play
+from engines.tails_on_fire.state import (
+    ALL_OPOSSUMS,
+    ANNOUNCE,
+    BONFIRES,
+    CHOOSE,
+    CHOOSE_ACTION,
+    CHOOSE_LEGAL,
+    FIRE_CARDS,
+    FOLLOW,
+    HOME,
+    HOME_LEGAL,
+    IGUANA,
+    LEADER,
+    MASK_OF,
+    MAX_SEATS,
+    MOVE_CAP,
+    NEED_PICKS,
+    NUMBERS,
+    ORDER,
+    OVER,
+    PASSED_EVENTS,
+    PICK_MOVES,
+    PLAY_ACTION,
+    PLAY_MOVES,
+    PLAYED_EVENTS,
+    ROGUE,
+    SEAT_BITS,
+    SHUFFLE,
+    START,
+    START_LEGAL,
+    TRICKSTER,
+    State,
+    _new,
+    flames,
+    unknown,
 )
-
-# MASK_OF[actor]: the bits of a seat in a packed int; 0 for the pseudo-actors ROGUE and ANNOUNCE,
-# so ``left & MASK_OF[turn]`` says at once whether the actor to come is a seat holding chosen opossums.
-MASK_OF = tuple(ALL_OPOSSUMS << SEAT_BITS * seat for seat in range(MAX_SEATS)) + (0, 0)
-assert len(MASK_OF) == ANNOUNCE + 1 and ROGUE == MAX_SEATS
-
-# The decision events, built once: events are immutable records, so equal ones are shared.
-CHOSEN_EVENTS = tuple(
-    tuple(Event("opossum_chosen", {"seat": seat}, {"card": card}, (seat,)) for card in range(10))
-    for seat in range(MAX_SEATS)
-)
-PASSED_EVENTS = tuple(Event("passed", {"seat": seat}) for seat in range(MAX_SEATS))
-PLAYED_EVENTS = tuple(
-    tuple(
-        tuple(Event("opossum_played", {"seat": seat, "card": card, "number": number}) for number in range(10))
-        for card in range(10)
-    )
-    for seat in range(MAX_SEATS)
-)
-# PICK_MOVES[seat][action]: what a pick action is for that seat, (its packed bit, its event); PLAY_MOVES[seat][action]
-# likewise (its packed bit, its card) for the Hunt's card actions. One dict look-up checks the action's
-# spelling and gives what the decision needs ("pass" is compared directly).
-PICK_MOVES = tuple(
-    {action: (1 << SEAT_BITS * seat + card, CHOSEN_EVENTS[seat][card]) for card, action in enumerate(CHOOSE_ACTION)}
-    for seat in range(MAX_SEATS)
-)
-PLAY_MOVES = tuple(
-    {action: (1 << SEAT_BITS * seat + card, card) for card, action in enumerate(PLAY_ACTION)}
-    for seat in range(MAX_SEATS)
-)
-
-
-class Stack(NamedTuple):
-    """A fire stack: its top opossum, the number it shows (a trickster's own, TOF-5), its fire cards."""
-
-    card: int
-    number: int
-    fire: tuple[int, ...]
-
-
-class Table(NamedTuple):
-    """What changes at most once a round, or on the Rogue's turns."""
-
-    seats: int
-    rogue: bool
-    round: int
-    leader: int  # the seat that starts this round's Hunt (TOF-5)
-    order: tuple[int, ...]  # order[actor]: the actor after it in this round (a row of NEXT)
-    bonfire: tuple[int, ...]  # per seat, the opossum on its bonfire
-    kept: int  # per seat (packed), the opossums on its bonfire and topping its fire stacks
-    exhausted: int  # per seat (packed), its exhausted opossums
-    stacks: tuple[tuple[Stack, ...], ...]  # per seat, its fire stacks (the bonfire apart)
-    iguana: tuple[int, ...] | None  # Iguana pile top first; None when folded without its order
-    iguana_top: int  # 0 when the pile is empty
-    iguana_size: int
-    rogue_deck: tuple[int, ...] | None  # top first; None until shuffled or when unknown
-    rogue_deck_size: int
-    rogue_reserve: tuple[int, ...]  # top last, face up
-    boxed: tuple[int, ...]  # fire cards that left the game (stalemates, Rogue wins)
-
-
-class State(NamedTuple):
-    """A game of Tails on Fire: the table, and what changes from one decision to the next.
-
-    ``held``, ``chosen`` and ``left`` hold 10 bits per seat (see seat_bits). A seat's chosen
-    bits are all set (more than 3) when its picks were redacted: then any card it holds
-    may be one of them.
-    """
-
-    table: Table
-    offers: int  # how many starting numbers this Hunt has offered (TOF-6)
-    number: int  # the starting number offered now (START) or played (HOME)
-    phase: int
-    held: int  # per seat, the opossums in hand (chosen and den alike)
-    discard: tuple[tuple[int, int, int], ...]  # (owner, card, number), top last; owner ROGUE
-    chosen: int  # per seat, the chosen opossums still in hand
-    left: int  # per seat, how many chosen opossums it still holds (public)
-    picker: int  # CHOOSE: the seat picking now, -1 when every seat has picked
-    turn: int  # START/HOME: the seat to act (ROGUE/ANNOUNCE only inside one decision's events);
-    # ROUND_OVER: the seat that starts the next round
-    turns: int  # decisions taken (the move cap counts these)
-
-
-_new = tuple.__new__  # _new(State, fields): a State from a tuple of all its fields, in order
-LEADER, ORDER, KEPT, STACKS, BOXED = 3, 4, 6, 8, 15  # Table fields read by position on hot paths
-assert State._fields[:3] == ("table", "offers", "number")  # decide and the hunt module unpack all fields
-assert State._fields[3:] == ("phase", "held", "discard", "chosen", "left", "picker", "turn", "turns")
-assert Table._fields[:6] == ("seats", "rogue", "round", "leader", "order", "bonfire")
-assert Table._fields[6:12] == ("kept", "exhausted", "stacks", "iguana", "iguana_top", "iguana_size")
-assert Table._fields[12:] == ("rogue_deck", "rogue_deck_size", "rogue_reserve", "boxed")
-
-
-def seat_bits(packed: int, seat: int) -> int:
-    """The 10-bit mask (or count) of ``seat`` in a packed per-seat int."""
-    return packed >> SEAT_BITS * seat & ALL_OPOSSUMS
-
-
-def unknown(chosen_bits: int) -> bool:
-    """Whether a seat's chosen opossums are unknown (its picks reached this fold redacted)."""
-    return POPCOUNT[chosen_bits] > PICKS
-
-
-def flames(state: State) -> list[int]:
-    """Each seat's flames: its bonfire plus the flames of every fire card in its stacks (TOF-9)."""
-    return [
-        BONFIRE_FLAMES + sum(FLAMES[fire] for stack in stacks for fire in stack.fire)
-        for stacks in state.table.stacks
-    ]
-
+from engines.tails_on_fire.view import view
 
 # --- the engine ---------------------------------------------------------------------------
 
@@ -231,7 +113,7 @@ class TailsOnFire:
         if link[1] is event and link[0] is state:
             self._next = link[3]
             return link[2]
-        return tails_on_fire_fold.FOLD[event.type](state, event)
+        return FOLD[event.type](state, event)
 
     def actor(self, state: State) -> int:
         phase = state[3]
@@ -271,8 +153,6 @@ class TailsOnFire:
             except (KeyError, TypeError):
                 bit = 0
             if not held & bit or chosen & bit:
-                from engines.tails_on_fire.refusals import check_pick
-
                 # Refused, unless the seat's picks are unknown (TOF-18) and it holds the card.
                 check_pick(state, picker, action)
             # As _opossum_chosen folds it: one more pick; when the seat has picked min(3, choosable),
@@ -309,8 +189,6 @@ class TailsOnFire:
                     shown = FOLLOW[below]
                     playable = card == shown or (card == TRICKSTER and (top != TRICKSTER or owner == ROGUE))
                 if not (playable and chosen & held & bit):  # a chosen card it holds, and one that may go
-                    from engines.tails_on_fire.refusals import refuse_play
-
                     refuse_play(state, seat, action)
                 event = PLAYED_EVENTS[seat][card][shown]
                 held &= ~bit
@@ -340,7 +218,7 @@ class TailsOnFire:
             self._next = (state, event, after, NO_LINK)
             return events
         # Anything rarer: play the automatic steps out one by one, keeping the states they lead to.
-        events, self._next = chained_follow_up(tails_on_fire_fold.FOLD, state, event, after, flames)
+        events, self._next = chained_follow_up(FOLD, state, event, after, flames)
         return events
 
     def chance(self, state: State, rng: Any) -> list[Event]:
@@ -358,9 +236,6 @@ class TailsOnFire:
         raise IllegalAction("no chance step is pending")
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        # Imported here: the view module reads this module's tables (and is not on the hot path).
-        from engines.tails_on_fire.view import view
-
         return view(state, seat)
 
     def ranking(self, state: State) -> list[int]:
@@ -376,9 +251,5 @@ class TailsOnFire:
             return CHOOSE_ACTION[event.private["card"]]
         return None
 
-
-# The fold (engines/tails_on_fire/fold.py) reads this module's types and tables, so it is imported
-# last, as a module: importing either module first works.
-from engines.tails_on_fire import fold as tails_on_fire_fold  # noqa: E402
 
 ENGINE = TailsOnFire()

@@ -14,34 +14,34 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Event
-from engines.tails_on_fire.engine import (
+from engines.tails_on_fire.hunt import (
+    NEXT,
+    first_picker,
+)
+from engines.tails_on_fire.state import (
     ALL_OPOSSUMS,
+    ANNOUNCE,
+    BONFIRES,
     BOXED,
+    CHOOSE,
     FIRE_CARDS,
+    HOME,
+    IGUANA,
     KEPT,
     NEED_PICKS,
     NUMBERS,
+    OVER,
     PACKED_ALL,
+    ROGUE,
+    ROUND_OVER,
     SEAT_BITS,
+    SHUFFLE,
     STACKS,
+    START,
     Stack,
     State,
     Table,
     _new,
-)
-from engines.tails_on_fire.hunt import (
-    ANNOUNCE,
-    BONFIRES,
-    CHOOSE,
-    HOME,
-    IGUANA,
-    NEXT,
-    OVER,
-    ROGUE,
-    ROUND_OVER,
-    SHUFFLE,
-    START,
-    first_picker,
 )
 
 

@@ -7,7 +7,7 @@ opossum (TOF-11), the rising starting number (TOF-5, TOF-12), wins and steals (T
 stalemates (TOF-6) and the end of a round. They are appended to the events of the
 decision that leads to them, so none of them is a turn under the move cap (TOF-9).
 
-The functions read a state of engines.tails_on_fire: its fields by name, or (where a decision's
+The functions read a state (engines/tails_on_fire/state.py): its fields by name, or (where a decision's
 follow-up reads many of them) all at once by unpacking, in the order that module asserts.
 """
 
@@ -17,19 +17,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.base import Event, chain_of
-
-# Phases of play. BONFIRES, IGUANA and SHUFFLE wait for a chance step; ROUND_OVER lasts only
-# between a round's last event and its "prepare" event, inside one decision's events.
-BONFIRES, IGUANA, SHUFFLE, CHOOSE, START, HOME, ROUND_OVER, OVER = range(8)
-PHASE_NAMES = ("setup", "setup", "shuffle", "choose", "hunt", "hunt", "round over", "over")
-
-# Pseudo-actors of the Hunt: the Rogue's turn, and the first seat raising the starting number
-# when its turn comes round again (TOF-5). Both are played out automatically.
-ROGUE, ANNOUNCE = 6, 7
-
-FOLLOW = (1, 2, 3, 4, 5, 6, 7, 8, 9, 1)  # FOLLOW[n]: the number one higher than n, 9 -> 1
-STARTING_NUMBERS = 9  # a Hunt offers at most the nine numbers (TOF-6)
-SEAT_BITS, SEAT_MASK = 10, (1 << 10) - 1  # a seat's part of a packed per-seat int (tails_on_fire)
+from engines.tails_on_fire.state import (
+    ALL_OPOSSUMS as SEAT_MASK,
+)
+from engines.tails_on_fire.state import (
+    ANNOUNCE,
+    CHOOSE,
+    FOLLOW,
+    HOME,
+    ROGUE,
+    ROUND_OVER,
+    SEAT_BITS,
+    START,
+    STARTING_NUMBERS,
+)
 
 
 def _turn_order(seats: int, rogue: bool, leader: int) -> tuple[int, ...]:

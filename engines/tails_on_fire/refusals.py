@@ -9,8 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import IllegalAction
-from engines.tails_on_fire.engine import ACTIONS, CARD_NAME, PICK, PLAY, TRICKSTER, State, seat_bits, unknown
-from engines.tails_on_fire.hunt import FOLLOW, START
+from engines.tails_on_fire.state import (
+    ACTIONS,
+    CARD_NAME,
+    FOLLOW,
+    PICK,
+    PLAY,
+    START,
+    TRICKSTER,
+    State,
+    seat_bits,
+    unknown,
+)
 
 
 def check_pick(state: State, seat: int, action: Any) -> None:

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.tails_on_fire.engine import (
+from engines.tails_on_fire.state import (
+    ANNOUNCE,
     CARDS_OF,
+    CHOOSE,
     FLAMES,
+    HOME,
     MOVE_CAP,
     NEED_PICKS,
+    PHASE_NAMES,
     POPCOUNT,
+    ROGUE,
+    START,
     State,
     flames,
     seat_bits,
     unknown,
 )
-from engines.tails_on_fire.hunt import ANNOUNCE, CHOOSE, HOME, PHASE_NAMES, ROGUE, START
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:

@@ -13,20 +13,23 @@ import bots.random_bot as random_bot
 from engines.base import CHANCE, TERMINAL, ConfigError, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import play
-from engines.tails_on_fire.engine import (
+from engines.tails_on_fire.engine import ENGINE, TailsOnFire
+from engines.tails_on_fire.fold import FOLD
+from engines.tails_on_fire.hunt import follow_up, rogue_turn
+from engines.tails_on_fire.state import (
     ACTIONS,
     ALL_OPOSSUMS,
-    ENGINE,
+    CHOOSE,
+    HOME,
     MOVE_CAP,
     NUMBERS,
+    SHUFFLE,
+    START,
     Stack,
-    TailsOnFire,
     flames,
     seat_bits,
     unknown,
 )
-from engines.tails_on_fire.fold import FOLD
-from engines.tails_on_fire.hunt import CHOOSE, HOME, SHUFFLE, START, follow_up, rogue_turn
 
 # --- building positions -------------------------------------------------------------------
 

@@ -37,9 +37,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.bots import Limits, discover  # noqa: E402 (after the sys.path line)
-from tournaments.runner import Job, Spec, play_job  # noqa: E402
-from tournaments.schedule import schedule  # noqa: E402
+from tournaments.bots.discovery import discover  # noqa: E402 (after the sys.path line)
+from tournaments.bots.spec import Limits  # noqa: E402 (after the sys.path line)
+from tournaments.play.runner import Job, Spec, play_job  # noqa: E402
+from tournaments.play.schedule import schedule  # noqa: E402
 
 GAME = "tails-on-fire"
 SEATS = 4

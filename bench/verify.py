@@ -38,9 +38,10 @@ from replays import archive
 from replays import log as logfmt
 from replays.record import Recorded, SeatInfo, record
 from replays.verify import collector_paused, verify_log
-from tournaments.bots import PYTHON, BotSpec, sha256_file
-from tournaments.runner import Job, Spec, play_job
-from tournaments.schedule import schedule
+from tournaments.bots.discovery import sha256_file
+from tournaments.bots.spec import PYTHON, BotSpec
+from tournaments.play.runner import Job, Spec, play_job
+from tournaments.play.schedule import schedule
 
 SEATS = {"tails-on-fire": 4, "nine-tails": 3, "lemur-tails": 2}
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "random_bot.py"

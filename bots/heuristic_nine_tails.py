@@ -1,7 +1,7 @@
 """Heuristic Nine Tails bot: grows one fox at a time, rests when tired, and spoils tricks aimed at it.
 
 It reads only ``turn.legal``, ``turn.view`` and ``turn.seat`` (the card list is public
-data, so it uses engines/nine_tails/cards.py to know costs and tail values).
+data, so it uses engines/nine_tails_cards.py to know costs and tail values).
 
 * On its turn: SNEAK when the Village holds a tail it can pay for (or a wild fox), REST
   when its foxes are too exhausted to pay for a tail, otherwise VENTURE.
@@ -14,7 +14,7 @@ data, so it uses engines/nine_tails/cards.py to know costs and tail values).
 
 from __future__ import annotations
 
-from engines.nine_tails.cards import COST, KIND, NINE, STUDY, TAIL, TAIL_VALUE, TRAITS, WILD_FOX
+from engines.nine_tails_cards import COST, KIND, NINE, STUDY, TAIL, TAIL_VALUE, TRAITS, WILD_FOX
 
 GAMES = ("nine-tails",)
 

@@ -18,7 +18,8 @@ from engines import registry
 from engines.driver import play
 from replays import log as logfmt
 from replays.record import SeatInfo, record
-from tournaments.bots import load_module, sha256_file
+from tournaments.bots.discovery import sha256_file
+from tournaments.bots.inprocess import load_module
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE.parents[1] / "bots"

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from ledger import ladders as rows
 from ledger.store import Ledger
-from tournaments import ladder
 from tournaments.cli import app
+from tournaments.ladder import league as ladder
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -94,7 +94,7 @@ def test_a_submission_over_its_cpu_limit_is_killed_and_refused(league, tmp_path)
 
 
 def test_a_python_submission_never_runs_in_the_ladders_process(league, tmp_path):
-    """Submitted Python files run through tournaments.pyhost in their own process, not imported here."""
+    """Submitted Python files run through tournaments.bots.pyhost in their own process, not imported here."""
     marker = tmp_path / "imported-here"
     path = bot_file(tmp_path, "spy", "        return turn.legal[0]")
     path.write_text(f"import os\nopen({str(marker)!r} + str(os.getpid()), 'w').close()\n" + path.read_text())

@@ -25,9 +25,10 @@ from typer.testing import CliRunner
 
 from ledger.canonical import loads
 from ledger.store import Ledger
-from tournaments import protocol, standings
+from tournaments.bots import protocol
 from tournaments.cli import app
-from tournaments.schedule import schedule
+from tournaments.play import standings
+from tournaments.play.schedule import schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "bots"

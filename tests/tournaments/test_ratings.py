@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tournaments import ratings
+from tournaments.ratings import elo as ratings
 
 
 def test_defaults_are_pinned():

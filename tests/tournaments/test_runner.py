@@ -38,7 +38,7 @@ from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
     wait_gone,
 )
 from tournaments.cli import app
-from tournaments.schedule import schedule
+from tournaments.play.schedule import schedule
 
 LINUX = Path("/proc/self/stat").exists()
 

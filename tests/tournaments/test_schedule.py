@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from tournaments.schedule import ScheduleError, schedule, seat_count
+from tournaments.play.schedule import ScheduleError, schedule, seat_count
 
 
 @pytest.mark.parametrize(("bots", "players"), [(2, 2), (5, 2), (4, 4), (6, 4), (7, 3)])

@@ -16,12 +16,12 @@ from engines.base import EngineError
 from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
-from tournaments.bots import BotError
+from tournaments.bots.spec import BotError
 from tournaments.cli import db, keys, ladder, replay, run
-from tournaments.ladder import LadderError
-from tournaments.runner import TournamentError
-from tournaments.schedule import ScheduleError
-from tournaments.workers import WorkerDied
+from tournaments.ladder.league import LadderError
+from tournaments.play.runner import TournamentError
+from tournaments.play.schedule import ScheduleError
+from tournaments.play.workers import WorkerDied
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError, WorkerDied,

@@ -14,8 +14,8 @@ from rich.table import Table
 from engines import registry
 from ledger import ladders as rows
 from ledger.store import Ledger
-from tournaments import ladder
 from tournaments.cli.options import Db
+from tournaments.ladder import league
 
 app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
                   no_args_is_help=True)
@@ -53,8 +53,8 @@ def list_(db: Db = None) -> None:
     console.print(table)
 
 
-def limits_of(move_time: float, time_bank: float, cpu: int, memory: int) -> ladder.Limits:
-    return ladder.Limits(move_time, time_bank, cpu, memory)
+def limits_of(move_time: float, time_bank: float, cpu: int, memory: int) -> league.Limits:
+    return league.Limits(move_time, time_bank, cpu, memory)
 
 
 MoveTime = Annotated[float, typer.Option("--move-time", help="Seconds a bot may take per move.")]
@@ -65,14 +65,14 @@ Memory = Annotated[int, typer.Option("--memory-mb", help="Memory limit of a bot'
 
 @app.command("submit")
 def submit(
-    name: Annotated[str, typer.Argument(help="The ladder.")],
+    name: Annotated[str, typer.Argument(help="The league.")],
     path: Annotated[Path, typer.Argument(help="A Python bot file, an executable, or a .bot.json manifest.")],
     as_name: Annotated[str | None, typer.Option("--as", help="The bot's name on the ladder (default: file name).")]
     = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: Cpu = ladder.CPU_SECONDS,
-    memory_mb: Memory = ladder.MEMORY_MB,
+    cpu_seconds: Cpu = league.CPU_SECONDS,
+    memory_mb: Memory = league.MEMORY_MB,
     db: Db = None,
 ) -> None:
     """Submit a bot: it must pass a validation game against random bots before it is listed.
@@ -80,7 +80,7 @@ def submit(
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
     ledger = Ledger(db)
-    result = ladder.submit(ledger, name, path, as_name, limits_of(move_time, time_bank, cpu_seconds, memory_mb))
+    result = league.submit(ledger, name, path, as_name, limits_of(move_time, time_bank, cpu_seconds, memory_mb))
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
     else:
@@ -90,15 +90,15 @@ def submit(
 
 @app.command("play")
 def play(
-    name: Annotated[str, typer.Argument(help="The ladder.")],
+    name: Annotated[str, typer.Argument(help="The league.")],
     games: Annotated[int, typer.Option("--games", help="Games to play (whole seat rotations, so maybe a few more).")]
     = 20,
     jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: the CPU count).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Seed of the matchmaking (default: random).")] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: Cpu = ladder.CPU_SECONDS,
-    memory_mb: Memory = ladder.MEMORY_MB,
+    cpu_seconds: Cpu = league.CPU_SECONDS,
+    memory_mb: Memory = league.MEMORY_MB,
     db: Db = None,
 ) -> None:
     """Play matchmade games on a ladder; each is stored and rated as soon as it ends.
@@ -107,14 +107,14 @@ def play(
     """
     ledger = Ledger(db)
     rng = random.Random(seed)
-    workers = jobs if jobs is not None else ladder.default_workers()
-    played = ladder.play(ledger, name, games, workers, limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng)
+    workers = jobs if jobs is not None else league.default_workers()
+    played = league.play(ledger, name, games, workers, limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng)
     typer.echo(f"played {played} games on {name}")
 
 
 @app.command("standings")
 def standings(
-    name: Annotated[str, typer.Argument(help="The ladder.")],
+    name: Annotated[str, typer.Argument(help="The league.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     retired: Annotated[bool, typer.Option("--all", help="Also list retired versions.")] = False,
     db: Db = None,
@@ -123,7 +123,7 @@ def standings(
 
     Example: tourney ladder standings spring --json
     """
-    rows_ = ladder.standings(Ledger(db), name, retired)
+    rows_ = league.standings(Ledger(db), name, retired)
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
@@ -141,8 +141,8 @@ def standings(
 
 @app.command("history")
 def history(
-    name: Annotated[str, typer.Argument(help="The ladder.")],
-    bot: Annotated[str, typer.Argument(help="The bot's name on the ladder.")],
+    name: Annotated[str, typer.Argument(help="The league.")],
+    bot: Annotated[str, typer.Argument(help="The bot's name on the league.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: Db = None,
 ) -> None:
@@ -150,7 +150,7 @@ def history(
 
     Example: tourney ladder history spring lemur-pro
     """
-    rows_ = ladder.history(Ledger(db), name, bot)
+    rows_ = league.history(Ledger(db), name, bot)
     if as_json:
         typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
         return
@@ -162,14 +162,14 @@ def history(
 
 @app.command("rebuild")
 def rebuild(
-    name: Annotated[str, typer.Argument(help="The ladder.")],
+    name: Annotated[str, typer.Argument(help="The league.")],
     db: Db = None,
 ) -> None:
     """Recompute every rating of a ladder from the stored games alone, and compare.
 
     Example: tourney ladder rebuild spring
     """
-    changes = ladder.rebuild(Ledger(db), name)
+    changes = league.rebuild(Ledger(db), name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
         typer.echo(f"rebuilt {name}: {len(moved)} of {len(changes)} ratings differed from the incremental ones "

@@ -16,9 +16,9 @@ from rich.table import Table
 from engines import registry
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
-from tournaments import runner, standings
-from tournaments.bots import Limits
+from tournaments.bots.spec import Limits
 from tournaments.cli.options import Db
+from tournaments.play import runner, standings
 
 # Off a terminal (pipes, CI logs) rich would wrap tables at 80 columns and cut bot names.
 console = Console() if sys.stdout.isatty() else Console(width=160)

@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from engines import registry
-from tournaments.bots import Terminated
+from tournaments.bots.inprocess import Terminated
 
 _STOP = None
 

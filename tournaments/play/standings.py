@@ -7,7 +7,7 @@ from typing import Any
 
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
-from tournaments import ratings
+from tournaments.ratings import elo as ratings
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,10 +23,12 @@ from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import BUILTIN, PROGRAM, PYTHON, BotSpec, BuiltinRandom, Limits, PythonAgent, discover
-from tournaments.protocol import ProgramAgent, check_handshake
-from tournaments.schedule import Scheduled, ScheduleError, schedule, seat_count
-from tournaments.workers import run as run_workers
+from tournaments.bots.discovery import discover
+from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
+from tournaments.bots.protocol import ProgramAgent, check_handshake
+from tournaments.bots.spec import BUILTIN, PROGRAM, PYTHON, BotSpec, Limits
+from tournaments.play.schedule import Scheduled, ScheduleError, schedule, seat_count
+from tournaments.play.workers import run as run_workers
 
 DEFAULT_GAMES = 10
 DEFAULT_SEED = "1"

@@ -32,7 +32,7 @@ import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import BotSpec, Limits
+from tournaments.bots.spec import BotSpec, Limits
 
 PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0

@@ -1,6 +1,6 @@
 """Run an in-process Python bot as a separate process speaking the JSON-lines protocol.
 
-    python -m tournaments.pyhost path/to/bot.py
+    python -m tournaments.bots.pyhost path/to/bot.py
 
 Ladders never import a submitted bot into their own process: a Python submission is run
 through this host, under the ladder's CPU-time and memory limits. The bot sees the same
@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from engines.base import Event
-from tournaments.bots import load_module
+from tournaments.bots.inprocess import load_module
 
 
 @dataclass(slots=True)
@@ -64,5 +64,5 @@ def serve(path: str, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer) -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m tournaments.pyhost BOT.py")
+        sys.exit("usage: python -m tournaments.bots.pyhost BOT.py")
     sys.exit(serve(sys.argv[1]))

@@ -23,7 +23,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tournaments.ratings import SCALE, expected, pairwise
+from tournaments.ratings.elo import SCALE, expected, pairwise
 
 SPREAD = 200.0
 PRIOR_INFORMATION = 0.25

@@ -1,7 +1,7 @@
 """League ladders: submissions, validation, matchmaking, play, ratings folded from the ledger.
 
 A ladder never imports a submitted bot: every submission runs as its own process (a
-Python file through ``tournaments.pyhost``), under CPU-time and memory limits. Its files
+Python file through ``tournaments.bots.pyhost``), under CPU-time and memory limits. Its files
 are stored in the ledger (a zip per bot version), so a ladder can run a bot for weeks
 after it was submitted, from any machine that has the database.
 """
@@ -27,10 +27,12 @@ from engines import registry
 from ledger import ladders as rows
 from ledger.store import Ledger
 from replays.archive import store_recorded
-from tournaments import matchmaking, ratings
-from tournaments.bots import BUILTIN, MANIFEST_SUFFIX, PROGRAM, PYTHON, BotError, BotSpec, describe
-from tournaments.runner import Job, Spec, results
-from tournaments.schedule import Scheduled
+from tournaments.bots.discovery import describe
+from tournaments.bots.spec import BUILTIN, MANIFEST_SUFFIX, PROGRAM, PYTHON, BotError, BotSpec
+from tournaments.ladder import matchmaking
+from tournaments.play.runner import Job, Spec, results
+from tournaments.play.schedule import Scheduled
+from tournaments.ratings import elo
 
 CPU_SECONDS = 60
 """RLIMIT_CPU of a ladder bot's process, per game."""
@@ -99,7 +101,7 @@ def process_spec(name: str, content_hash: str, kind: str, directory: Path, entry
     """How to run a stored bot as a separate process with the ladder's limits."""
     entry = directory / entry_point
     if kind == PYTHON:
-        command: tuple[str, ...] = (sys.executable, "-m", "tournaments.pyhost", str(entry))
+        command: tuple[str, ...] = (sys.executable, "-m", "tournaments.bots.pyhost", str(entry))
     elif entry_point.endswith(MANIFEST_SUFFIX):
         manifest = orjson.loads(entry.read_bytes())
         command = tuple(manifest["command"].split() if isinstance(manifest["command"], str) else manifest["command"])
@@ -189,7 +191,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
                 return recorded.game_id
 
             rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),
-                            ratings.multiplayer_update)
+                            elo.multiplayer_update)
             stored += 1
             if progress is not None:
                 progress(stored)
@@ -259,7 +261,7 @@ def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
 
 def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[float, float]]:
     ladder = rows.get(ledger, ladder_name)
-    return rows.rebuild(ledger, ladder["id"], ratings.multiplayer_update)
+    return rows.rebuild(ledger, ladder["id"], elo.multiplayer_update)
 
 
 def default_workers() -> int:

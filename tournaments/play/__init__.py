@@ -1,0 +1,5 @@
+"""Playing tournaments: the schedule, the runner (resume, storing), the local worker pool,
+and the standings read back from the ledger.
+
+Imports engines, ledger, replays, tournaments.bots and tournaments.ratings.
+"""

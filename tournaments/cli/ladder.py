@@ -14,7 +14,18 @@ from rich.table import Table
 from engines import registry
 from ledger import ladders as rows
 from ledger.store import Ledger
-from tournaments.cli.options import Db
+from tournaments.cli.options import (
+    MAX_SEATS,
+    CpuSeconds,
+    Db,
+    Jobs,
+    MemoryMb,
+    MoveTime,
+    TimeBank,
+    games_option,
+    jobs_for,
+    whole_option,
+)
 from tournaments.ladder import league
 
 app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
@@ -26,8 +37,8 @@ console = Console()
 def create(
     name: Annotated[str, typer.Argument(help="The ladder's name.")],
     game: Annotated[str, typer.Option("--game", help="tails-on-fire, nine-tails or lemur-tails.")],
-    players: Annotated[int | None, typer.Option("--players", help="Seats per game (default: the game's usual).")]
-    = None,
+    players: Annotated[int | None, whole_option("--players", "Seats per game (default: the game's usual count).",
+                                                1, MAX_SEATS, "seats", show_default=False)] = None,
     db: Db = None,
 ) -> None:
     """Create a ladder for one game.
@@ -57,12 +68,6 @@ def limits_of(move_time: float, time_bank: float, cpu: int, memory: int) -> leag
     return league.Limits(move_time, time_bank, cpu, memory)
 
 
-MoveTime = Annotated[float, typer.Option("--move-time", help="Seconds a bot may take per move.")]
-TimeBank = Annotated[float, typer.Option("--time-bank", help="Extra seconds per game for moves over --move-time.")]
-Cpu = Annotated[int, typer.Option("--cpu-seconds", help="CPU-time limit of a bot's process, per game.")]
-Memory = Annotated[int, typer.Option("--memory-mb", help="Memory limit of a bot's process (address space, MiB).")]
-
-
 @app.command("submit")
 def submit(
     name: Annotated[str, typer.Argument(help="The league.")],
@@ -71,8 +76,8 @@ def submit(
     = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: Cpu = league.CPU_SECONDS,
-    memory_mb: Memory = league.MEMORY_MB,
+    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
+    memory_mb: MemoryMb = league.MEMORY_MB,
     db: Db = None,
 ) -> None:
     """Submit a bot: it must pass a validation game against random bots before it is listed.
@@ -91,14 +96,13 @@ def submit(
 @app.command("play")
 def play(
     name: Annotated[str, typer.Argument(help="The league.")],
-    games: Annotated[int, typer.Option("--games", help="Games to play (whole seat rotations, so maybe a few more).")]
-    = 20,
-    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: the CPU count).")] = None,
+    games: Annotated[int, games_option("Games to play (whole seat rotations, so maybe a few more).")] = 20,
+    jobs: Jobs = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Seed of the matchmaking (default: random).")] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: Cpu = league.CPU_SECONDS,
-    memory_mb: Memory = league.MEMORY_MB,
+    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
+    memory_mb: MemoryMb = league.MEMORY_MB,
     db: Db = None,
 ) -> None:
     """Play matchmade games on a ladder; each is stored and rated as soon as it ends.
@@ -107,7 +111,7 @@ def play(
     """
     ledger = Ledger(db)
     rng = random.Random(seed)
-    workers = jobs if jobs is not None else league.default_workers()
+    workers = jobs_for(jobs, games)
     played = league.play(ledger, name, games, workers, limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng)
     typer.echo(f"played {played} games on {name}")
 

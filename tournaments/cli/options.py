@@ -1,7 +1,17 @@
-"""Options shared by several commands."""
+"""Options shared by several commands, and the one set of validators every command uses.
+
+A number an option takes is checked here, once, with the same words for every command
+(`run`, `ladder submit`, `ladder play` and any command added later): a bad value is a
+usage error (exit 2) naming the option, never a traceback or a silently changed value.
+Build a new option from these pieces (``seconds_option``, ``whole_option``) rather than
+checking a number inside a command.
+"""
 
 from __future__ import annotations
 
+import math
+import os
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -15,3 +25,89 @@ Db = Annotated[
         show_default=False,
     ),
 ]
+
+MAX_SECONDS = 3600.0
+"""The longest move time or time bank accepted (an hour: longer is a typo, not a setting)."""
+MAX_CPU_SECONDS = 86_400
+MIN_MEMORY_MB = 64
+"""Below this a Python bot cannot even start (its interpreter maps more address space)."""
+MAX_MEMORY_MB = 1_048_576
+MAX_GAMES = 1_000_000
+MAX_SEATS = 64
+"""More seats than any game has: the game's own limits are checked by its engine."""
+JOBS_PER_CPU = 4
+"""--jobs is capped at this many workers per CPU: more only adds processes that wait."""
+
+
+def cpu_count() -> int:
+    """CPUs this process may run on (the affinity mask where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def check_seconds(value: float, *, zero: bool) -> float:
+    """A finite number of seconds in (0, MAX_SECONDS] (or [0, ...] where ``zero`` is allowed)."""
+    low = "0 or more" if zero else "more than 0"
+    if math.isnan(value) or math.isinf(value) or value < 0 or (value == 0 and not zero) or value > MAX_SECONDS:
+        raise typer.BadParameter(f"{value:g} is not a number of seconds {low} and at most {MAX_SECONDS:g}")
+    return value
+
+
+def check_whole(value: int, low: int, high: int, unit: str) -> int:
+    """A whole number in [low, high]."""
+    if not low <= value <= high:
+        raise typer.BadParameter(f"{value} is out of range: {unit} from {low} to {high:,}")
+    return value
+
+
+def max_jobs() -> int:
+    return JOBS_PER_CPU * cpu_count()
+
+
+def check_jobs(value: int) -> int:
+    """0 (play in this process) up to JOBS_PER_CPU x the CPU count; never negative."""
+    top = max_jobs()
+    if not 0 <= value <= top:
+        raise typer.BadParameter(f"{value} is out of range: 0 (play here) to {top} ({JOBS_PER_CPU} per CPU, "
+                                 f"{cpu_count()} CPUs)")
+    return value
+
+
+def _optional(check: Callable) -> Callable:
+    # Typer calls a callback with None for an option left out that has no default.
+    return lambda value: None if value is None else check(value)
+
+
+def seconds_option(flag: str, help_: str, *, zero: bool = False) -> typer.models.OptionInfo:
+    """A time option: finite seconds, more than 0 (or 0 and more with ``zero``)."""
+    return typer.Option(flag, help=help_, callback=_optional(lambda v: check_seconds(v, zero=zero)))
+
+
+def whole_option(flag: str, help_: str, low: int, high: int, unit: str, **extra) -> typer.models.OptionInfo:
+    """A count option: a whole number from ``low`` to ``high``."""
+    return typer.Option(flag, help=help_, callback=_optional(lambda v: check_whole(v, low, high, unit)), **extra)
+
+
+MoveTime = Annotated[float, seconds_option("--move-time", "Seconds a bot may take per move.")]
+TimeBank = Annotated[float, seconds_option(
+    "--time-bank", "Extra seconds per game a bot may spend in all on moves that run over --move-time (0: none).",
+    zero=True)]
+CpuSeconds = Annotated[int, whole_option(
+    "--cpu-seconds", "CPU-time limit of a bot's process, per game.", 1, MAX_CPU_SECONDS, "seconds")]
+MemoryMb = Annotated[int, whole_option(
+    "--memory-mb", "Memory limit of a bot's process (address space, MiB).", MIN_MEMORY_MB, MAX_MEMORY_MB, "MiB")]
+Jobs = Annotated[int | None, typer.Option(
+    "--jobs", help=f"Worker processes that play games while this process stores them (default: the CPU count; "
+    f"0: play here; at most {JOBS_PER_CPU} per CPU).", callback=_optional(check_jobs), show_default=False)]
+Players = Annotated[int | None, whole_option(
+    "--players", "Seats per table (default: the game's usual count, at most the number of bots).", 1, MAX_SEATS,
+    "seats", show_default=False)]
+
+
+def games_option(help_: str) -> typer.models.OptionInfo:
+    return whole_option("--games", help_, 1, MAX_GAMES, "games")
+
+
+def jobs_for(jobs: int | None, games: int) -> int:
+    """The workers to start: --jobs (default: the CPU count), never more than the games to play."""
+    wanted = cpu_count() if jobs is None else jobs
+    return min(wanted, games)

@@ -17,7 +17,7 @@ from engines import registry
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
 from tournaments.bots.spec import Limits
-from tournaments.cli.options import Db
+from tournaments.cli.options import Db, Jobs, MoveTime, Players, TimeBank, games_option, jobs_for
 from tournaments.play import runner, standings
 
 # Off a terminal (pipes, CI logs) rich would wrap tables at 80 columns and cut bot names.
@@ -28,19 +28,16 @@ errors = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, w
 def run(
     folder: Annotated[Path, typer.Argument(help="Folder of bots (Python files, executables, *.bot.json manifests).")],
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
-    players: Annotated[int | None, typer.Option("--players", help="Seats per table (default: the game's usual count, "
-                                                "at most the number of bots).")] = None,
-    games: Annotated[int, typer.Option("--games", help="Deals per table; each is played from every seat rotation.")]
+    players: Players = None,
+    games: Annotated[int, games_option("Deals per table; each is played from every seat rotation.")]
     = runner.DEFAULT_GAMES,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the schedule and of every deal.")] = runner.DEFAULT_SEED,
     name: Annotated[str | None, typer.Option("--name", help="Tournament name (default: <folder>-<game>-seed<seed>).")]
     = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a tournament that was interrupted.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes that play games while this process "
-                                             "stores them (default: the CPU count; 0: play here).")] = None,
-    move_time: Annotated[float, typer.Option("--move-time", help="Seconds a bot may take per move.")] = 1.0,
-    time_bank: Annotated[float, typer.Option("--time-bank", help="Extra seconds per game a bot may spend in all "
-                                             "on moves that run over --move-time.")] = 5.0,
+    jobs: Jobs = None,
+    move_time: MoveTime = 1.0,
+    time_bank: TimeBank = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
     db: Db = None,
 ) -> None:
@@ -49,8 +46,6 @@ def run(
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     """
     engine = registry.get(game)
-    if move_time <= 0 or time_bank < 0:
-        raise typer.BadParameter("--move-time must be positive and --time-bank not negative")
     limits = Limits(move_time, time_bank)
     prepared, k = runner.prepare(folder, engine.name, players, limits)
     for notice in prepared.notices:
@@ -59,7 +54,7 @@ def run(
     ledger = Ledger(db)
     tournament_name = name or runner.default_name(folder, engine.name, seed)
     the_run = runner.open_run(ledger, tournament_name, spec, resume)
-    workers = jobs if jobs is not None else runner.cpu_count()
+    workers = jobs_for(jobs, len(the_run.pending))
     done_before = the_run.total - len(the_run.pending)
     if not as_json:
         console.print(f"{escape(tournament_name)}: {len(prepared.bots)} bots, {k} per table, {the_run.total} games "

@@ -174,6 +174,33 @@ def rebuild(ledger: Ledger, ladder_id: int, update: Update) -> dict[int, tuple[f
     return {entry: (before[entry], after[entry]) for entry in before}
 
 
+def game_ids(ledger: Ledger, ladder_id: int) -> list[str]:
+    """The ladder's games in the order they were stored (and rated)."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT game_id FROM ladder_games WHERE ladder_id = ? ORDER BY seq", (ladder_id,))
+        return [row[0] for row in rows]
+
+
+def event_bodies(ledger: Ledger, ladder_id: int, event_type: str) -> list[tuple[str, bytes]]:
+    """(game id, hashed body) of every event of one type in a ladder's games (the ledger does not parse them)."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT e.game_id, e.body FROM events e JOIN ladder_games g ON g.game_id = e.game_id "
+            "WHERE g.ladder_id = ? AND e.type = ?", (ladder_id, event_type))
+        return [(game_id, bytes(body)) for game_id, body in rows]
+
+
+def seat_entries(ledger: Ledger, ladder_id: int) -> dict[tuple[str, int], int]:
+    """(game id, seat) -> the ladder entry that sat there, for every ladder game."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT g.game_id, s.seat, e.id FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
+            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE g.ladder_id = ?",
+            (ladder_id,))
+        return {(game_id, seat): entry for game_id, seat, entry in rows}
+
+
 def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:
     with ledger.read() as connection:
         rows = connection.exec_driver_sql(

@@ -13,7 +13,6 @@ from rich.table import Table
 
 from engines import registry
 from ledger import ladders as rows
-from ledger.store import Ledger
 from tournaments.cli.options import (
     MAX_SEATS,
     CpuSeconds,
@@ -24,7 +23,9 @@ from tournaments.cli.options import (
     TimeBank,
     games_option,
     jobs_for,
+    reading,
     whole_option,
+    writing,
 )
 from tournaments.ladder import league
 
@@ -48,7 +49,7 @@ def create(
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     engine.configure(k)
-    rows.create(Ledger(db), name, engine.name, k)
+    rows.create(writing(db), name, engine.name, k)
     typer.echo(f"created ladder {name} ({engine.name}, {k} players per game)")
 
 
@@ -59,7 +60,7 @@ def list_(db: Db = None) -> None:
     Example: tourney ladder list --db league.db
     """
     table = Table("ladder", "game", "players", "active bots", "games")
-    for row in rows.all_ladders(Ledger(db)):
+    for row in rows.all_ladders(reading(db)):
         table.add_row(row["name"], row["game"], str(row["players"]), str(row["active"]), str(row["games"]))
     console.print(table)
 
@@ -84,7 +85,7 @@ def submit(
 
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
-    ledger = Ledger(db)
+    ledger = writing(db)
     result = league.submit(ledger, name, path, as_name, limits_of(move_time, time_bank, cpu_seconds, memory_mb))
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
@@ -109,7 +110,7 @@ def play(
 
     Example: tourney ladder play spring --games 200 --jobs 2
     """
-    ledger = Ledger(db)
+    ledger = writing(db)
     rng = random.Random(seed)
     workers = jobs_for(jobs, games)
     played = league.play(ledger, name, games, workers, limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng)
@@ -127,7 +128,7 @@ def standings(
 
     Example: tourney ladder standings spring --json
     """
-    rows_ = league.standings(Ledger(db), name, retired)
+    rows_ = league.standings(reading(db), name, retired)
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
@@ -154,7 +155,7 @@ def history(
 
     Example: tourney ladder history spring lemur-pro
     """
-    rows_ = league.history(Ledger(db), name, bot)
+    rows_ = league.history(reading(db), name, bot)
     if as_json:
         typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
         return
@@ -173,7 +174,7 @@ def rebuild(
 
     Example: tourney ladder rebuild spring
     """
-    changes = league.rebuild(Ledger(db), name)
+    changes = league.rebuild(writing(db), name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
         typer.echo(f"rebuilt {name}: {len(moved)} of {len(changes)} ratings differed from the incremental ones "

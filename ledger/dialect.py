@@ -1,6 +1,11 @@
 """Everything that assumes SQLite lives here, so that a PostgreSQL URL can work later.
 
-* connection pragmas: WAL, synchronous=NORMAL, foreign_keys=ON, busy_timeout;
+* what an SQLite file holds, read before anything may write to it (``probe``): not
+  SQLite at all, another application's database, or a ledger at some revision;
+* read-only connections (``read_only_engine``): the file opened with ``mode=ro``, so
+  a command that only reads cannot write a byte, even through a bug;
+* connection pragmas: WAL, synchronous=NORMAL, foreign_keys=ON, busy_timeout (a
+  read-only connection sets query_only instead of WAL: switching the journal writes);
 * transactions that take the write lock at BEGIN (BEGIN IMMEDIATE), so a game is
   written whole or not at all and two writers queue instead of failing halfway;
 * the raw INSERT used on the hot write path (executemany in the driver's paramstyle).
@@ -11,7 +16,12 @@ The append-only and contiguity triggers are created by the Alembic migration
 
 from __future__ import annotations
 
-from sqlalchemy import event
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine
 
 BUSY_TIMEOUT_MS = 30_000
@@ -28,11 +38,70 @@ BEGIN_OPTION = "tourney_begin"
 """Execution option: "IMMEDIATE" (default) takes the write lock at BEGIN; "DEFERRED" for reads."""
 
 
+BACKENDS = {"sqlite": None}
+"""Database backends tourney can store a ledger in, each with the pip extra its driver comes in
+(None: Python's own). A backend added later (PostgreSQL) names its extra here."""
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class NotSqlite(ValueError):
+    """A file that is not an SQLite database; the message is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileSchema:
+    """What an existing SQLite file holds: its tables (SQLite's own left out) and Alembic revision."""
+
+    tables: frozenset[str]
+    revision: str | None
+
+
+def probe(path: Path) -> FileSchema | None:
+    """What the SQLite file at ``path`` holds, read without writing a byte; None if there is no file.
+
+    NotSqlite for a folder or a file that is not SQLite. An empty file is an empty database.
+    """
+    if not path.exists():
+        return None
+    if path.is_dir():
+        raise NotSqlite(f"{path} is a folder, not a database file")
+    with path.open("rb") as file:
+        header = file.read(len(SQLITE_HEADER))
+    if not header:
+        return FileSchema(frozenset(), None)
+    if header != SQLITE_HEADER:
+        raise NotSqlite(f"{path} is not an SQLite database (it does not start with SQLite's header)")
+    connection = _read_only(path)
+    try:
+        tables = frozenset(row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        revision = None
+        if "alembic_version" in tables:
+            found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+            revision = found[0] if found else None
+    except sqlite3.DatabaseError as error:
+        raise NotSqlite(f"{path} is not a readable SQLite database ({error})") from None
+    finally:
+        connection.close()
+    return FileSchema(tables, revision)
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    # mode=ro: SQLite opens the file read-only, so no statement can write it, whatever it is.
+    return sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, check_same_thread=False)
+
+
+def read_only_engine(url: str, path: Path) -> Engine:
+    """An engine whose every connection opens ``path`` read-only (the URL only picks the pool)."""
+    return create_engine(url, creator=lambda: _read_only(path))
+
+
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def configure(engine: Engine) -> None:
+def configure(engine: Engine, read_only: bool = False) -> None:
     """Install the SQLite pragmas and BEGIN IMMEDIATE on every connection of ``engine``."""
     if not is_sqlite(engine):
         return
@@ -43,8 +112,11 @@ def configure(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
+        if read_only:
+            cursor.execute("PRAGMA query_only = ON")
+        else:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
 

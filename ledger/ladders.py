@@ -19,6 +19,9 @@ from ledger.models import Ladder
 from ledger.store import Ledger, LedgerError, now
 
 START_RATING = 1500.0
+VOID = "void"
+RETIRE = "retire"
+"""The kinds of ladder event (ladder_events.kind): facts an operator appends, never edits."""
 
 Update = Callable[[list[float], list[int]], list[float]]
 
@@ -140,38 +143,134 @@ def _fold_one(connection: Connection, seq: int, entry_ids: list[int], ranks: lis
 
 
 def results_in_order(ledger: Ledger, ladder_id: int) -> list[tuple[int, list[tuple[int, int]]]]:
-    """Every ladder game in fold order: (seq, [(entry id, rank) per seat]), from the ledger's seats."""
+    """Every rated ladder game in fold order: (seq, [(entry id, rank) per seat]), from the ledger's seats.
+
+    A voided game is left out: it stays stored (and exportable), but no rating counts it.
+    """
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT g.seq, s.seat, e.id, s.rank FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
-            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
-            "WHERE g.ladder_id = ? ORDER BY g.seq, s.seat", (ladder_id,))
-        out: dict[int, list[tuple[int, int]]] = {}
-        for seq, _seat, entry, rank in rows:
-            out.setdefault(seq, []).append((entry, rank))
+        return _results(connection, ladder_id)
+
+
+def _results(connection: Connection, ladder_id: int) -> list[tuple[int, list[tuple[int, int]]]]:
+    rows = connection.exec_driver_sql(
+        "SELECT g.seq, s.seat, e.id, s.rank FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
+        "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
+        "WHERE g.ladder_id = ? AND g.game_id NOT IN "
+        f"(SELECT game_id FROM ladder_events WHERE ladder_id = ? AND kind = '{VOID}') ORDER BY g.seq, s.seat",
+        (ladder_id, ladder_id))
+    out: dict[int, list[tuple[int, int]]] = {}
+    for seq, _seat, entry, rank in rows:
+        out.setdefault(seq, []).append((entry, rank))
     return list(out.items())
 
 
 def rebuild(ledger: Ledger, ladder_id: int, update: Update) -> dict[int, tuple[float, float]]:
-    """Refold every rating from the stored results; rewrite the derived rows.
+    """Refold every rating from the stored results and the ladder's events; rewrite the derived rows.
 
     Returns, per entry, (rating before the rebuild, rating after): equal when the
     incremental updates were right.
     """
-    games = results_in_order(ledger, ladder_id)
     with ledger.write() as connection:
-        before = {row[0]: row[1] for row in connection.exec_driver_sql(
-            "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
-        connection.exec_driver_sql(
-            "DELETE FROM ladder_ratings WHERE game_seq IN (SELECT seq FROM ladder_games WHERE ladder_id = ?)",
-            (ladder_id,))
-        connection.exec_driver_sql(
-            "UPDATE ladder_entries SET rating = ?, games = 0 WHERE ladder_id = ?", (START_RATING, ladder_id))
-        for seq, seats in games:
-            _fold_one(connection, seq, [entry for entry, _ in seats], [rank for _, rank in seats], update)
-        after = {row[0]: row[1] for row in connection.exec_driver_sql(
-            "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+        return _refold(connection, ladder_id, update)
+
+
+def _refold(connection: Connection, ladder_id: int, update: Update) -> dict[int, tuple[float, float]]:
+    before = {row[0]: row[1] for row in connection.exec_driver_sql(
+        "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+    connection.exec_driver_sql(
+        "DELETE FROM ladder_ratings WHERE game_seq IN (SELECT seq FROM ladder_games WHERE ladder_id = ?)",
+        (ladder_id,))
+    connection.exec_driver_sql(
+        "UPDATE ladder_entries SET rating = ?, games = 0 WHERE ladder_id = ?", (START_RATING, ladder_id))
+    for seq, seats in _results(connection, ladder_id):
+        _fold_one(connection, seq, [entry for entry, _ in seats], [rank for _, rank in seats], update)
+    # Status is derived too: a version is retired when a newer one was submitted or a retire event names it.
+    connection.exec_driver_sql(
+        "UPDATE ladder_entries SET status = CASE WHEN EXISTS (SELECT 1 FROM ladder_entries newer "
+        "WHERE newer.ladder_id = ladder_entries.ladder_id AND newer.name = ladder_entries.name "
+        "AND newer.version > ladder_entries.version) OR EXISTS (SELECT 1 FROM ladder_events v "
+        f"WHERE v.entry_id = ladder_entries.id AND v.kind = '{RETIRE}') THEN 'retired' ELSE 'active' END "
+        "WHERE ladder_id = ?", (ladder_id,))
+    after = {row[0]: row[1] for row in connection.exec_driver_sql(
+        "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
     return {entry: (before[entry], after[entry]) for entry in before}
+
+
+def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update) -> int:
+    """Append a void event for one of the ladder's games and refold the ratings without it.
+
+    Returns the game's ladder seq; LedgerError if it is not the ladder's or is already void.
+    """
+    with ledger.write() as connection:
+        seq = connection.exec_driver_sql(
+            "SELECT seq FROM ladder_games WHERE ladder_id = ? AND game_id = ?", (ladder_id, game_id)).scalar()
+        if seq is None:
+            raise LedgerError(f"game {game_id} was not played on this ladder")
+        if connection.exec_driver_sql(
+                f"SELECT 1 FROM ladder_events WHERE ladder_id = ? AND game_id = ? AND kind = '{VOID}'",
+                (ladder_id, game_id)).first() is not None:
+            raise LedgerError(f"game {game_id} is already void")
+        _append_event(connection, ladder_id, VOID, game_id, None, reason)
+        _refold(connection, ladder_id, update)
+        return seq
+
+
+def retire(ledger: Ledger, ladder_id: int, name: str, reason: str) -> int:
+    """Append a retire event for the active version of ``name``: it plays no more games, and keeps
+    its games and rating. Returns its version; LedgerError if the name has no active version."""
+    with ledger.write() as connection:
+        found = connection.exec_driver_sql(
+            "SELECT id, version FROM ladder_entries WHERE ladder_id = ? AND name = ? AND status = 'active'",
+            (ladder_id, name)).first()
+        if found is None:
+            raise LedgerError(f"no active bot {name!r} on this ladder")
+        _append_event(connection, ladder_id, RETIRE, None, found[0], reason)
+        connection.exec_driver_sql("UPDATE ladder_entries SET status = 'retired' WHERE id = ?", (found[0],))
+        return found[1]
+
+
+def _append_event(connection: Connection, ladder_id: int, kind: str, game_id: str | None, entry_id: int | None,
+                  reason: str) -> None:
+    connection.exec_driver_sql(
+        "INSERT INTO ladder_events (ladder_id, kind, game_id, entry_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (ladder_id, kind, game_id, entry_id, reason, now()))
+
+
+def events(ledger: Ledger, ladder_id: int) -> list[dict[str, Any]]:
+    """The ladder's events, oldest first."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT seq, kind, game_id, entry_id, reason, created_at FROM ladder_events WHERE ladder_id = ? "
+            "ORDER BY seq", (ladder_id,))
+        keys = ("seq", "kind", "game_id", "entry_id", "reason", "created_at")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def game_ids(ledger: Ledger, ladder_id: int) -> list[str]:
+    """The ladder's games in the order they were stored (and rated)."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT game_id FROM ladder_games WHERE ladder_id = ? ORDER BY seq", (ladder_id,))
+        return [row[0] for row in rows]
+
+
+def event_bodies(ledger: Ledger, ladder_id: int, event_type: str) -> list[tuple[str, bytes]]:
+    """(game id, hashed body) of every event of one type in a ladder's games (the ledger does not parse them)."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT e.game_id, e.body FROM events e JOIN ladder_games g ON g.game_id = e.game_id "
+            "WHERE g.ladder_id = ? AND e.type = ?", (ladder_id, event_type))
+        return [(game_id, bytes(body)) for game_id, body in rows]
+
+
+def seat_entries(ledger: Ledger, ladder_id: int) -> dict[tuple[str, int], int]:
+    """(game id, seat) -> the ladder entry that sat there, for every ladder game."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT g.game_id, s.seat, e.id FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
+            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE g.ladder_id = ?",
+            (ladder_id,))
+        return {(game_id, seat): entry for game_id, seat, entry in rows}
 
 
 def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:

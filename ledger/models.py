@@ -163,3 +163,22 @@ class LadderRating(SQLModel, table=True):
     entry_id: int = Field(sa_column=Column(Integer, ForeignKey("ladder_entries.id"), primary_key=True))
     rank: int
     rating: float
+
+
+class LadderEvent(SQLModel, table=True):
+    """A fact an operator adds to a ladder: a game voided (no longer rated) or a bot version retired.
+
+    Append-only (revision 0003's triggers refuse UPDATE and DELETE): the rating fold reads them.
+    """
+
+    __tablename__ = "ladder_events"
+    __table_args__ = (Index("ix_ladder_events_ladder", "ladder_id"),)
+
+    seq: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
+    kind: str = Field(description="void or retire")
+    game_id: str | None = Field(default=None, sa_column=Column(String, ForeignKey("games.id"), nullable=True))
+    entry_id: int | None = Field(default=None, sa_column=Column(Integer, ForeignKey("ladder_entries.id"),
+                                                               nullable=True))
+    reason: str
+    created_at: str

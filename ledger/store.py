@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, exc, select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session
 
 import migrations
@@ -40,6 +40,18 @@ class StaleAppend(LedgerError):
 
 class GameExists(LedgerError):
     """A game id that is already stored."""
+
+
+class NoDatabase(LedgerError):
+    """A read-only command named a database file that does not exist (it is never created)."""
+
+
+class NotALedger(LedgerError):
+    """A file that is not SQLite, or an SQLite database of another application: left untouched."""
+
+
+class SchemaMismatch(LedgerError):
+    """A database newer than this tourney, or (for a read-only command) one that needs an upgrade."""
 
 
 def resolve_url(db: str | None = None) -> str:
@@ -76,17 +88,86 @@ def _alembic_config(url: str):
 
 
 class Ledger:
-    """One database: opened (and upgraded to the newest schema) on construction."""
+    """One database: opened (and upgraded to the newest schema) on construction.
 
-    def __init__(self, url: str | None = None, *, upgrade: bool = True) -> None:
+    ``read_only=True`` opens an existing database for reading only: no file is created,
+    nothing is upgraded, and on SQLite every connection opens the file read-only. Either
+    way, what the file holds is checked before anything could write to it: a file that is
+    not SQLite, another application's database, or a ledger of a newer tourney is refused
+    with one line and left as it was.
+    """
+
+    def __init__(self, url: str | None = None, *, upgrade: bool = True, read_only: bool = False) -> None:
         self.url = resolve_url(url)
-        try:
-            self.engine: Engine = create_engine(self.url)
-        except (exc.ArgumentError, exc.NoSuchModuleError) as error:
-            raise LedgerError(f"cannot use database URL {self.url!r}: {error}") from None
-        dialect.configure(self.engine)
-        if upgrade:
+        self.read_only = read_only
+        self.path = default_path(self.url)
+        self.where = str(self.path) if self.path is not None else _shown(self.url)
+        if self.path is not None:
+            self._check_file(self.path)
+        self.engine: Engine = self._engine()
+        dialect.configure(self.engine, read_only=read_only)
+        if read_only:
+            self._check_known(self.current())
+        elif upgrade:
             self.upgrade()
+
+    def _engine(self) -> Engine:
+        try:
+            backend = make_url(self.url).get_backend_name()
+        except exc.ArgumentError:
+            raise LedgerError(f"cannot use database URL {self.url!r}: not a database URL or file path") from None
+        if backend not in dialect.BACKENDS:
+            raise LedgerError(f"cannot use database URL {self.where!r}: tourney does not support {backend} "
+                              f"databases (supported: {', '.join(dialect.BACKENDS)}; give a file path for SQLite)")
+        try:
+            if self.read_only and self.path is not None:
+                return dialect.read_only_engine(self.url, self.path)
+            return create_engine(self.url)
+        except (exc.NoSuchModuleError, ImportError):
+            extra = dialect.BACKENDS[backend]
+            hint = f": pip install 'tourney[{extra}]'" if extra else " (Python's own sqlite3 needs none: " \
+                "use sqlite:///PATH)"
+            raise LedgerError(f"cannot use database URL {self.where!r}: its driver "
+                              f"{make_url(self.url).get_driver_name()} is not installed{hint}") from None
+        except exc.ArgumentError as error:
+            raise LedgerError(f"cannot use database URL {self.where!r}: {_first_line(error)}") from None
+
+    def _check_file(self, path: Path) -> None:
+        try:
+            schema = dialect.probe(path)
+        except dialect.NotSqlite as error:
+            raise NotALedger(f"{error}: tourney leaves it untouched; give --db a tourney database or a new file") \
+                from None
+        except OSError as error:
+            raise LedgerError(f"cannot read database {path}: {error.strerror or error}") from None
+        if schema is None:
+            if self.read_only:
+                raise NoDatabase(f"no database at {path}")
+            if not path.parent.is_dir():
+                raise NoDatabase(f"no folder {path.parent} for the database {path.name}")
+            return
+        ours = schema.revision is not None and ("events" in schema.tables or schema.revision in migrations.REVISIONS)
+        if schema.tables and not ours:
+            shown = ", ".join(sorted(schema.tables)[:5]) + (", ..." if len(schema.tables) > 5 else "")
+            raise NotALedger(f"{path} is an SQLite database of another application (tables: {shown}): tourney "
+                             "leaves it untouched; give --db a tourney database or a new file")
+        self._check_known(schema.revision)
+
+    def _check_known(self, revision: str | None) -> None:
+        if revision is not None and revision not in migrations.REVISIONS:
+            raise SchemaMismatch(f"database {self.where} is at schema revision {revision}, newer than this tourney "
+                                 f"knows (newest: {migrations.HEAD}): this tourney is older than the database; "
+                                 "upgrade tourney to use it")
+
+    def require_head(self) -> None:
+        """SchemaMismatch unless the schema is at head (what a read-only command needs to read it)."""
+        revision = self.current()
+        self._check_known(revision)
+        if revision is None:
+            raise SchemaMismatch(f"database {self.where} holds no tourney tables yet: nothing is stored in it")
+        if revision != migrations.HEAD:
+            raise SchemaMismatch(f"database {self.where} is at schema revision {revision}, older than this "
+                                 f"tourney's {migrations.HEAD}: upgrade it first with `tourney db upgrade`")
 
     # -- schema -------------------------------------------------------------------------
 
@@ -95,8 +176,11 @@ class Ledger:
 
         A database already at head is only read, never locked.
         """
-        if revision == "head" and self.current() == migrations.HEAD:
+        current = self.current()
+        self._check_known(current)
+        if revision == "head" and current == migrations.HEAD:
             return
+        self._writable()
         from alembic import command
 
         config = _alembic_config(self.url)
@@ -108,6 +192,7 @@ class Ledger:
 
     def downgrade(self, revision: str) -> None:
         """Take the schema back to ``revision`` (``base`` removes every table)."""
+        self._writable()
         from alembic import command
 
         config = _alembic_config(self.url)
@@ -139,8 +224,13 @@ class Ledger:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A connection in one BEGIN IMMEDIATE transaction, committed on success."""
+        self._writable()
         with self._guard(), self.engine.connect() as connection, connection.begin():
             yield connection
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise LedgerError(f"database {self.where} was opened read-only: this command must not write")
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -311,6 +401,14 @@ class Ledger:
                 "SELECT id FROM games WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", (prefix, prefix + "\U0010ffff")
             )
             return [row[0] for row in rows]
+
+
+def _shown(url: str) -> str:
+    """A URL fit to print: its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return url
 
 
 def _first_line(error: BaseException) -> str:

@@ -6,9 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.engine import Connection
 
+from ledger.canonical import canonical, loads
 from ledger.models import Tournament
 from ledger.store import Ledger, LedgerError, now
+
+IMPORTED = "imported"
+"""The kind (in its spec) of a tournament that collects imported games rather than playing them."""
 
 
 class UnknownTournament(LedgerError):
@@ -30,6 +35,32 @@ def create(ledger: Ledger, name: str, game: str, spec: str, seed: str, bot_ids: 
             [(tournament_id, bot_id) for bot_id in sorted(set(bot_ids))],
         )
         return tournament_id
+
+
+def collecting_imports(connection: Connection, name: str, game: str, bot_ids: Sequence[int]) -> int:
+    """The id of the tournament ``name`` that imported games of ``game`` are recorded in (made if
+    new), with ``bot_ids`` among its entrants; LedgerError for a played tournament or another game."""
+    row = connection.exec_driver_sql("SELECT id, game, spec FROM tournaments WHERE name = ?", (name,)).first()
+    if row is None:
+        tournament_id = connection.exec_driver_sql(
+            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (?, ?, ?, ?, ?)",
+            (name, game, canonical({"kind": IMPORTED, "game": game}).decode(), "", now())).lastrowid
+    else:
+        tournament_id, stored_game, spec = row
+        if loads(spec).get("kind") != IMPORTED:
+            raise LedgerError(f"tournament {name!r} was played in this database: imported games go to another "
+                              "--tournament")
+        if stored_game != game:
+            raise LedgerError(f"tournament {name!r} holds {stored_game} games, not {game}")
+    connection.exec_driver_sql(
+        "INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        [(tournament_id, bot_id) for bot_id in sorted(set(bot_ids))])
+    return tournament_id
+
+
+def kind(row: dict[str, Any]) -> str:
+    """"played" for a tournament run here, IMPORTED for one that collects imported games."""
+    return loads(row["spec"]).get("kind", "played")
 
 
 def find(ledger: Ledger, ref: str) -> dict[str, Any] | None:
@@ -87,3 +118,34 @@ def results(ledger: Ledger, tournament_id: int) -> list[list[tuple[str, int]]]:
         for key, _seat, name, rank in rows:
             games.setdefault(key, []).append((name, rank))
     return list(games.values())
+
+
+def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
+    """Every tournament with its entrants and stored games counted, oldest first."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT t.id, t.name, t.game, t.spec, t.created_at, "
+            "(SELECT COUNT(*) FROM tournament_bots b WHERE b.tournament_id = t.id), "
+            "(SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id) FROM tournaments t ORDER BY t.id")
+        keys = ("id", "name", "game", "spec", "created_at", "bots", "games")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def game_seats(ledger: Ledger, tournament_id: int) -> list[dict[str, Any]]:
+    """Every seat of every stored game of a tournament, in key and seat order."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT g.game_key, g.id, g.end_reason, g.created_at, s.seat, b.name, s.rank, s.score FROM games g "
+            "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id WHERE g.tournament_id = ? "
+            "ORDER BY g.game_key, s.seat", (tournament_id,))
+        keys = ("key", "game_id", "end_reason", "created_at", "seat", "bot", "rank", "score")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def event_bodies(ledger: Ledger, tournament_id: int, event_type: str) -> list[tuple[str, bytes]]:
+    """(game id, hashed body) of every event of one type in a tournament's games (the ledger does not parse them)."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT e.game_id, e.body FROM events e JOIN games g ON g.id = e.game_id "
+            "WHERE g.tournament_id = ? AND e.type = ?", (tournament_id, event_type))
+        return [(game_id, bytes(body)) for game_id, body in rows]

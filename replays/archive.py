@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import GameExists, Ledger, SeatRow
 from replays import log as logfmt
@@ -17,6 +18,7 @@ class Imported:
     game_id: str
     events: int
     new: bool
+    tournament: str | None = None
 
 
 def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
@@ -33,10 +35,12 @@ def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
     )
 
 
-def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log") -> Imported:
+def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournament: str | None = None) -> Imported:
     """Verify a full log completely and store it; the same log twice stores one game.
 
-    Nothing of a log that fails verification is stored.
+    With ``tournament``, the game is recorded as that tournament's (one that collects imports,
+    made if new), so standings can be computed from imported games. Nothing of a log that
+    fails verification is stored.
     """
     verify_log(log, name)
     if log.get("view") != "full" or any("private" not in e for e in log["events"] if e.get("commitment")):
@@ -51,7 +55,7 @@ def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log") -> Import
         existing = ledger.game(game_id, connection)
         if existing is not None:
             if existing["head"] == log["head"]:
-                return Imported(game_id, len(records), False)
+                return Imported(game_id, len(records), False, tournament)
             raise GameExists(f"{name}: game {game_id} is already stored with a different history "
                              f"(head {existing['head']})")
         seats = [
@@ -65,8 +69,12 @@ def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log") -> Import
             "config": canonical(log["config"]).decode(),
             "seed_commitment": log["seed_commitment"],
         }
+        if tournament is not None:
+            game["tournament_id"] = tournament_rows.collecting_imports(
+                connection, tournament, log["game"], [seat.bot_id for seat in seats])
+            game["game_key"] = game_id
         ledger.store_game(game, records, log["seed"], last["data"]["reason"], seats, connection)
-    return Imported(game_id, len(records), True)
+    return Imported(game_id, len(records), True, tournament)
 
 
 def store_recorded(ledger: Ledger, recorded: Recorded, bot_ids: list[int], scores: list[int] | None = None,

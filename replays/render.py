@@ -86,3 +86,20 @@ def show_value(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k} {show_value(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+def label(key: str) -> str:
+    """A view's key in words: ``fire_stack`` reads "fire stack"."""
+    return key.replace("_", " ")
+
+
+def final_scores(log: dict[str, Any]) -> list[int] | None:
+    """Each seat's score when the (verified) log ends, for a game that keeps scores; else None."""
+    engine = registry.get(log["game"], log["engine_version"])
+    scores = getattr(engine, "scores", None)
+    if scores is None:
+        return None
+    states: list[Any] = []
+    Refold(engine, log, Report(log["game_id"], "full", len(log["events"])),
+           lambda _actor, _group, state: states.append(state)).run()
+    return list(scores(states[-1])) if states else None

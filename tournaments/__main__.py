@@ -1,3 +1,31 @@
-from tournaments.cli import main
+"""`python -m tournaments` and the `tourney` console script.
 
-main()
+Ctrl-C must end any command with one line and exit code 130, also while Python is still
+importing the CLI (typer, SQLAlchemy, the engines: most of a command's start-up). Python's
+own handler would print a KeyboardInterrupt traceback from inside whatever module was being
+imported, so the first thing ``main`` does is take SIGINT over: until a command starts, Ctrl-C
+prints the line and ends the process at once (nothing has been written yet). While a command
+runs, SIGINT is Python's KeyboardInterrupt again, which the command turns into its own line
+(`run` says how many games are stored and how to resume).
+"""
+
+import os
+import signal
+
+INTERRUPTED = b"error: interrupted\n"
+
+
+def interrupted_outside_a_command(_signum, _frame) -> None:
+    os.write(2, INTERRUPTED)
+    os._exit(130)
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, interrupted_outside_a_command)
+    from tournaments.cli import main as run_command
+
+    run_command()
+
+
+if __name__ == "__main__":
+    main()

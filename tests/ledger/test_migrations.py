@@ -11,7 +11,8 @@ from sqlmodel import SQLModel
 import ledger.models  # noqa: F401
 from ledger.store import Ledger
 
-TRIGGERS = {"events_no_update", "events_no_delete", "events_contiguous"}
+TRIGGERS = {"events_no_update", "events_no_delete", "events_contiguous",
+            "ladder_events_no_update", "ladder_events_no_delete"}
 
 
 def triggers(path):
@@ -76,3 +77,16 @@ def test_ladder_tables_exist_at_head(db_path):
     Ledger(str(db_path)).close()
     assert {"ladders", "ladder_entries", "bot_archives", "ladder_games", "ladder_ratings"} <= tables(db_path)
     assert triggers(db_path) == TRIGGERS
+
+
+def test_pinned_revisions_are_alembics_history():
+    """migrations.REVISIONS, which tells a newer database from an older one, is Alembic's history oldest first."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    import migrations
+
+    config = Config()
+    config.set_main_option("script_location", migrations.SCRIPT_LOCATION)
+    history = [script.revision for script in ScriptDirectory.from_config(config).walk_revisions()]
+    assert tuple(reversed(history)) == migrations.REVISIONS and migrations.REVISIONS[-1] == migrations.HEAD

@@ -151,7 +151,7 @@ def test_url_resolution(monkeypatch):
 
 def test_unopenable_database_is_a_clear_error(tmp_path):
     """A path in a directory that does not exist gives one clear LedgerError line."""
-    with pytest.raises(LedgerError, match="unable to open database file"):
+    with pytest.raises(LedgerError, match=r"no folder .*missing for the database x\.db"):
         Ledger(str(tmp_path / "missing" / "x.db"))
 
 

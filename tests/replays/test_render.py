@@ -45,12 +45,18 @@ def test_non_full_views_never_show_another_seats_hidden_cards(log, view):
 
 
 def test_cli_show_prints_turns_and_the_result(log, tmp_path):
-    """`tourney replay show FILE --view seat:1` prints the steps and the result, hiding seat 0's cards."""
+    """`tourney replay show FILE --view seat:1` prints the steps and ends with each bot's rank, hiding seat 0's
+    cards."""
     path = tmp_path / "game.json"
     path.write_bytes(logfmt.dumps(log))
     result = runner.invoke(app, ["replay", "show", str(path), "--view", "seat:1"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    assert "step 1: setup" in result.output and "result: ranking" in result.output
+    assert "step 1: setup" in result.output
+    ranking = log["result"]["ranking"]
+    ending = [f"result: {log['result']['reason']}"] + [
+        f"  rank {ranking[seat['seat']]}: seat {seat['seat']} {seat['bot']}"
+        for seat in sorted(log["seats"], key=lambda s: ranking[s["seat"]])]
+    assert result.output.splitlines()[-len(ending):] == ending
     dealt = next(e for e in log["events"] if e["type"] == "hand_dealt" and e["audience"] == [0])
     cards = " ".join(str(c) for c in dealt["private"]["cards"])
     assert f"cards [{cards}]" not in result.output

@@ -2,12 +2,18 @@
 
 Each command opens what it needs, calls one library function, and turns the
 library's errors into one clear line on stderr and a non-zero exit (never a
-traceback for bad input).
+traceback for bad input): ``error: <one line>``, exit 1; a usage error (an unknown
+option, a value out of range) is one such line too, with exit 2; Ctrl-C is one line
+and exit 130.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from importlib import metadata
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -17,7 +23,7 @@ from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
 from tournaments.bots.spec import BotError
-from tournaments.cli import db, keys, ladder, replay, run
+from tournaments.cli import db, keys, ladder, listing, replay, run
 from tournaments.ladder.league import LadderError
 from tournaments.play.runner import TournamentError
 from tournaments.play.schedule import ScheduleError
@@ -28,17 +34,87 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     LadderError,
 )
 
+# Typer ships click (or its own copy of it): its errors come from the module BadParameter lives in.
+_click_errors = sys.modules[typer.BadParameter.__module__]
+ClickException = _click_errors.ClickException
+NoArgsIsHelpError = getattr(_click_errors, "NoArgsIsHelpError", ())
+
+
+
+def one_line(text: str, fallback: str) -> str:
+    """The first non-empty line of ``text`` (error messages are one line on the terminal)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else fallback
+
+
+def os_error_line(error: OSError) -> str:
+    where = error.filename if error.filename is not None else ""
+    reason = error.strerror or one_line(str(error), type(error).__name__)
+    return f"{where}: {reason}" if where else reason
+
 
 class CleanErrors(TyperGroup):
-    """Prints a library error as ``error: <one line>`` and exits 1 instead of a traceback."""
+    """Every failure a user can cause ends as one ``error: ...`` line, never a traceback."""
 
-    def invoke(self, ctx: typer.Context):
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else 0
+        except NoArgsIsHelpError as shown:
+            typer.echo(shown.format_message())
+            code = 2
+        except ClickException as error:
+            # Click's own form is a usage line, a hint and a boxed message: one line here, as for every error.
+            command = error.ctx.command_path if getattr(error, "ctx", None) is not None else "tourney"
+            hint = f" (see `{command} --help`)" if error.exit_code == 2 else ""
+            typer.echo(f"error: {one_line(error.format_message(), type(error).__name__)}{hint}", err=True)
+            code = error.exit_code
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            code = 1
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        handler = _take_ctrl_c()
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            typer.echo("error: interrupted", err=True)
+            raise typer.Exit(130) from None
         except USER_ERRORS as error:
-            message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            typer.echo(f"error: {message}", err=True)
+            typer.echo(f"error: {one_line(str(error), type(error).__name__)}", err=True)
             raise typer.Exit(1) from None
+        except OSError as error:  # a file the user named: missing, unwritable, a folder, a full disk
+            typer.echo(f"error: {os_error_line(error)}", err=True)
+            raise typer.Exit(1) from None
+        finally:
+            if handler is not None:
+                signal.signal(signal.SIGINT, handler)
+
+
+def _take_ctrl_c() -> Any:
+    """Make Ctrl-C Python's KeyboardInterrupt while a command runs; the handler it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return previous
+
+
+def version() -> str:
+    try:
+        return metadata.version("tourney")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tourney {version()}")
+        raise typer.Exit(0)
 
 
 app = typer.Typer(
@@ -48,9 +124,22 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
 )
+
+
+@app.callback()
+def _top(
+    _version: Annotated[bool, typer.Option("--version", help="Print tourney's version and exit.",
+                                           callback=_show_version, is_eager=True)] = False,
+) -> None:
+    """Play, rate and audit card-game bots: tournaments, ladders, verifiable replays."""
+
+
 app.command("run")(run.run)
 app.command("standings")(run.standings_)
+app.command("list")(listing.list_)
+app.command("games")(listing.games)
 app.add_typer(db.app, name="db")
 app.add_typer(replay.app, name="replay")
 app.add_typer(keys.app, name="keys")
@@ -58,5 +147,5 @@ app.add_typer(ladder.app, name="ladder")
 
 
 def main() -> None:
-    """Console-script entry point."""
-    sys.exit(app(standalone_mode=True))
+    """Run the command line (the console script goes through tournaments.__main__ first)."""
+    app(prog_name="tourney")

@@ -23,11 +23,11 @@ def upgrade(db: Db = None) -> None:
 
 @app.command()
 def current(db: Db = None) -> None:
-    """Show the schema revision of the database and the newest one this tourney knows.
+    """Show the schema revision of the database and the newest one this tourney knows (read-only).
 
     Example: tourney db current --db league.db
     """
-    ledger = Ledger(db, upgrade=False)
+    ledger = Ledger(db, read_only=True)
     revision = ledger.current()
     head = ledger.head()
     state = "up to date" if revision == head else "needs `tourney db upgrade`"

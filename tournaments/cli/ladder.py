@@ -8,12 +8,13 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from engines import registry
 from ledger import ladders as rows
-from ledger.store import Ledger
+from tournaments.cli import terminal
 from tournaments.cli.options import (
     MAX_SEATS,
     CpuSeconds,
@@ -24,13 +25,15 @@ from tournaments.cli.options import (
     TimeBank,
     games_option,
     jobs_for,
+    plural,
+    reading,
     whole_option,
+    writing,
 )
 from tournaments.ladder import league
 
 app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
                   no_args_is_help=True)
-console = Console()
 
 
 @app.command("create")
@@ -48,7 +51,7 @@ def create(
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     engine.configure(k)
-    rows.create(Ledger(db), name, engine.name, k)
+    rows.create(writing(db), name, engine.name, k)
     typer.echo(f"created ladder {name} ({engine.name}, {k} players per game)")
 
 
@@ -59,9 +62,9 @@ def list_(db: Db = None) -> None:
     Example: tourney ladder list --db league.db
     """
     table = Table("ladder", "game", "players", "active bots", "games")
-    for row in rows.all_ladders(Ledger(db)):
-        table.add_row(row["name"], row["game"], str(row["players"]), str(row["active"]), str(row["games"]))
-    console.print(table)
+    for row in rows.all_ladders(reading(db)):
+        table.add_row(Text(row["name"]), row["game"], str(row["players"]), str(row["active"]), str(row["games"]))
+    terminal.console().print(table)
 
 
 def limits_of(move_time: float, time_bank: float, cpu: int, memory: int) -> league.Limits:
@@ -84,7 +87,7 @@ def submit(
 
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
-    ledger = Ledger(db)
+    ledger = writing(db)
     result = league.submit(ledger, name, path, as_name, limits_of(move_time, time_bank, cpu_seconds, memory_mb))
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
@@ -109,11 +112,29 @@ def play(
 
     Example: tourney ladder play spring --games 200 --jobs 2
     """
-    ledger = Ledger(db)
+    ledger = writing(db)
     rng = random.Random(seed)
     workers = jobs_for(jobs, games)
-    played = league.play(ledger, name, games, workers, limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng)
-    typer.echo(f"played {played} games on {name}")
+    console = terminal.console()
+    stored = 0
+
+    def advance(count: int) -> None:
+        nonlocal stored
+        stored = count
+        bar.update(task, completed=count)
+
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=console, disable=not console.is_terminal, transient=True) as bar:
+            task = bar.add_task(f"{name}", total=games)
+            played = league.play(ledger, name, games, workers,
+                                 limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng, advance)
+    except KeyboardInterrupt:
+        terminal.console(stderr=True).print(
+            f"interrupted: {plural(stored, 'game')} stored and rated on {name}; run `tourney ladder play` again to "
+            "play more (every stored game counts, none is lost)")
+        raise typer.Exit(130) from None
+    typer.echo(f"played {plural(played, 'game')} on {name}")
 
 
 @app.command("standings")
@@ -127,20 +148,22 @@ def standings(
 
     Example: tourney ladder standings spring --json
     """
-    rows_ = league.standings(Ledger(db), name, retired)
+    rows_ = league.standings(reading(db), name, retired)
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
             "margin": round(r.margin, 1), "games": r.games, "provisional": r.provisional, "status": r.status,
+            "forfeits": r.forfeits,
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("rank", "bot", "version", "rating", "± 95%", "games", "", title=f"ladder {name}")
+    table = Table("rank", "bot", "version", "rating", "± 95%", "games", "forfeits", "", title=f"ladder {name}")
     for r in rows_:
         mark = "provisional" if r.provisional else ""
         if r.status != "active":
             mark = (mark + " " + r.status).strip()
-        table.add_row(str(r.rank), r.name, f"v{r.version}", f"{r.rating:.0f}", f"{r.margin:.0f}", str(r.games), mark)
-    console.print(table)
+        table.add_row(str(r.rank), Text(r.name), f"v{r.version}", f"{r.rating:.0f}", f"{r.margin:.0f}", str(r.games),
+                      str(r.forfeits), mark)
+    terminal.console().print(table)
 
 
 @app.command("history")
@@ -154,14 +177,14 @@ def history(
 
     Example: tourney ladder history spring lemur-pro
     """
-    rows_ = league.history(Ledger(db), name, bot)
+    rows_ = league.history(reading(db), name, bot)
     if as_json:
         typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("ladder game", "version", "rank", "rating", "game id", title=f"{bot} on {name}")
+    table = Table("ladder game", "version", "rank", "rating", "game id", title=Text(f"{bot} on {name}"))
     for row in rows_:
         table.add_row(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}", row["game"])
-    console.print(table)
+    terminal.console().print(table)
 
 
 @app.command("rebuild")
@@ -173,10 +196,40 @@ def rebuild(
 
     Example: tourney ladder rebuild spring
     """
-    changes = league.rebuild(Ledger(db), name)
+    changes = league.rebuild(writing(db), name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
         typer.echo(f"rebuilt {name}: {len(moved)} of {len(changes)} ratings differed from the incremental ones "
                    "and were replaced")
     else:
         typer.echo(f"rebuilt {name}: all {len(changes)} ratings equal the incremental ones")
+
+
+@app.command("void")
+def void(
+    name: Annotated[str, typer.Argument(help="The league.")],
+    game: Annotated[str, typer.Argument(help="The game's id (or a unique prefix), as `ladder history` shows it.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why it no longer counts (kept with the ladder).")],
+    db: Db = None,
+) -> None:
+    """Void a ladder game: it stays stored, but no rating counts it (every rating is refolded without it).
+
+    Example: tourney ladder void spring 3f2a9c --reason "played with a leaked seed"
+    """
+    game_id, seq = league.void(writing(db), name, game, reason)
+    typer.echo(f"voided game {game_id} (ladder game {seq}) on {name}; ratings refolded without it")
+
+
+@app.command("retire")
+def retire(
+    name: Annotated[str, typer.Argument(help="The league.")],
+    bot: Annotated[str, typer.Argument(help="The bot's name on the league.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept with the ladder).")] = "retired by the operator",
+    db: Db = None,
+) -> None:
+    """Retire a bot: its active version plays no more games; its games, rating and history stay.
+
+    Example: tourney ladder retire spring lemur-pro --reason "author withdrew it"
+    """
+    version = league.retire(writing(db), name, bot, reason)
+    typer.echo(f"retired {bot} v{version} on {name}")

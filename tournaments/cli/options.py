@@ -16,6 +16,9 @@ from typing import Annotated
 
 import typer
 
+from ledger import tournaments as tournament_rows
+from ledger.store import Ledger
+
 Db = Annotated[
     str | None,
     typer.Option(
@@ -111,3 +114,30 @@ def jobs_for(jobs: int | None, games: int) -> int:
     """The workers to start: --jobs (default: the CPU count), never more than the games to play."""
     wanted = cpu_count() if jobs is None else jobs
     return min(wanted, games)
+
+
+def reading(db: str | None) -> Ledger:
+    """The database for a command that only reads: opened read-only, never created or upgraded."""
+    ledger = Ledger(db, read_only=True)
+    ledger.require_head()
+    return ledger
+
+
+def writing(db: str | None) -> Ledger:
+    """The database for a command that stores: created if new, upgraded to the newest schema."""
+    return Ledger(db)
+
+
+def plural(count: int, noun: str) -> str:
+    """"1 game", "2 games": the count with its noun."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def tournament_or_newest(ledger: Ledger, ref: str | None) -> str:
+    """The tournament a command was given, or the newest one; UnknownTournament if there is none."""
+    if ref is not None:
+        return ref
+    newest = tournament_rows.latest(ledger)
+    if newest is None:
+        raise tournament_rows.UnknownTournament(f"no tournaments in {ledger.where} yet: run `tourney run` first")
+    return str(newest["id"])

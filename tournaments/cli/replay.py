@@ -2,32 +2,40 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
-from ledger.store import Ledger
+from ledger.store import Ledger, LedgerError
 from replays import archive, render, signing
 from replays import log as logfmt
 from replays.verify import Summary, clock, collector_paused, verify_log
-from tournaments.cli.options import Db
+from tournaments.cli.options import Db, plural, reading, writing
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show.", no_args_is_help=True)
 
 View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
+LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name: every game played on it.")]
 
 
 def log_files(paths: list[Path]) -> list[Path]:
-    """The .json files named, directories expanded (sorted); LogError for a missing path."""
+    """The .json files named, directories expanded (sorted); LogError for a missing path or for
+    nothing to read at all (an empty folder is a mistake, not a success)."""
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
-            out.extend(sorted(p for p in path.iterdir() if p.suffix == ".json"))
+            found = sorted(p for p in path.iterdir() if p.suffix == ".json")
+            if not found:
+                raise logfmt.LogError(f"{path}: no .json logs in this folder")
+            out.extend(found)
         elif path.exists():
             out.append(path)
         else:
@@ -45,13 +53,28 @@ def resolve_game(ledger: Ledger, game_id: str) -> str:
     return found[0]
 
 
-def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None) -> list[str]:
-    if (game_id is None) == (tournament is None):
-        raise logfmt.LogError("name one GAME_ID or one --tournament")
+def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, ladder: str | None = None) -> list[str]:
+    if sum(choice is not None for choice in (game_id, tournament, ladder)) != 1:
+        raise logfmt.LogError("name one GAME_ID, one --tournament or one --ladder")
     if game_id is not None:
         return [resolve_game(ledger, game_id)]
+    if ladder is not None:
+        return ladder_rows.game_ids(ledger, ladder_rows.get(ledger, ladder)["id"])
     row = tournament_rows.get(ledger, tournament)
     return tournament_rows.game_ids(ledger, row["id"])
+
+
+def out_folder(out: Path) -> Path:
+    """The folder exports go to, made if missing; LogError if it cannot be (a file there, no rights)."""
+    if out.exists() and not out.is_dir():
+        raise logfmt.LogError(f"--out {out}: a file is there; exports need a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise logfmt.LogError(f"--out {out}: cannot make the folder ({error.strerror or error})") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise logfmt.LogError(f"--out {out}: the folder is not writable")
+    return out
 
 
 @app.command("export")
@@ -59,44 +82,61 @@ def export_(
     out: Annotated[Path, typer.Option("--out", help="Directory to write <game id>.json files into.")],
     game_id: Annotated[str | None, typer.Argument(help="Game id (or a unique prefix of it).")] = None,
     tournament: TournamentRef = None,
+    ladder: LadderRef = None,
     view: View = "full",
     sign: Annotated[Path | None, typer.Option("--sign", help="Ed25519 private key file: sign each log's head.")]
     = None,
     db: Db = None,
 ) -> None:
-    """Export stored games as self-contained JSON logs, one file per game.
+    """Export stored games as self-contained JSON logs, one file per game (reads the database only).
 
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
     """
-    ledger = Ledger(db)
+    ledger = reading(db)
     key = signing.load_private(sign) if sign is not None else None
-    games = stored_games(ledger, game_id, tournament)
-    out.mkdir(parents=True, exist_ok=True)
+    out_folder(out)
+    games = stored_games(ledger, game_id, tournament, ladder)
     for full_id in games:
         log = logfmt.redact(archive.export(ledger, full_id), view)
         if key is not None:
             log = signing.sign(log, key)
         (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
-    typer.echo(f"wrote {len(games)} {view} logs to {out}" + (" (signed)" if key is not None else ""))
+    typer.echo(f"wrote {plural(len(games), f'{view} log')} to {out}" + (" (signed)" if key is not None else ""))
 
 
 @app.command("import")
 def import_(
     paths: Annotated[list[Path], typer.Argument(help="Log files or directories of .json logs.")],
+    tournament: Annotated[str | None, typer.Option(
+        "--tournament", help="Record the games as this tournament's (made if new; default: imported-<game>).",
+        show_default=False)] = None,
     db: Db = None,
 ) -> None:
     """Verify JSON logs and store them in the ledger (the same log twice stores one game).
 
+    Every file is tried; each one that fails is reported and stores nothing, and the command
+    then exits 1. The games are recorded as members of a tournament (--tournament, or
+    imported-<game>), so `tourney standings` works on imported games.
+
     Example: tourney replay import logs/ --db league.db
     """
-    ledger = Ledger(db)
     files = log_files(paths)
-    new = 0
+    ledger = writing(db)
+    new = failed = 0
     for path in files:
-        result = archive.import_log(ledger, logfmt.read(path), str(path))
+        try:
+            log = logfmt.read(path)
+            result = archive.import_log(ledger, log, str(path), tournament or f"imported-{log.get('game')}")
+        except (logfmt.LogError, LedgerError) as error:
+            failed += 1
+            typer.echo(f"FAIL {error}" if str(error).startswith(str(path)) else f"FAIL {path}: {error}", err=True)
+            continue
         new += result.new
-        typer.echo(f"{path}: game {result.game_id} {'stored' if result.new else 'already stored'}")
-    typer.echo(f"{len(files)} logs read, {new} new games stored")
+        typer.echo(f"{path}: game {result.game_id} {'stored' if result.new else 'already stored'}"
+                   f" in {result.tournament}")
+    typer.echo(f"{plural(len(files), 'log')} read, {plural(new, 'new game')} stored")
+    if failed:
+        raise logfmt.LogError(f"{failed} of {plural(len(files), 'log')} failed (each named above) and stored nothing")
 
 
 @app.command("verify")
@@ -115,6 +155,7 @@ def verify(
     """
     trusted = signing.load_public(key) if key is not None else None
     summary = Summary()
+    withheld = 0
     began = clock()
     for name, load in _sources(paths, db, tournament):
         summary.games += 1
@@ -126,13 +167,18 @@ def verify(
             typer.echo(f"FAIL {name}: {error}", err=True)
             continue
         summary.events += report.events
+        withheld += report.hidden_decisions
         if not quiet:
             extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
             typer.echo(f"ok   {name}: {report.events} events, {report.decisions} decisions, "
                        f"{report.chance_steps} chance steps, {report.signature}{extra}")
+    if summary.games == 0:
+        raise logfmt.LogError("no games to verify: the database holds none")
     summary.seconds = clock() - began
-    typer.echo(summary.line())
-    if summary.failures or summary.games == 0:
+    unchecked = (f" ({plural(withheld, 'decision')} with a withheld private part could not be checked)"
+                 if withheld else "")
+    typer.echo(summary.line() + unchecked)
+    if summary.failures:
         raise typer.Exit(1)
 
 
@@ -150,15 +196,16 @@ def show(
     if Path(source).is_file():
         log = logfmt.read(source)
     else:
-        ledger = Ledger(db)
+        ledger = reading(db)
         log = archive.export(ledger, resolve_game(ledger, source))
-    console = Console()
-    console.print(f"[bold]{log['game']}[/bold] game {log['game_id']} as seen by {view}: "
-                  + ", ".join(f"seat {s['seat']} {s['bot']}" for s in log["seats"]), highlight=False)
+    # Everything printed comes from the log (bot names, values): never read as markup or emoji codes.
+    console = Console(markup=False, emoji=False, highlight=False)
+    console.print(Text(f"{log['game']} game {log['game_id']} as seen by {view}: "
+                       + ", ".join(f"seat {s['seat']} {s['bot']}" for s in log["seats"]), style="bold"))
     for frame in render.frames(log, view):
-        console.rule(f"step {frame.step}: {frame.actor}")
+        console.rule(Text(f"step {frame.step}: {frame.actor}"))
         for line in frame.lines:
-            console.print(f"  {line}", highlight=False, markup=False)
+            console.print(f"  {line}")
         if frame.turn_over:
             console.print(_table(frame))
             if step and console.is_terminal:
@@ -167,8 +214,24 @@ def show(
                 typer.echo("")
                 if key in ("q", "Q"):
                     return
-    result = log.get("result") or {}
-    typer.echo(f"result: ranking {result.get('ranking')} ({result.get('reason')})")
+    for line in result_lines(log):
+        console.print(line)
+
+
+def result_lines(log: dict) -> list[str]:
+    """How the game ended: why, then each seat's bot with its rank (and score, where the game scores)."""
+    result = log.get("result")
+    if not result:
+        return ["result: the game did not end in this log"]
+    forfeit = next((e["data"] for e in log["events"] if e["type"] == "seat_forfeited"), None)
+    why = (f"seat {forfeit['seat']} forfeited ({forfeit['reason']})" if forfeit is not None
+           else result.get("reason", "finished"))
+    scores = render.final_scores(log)
+    lines = [f"result: {why}"]
+    for seat in sorted(log["seats"], key=lambda s: (result["ranking"][s["seat"]], s["seat"])):
+        score = f", score {scores[seat['seat']]}" if scores is not None else ""
+        lines.append(f"  rank {result['ranking'][seat['seat']]}: seat {seat['seat']} {seat['bot']}{score}")
+    return lines
 
 
 def _table(frame: render.Frame) -> Table:
@@ -176,10 +239,10 @@ def _table(frame: render.Frame) -> Table:
     table.add_column(style="cyan")
     table.add_column()
     for key, value in frame.table.items():
-        table.add_row(key, render.show_value(value))
+        table.add_row(Text(render.label(key)), Text(render.show_value(value)))
     for seat, hidden in frame.seats.items():
         for key, value in hidden.items():
-            table.add_row(f"seat {seat} {key}", render.show_value(value))
+            table.add_row(Text(f"seat {seat} {render.label(key)}"), Text(render.show_value(value)))
     return table
 
 
@@ -187,7 +250,7 @@ def _sources(paths, db, tournament):
     if db is not None or tournament is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament), not both")
-        ledger = Ledger(db)
+        ledger = reading(db)
         if tournament is not None:
             ids = tournament_rows.game_ids(ledger, tournament_rows.get(ledger, tournament)["id"])
         else:

@@ -2,27 +2,35 @@
 
 from __future__ import annotations
 
-import sys
+import csv
+import io
 from pathlib import Path
 from typing import Annotated
 
 import orjson
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from engines import registry
 from ledger import tournaments as tournament_rows
-from ledger.store import Ledger
 from tournaments.bots.spec import Limits
-from tournaments.cli.options import Db, Jobs, MoveTime, Players, TimeBank, games_option, jobs_for
+from tournaments.cli import terminal
+from tournaments.cli.options import (
+    Db,
+    Jobs,
+    MoveTime,
+    Players,
+    TimeBank,
+    games_option,
+    jobs_for,
+    plural,
+    reading,
+    tournament_or_newest,
+    writing,
+)
 from tournaments.play import runner, standings
-
-# Off a terminal (pipes, CI logs) rich would wrap tables at 80 columns and cut bot names.
-console = Console() if sys.stdout.isatty() else Console(width=160)
-errors = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=160)
 
 
 def run(
@@ -46,19 +54,20 @@ def run(
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     """
     engine = registry.get(game)
+    ledger = writing(db)  # first: a database it cannot use is refused before any bot starts
     limits = Limits(move_time, time_bank)
     prepared, k = runner.prepare(folder, engine.name, players, limits)
+    console, errors = terminal.console(), terminal.console(stderr=True)
     for notice in prepared.notices:
-        errors.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
+        errors.print(notice, style="yellow")
     spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots))
-    ledger = Ledger(db)
     tournament_name = name or runner.default_name(folder, engine.name, seed)
     the_run = runner.open_run(ledger, tournament_name, spec, resume)
     workers = jobs_for(jobs, len(the_run.pending))
     done_before = the_run.total - len(the_run.pending)
     if not as_json:
-        console.print(f"{escape(tournament_name)}: {len(prepared.bots)} bots, {k} per table, {the_run.total} games "
-                      f"({done_before} already stored), {workers} jobs", highlight=False)
+        console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, {plural(the_run.total, 'game')} "
+                      f"({done_before} already stored), {plural(workers, 'job')}")
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
@@ -82,41 +91,79 @@ def run(
 def standings_(
     tournament: Annotated[str | None, typer.Argument(help="Tournament id or name (default: the newest).")] = None,
     los: Annotated[bool, typer.Option("--los", help="Also print the likelihood-of-superiority matrix.")] = False,
+    head_to_head: Annotated[bool, typer.Option(
+        "--head-to-head", help="Also print wins-draws-losses of every pair (with --csv: only these, one row a pair)."
+    )] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the standings as CSV.")] = False,
     db: Db = None,
 ) -> None:
-    """Print a tournament's standings again, from the database alone.
+    """Print a tournament's standings again, from the database alone (read-only).
 
-    Example: tourney standings bots-tails-on-fire-seed1 --los
+    Example: tourney standings bots-tails-on-fire-seed1 --los --head-to-head
     """
-    ledger = Ledger(db)
-    if tournament is None:
-        newest = tournament_rows.latest(ledger)
-        if newest is None:
-            raise runner.TournamentError(f"no tournaments in {ledger.url} yet: run `tourney run` first")
-        tournament = str(newest["id"])
-    show(standings.of_tournament(ledger, tournament), as_json, los)
+    if as_json and as_csv:
+        raise typer.BadParameter("give --json or --csv, not both")
+    ledger = reading(db)
+    result = standings.of_tournament(ledger, tournament_or_newest(ledger, tournament))
+    if as_csv:
+        typer.echo(to_csv(result, head_to_head), nl=False)
+        return
+    show(result, as_json, los, head_to_head)
 
 
-def show(result: standings.Standings, as_json: bool, los: bool) -> None:
+CSV_COLUMNS = ("rank", "bot", "games", "first", "mean_place", "score", "elo", "ci_low", "ci_high", "forfeits")
+
+
+def to_csv(result: standings.Standings, pairs: bool) -> str:
+    """The standings (or, with ``pairs``, the head-to-head counts) as CSV with a header row."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if pairs:
+        writer.writerow(("bot", "opponent", "wins", "draws", "losses"))
+        for bot, row in result.head_to_head.items():
+            for opponent, counts in row.items():
+                writer.writerow((bot, opponent, *counts))
+        return buffer.getvalue()
+    writer.writerow(CSV_COLUMNS)
+    for row in result.rows:
+        writer.writerow((row.rank, row.bot, row.games, row.first, f"{row.mean_place:.3f}", f"{row.score:.2f}",
+                         f"{row.elo:.1f}", f"{row.ci_low:.1f}", f"{row.ci_high:.1f}", row.forfeits))
+    return buffer.getvalue()
+
+
+def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False) -> None:
     if as_json:
         typer.echo(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table(title=f"{escape(result.tournament)} ({result.game}, {result.games} games)")
-    for column in ("rank", "bot", "games", "first", "mean place", "score %", "Elo", "95% CI"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    console = terminal.console()
+    widest = max((len(row.bot) for row in result.rows), default=3)
+    table = Table(title=f"{result.tournament} ({result.game}, {plural(result.games, 'game')})")
+    for column in ("rank", "bot", "games", "first", "mean place", "score %", "Elo", "95% CI", "forfeits"):
+        if column == "bot":
+            # A bot's name is never cut: the other columns (the CI first) wrap to make room.
+            table.add_column(column, min_width=widest, no_wrap=True)
+        else:
+            table.add_column(column, justify="right", overflow="fold")
     for row in result.rows:
-        table.add_row(str(row.rank), escape(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
-                      f"{row.score:.1f}", f"{row.elo:.0f}", f"{row.ci_low:.0f} to {row.ci_high:.0f}")
+        table.add_row(str(row.rank), Text(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
+                      f"{row.score:.1f}", f"{row.elo:.0f}", f"{row.ci_low:.0f} to {row.ci_high:.0f}",
+                      str(row.forfeits))
     console.print(table)
+    bots = [row.bot for row in result.rows]
     if los:
-        bots = [row.bot for row in result.rows]
-        matrix = Table(title="likelihood of superiority (row better than column)")
-        matrix.add_column("")
-        for bot in bots:
-            matrix.add_column(escape(bot), justify="right")
-        for a in bots:
-            cells = [("-" if a == b else "n/a" if result.los[a].get(b) is None else f"{result.los[a][b]:.2f}")
-                     for b in bots]
-            matrix.add_row(escape(a), *cells)
-        console.print(matrix)
+        console.print(_matrix("likelihood of superiority (row better than column)", bots, lambda a, b: (
+            "n/a" if result.los[a].get(b) is None else f"{result.los[a][b]:.2f}")))
+    if head_to_head:
+        console.print(_matrix("head to head: wins-draws-losses of the row against the column", bots, lambda a, b: (
+            "-".join(str(n) for n in result.head_to_head[a][b]) if b in result.head_to_head[a] else "n/a")))
+
+
+def _matrix(title: str, bots: list[str], cell) -> Table:
+    matrix = Table(title=title)
+    matrix.add_column("")
+    for bot in bots:
+        matrix.add_column(Text(bot), justify="right")
+    for a in bots:
+        matrix.add_row(Text(a), *["-" if a == b else cell(a, b) for b in bots])
+    return matrix

@@ -27,10 +27,13 @@ from engines import registry
 from ledger import ladders as rows
 from ledger.store import Ledger
 from replays.archive import store_recorded
+from replays.record import SEAT_FORFEITED
 from tournaments.bots.discovery import describe
 from tournaments.bots.spec import BUILTIN, MANIFEST_SUFFIX, PROGRAM, PYTHON, BotError, BotSpec
 from tournaments.ladder import matchmaking
-from tournaments.play.runner import Job, Spec, results
+from tournaments.play import results
+from tournaments.play.runner import Job, Spec
+from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
 from tournaments.ratings import elo
 
@@ -145,7 +148,7 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None
 
 
 def _play(job: Job):
-    return next(results([job], 1))
+    return next(played([job], 1))
 
 
 def _forfeit_reason(recorded) -> str | None:
@@ -182,7 +185,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
             for rotation in range(k):
                 seated = tuple(table[rotation:] + table[:rotation])
                 jobs.append(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed)))
-        for result in results(jobs, workers):
+        for result in played(jobs, workers):
             recorded = result.recorded
             seated = [by_name[seat.name] for seat in recorded.seats]
 
@@ -227,6 +230,7 @@ class Standing:
     games: int
     provisional: bool
     status: str
+    forfeits: int = 0
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False) -> list[Standing]:
@@ -236,11 +240,47 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False) -
     games = [[(labels[e], rank) for e, rank in seats if e in labels]
              for _, seats in rows.results_in_order(ledger, ladder["id"])]
     se = matchmaking.uncertainties({labels[e["id"]]: e["rating"] for e in listed}, games)
+    forfeits = forfeit_counts(ledger, ladder["id"])
     return [
         Standing(position, entry["name"], entry["version"], entry["rating"], 1.96 * se[labels[entry["id"]]],
-                 entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"])
+                 entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"],
+                 forfeits.get(entry["id"], 0))
         for position, entry in enumerate(listed, start=1)
     ]
+
+
+def forfeit_counts(ledger: Ledger, ladder_id: int) -> dict[int, int]:
+    """Ladder entry -> the rated games it forfeited, from each game's hashed seat_forfeited event."""
+    seated = rows.seat_entries(ledger, ladder_id)
+    rated = set(rows.game_ids(ledger, ladder_id)) - voided(ledger, ladder_id)
+    out: dict[int, int] = {}
+    for game_id, forfeit in results.forfeits_of(rows.event_bodies(ledger, ladder_id, SEAT_FORFEITED)).items():
+        if game_id in rated:
+            entry = seated[(game_id, forfeit.seat)]
+            out[entry] = out.get(entry, 0) + 1
+    return out
+
+
+def voided(ledger: Ledger, ladder_id: int) -> set[str]:
+    return {event["game_id"] for event in rows.events(ledger, ladder_id) if event["kind"] == rows.VOID}
+
+
+def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[str, int]:
+    """Void a ladder game (found by id or unique prefix): ratings are refolded without it. (game id, seq)."""
+    ladder = rows.get(ledger, ladder_name)
+    if not reason.strip():
+        raise LadderError("a void needs a --reason (it is kept with the ladder's events)")
+    found = [game_id for game_id in rows.game_ids(ledger, ladder["id"]) if game_id.startswith(game_ref)]
+    if len(found) != 1:
+        raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
+                          f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
+    return found[0], rows.void(ledger, ladder["id"], found[0], reason, elo.multiplayer_update)
+
+
+def retire(ledger: Ledger, ladder_name: str, bot: str, reason: str) -> int:
+    """Retire a bot's active version: it plays no more games; its games and rating stay. Its version."""
+    ladder = rows.get(ledger, ladder_name)
+    return rows.retire(ledger, ladder["id"], bot, reason)
 
 
 def _label(entry: dict[str, Any], versions: bool) -> str:

@@ -180,7 +180,9 @@ def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
         stored = loads(existing["spec"])
         if stored != spec.to_json():
             changed = sorted(k for k in stored if stored[k] != spec.to_json().get(k))
-            raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's")
+            hint = (": to play without (or with changed) bots, start a new tournament with another --name"
+                    if "bots" in changed else "")
+            raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's{hint}")
     pending = [Job(spec, g) for g in games if g.key not in done]
     return Run(existing, spec, pending, len(games))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
+from tournaments.play import results
 from tournaments.ratings import elo as ratings
 
 
@@ -21,6 +22,7 @@ class Row:
     elo: float
     ci_low: float
     ci_high: float
+    forfeits: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,8 @@ class Standings:
     games: int
     rows: list[Row]
     los: dict[str, dict[str, float | None]]
+    head_to_head: dict[str, dict[str, tuple[int, int, int]]]
+    """Row bot -> column bot -> (wins, draws, losses) of the row bot, counted per pair of seats."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,25 +46,33 @@ class Standings:
                 for row in self.rows
             ],
             "los": {a: {b: None if v is None else round(v, 4) for b, v in row.items()} for a, row in self.los.items()},
+            "head_to_head": {a: {b: {"wins": w, "draws": d, "losses": lost} for b, (w, d, lost) in row.items()}
+                             for a, row in self.head_to_head.items()},
         }
 
 
-def compute(name: str, game: str, games: list[list[tuple[str, int]]]) -> Standings:
+def compute(name: str, game: str, games: list[list[tuple[str, int]]], forfeits: dict[str, int] | None = None,
+            ) -> Standings:
     """Standings from results: Elo (joint MLE) with bootstrap 95% CI, ordered best first."""
     summary = ratings.summary(games)
     elo = ratings.mle_elo(games)
     ci = ratings.bootstrap_ci(games)
+    forfeits = forfeits or {}
     order = sorted(summary, key=lambda bot: (-elo[bot], bot))
     rows = []
     for position, bot in enumerate(order, start=1):
         s = summary[bot]
         low, high = ci.get(bot, (elo[bot], elo[bot]))
         rows.append(Row(position, bot, int(s["games"]), int(s["first"]), s["mean_place"], s["score"], elo[bot],
-                        low, high))
-    return Standings(name, game, len(games), rows, ratings.los_matrix(games))
+                        low, high, forfeits.get(bot, 0)))
+    pairs = ratings.head_to_head(games)
+    table = {a: {b: pairs[(a, b)] for b in order if (a, b) in pairs} for a in order}
+    return Standings(name, game, len(games), rows, ratings.los_matrix(games), table)
 
 
 def of_tournament(ledger: Ledger, ref: str) -> Standings:
     """The standings of a stored tournament (by id or name)."""
     row = tournament_rows.get(ledger, ref)
-    return compute(row["name"], row["game"], tournament_rows.results(ledger, row["id"]))
+    played = results.of_tournament(ledger, row["id"])
+    games = [[(seat.bot, seat.rank) for seat in game.seats] for game in played]
+    return compute(row["name"], row["game"], games, results.forfeit_counts(played))

@@ -1,0 +1,54 @@
+"""Ladder events: append-only facts an operator adds to a ladder (a game voided, a bot retired).
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-12-01
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003"
+down_revision = "0002"
+branch_labels = None
+depends_on = None
+
+# Like the events of 0001: the database itself refuses to change or remove a ladder event.
+LADDER_EVENT_TRIGGERS = (
+    """
+    CREATE TRIGGER ladder_events_no_update BEFORE UPDATE ON ladder_events
+    BEGIN SELECT RAISE(ABORT, 'ladder events are append-only: UPDATE refused'); END
+    """,
+    """
+    CREATE TRIGGER ladder_events_no_delete BEFORE DELETE ON ladder_events
+    BEGIN SELECT RAISE(ABORT, 'ladder events are append-only: DELETE refused'); END
+    """,
+)
+
+
+def upgrade() -> None:
+    op.create_table(
+        "ladder_events",
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("ladder_id", sa.Integer(), nullable=False),
+        sa.Column("kind", sa.String(), nullable=False),
+        sa.Column("game_id", sa.String(), nullable=True),
+        sa.Column("entry_id", sa.Integer(), nullable=True),
+        sa.Column("reason", sa.String(), nullable=False),
+        sa.Column("created_at", sa.String(), nullable=False),
+        sa.ForeignKeyConstraint(["ladder_id"], ["ladders.id"]),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"]),
+        sa.ForeignKeyConstraint(["entry_id"], ["ladder_entries.id"]),
+        sa.PrimaryKeyConstraint("seq"),
+    )
+    op.create_index("ix_ladder_events_ladder", "ladder_events", ["ladder_id"])
+    if op.get_bind().dialect.name == "sqlite":
+        for statement in LADDER_EVENT_TRIGGERS:
+            op.execute(statement)
+
+
+def downgrade() -> None:
+    op.drop_index("ix_ladder_events_ladder", table_name="ladder_events")
+    op.drop_table("ladder_events")

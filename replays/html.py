@@ -22,6 +22,7 @@ import hashlib
 import html
 import importlib.resources
 import re
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,7 +209,7 @@ def index(pages: list[tuple[str, dict[str, Any]]]) -> str:
             if result["forfeit"]:
                 outcome += f"; {data['seats'][result['forfeit']['seat']]['bot']} forfeited"
         rows.append("<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
-            html.escape(page, quote=True), html.escape(data["game_id"]), html.escape(data["title"]),
+            html.escape(urllib.parse.quote(page), quote=True), html.escape(data["game_id"]), html.escape(data["title"]),
             html.escape(data["view"]), html.escape(bots), html.escape(outcome)))
     css = _asset("viewer.css")
     return _fill(_asset("index.html"), {

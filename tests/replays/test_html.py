@@ -280,16 +280,17 @@ def test_cli_writes_a_folder_of_pages_with_an_index(tmp_path):
     logs.mkdir()
     for name in ("lemur-tails", "tails-on-fire-2-seats-rogue"):
         (logs / f"{name}.json").write_bytes(GOLDEN[name].read_bytes())
+    (logs / "a game #2.json").write_bytes(GOLDEN["lemur-tails"].read_bytes())
     hostile = hostile_log()
     (logs / "hostile.json").write_bytes(logfmt.dumps(hostile))
     out = tmp_path / "site"
     result = runner.invoke(app, ["replay", "html", str(logs), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"wrote 3 pages and index.html to {out}"
-    assert sorted(p.name for p in out.iterdir()) == ["hostile.html", "index.html", "lemur-tails.html",
-                                                     "tails-on-fire-2-seats-rogue.html"]
+    assert result.output.strip() == f"wrote 4 pages and index.html to {out}"
+    assert sorted(p.name for p in out.iterdir()) == ["a game #2.html", "hostile.html", "index.html",
+                                                     "lemur-tails.html", "tails-on-fire-2-seats-rogue.html"]
     index = (out / "index.html").read_text()
-    assert '<a href="lemur-tails.html">lemur-tails</a>' in index
+    assert '<a href="lemur-tails.html">lemur-tails</a>' in index and '<a href="a%20game%20%232.html">' in index
     assert "Red: heuristic_lemur_tails, Green: random_bot" in index
     assert "1. heuristic_lemur_tails (shortest tail 17, longest 21), 2. random_bot" in index
     assert "<script>alert" not in index and "&lt;/script&gt;&lt;script&gt;alert(1)" in index

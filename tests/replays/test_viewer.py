@@ -256,3 +256,15 @@ def test_the_harness_catches_requests_and_errors(open_page, tmp_path):
     assert any("request to http://example.invalid/x" in p for p in problems), problems
     assert any("console error: boom" in p for p in problems) and any("dialog: alert" in p for p in problems)
     viewer.problems.accepted = True
+
+
+def test_the_index_links_every_page(open_page, tmp_path):
+    """`replay html DIR -o OUTDIR`'s index opens cleanly and its links lead to pages that check their chains."""
+    names = ("lemur-tails", "tails-on-fire-2-seats-rogue")
+    folder = page.write_folder([(name, GOLDEN[name]) for name in names], tmp_path / "site")
+    assert not folder.failures
+    index = open_page((tmp_path / "site" / "index.html").as_uri())
+    expect(index.locator("table.games tbody tr")).to_have_count(2)
+    index.click("text=tails-on-fire-2-seats-rogue")
+    assert "hash chain intact" in checked(index)
+    expect(index.locator("h1")).to_contain_text("Tails on Fire")

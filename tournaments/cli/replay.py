@@ -173,8 +173,8 @@ def show(
 
 @app.command("html")
 def html_(
-    source: Annotated[str, typer.Argument(help="A log file, a directory of .json logs, or the id (or unique prefix) "
-                                               "of a stored game.")],
+    source: Annotated[str, typer.Argument(metavar="LOG_OR_GAME", help="A log file, a directory of .json logs, or the "
+                                                                     "id (or unique prefix) of a stored game.")],
     view: Annotated[str | None, typer.Option("--view", help="Who the page is for: full, spectator or seat:K "
                                                             "(default: the log's own view; a redacted log can only be "
                                                             "shown as its own view or the spectator's).",

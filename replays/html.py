@@ -78,9 +78,12 @@ def page_data(log: dict[str, Any], view: str | None = None, name: str = "log") -
                               f"that view sees (use {' or '.join(views_of(log['view'], seats))}, or export the "
                               f"game again with --view {view})")
     engine = registry.get(log["game"], log["engine_version"])
-    watched: dict[int, tuple[int, Any]] = {}
-    report = verify_log(log, name, watch=lambda actor, group, state: watched.__setitem__(group[0]["step"],
-                                                                                         (actor, state)))
+    watched: dict[int, tuple[int, Any]] = {}  # step -> (who acted, the state after it)
+
+    def watch(actor: int, group: list[dict[str, Any]], state: Any) -> None:
+        watched[group[0]["step"]] = (actor, state)
+
+    report = verify_log(log, name, watch=watch)
     shown = logfmt.redact(log, view)
     narrator = Narrator(log["game"])
     own_seats = range(seats) if view == "full" else [] if view == "spectator" else [int(view.split(":")[1])]
@@ -132,8 +135,9 @@ def document(data: dict[str, Any]) -> str:
     """The page: HTML with the viewer's CSS and script inline and ``data`` embedded, escaped so
     that nothing in it can close its script element or be read as markup."""
     css = _asset("viewer.css")
-    game_script = f"games/{data['game']}.js"
-    script = _asset("viewer.js") + (_asset(game_script) if _has_asset(game_script) else "") + "\nTourney.start();\n"
+    # Only the three games have a drawing; any other is drawn as a list of its view's fields.
+    drawing = _asset(f"games/{data['game']}.js") if data["game"] in TITLES else ""
+    script = _asset("viewer.js") + drawing + "\nTourney.start();\n"
     title = f"{data['title']} · {data['game_id']} · tourney replay"
     return _fill(_asset("page.html"), {
         "head": _head(title, content_security_policy(script, css), css),
@@ -344,10 +348,6 @@ def _write(path: Path, text: str) -> None:
 
 def _asset(name: str) -> str:
     return (importlib.resources.files("replays") / "viewer" / name).read_text(encoding="utf-8")
-
-
-def _has_asset(name: str) -> bool:
-    return (importlib.resources.files("replays") / "viewer" / name).is_file()
 
 
 def _sha256(text: str) -> str:

@@ -28,6 +28,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ALLOWED_SCHEMES = ("file:",)
+TIMEOUT_MS = 30_000
+"""How long a wait may last before it fails: generous, as a 2-core machine running other suites
+can stall a page for seconds (an upper bound, never a timing assertion)."""
 
 
 @pytest.fixture(scope="session")
@@ -36,10 +39,11 @@ def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.fail(f"chromium not found at {CHROMIUM}: .ci/run installs it (apt-get install chromium)", pytrace=False)
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         pytest.fail("playwright is not installed: pip install -e '.[test]' (never `playwright install`)",
                     pytrace=False)
+    expect.set_options(timeout=TIMEOUT_MS)
     with sync_playwright() as driver:
         chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
@@ -65,6 +69,7 @@ def open_page(browser) -> Iterator[Callable[..., Any]]:
 
     def open_(url: str, width: int = 1400, height: int = 900) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+        context.set_default_timeout(TIMEOUT_MS)
         watched = Watched()
 
         def route(request_route: Any) -> None:

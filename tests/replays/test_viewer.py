@@ -249,7 +249,7 @@ def test_the_harness_catches_requests_and_errors(open_page, tmp_path):
                     "alert(1);</script>")
     viewer = open_page(path.as_uri())
     problems = viewer.problems.problems
-    for _ in range(100):  # until the three have been reported (events arrive as the driver reads them)
+    for _ in range(600):  # until the three have been reported (events arrive as the driver reads them)
         if len(problems) >= 3:
             break
         viewer.wait_for_timeout(50)

@@ -69,6 +69,10 @@ class Report:
         return out
 
 
+Watcher = Callable[[int, list[dict[str, Any]], Any], None]
+"""Called after each step with (actor, the step's logged events, the state after it)."""
+
+
 def check_envelope(log: dict[str, Any], name: str = "log") -> None:
     """Shape, chain, header against the hashed events, seed against its commitment, result."""
     logfmt.check_shape(log, name, events=False)
@@ -103,8 +107,12 @@ def check_envelope(log: dict[str, Any], name: str = "log") -> None:
                           f"{_short(result)} hashed")
 
 
-def verify_log(log: dict[str, Any], name: str = "log", public_key: bytes | None = None) -> Report:
-    """Verify one log completely (see the module docstring); VerifyError at the first failure."""
+def verify_log(log: dict[str, Any], name: str = "log", public_key: bytes | None = None,
+               watch: Watcher | None = None) -> Report:
+    """Verify one log completely (see the module docstring); VerifyError at the first failure.
+
+    ``watch`` sees each step as it is checked (the replay page draws the states it is given).
+    """
     check_envelope(log, name)
     game = log["game_id"]
     report = Report(game, log["view"], len(log["events"]))
@@ -113,12 +121,8 @@ def verify_log(log: dict[str, Any], name: str = "log", public_key: bytes | None 
         engine = registry.get(log["game"], log["engine_version"])
     except EngineError as error:
         raise VerifyError(game, 0, "a game and rules version this tourney knows", str(error)) from None
-    Refold(engine, log, report).run()
+    Refold(engine, log, report, watch).run()
     return report
-
-
-Watcher = Callable[[int, list[dict[str, Any]], Any], None]
-"""Called after each step with (actor, the step's logged events, the state after it)."""
 
 
 class Refold:

@@ -14,12 +14,12 @@ from rich.text import Text
 from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger, LedgerError
-from replays import archive, render, signing
+from replays import archive, html, render, signing
 from replays import log as logfmt
 from replays.verify import Summary, clock, collector_paused, verify_log
 from tournaments.cli.options import Db, plural, reading, writing
 
-app = typer.Typer(help="JSON game logs: export, import, verify, show.", no_args_is_help=True)
+app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
 
 View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
@@ -232,6 +232,52 @@ def result_lines(log: dict) -> list[str]:
         score = f", score {scores[seat['seat']]}" if scores is not None else ""
         lines.append(f"  rank {result['ranking'][seat['seat']]}: seat {seat['seat']} {seat['bot']}{score}")
     return lines
+
+
+@app.command("html")
+def html_(
+    source: Annotated[str, typer.Argument(metavar="LOG_OR_GAME", help="A log file, a directory of .json logs, or the "
+                                                                     "id (or unique prefix) of a stored game.")],
+    view: Annotated[str | None, typer.Option("--view", help="Who the page is for: full, spectator or seat:K "
+                                                            "(default: the log's own view; a redacted log can only be "
+                                                            "shown as its own view or the spectator's).",
+                                             show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="The HTML file to write (default: the log's name, or "
+                                                                 "the game id, with .html, here); for a directory of "
+                                                                 "logs, the folder for the pages and index.html.")]
+    = None,
+    db: Db = None,
+) -> None:
+    """Write a game as one self-contained HTML page that replays it and checks its hash chain in the browser.
+
+    The page needs no network: open it from disk in Chromium or Firefox. For a directory of
+    logs, -o names a folder that gets one page per log and an index.html listing them.
+
+    Example: tourney replay html logs/3f2a.json --view spectator -o 3f2a.html
+    """
+    path = Path(source)
+    if path.is_dir():
+        if out is None:
+            raise typer.BadParameter("a directory of logs needs -o OUTDIR for the pages", param_hint="'--out'")
+        folder = html.write_folder([(str(p), p) for p in log_files([path])], out, view)
+        for failure in folder.failures:
+            typer.echo(f"FAIL {failure}", err=True)
+        typer.echo(f"wrote {len(folder.pages)} pages and index.html to {out}")
+        if folder.failures:
+            raise typer.Exit(1)
+        return
+    if path.is_file():
+        log, default = logfmt.read(path), path.with_suffix(".html").name
+    elif path.suffix == ".json" or "/" in source:
+        raise logfmt.LogError(f"{source}: no such file or directory")
+    else:
+        ledger = reading(db)
+        log = archive.export(ledger, resolve_game(ledger, source))
+        default = html.file_name(log["game_id"])
+    target = out if out is not None else Path(default)
+    data = html.write_page(log, target, view, str(path) if path.is_file() else f"game {log['game_id']}")
+    typer.echo(f"wrote {target}: {data['title']} game {data['game_id']}, {len(data['steps'])} steps, "
+               f"{data['view']} view")
 
 
 def _table(frame: render.Frame) -> Table:

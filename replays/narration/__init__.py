@@ -1,0 +1,75 @@
+"""Events in the games' own words, for the replay page: "Green plays 4".
+
+One module per game holds ``SENTENCES`` (event type -> sentence of the public data and,
+when the reader may see it, the private part) and ``score(view, seat)`` (the seat's score
+in words, read from a view). The log's own events (game_started, seat_forfeited,
+game_ended) are worded here; a type no module knows is told plainly from its data, so a
+new event type never stops a page from being made.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from replays.narration.words import listing, ordinal, seat_name
+from replays.render import show_value
+
+Sentence = Callable[[Mapping[str, Any], Any], str]
+
+GAMES = {
+    "tails-on-fire": "replays.narration.tails_on_fire",
+    "nine-tails": "replays.narration.nine_tails",
+    "lemur-tails": "replays.narration.lemur_tails",
+}
+
+
+def _started(d: Mapping[str, Any], p: Any) -> str:
+    seats = listing(f"{seat_name(s['seat'])} ({s['bot']})" for s in d["seats"])
+    return f"A game of {d['game']} begins: {seats}"
+
+
+def _ended(d: Mapping[str, Any], p: Any) -> str:
+    ranks = ", ".join(f"{seat_name(seat)} {ordinal(rank)}" for seat, rank in enumerate(d["ranking"]))
+    return f"The game is over ({d['reason']}): {ranks}"
+
+
+LOG_SENTENCES: dict[str, Sentence] = {
+    "game_started": _started,
+    "seat_forfeited": lambda d, p: f"{seat_name(d['seat'])} forfeits: {d['reason']}",
+    "game_ended": _ended,
+}
+
+
+class Narrator:
+    """The sentences and score words of one game (a plain fallback for a game with no module)."""
+
+    def __init__(self, game: str) -> None:
+        module = importlib.import_module(GAMES[game]) if game in GAMES else None
+        self.sentences: dict[str, Sentence] = {**LOG_SENTENCES, **(module.SENTENCES if module else {})}
+        self._score = module.score if module else None
+
+    def sentence(self, type_: str, data: Mapping[str, Any], private: Any = None) -> str:
+        """The event in words; ``private`` only when the reader may see it (None otherwise)."""
+        told = self.sentences.get(type_)
+        if told is None:
+            return plain(type_, data, private)
+        return told(data, private)
+
+    def knows(self, type_: str) -> bool:
+        return type_ in self.sentences
+
+    def score(self, view: Mapping[str, Any] | None, seat: int) -> str:
+        """The seat's score in words, or "" when this game has no words for it."""
+        if self._score is None or view is None:
+            return ""
+        return self._score(view, seat)
+
+
+def plain(type_: str, data: Mapping[str, Any], private: Any = None) -> str:
+    """An event no sentence knows: its type and data, seats by name ("piece moved: Red, to 3")."""
+    parts = [seat_name(value) if key == "seat" else f"{key} {show_value(value)}" for key, value in data.items()]
+    if isinstance(private, Mapping):
+        parts += [f"{key} {show_value(value)}" for key, value in private.items()]
+    return type_.replace("_", " ").capitalize() + (": " + ", ".join(parts) if parts else "")

@@ -1,0 +1,99 @@
+"""Lemur Tails in words: one sentence per event type (docs/games/lemur-tails.md, "Events").
+
+Events name physical cards by id ("Card identity" in the game's doc): 0-79 numbered (colour
+id // 40, number id % 40 // 4), 80-83 white jokers, 84-87 black jokers, 88 the End card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replays.narration.words import count, seat_name
+
+COLOURS = ("white", "black")
+
+
+def card(card_id: int) -> str:
+    """"black 5", "white joker", "the End card"."""
+    if card_id < 80:
+        return f"{COLOURS[card_id // 40]} {card_id % 40 // 4}"
+    if card_id < 88:
+        return f"{COLOURS[(card_id - 80) // 4]} joker"
+    return "the End card"
+
+
+def cards(ids: list[int]) -> str:
+    return ", ".join(card(i) for i in ids)
+
+
+def tail(name: str) -> str:
+    """"0w" -> "Red's white-ring tail"."""
+    return f"{seat_name(int(name[:-1]))}'s {'white' if name[-1] == 'w' else 'black'}-ring tail"
+
+
+def _dealt(d: dict[str, Any], p: Any, verb: str) -> str:
+    text = f"{seat_name(d['seat'])} {verb} {count(d['count'], 'card')}"
+    return text + (f": {cards(p['cards'])}" if p is not None else "")
+
+
+def _used(d: dict[str, Any], p: Any) -> str:
+    who = seat_name(d["seat"])
+    action = d["action"]
+    if action == "market":
+        return f"{who} turns a Sun lemur to take {card(d['card'])} from the market"
+    if action == "tail":
+        return f"{who} turns a Sun lemur to take {card(d['card'])} from {tail(d['tail'])}"
+    if action == "blind":
+        return f"{who} turns a Sun lemur to draw blind from the opponent's hand"
+    return f"{who} turns a Sun lemur to swap cards"
+
+
+def _played(d: dict[str, Any], p: Any) -> str:
+    taken = " (the card the Sun lemur brought)" if d["taken"] else ""
+    return f"{seat_name(d['seat'])} adds {card(d['card'])}{taken} to {tail(d['tail'])}"
+
+
+def _blind(d: dict[str, Any], p: Any) -> str:
+    text = f"{seat_name(d['seat'])} draws a card blind from {seat_name(d['from'])}'s hand"
+    return text + (f": {card(p['card'])}" if p is not None else "")
+
+
+def _counted(d: dict[str, Any], p: Any) -> str:
+    scores = ", ".join(f"{seat_name(s)} {shortest}" for s, (shortest, _, _) in enumerate(d["scores"]))
+    return f"The game ends ({d['reason']}): shortest tails {scores}"
+
+
+SENTENCES = {
+    "table_laid": lambda d, p: (f"The table is laid: {d['sun_lemurs']} Sun lemurs each, "
+                                f"{d['sun_lemurs_aside']} set aside"),
+    "deck_shuffled": lambda d, p: f"The {d['cards']} tail cards are shuffled"
+    + (f" (top first: {cards(p['order'])})" if p is not None else ""),
+    "hand_dealt": lambda d, p: _dealt(d, p, "is dealt"),
+    "market_laid": lambda d, p: f"The market opens: {cards(d['cards'])}",
+    "end_card_shuffled_in": lambda d, p: f"The End card is shuffled among the bottom {d['among_bottom']} cards"
+    + (f" ({count(p['cards_below'], 'card')} below it)" if p is not None else ""),
+    "tail_card_played": _played,
+    "sun_lemur_reactivated": lambda d, p: f"{seat_name(d['seat'])} turns a Sun lemur back to present "
+                                          f"(a series of {d['series']})",
+    "sun_lemur_gained": lambda d, p: f"{seat_name(d['seat'])} gains a new Sun lemur (a series of {d['series']})",
+    "joker_exchanged": lambda d, p: (f"{seat_name(d['seat'])} exchanges the {card(d['joker'])} in {tail(d['tail'])} "
+                                     f"for {card(d['card'])}"),
+    "sun_lemur_used": _used,
+    "card_drawn_blind": _blind,
+    "taken_card_kept": lambda d, p: f"{seat_name(d['seat'])} keeps the card in hand",
+    "card_discarded": lambda d, p: f"{seat_name(d['seat'])} discards {card(d['card'])}"
+    + (" to swap" if d["for"] == "swap" else " (passing)"),
+    "swap_finished": lambda d, p: f"{seat_name(d['seat'])} draws {count(d['count'], 'card')} for the swap",
+    "turn_ended": lambda d, p: f"{seat_name(d['seat'])} ends turn {d['turn']}" + (" (a pass)" if d["passed"] else ""),
+    "end_card_revealed": lambda d, p: f"{seat_name(d['seat'])} draws the End card: this is the last round",
+    "cards_drawn": lambda d, p: _dealt(d, p, "draws"),
+    "market_refilled": lambda d, p: f"The market is refilled: {cards(d['cards'])}",
+    "deck_emptied": lambda d, p: "The deck is empty",
+    "lemurs_counted": _counted,
+    "move_cap_reached": _counted,
+}
+
+
+def score(view: dict[str, Any], seat: int) -> str:
+    lengths = sorted(len(view["tails"][f"{seat}{ring}"]) for ring in "wb")
+    return f"shortest tail {lengths[0]}, longest {lengths[1]}"

@@ -1,0 +1,105 @@
+"""Nine Tails in words: one sentence per event type (docs/games/nine-tails.md, "Events")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replays.narration.words import count, seat_name
+
+KINDS = {"F": "starting fox", "W": "wild fox", "S": "study", "T": "tail card"}
+
+
+def card(name: str) -> str:
+    """"T-AC" -> "tail card T-AC"."""
+    return f"{KINDS.get(name[:1], 'card')} {name}"
+
+
+def trick(name: str) -> str:
+    """"quick-paws" -> "Quick Paws"."""
+    return " ".join(word.capitalize() for word in name.split("-"))
+
+
+def _who(d: dict[str, Any]) -> str:
+    return seat_name(d["seat"])
+
+
+def _drawn(d: dict[str, Any], p: Any, verb: str) -> str:
+    text = f"{_who(d)} {verb} {count(d['count'], 'trickery card')}"
+    if p is not None:
+        text += ": " + ", ".join(trick(t) for t in p["cards"])
+    return text + (f" ({d['owed']} still owed after a reshuffle)" if d.get("owed") else "")
+
+
+def _shuffled(what: str):
+    def sentence(d: dict[str, Any], p: Any) -> str:
+        text = f"The {what} is shuffled ({count(d['size'], 'card')})"
+        return text + (f", top first: {' '.join(p['order'])}" if p is not None else "")
+    return sentence
+
+
+def _ascended(d: dict[str, Any], p: Any) -> str:
+    text = f"{_who(d)}'s {d['fox']} ascends ({d['ascended']} ascended)"
+    return text + (f"; a new fox comes: {d['new_fox']}" if d["new_fox"] else "; no new fox is left")
+
+
+def _pickpocketed(d: dict[str, Any], p: Any) -> str:
+    text = f"{_who(d)} picks a card from {seat_name(d['target'])}'s hand"
+    return text + (f": {trick(p['trick'])}" if p is not None else "")
+
+
+def _paid(d: dict[str, Any]) -> str:
+    slots = d.get("slots")
+    return f" (counters on slots {', '.join(str(s) for s in slots)})" if slots else ""
+
+
+SENTENCES = {
+    "table_laid": lambda d, p: f"The table is laid for {d['seats']} seats; {d['goal']} ascended foxes win",
+    "starting_foxes_shuffled": _shuffled("Starting Fox Deck"),
+    "wilds_shuffled": _shuffled("Wilds Deck"),
+    "trickery_shuffled": _shuffled("Trickery Deck"),
+    "trickery_reshuffled": _shuffled("trickery discard pile, as the new Trickery Deck,"),
+    "starting_fox_dealt": lambda d, p: f"{_who(d)} is dealt the starting fox {d['fox']}",
+    "trickery_dealt": lambda d, p: _drawn(d, p, "is dealt"),
+    "trickery_drawn": lambda d, p: _drawn(d, p, "draws"),
+    "wilds_revealed": lambda d, p: f"{_who(d)} ventures and reveals " + (", ".join(d["cards"]) or "nothing"),
+    "sneaked": lambda d, p: f"{_who(d)} sneaks into the Village",
+    "rested": lambda d, p: f"{_who(d)} rests: {count(d['counters'], 'counter')} back to the pile",
+    "card_taken": lambda d, p: f"{_who(d)} takes the {card(d['card'])}",
+    "nothing_taken": lambda d, p: f"{_who(d)} takes nothing",
+    "study_tucked": lambda d, p: f"{_who(d)} tucks the study {d['card']} under {d['fox']}",
+    "tail_gained": lambda d, p: f"{_who(d)}'s {d['fox']} gains the tail card {d['card']}" + _paid(d),
+    "fox_chosen": lambda d, p: f"{_who(d)} names {d['fox']} to pay",
+    "cost_part_chosen": lambda d, p: f"{_who(d)} pays the symbol {d['symbol']}" + _paid(d),
+    "trickery_discarded": lambda d, p: f"{_who(d)} discards {trick(d['trick'])}",
+    "discards_done": lambda d, p: f"{_who(d)} stops discarding after {count(d['count'], 'card')}",
+    "trick_declined": lambda d, p: f"{_who(d)} plays no trick",
+    "trick_revealed": lambda d, p: f"{_who(d)} reveals {trick(d['trick'])}",
+    "trick_wasted": lambda d, p: f"{_who(d)} wastes {trick(d['trick'])}",
+    "trick_performed": lambda d, p: f"{_who(d)}'s {d['fox']} performs {trick(d['trick'])}" + _paid(d),
+    "cancel_declined": lambda d, p: f"{_who(d)} does not cancel",
+    "trick_cancelled": lambda d, p: f"{_who(d)} cancels {trick(d['trick'])}",
+    "counters_returned": lambda d, p: f"{_who(d)}'s {d['fox']} gets its second wind: "
+                                      f"{count(d['counters'], 'counter')} back to the pile",
+    "insight_gained": lambda d, p: f"{_who(d)} gains Foxfire Insight",
+    "windfall_revealed": lambda d, p: f"{_who(d)}'s Windfall reveals the {card(d['card'])}",
+    "windfall_missed": lambda d, p: f"{_who(d)}'s Windfall finds the Wilds Deck empty",
+    "trick_fizzled": lambda d, p: f"{_who(d)}'s {trick(d['trick'])} has no target and does nothing",
+    "tail_swiped": lambda d, p: f"{_who(d)}'s {d['fox']} swipes the tail card {d['card']} from {d['victim']}",
+    "befuddle_aimed": lambda d, p: f"{_who(d)} befuddles {d['fox']}",
+    "counter_befuddled": lambda d, p: f"{_who(d)} puts a counter on slot {d['slot']} of {d['fox']}",
+    "befuddle_done": lambda d, p: f"{_who(d)} stops befuddling",
+    "study_heisted": lambda d, p: f"{_who(d)}'s {d['fox']} heists the study {d['card']} from {d['victim']}",
+    "study_hexed": lambda d, p: f"{_who(d)} hexes the study {d['card']} of {d['fox']} into the Village",
+    "pickpocket_aimed": lambda d, p: f"{_who(d)} aims Pickpocket at {seat_name(d['target'])}",
+    "card_pickpocketed": _pickpocketed,
+    "fox_ascended": _ascended,
+    "game_won": lambda d, p: f"{_who(d)} wins with {count(d['ascended'], 'ascended fox', 'ascended foxes')}",
+    "move_cap_reached": lambda d, p: f"The move cap is reached after {d['turns']} turns",
+}
+
+
+def score(view: dict[str, Any], seat: int) -> str:
+    foxes = view["foxes"][seat]
+    most = max((fox["tail_count"] for fox in foxes), default=0)
+    ascended = view["ascended"][seat]
+    return f"{count(ascended, 'ascended fox', 'ascended foxes')}, most tails {most}"

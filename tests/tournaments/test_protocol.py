@@ -246,6 +246,7 @@ def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path
     assert_nothing_left(folder, starts=3)
 
 
+@pytest.mark.slow
 def test_a_program_over_its_move_time_pays_from_its_bank_until_it_forfeits(tmp_path):
     """A program that takes 0.4 s on every move against a 0.05 s move time sees its time bank shrink at
     each act (1500 ms at the first) and forfeits each game for time once the bank is spent."""

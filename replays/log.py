@@ -174,37 +174,92 @@ _HEADER_TYPES: dict[str, type | tuple[type, ...]] = {
     "events": list,
     "head": str,
 }
+# Every key a log may hold: a key nobody checks could carry anything past a "passed" verdict.
+_TOP_KEYS = frozenset((*_HEADER_TYPES, "format", "format_version", "seed", "result", "signature"))
+_REQUIRED_TOP_KEYS = _TOP_KEYS - {"signature"}
+_SEAT_KEYS = frozenset(("seat", "bot", "hash"))
+_PART_KEYS = {  # the objects inside the header, by their key
+    "config": frozenset(("seats", "options")),
+    "result": frozenset(("ranking", "reason")),
+    "signature": frozenset(("algorithm", "public_key", "signature")),
+}
+_EVENT_KEYS = frozenset(("seq", "step", "type", "data", "hash", "audience", "commitment", "salt", "private"))
 
 
 def check_shape(log: dict[str, Any], name: str = "log", events: bool = True) -> None:
-    """Every field present with the right JSON type; LogError naming the first that is not.
+    """Every field present with the right JSON type, and no field unknown; LogError naming the first
+    that is not (by its path: ``seats[1].colour: unknown field``).
 
     ``events=False`` leaves the events to the caller (``chain_head`` checks each as it goes).
     """
     check_header(log, name)
+    if log.keys() != _TOP_KEYS and log.keys() != _REQUIRED_TOP_KEYS:
+        _name_odd_key(log, _TOP_KEYS, "", name, _REQUIRED_TOP_KEYS)
     for key, kind in _HEADER_TYPES.items():
         value = log.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise LogError(f"{name}: field {key!r} must be {_kind_name(kind)}, found {_describe(value)}")
     if log.get("seed") is not None and not isinstance(log["seed"], str):
         raise LogError(f"{name}: field 'seed' must be a string or null, found {_describe(log['seed'])}")
+    for key, known in _PART_KEYS.items():
+        part = log.get(key)
+        if isinstance(part, dict) and not part.keys() <= known:
+            _name_odd_key(part, known, f"{key}.", name)
     for index, seat in enumerate(log["seats"]):
         if not (isinstance(seat, dict) and isinstance(seat.get("bot"), str) and isinstance(seat.get("hash"), str)
                 and seat.get("seat") == index):
             raise LogError(f"{name}: seats[{index}] must be {{seat: {index}, bot: string, hash: string}}")
+        if seat.keys() != _SEAT_KEYS:
+            _name_odd_key(seat, _SEAT_KEYS, f"seats[{index}].", name)
+    try:
+        viewer = parse_view(log["view"], len(log["seats"]))
+    except LogError as error:
+        raise LogError(f"{name}: view: {error}") from None
     if events:
         for index, event in enumerate(log["events"]):
-            if _fields(event) is None:
+            fields = _fields(event)
+            if fields is None:
                 _check_event(event, index, name)
+            check_private(fields[5], fields[6], fields[7] is not None, viewer, index, name)
     if not log["events"]:
         raise LogError(f"{name}: a log has at least one event")
+
+
+def _name_odd_key(part: dict[str, Any], known: frozenset[str], path: str, name: str,
+                  required: frozenset[str] = frozenset()) -> None:
+    """Raise LogError naming the first key of ``part`` that is not known, or the first required one missing."""
+    for key in part:
+        if key not in known:
+            raise LogError(f"{name}: {path}{key}: unknown field")
+    missing = sorted(required - part.keys())
+    if missing:
+        raise LogError(f"{name}: {path}{missing[0]}: missing")
+
+
+def check_private(audience: Any, commit: str | None, carried: bool, viewer: int | str | None, index: int,
+                  name: str = "log") -> None:
+    """An event carries its private part exactly when the log's view may: a full log every one, a
+    spectator's none, seat K's those whose audience holds K. LogError naming the field otherwise."""
+    if commit is None:
+        if carried:
+            raise LogError(f"{name}: events[{index}].private: a public event (commitment null) has no private part",
+                           index)
+        return
+    may = viewer == "full" or (viewer is not None and audience != PUBLIC and viewer in audience)
+    if carried and not may:
+        who = "a spectator log" if viewer is None else f"seat {viewer}, not in its audience {audience},"
+        raise LogError(f"{name}: events[{index}].private: {who} may not carry it", index)
+    if may and not carried:
+        view = "full" if viewer == "full" else f"seat:{viewer}"
+        raise LogError(f"{name}: events[{index}].private: missing, though the log's view {view} sees it", index)
 
 
 def _fields(event: Any) -> tuple | None:
     """The common case in one pass: an event's fields when its shape holds, else None.
 
     (seq, step, type, data, hash, audience, commitment, salt, private), salt and private
-    None for a public event. ``_check_event`` explains a None.
+    None for a public event; None for an event with a key beyond these. ``_check_event``
+    explains a None.
     """
     if type(event) is not dict:
         return None
@@ -219,9 +274,11 @@ def _fields(event: Any) -> tuple | None:
         return None
     if audience != PUBLIC and not (type(audience) is list and all(type(s) is int for s in audience)):
         return None
+    # The seven keys read above are there, so the count of keys says there is no other: no salt,
+    # private or unknown key beside a public event's, only private beside a salt.
     if salt is None:
-        return fields if "salt" not in event and "private" not in event else None
-    return fields if "private" in event and type(salt) is str and _HEX32.fullmatch(salt) is not None else None
+        return fields if len(event) == 7 else None
+    return fields if len(event) == 9 and "private" in event and type(salt) is str and _HEX32.fullmatch(salt) else None
 
 
 def _check_event(event: Any, index: int, name: str) -> NoReturn:
@@ -229,6 +286,9 @@ def _check_event(event: Any, index: int, name: str) -> NoReturn:
     where = f"{name}: events[{index}]"
     if not isinstance(event, dict):
         raise LogError(f"{where} must be an object, found {_describe(event)}", index)
+    for key in event:
+        if key not in _EVENT_KEYS:
+            raise LogError(f"{where}.{key}: unknown field", index)
     for key, kind in (("seq", int), ("step", int), ("type", str), ("data", dict), ("hash", str)):
         value = event.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -253,9 +313,14 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
     """Check each event's shape, re-make its body, check each link and commitment; the head.
 
     The same checks as ledger.chain.verify_links over ``records_of``, in one pass that
-    builds no records: verification's hot path. Raises ChainError at the first bad seq.
+    builds no records: verification's hot path. Raises ChainError at the first bad seq, and
+    LogError at the first event whose private part the log's view may not carry or must
+    carry (``check_private``, reached only where a private part is carried outside a full
+    log or withheld outside a spectator's).
     """
     body_of = bodies_of(log["game_id"])
+    viewer = parse_view(log["view"], len(log["seats"]))
+    full = viewer == "full"
     prev: bytes = GENESIS
     for index, event in enumerate(log["events"]):
         fields = _fields(event)
@@ -266,8 +331,13 @@ def chain_head(log: dict[str, Any], name: str = "log") -> str:
             raise ChainError(index, f"expected seq {index}, found seq {seq}")
         try:
             body = body_of(seq, type_, audience, data, commit, step)
-            if salt is not None and commitment(bytes.fromhex(salt), canonical(private)) != commit:
-                raise ChainError(seq, f"private part does not match its commitment {commit}")
+            if salt is not None:
+                if not full or commit is None:
+                    check_private(audience, commit, True, viewer, index, name)
+                if commitment(bytes.fromhex(salt), canonical(private)) != commit:
+                    raise ChainError(seq, f"private part does not match its commitment {commit}")
+            elif commit is not None and viewer is not None:  # withheld: only a spectator withholds them all
+                check_private(audience, commit, False, viewer, index, name)
         except CanonicalError as error:
             raise LogError(f"{name}: events[{seq}]: {error}", seq) from None
         prev = hashlib.sha256(prev + body).digest()

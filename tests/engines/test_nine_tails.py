@@ -304,6 +304,40 @@ def test_befuddle_puts_up_to_two_counters_on_another_seats_fox():
     assert fox_of(table.state, "F-GGSA").spent == 1 and table.state.phase == "action"
 
 
+def test_befuddle_offers_only_foxes_with_an_open_slot():
+    """NT-19: Befuddle's targets are the other seats' foxes with at least one open slot; a full fox is not one."""
+    state = place_fox(lay(), 2, "F-GGSA", spent=[0, 1, 2, 3])
+    table = trick_table("befuddle", "F-QQAG", state=state)
+    assert table.state.phase == "target" and table.legal == ["fox:F-AACS", "fox:W-SAC"]
+    with pytest.raises(IllegalAction, match="cannot aim befuddle"):
+        ENGINE.decide(table.state, "fox:F-GGSA")
+
+
+def test_befuddle_ends_without_asking_once_its_target_is_full():
+    """NT-19: when the target's last open slot takes a counter, Befuddle ends there: no `stop` is asked."""
+    state = place_fox(lay(), 2, "F-GGSA", spent=[0, 1, 2])
+    table = trick_table("befuddle", "F-QQAG", state=state).do("fox:F-GGSA")
+    assert table.legal == ["slot:3", "stop"]
+    table.do("slot:3")
+    assert fox_of(table.state, "F-GGSA").spent == 0b1111
+    assert table.types()[-1] == "counter_befuddled" and "befuddle_done" not in table.types()
+    assert table.state.phase == "action" and table.actor == 1
+    conserved(table.state)
+
+
+def test_befuddle_places_no_more_counters_than_the_pile_holds():
+    """NT-19: with one counter left after paying, Befuddle ends after placing it; with none left, its only
+    target is `none` (the trick fizzles)."""
+    table = trick_table("befuddle", "F-QQAG", state=lay()._replace(pile=3)).do("fox:F-AACS")
+    assert table.state.pile == 1 and table.legal == ["slot:0", "slot:1", "slot:2", "slot:3", "stop"]
+    table.do("slot:0")
+    assert table.state.pile == 0 and table.state.phase == "action" and "befuddle_done" not in table.types()
+    table = trick_table("befuddle", "F-QQAG", state=lay()._replace(pile=2))
+    assert table.state.pile == 0 and table.state.phase == "target" and table.legal == ["none"]
+    table.do("none")
+    assert table.last("trick_fizzled").data == {"seat": 1, "trick": "befuddle"} and table.state.phase == "action"
+
+
 def test_second_wind_returns_all_counters_on_this_fox():
     """NT-6 4: Second Wind (Any) returns all counters on this fox, its own cost included."""
     state = place_fox(lay(), 1, "F-QQAG", spent=[0, 1])
@@ -466,6 +500,21 @@ def test_ascension_with_empty_stack_and_empty_starting_deck():
     assert table.state.ascended == (3, 2, 2, 2, 2) and table.state.ascended_cards == (2,) * 5
     assert [fox.card for fox in table.state.foxes[0]] == ["F-AACS"]
     assert table.last("fox_ascended").data["new_fox"] == "" and table.types()[-1] == "game_won"
+    conserved(table.state)
+
+
+def test_an_ascending_starting_fox_is_drawn_again_from_an_empty_starting_deck():
+    """NT-11, Fox Ascension 3 and 5: an ascending starting fox goes under the Starting Fox Deck before the new
+    fox is drawn, so even with that deck empty the seat draws one: the same fox, fresh."""
+    state = place_fox(lay(5, wilds=["T-SA"]), 0, "F-AACS", tails=["T-AAG*", "T-CCS*", "T-AC"])
+    for seat, card in enumerate(state.starting):  # every other Starting Fox is in front of seats 1-4
+        state = place_fox(state, seat % 4 + 1, card)
+    assert state.starting == ()
+    table = Table(state).do("venture", "take:T-SA", "fox:F-AACS")
+    assert table.last("fox_ascended").data["new_fox"] == "F-AACS"
+    fox = fox_of(table.state, "F-AACS")
+    assert [f.card for f in table.state.foxes[0]] == ["F-AACS"] and (fox.count, fox.tails, fox.spent) == (1, (), 0)
+    assert table.state.starting == ()
     conserved(table.state)
 
 

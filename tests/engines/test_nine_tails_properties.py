@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots import heuristic_nine_tails, random_bot
-from engines.base import CHANCE, TERMINAL, Event, IllegalAction, fold
+from engines import registry
+from engines.base import CHANCE, SETUP, TERMINAL, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import opening, play
 from engines.nine_tails.cards import MOVE_CAP, STARTING_FOX_IDS, TRICK_NAMES, WILD_FOX_IDS, WILDS_IDS
@@ -180,6 +181,65 @@ def test_a_redacted_log_verifies(seed, seats):
         for event in events:
             state = ENGINE.apply(state, event)
     assert ENGINE.actor(state) == TERMINAL and tuple(ENGINE.ranking(state)) == played.outcome.ranking
+
+
+ASKED_ALONE = frozenset(("choose", "place", "discard", "perform", "cancel window", "target"))
+"""NT-20: the decisions a seat is still asked when it has a single legal action."""
+NEVER_ALONE = frozenset(("action", "trick window", "pay", "befuddle"))
+"""NT-20: the decisions never asked with a single legal action (the engine goes on without asking)."""
+
+
+class Recorder:
+    """A random agent that records, through the public Turn, each decision it was asked: phase, legal, hand."""
+
+    def __init__(self, seed: str, asked: list) -> None:
+        self.rng = random.Random(seed)
+        self.asked = asked
+
+    def act(self, turn):
+        view = turn.view
+        self.asked.append((view["phase"], tuple(turn.legal), len(view["hand"])))
+        return self.rng.choice(turn.legal)
+
+
+FEWER = settings(PROPERTY, max_examples=8)  # a view at every decision or step: a dearer playout
+
+
+@FEWER
+@given(seed=seeds, seats=seat_counts)
+def test_decisions_with_one_legal_action_are_asked_as_documented(seed, seats):
+    """NT-20, NT-10, NT-19: a seat is asked with a single legal action only in the phases documented as still
+    asked; the trick and cancel windows ask only seats holding a card; Befuddle asks only while a slot is open."""
+    engine = registry.get("nine-tails")
+    asked: list = []
+    play(engine, engine.configure(seats), seed, [Recorder(f"{seed}/{seat}", asked) for seat in range(seats)])
+    assert asked
+    for phase, legal, hand in asked:
+        assert phase in ASKED_ALONE | NEVER_ALONE, phase
+        if phase in NEVER_ALONE:
+            assert len(legal) >= 2, (phase, legal)
+        if phase in ("trick window", "cancel window"):
+            assert hand > 0, (phase, legal)
+        if phase == "befuddle":
+            assert "stop" in legal and any(action.startswith("slot:") for action in legal), legal
+
+
+@FEWER
+@given(seed=seeds, seats=seat_counts)
+def test_every_seat_always_has_a_starting_fox(seed, seats):
+    """NT-11: a seat's starting fox leaves it only by ascending, and then goes under the Starting Fox Deck before
+    the new one is drawn, so no seat is ever without a fox (seen in the spectator's view after every step)."""
+    engine = registry.get("nine-tails")
+    agents = [random_bot.Bot("nine-tails", seat, random.Random(f"{seed}/{seat}")) for seat in range(seats)]
+    played = play(engine, engine.configure(seats), seed, agents)
+    state = None
+    for step in played.steps:
+        for event in step.events:
+            state = engine.apply(state, event)
+        if step.actor == SETUP:
+            continue
+        for foxes in engine.view(state, None)["foxes"]:
+            assert any(fox["kind"] == "starting fox" for fox in foxes), foxes
 
 
 # --- the heuristic bot --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.canonical import CanonicalError, canonical, loads
-from ledger.chain import ChainError, Record, body_of, commitment, seal, verify_chain
+from ledger.chain import ChainError, Record, body_of, commitment, link, seal, verify_chain
 from tests.strategies import json_values
 
 SALT = bytes(range(16))
@@ -129,6 +129,16 @@ def test_resealed_event_with_renumbered_seq_still_breaks_the_next_link():
     forged = seal("g1", 1, records[0].hash, "moved", {"seat": 2}, None)
     records[1] = forged
     with pytest.raises(ChainError) as caught:
+        verify_chain("g1", records)
+    assert caught.value.seq == 2
+
+
+def test_a_body_hashing_another_seq_is_caught_even_when_every_link_holds():
+    """A record at seq 2 whose hashed body says seq 5, re-linked so every hash checks, is caught at seq 2."""
+    records = make_chain(n=3)
+    body = body_of("g1", 5, "moved", "public", {"seat": 2}, None)
+    records[2] = records[2]._replace(body=body, hash=link(records[1].hash, body))
+    with pytest.raises(ChainError, match="seq 5") as caught:
         verify_chain("g1", records)
     assert caught.value.seq == 2
 

@@ -78,19 +78,38 @@ def test_database_rejects_update_and_delete_of_events(ledger, db_path, statement
         raw.close()
 
 
-def test_database_rejects_a_gap_or_a_duplicate_seq(ledger, db_path):
-    """Raw inserts must land at the game's next seq: a gap or a repeat aborts."""
+@pytest.mark.parametrize(("game_id", "seq"), [
+    ("g1", 0), ("g1", 1),  # repeats
+    ("g1", 3), ("g1", 4), ("g1", 7),  # gaps of one, two and five seqs after seq 1
+    ("g2", 1), ("g2", 2),  # gaps in a game with no events yet
+], ids=["repeat-0", "repeat-1", "gap-1", "gap-2", "gap-5", "first-gap-1", "first-gap-2"])
+def test_database_rejects_a_gap_or_a_duplicate_seq(ledger, db_path, game_id, seq):
+    """Raw inserts must land at the game's next seq: a repeat, or a gap of any size (one seq too), aborts."""
+    ledger.create_game(game_row())
+    ledger.append("g1", 0, chain(n=2))
+    ledger.create_game(game_row("g2"))
+    raw = sqlite3.connect(db_path)
+    try:
+        with pytest.raises(sqlite3.DatabaseError, match="next seq"):
+            raw.execute("INSERT INTO events VALUES (?, ?, 't', 'public', x'00', NULL, NULL, 'h')", (game_id, seq))
+        raw.rollback()
+    finally:
+        raw.close()
+    assert [r.seq for r in ledger.records("g1")] == [0, 1]
+    assert ledger.records("g2") == []
+
+
+def test_database_accepts_the_next_seq_by_raw_insert(ledger, db_path):
+    """The contiguity trigger lets the very next seq through (so the gap tests above fail for the gap alone)."""
     ledger.create_game(game_row())
     ledger.append("g1", 0, chain(n=2))
     raw = sqlite3.connect(db_path)
     try:
-        for seq in (5, 1):
-            with pytest.raises(sqlite3.DatabaseError):
-                raw.execute("INSERT INTO events VALUES ('g1', ?, 't', 'public', x'00', NULL, NULL, 'h')", (seq,))
-        raw.rollback()
+        raw.execute("INSERT INTO events VALUES ('g1', 2, 't', 'public', x'00', NULL, NULL, 'h')")
+        raw.commit()
     finally:
         raw.close()
-    assert len(ledger.records("g1")) == 2
+    assert [r.seq for r in ledger.records("g1")] == [0, 1, 2]
 
 
 def test_whole_game_write_is_atomic(ledger):

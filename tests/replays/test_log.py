@@ -206,15 +206,39 @@ def test_unknown_view_is_refused():
 
 
 def test_exported_logs_match_the_published_json_schema(ledger):
-    """docs/log-format.schema.json accepts real logs, full and redacted, and rejects a float."""
+    """docs/log-format.schema.json accepts real logs, full and redacted, and refuses a wrong version, an unknown
+    field at the top, in a seat entry, an event, the config or the result, and a view its private parts belie."""
     import json
     from pathlib import Path
 
     import jsonschema
 
     schema = json.loads((Path(__file__).parents[2] / "docs" / "log-format.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
     log = archive.export(ledger, stored(ledger, recorded_game("schema", 3)))
     for view in ("full", "spectator", "seat:1"):
         jsonschema.validate(logfmt.redact(log, view), schema)
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({**log, "format_version": 2}, schema)
+    private = next(index for index, event in enumerate(log["events"]) if "private" in event)
+
+    def changed(mutate, view="full"):
+        out = copy.deepcopy(logfmt.redact(log, view))
+        mutate(out)
+        return out
+
+    def bare(out):
+        del out["events"][private]["private"], out["events"][private]["salt"]
+
+    refused = [
+        changed(lambda out: out.update(format_version=2)),
+        changed(lambda out: out.update(colour="red")),
+        changed(lambda out: out["seats"][0].update(colour="red")),
+        changed(lambda out: out["events"][3].update(colour="red")),
+        changed(lambda out: out["config"].update(colour="red")),
+        changed(lambda out: out["result"].update(colour="red")),
+        changed(bare),  # a full log without a private part
+        changed(lambda out: out["events"][private].update(log["events"][private]), "spectator"),
+        changed(lambda out: out["events"][0].update(private={}, salt="ab" * 16)),  # a public event's
+    ]
+    for forged in refused:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(forged, schema)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import re
 
 import orjson
 import pytest
@@ -233,6 +234,111 @@ def test_redacted_log_with_a_forged_hidden_chance_part_fails(log):
     target = next(e for e in redacted["events"] if e["commitment"] is not None and e["step"] >= 1)
     target["commitment"] = "0" * 64
     expect_failure(reseal(redacted), target["seq"])
+
+
+def private_seq(log, seat, sees=True):
+    """The seq of the first event whose private part ``seat`` sees (or, ``sees=False``, may not see)."""
+    return next(e["seq"] for e in log["events"]
+                if e["commitment"] is not None and (seat in e["audience"]) == sees)
+
+
+def verify_cli(tmp_path, log):
+    """`tourney replay verify FILE` on ``log``: exit code and everything it printed."""
+    path = tmp_path / "forged.json"
+    path.write_bytes(logfmt.dumps(log))
+    result = runner.invoke(app, ["replay", "verify", str(path)])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+UNKNOWN_FIELDS = {
+    "top": (lambda log: log.update(colour="red"), "colour"),
+    "event": (lambda log: log["events"][12].update(colour="red"), "events[12].colour"),
+    "private-event": (lambda log: log["events"][private_seq(log, 0)].update(colour="red"), "events[{seq}].colour"),
+    "seat": (lambda log: log["seats"][1].update(colour="red"), "seats[1].colour"),
+    "config": (lambda log: log["config"].update(colour="red"), "config.colour"),
+    "result": (lambda log: log["result"].update(colour="red"), "result.colour"),
+}
+
+
+@pytest.mark.parametrize("where", list(UNKNOWN_FIELDS))
+def test_an_unknown_field_is_refused_with_its_path(log, tmp_path, where):
+    """`replay verify` refuses a log with a field nobody checks (at the top, in an event, a seat entry, the
+    config or the result), naming the field by its path; the chain alone would have passed it."""
+    forged = copy.deepcopy(log)
+    mutate, path = UNKNOWN_FIELDS[where]
+    mutate(forged)
+    path = path.format(seq=private_seq(log, 0))
+    with pytest.raises(logfmt.LogError, match=rf"^log: {re.escape(path)}: unknown field$"):
+        verify_log(forged)
+    code, output = verify_cli(tmp_path, forged)
+    assert code == 1 and f"{path}: unknown field" in output and "all passed" not in output
+
+
+def test_an_unknown_field_in_the_signature_is_refused(log, tmp_path):
+    """A signed log whose signature object holds an extra field is refused, naming it."""
+    signing.new_keys(tmp_path / "k.key", tmp_path / "k.pub")
+    signed = signing.sign(log, signing.load_private(tmp_path / "k.key"))
+    assert verify_log(signed).signature
+    signed["signature"]["colour"] = "red"
+    with pytest.raises(logfmt.LogError, match=r"signature\.colour: unknown field"):
+        verify_log(signed)
+
+
+def test_a_missing_header_field_is_refused():
+    """The header's seed and result are there even while null: a log without them is refused, naming them."""
+    log = real_log("lemur-tails", "missing")
+    for key in ("seed", "result"):
+        with pytest.raises(logfmt.LogError, match=rf"^log: {key}: missing$"):
+            verify_log({k: v for k, v in log.items() if k != key})
+
+
+def without_private(log, seq):
+    forged = copy.deepcopy(log)
+    del forged["events"][seq]["private"], forged["events"][seq]["salt"]
+    return forged
+
+
+def with_private_of(log, redacted, seq):
+    forged = copy.deepcopy(redacted)
+    forged["events"][seq] = copy.deepcopy(log["events"][seq])
+    return forged
+
+
+def test_a_view_must_match_the_private_parts_the_log_carries(log, tmp_path):
+    """`replay verify` refuses a full log missing a private part, a spectator log carrying one, and a seat's log
+    carrying another seat's or missing its own, naming the event's private field; the honest views pass."""
+    for view in ("full", "spectator", "seat:0", "seat:1"):
+        assert verify_log(logfmt.redact(log, view)).events == len(log["events"])
+    own, others = private_seq(log, 0), private_seq(log, 0, sees=False)
+    seat0 = logfmt.redact(log, "seat:0")
+    cases = [
+        (without_private(log, own), own, "missing, though the log's view full sees it"),
+        (with_private_of(log, logfmt.redact(log, "spectator"), own), own, "a spectator log may not carry it"),
+        (with_private_of(log, seat0, others), others, "seat 0, not in its audience"),
+        (without_private(seat0, own), own, "missing, though the log's view seat:0 sees it"),
+    ]
+    for forged, seq, message in cases:
+        with pytest.raises(logfmt.LogError, match=rf"^log: events\[{seq}\]\.private: {re.escape(message)}"):
+            verify_log(forged)
+        code, output = verify_cli(tmp_path, forged)
+        assert code == 1 and f"events[{seq}].private: {message}" in output
+
+
+def test_a_public_event_carrying_a_private_part_is_refused(log):
+    """A private part and salt added to a public event (commitment null) are refused, naming the field."""
+    forged = copy.deepcopy(log)
+    seq = next(e["seq"] for e in log["events"] if e["commitment"] is None and e["seq"] > 0)
+    forged["events"][seq].update(private={"cards": [1]}, salt="ab" * 16)
+    with pytest.raises(logfmt.LogError, match=rf"events\[{seq}\]\.private: a public event"):
+        verify_log(forged)
+
+
+@pytest.mark.parametrize("view", ["seat:7", "owner", "seat:-1", "Full"])
+def test_an_unknown_view_is_refused_naming_the_field(log, view):
+    """A view that is not full, spectator or seat:K of a seat of this game is refused as the view field."""
+    with pytest.raises(logfmt.LogError, match=r"^log: view: unknown view"):
+        verify_log({**log, "view": view})
 
 
 def test_future_log_format_is_refused():

@@ -8,6 +8,7 @@ the bots folder, so each test can check that nothing a bot started outlives the 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -197,6 +198,7 @@ PROGRAM_CASES = {
     "not_json": (["not-json"], FAST, r"^bot failure: answered garbage: b'play the first one, please' is not JSON$"),
     "not_object": (["not-object"], FAST, r"^bot failure: answered garbage: .*is not a JSON object$"),
     "wrong_type": (["wrong-type"], FAST, r"^bot failure: answered garbage: expected \{\"type\": \"action\".*'move'"),
+    "move_type": (["move-type"], FAST, r"^bot failure: answered garbage: expected \{\"type\": \"action\".*'move'"),
     "not_string": (["not-string"], FAST, r"^bot failure: answered garbage: expected .*'action': 7"),
     "illegal": (["illegal"], FAST, r"^illegal action: seat [01] cannot 'teleport:moon'"),
     "flood": (["flood"], FAST, r"^bot failure: flooded its output: more than 1048576 bytes"),
@@ -242,6 +244,25 @@ def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path
     games = stored_games(tmp_path / "t.db")
     assert len(games) == 2
     assert_forfeits(games, "crash", r"crashed: exited with code 3")
+    assert_nothing_left(folder, starts=3)
+
+
+@pytest.mark.slow
+def test_a_program_over_its_move_time_pays_from_its_bank_until_it_forfeits(tmp_path):
+    """A program that takes 0.4 s on every move against a 0.05 s move time sees its time bank shrink at
+    each act (1500 ms at the first) and forfeits each game for time once the bank is spent."""
+    folder = make_folder(tmp_path, good=1, programs={"slow": ["slow", "1"]})
+    db = tmp_path / "t.db"
+    result = run(folder, db, "--move-time", "0.05", "--time-bank", "1.5")
+    assert result.exit_code == 0, result.output
+    games = stored_games(db)
+    assert_complete(games, ["random_bot", "slow"])
+    assert_forfeits(games, "slow", r"^bot failure: timed out: ")
+    banks = [[int(ms) for ms in path.read_text().split()] for path in (folder / "_banks").iterdir()]
+    assert len(banks) == len(games)  # one bot process per game, each of which acted
+    for seen in banks:
+        assert seen[0] == 1500 and len(seen) >= 2, seen
+        assert all(later < earlier for earlier, later in itertools.pairwise(seen)), seen
     assert_nothing_left(folder, starts=3)
 
 

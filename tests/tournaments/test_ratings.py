@@ -13,6 +13,7 @@ def test_defaults_are_pinned():
     """The visible defaults: mean 1500, K 32, 400-point scale, 95% bootstrap of 200 with a fixed seed."""
     assert (ratings.MEAN, ratings.K_FACTOR, ratings.SCALE) == (1500.0, 32.0, 400.0)
     assert (ratings.CONFIDENCE, ratings.BOOTSTRAP_SAMPLES, ratings.PRIOR_DRAWS) == (0.95, 200, 1.0)
+    assert ratings.BOOTSTRAP_SEED == 20261129
 
 
 @pytest.mark.parametrize(("gap", "score"), [(0, 0.500), (100, 0.640), (200, 0.760), (400, 0.909), (-100, 0.360)])
@@ -71,6 +72,14 @@ def test_mle_recovers_the_gap_of_a_known_score():
     assert (elo["a"] + elo["b"]) / 2 == pytest.approx(1500)
 
 
+def test_mle_counts_a_draw_as_half_a_win_for_each_side():
+    """Known answer with draws: 8 wins, 8 draws, 4 losses score 60%, so the MLE gap is 400 log10(12/8) = 70.44."""
+    games = [[("a", 1), ("b", 2)]] * 8 + [[("a", 1), ("b", 1)]] * 8 + [[("a", 2), ("b", 1)]] * 4
+    elo = ratings.mle_elo(games, prior_draws=1e-9)
+    assert elo["a"] - elo["b"] == pytest.approx(400 * math.log10(12 / 8), abs=0.01)
+    assert elo["a"] - elo["b"] == pytest.approx(70.44, abs=0.01)  # ignoring the draws would give 120.41
+
+
 def test_mle_stays_finite_for_an_unbeaten_bot():
     """The prior keeps a bot that never lost at a finite rating, still above the rest."""
     elo = ratings.mle_elo([[("a", 1), ("b", 2), ("c", 3)]] * 10)
@@ -86,6 +95,16 @@ def test_bootstrap_is_reproducible_and_brackets_the_estimate():
     elo = ratings.mle_elo(games)
     for bot, (low, high) in first.items():
         assert low <= elo[bot] <= high
+
+
+def test_bootstrap_intervals_are_pinned_to_the_default_seed():
+    """With the default seed and samples, one set of intervals is pinned to numbers (another seed moves them)."""
+    games = [[("a", 1), ("b", 2)]] * 12 + [[("a", 2), ("b", 1)]] * 8 + [[("b", 1), ("c", 2)]] * 10
+    assert ratings.bootstrap_ci(games) == {
+        "a": (pytest.approx(1620.77, abs=0.01), pytest.approx(1847.48, abs=0.01)),
+        "b": (pytest.approx(1579.47, abs=0.01), pytest.approx(1720.90, abs=0.01)),
+        "c": (pytest.approx(1052.21, abs=0.01), pytest.approx(1195.17, abs=0.01)),
+    }
 
 
 @pytest.mark.parametrize(("wins", "losses", "value"), [(10, 10, 0.5), (0, 0, 0.5), (12, 8, 0.8145), (30, 10, 0.99921)])

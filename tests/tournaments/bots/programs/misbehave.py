@@ -11,8 +11,11 @@ Modes at act number AT (default 2, so mid-game): ``crash`` (exits with code 3),
 ``close`` (closes its stdout and keeps running, so its output ends before it exits),
 ``hang`` (sleeps forever), ``not-json``, ``not-object`` (a JSON array), ``wrong-type`` (an
 object that is not an action),
+``move-type`` (a legal action under the type "move"),
 ``not-string`` (an action that is a number), ``illegal`` (an action not in legal),
 ``flood`` (2 MiB without a newline), ``twice`` (two answers to one request), ``ok`` (never misbehaves).
+Mode ``slow`` answers every act from number AT on after 0.4 s, and appends the ``time_bank_ms``
+of each act it receives to ``_banks/<own pid>``, so a test can watch the bank being charged.
 """
 
 import json
@@ -23,6 +26,7 @@ import time
 
 MODE = sys.argv[1]
 AT = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+SLOW_SECONDS = 0.4
 
 
 def say(message):
@@ -50,6 +54,8 @@ def misbehave(legal):
         say(["action", legal[0]])
     elif MODE == "wrong-type":
         say({"type": "move", "move": legal[0]})
+    elif MODE == "move-type":
+        say({"type": "move", "action": legal[0]})
     elif MODE == "not-string":
         say({"type": "action", "action": 7})
     elif MODE == "illegal":
@@ -94,7 +100,14 @@ def main():
                 say({"type": "ready"})
         elif kind == "act":
             acts += 1
-            if acts == AT:
+            if MODE == "slow":
+                os.makedirs("_banks", exist_ok=True)
+                with open(os.path.join("_banks", str(os.getpid())), "a") as out:
+                    out.write(f"{message['time_bank_ms']}\n")
+                if acts >= AT:
+                    time.sleep(SLOW_SECONDS)
+                say({"type": "action", "action": message["legal"][0]})
+            elif acts == AT:
                 misbehave(message["legal"])
             else:
                 say({"type": "action", "action": message["legal"][0]})

@@ -4,8 +4,8 @@ docs/games/ has the rules as built and the modules' roles; engines.registry find
 package by the game's name.
 """
 
-from engines.lemur_tails.engine import ENGINE
+from engines.lemur_tails.engine import ENGINE, VERSION_1
 
-VERSIONS = {ENGINE.version: ENGINE}
+VERSIONS = {1: VERSION_1, 2: ENGINE}
 
 __all__ = ["ENGINE", "VERSIONS"]

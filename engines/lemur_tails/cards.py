@@ -7,9 +7,11 @@ Every physical card has an id (LT-1, docs/games/lemur-tails.md "Card identity"):
 * 80..83  white jokers, 84..87 black jokers;
 * 88      the End card.
 
-Copies of one colour and number are interchangeable, so actions and views name a card by its
-*kind*: "W0".."W9", "WJ", "B0".."B9", "BJ" (kind index = colour * 11 + number, 10 for a joker).
-Events carry ids so every card's whereabouts can be followed through a log.
+Copies of one colour and number are interchangeable (LT-16), so actions and views name a card by
+its *kind*: "W0".."W9", "WJ", "B0".."B9", "BJ" (kind index = colour * 11 + number, 10 for a joker).
+Rules version 1 put ids in its events; version 2's events name kinds too (LT-21), and the fold
+gives each copy it meets an id of its own by ``canonical_ids`` and ``lowest``, so ids live only
+in the state, where they keep the bookkeeping exact (every card in exactly one place).
 
 Tails are named by owner seat and the ring their start card ends with: "0w", "0b", "1w", "1b"
 (tail index = seat * 2 + ring, ring 0 white, 1 black). The first card on a tail has the ring's
@@ -17,6 +19,8 @@ opposite colour (LT-2).
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left
 
 WHITE, BLACK = 0, 1
 COLOR_WORDS = ("white", "black")
@@ -49,6 +53,15 @@ KIND: tuple[int, ...] = tuple(
 KIND_NAMES: tuple[str, ...] = tuple(f"{'WB'[k // 11]}{'J' if k % 11 == JOKER else k % 11}" for k in range(22))
 KIND_OF_NAME = {name: kind for kind, name in enumerate(KIND_NAMES)}
 NAMES: tuple[str, ...] = (*(KIND_NAMES[KIND[i]] for i in range(TAIL_CARDS)), "END")
+IDS: tuple[int, ...] = tuple(range(CARDS))
+"""A card as rules version 1's events name it: its id (``IDS[card] == card``); version 2 uses NAMES."""
+# The ids of one kind are consecutive (four numbered copies, or the four jokers of a colour), so in
+# a sorted hand or market the lowest copy of a kind is found by bisection.
+ID_RANGE: tuple[tuple[int, int], ...] = tuple(
+    (min(ids), max(ids)) for kind in range(22) for ids in [[i for i in range(TAIL_CARDS) if KIND[i] == kind]]
+)
+"""ID_RANGE[kind]: the lowest and the highest id of that kind."""
+NAME_RANGE: dict[str, tuple[int, int]] = {KIND_NAMES[kind]: ID_RANGE[kind] for kind in range(22)}
 
 # 0 sits next to both 1 and 9 (LT-1): a number fits itself and its two neighbours on a ring of ten.
 FIT: tuple[frozenset[int], ...] = tuple(frozenset({(n - 1) % 10, n, (n + 1) % 10}) for n in range(10))
@@ -66,6 +79,30 @@ PLACE_ACTIONS = tuple(f"place:{t}" for t in TAILS)
 DISCARD_ACTIONS = tuple(f"discard:{name}" for name in KIND_NAMES)
 MARKET_ACTIONS = tuple(f"lemur:market:{name}" for name in KIND_NAMES)
 STEAL_ACTIONS = tuple(f"lemur:tail:{t}" for t in TAILS)
+
+
+def lowest(cards: tuple[int, ...], kind: int) -> int:
+    """The lowest id of ``kind`` in the ascending ``cards`` (a hand, the market), or -1 (LT-16)."""
+    low, high = ID_RANGE[kind]
+    index = bisect_left(cards, low)
+    if index < len(cards) and cards[index] <= high:
+        return cards[index]
+    return -1
+
+
+def canonical_ids(names: list[str]) -> tuple[int, ...]:
+    """Ids for a deck given by kind, top first: the n-th copy of a kind from the top gets its n-th lowest id.
+
+    Which copy lies where is not a fact of the game (LT-16), so rules version 2 records a shuffle by
+    kind and the fold numbers the copies in this one fixed way.
+    """
+    next_id = [low for low, _ in ID_RANGE]
+    out = []
+    for name in names:
+        kind = KIND_OF_NAME[name]
+        out.append(next_id[kind])
+        next_id[kind] += 1
+    return tuple(out)
 
 
 def accepts(tail_index: int, tail: tuple[int, ...]) -> frozenset[int]:

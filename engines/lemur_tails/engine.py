@@ -14,10 +14,15 @@ module is the engine: the fold, the chance steps, views and ranking. Card data l
 engines/lemur_tails/cards.py, the state and the turn rules (legal actions, decide) in
 engines/lemur_tails/rules.py. Rules as implemented, rulings LT-1..LT-9 and the new ones (LT-10..)
 are in docs/games/lemur-tails.md.
+
+Two rules versions, one class: version 1 named the physical copy of a card in its events, which
+told an opponent which copies a hand did not hold; version 2 names only kinds (LT-21). A log names
+its version and is folded by that one, so every version-1 log still verifies (``VERSIONS``).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,13 +31,16 @@ from engines.lemur_tails.cards import (
     BOTTOM,
     END,
     HAND_SIZE,
+    IDS,
     MARKET_SIZE,
+    NAME_RANGE,
     NAMES,
     SUN_LEMURS_ASIDE,
     SUN_LEMURS_START,
     TAIL_CARDS,
     TAIL_INDEX,
     TAILS,
+    canonical_ids,
 )
 from engines.lemur_tails.rules import (
     END_BOXED,
@@ -57,15 +65,28 @@ TURN_START = {
 }  # fmt: skip
 
 
+CURRENT = 2
+"""The rules version new games are played with (LT-21)."""
+
+
 class LemurTails:
     name = "lemur-tails"
-    version = 1
     min_seats = 2
     max_seats = 2
     default_seats = 2
     move_cap = MOVE_CAP
 
-    def __init__(self) -> None:
+    def __init__(self, version: int = CURRENT) -> None:
+        if version not in (1, 2):
+            raise ValueError(f"lemur-tails has rules versions 1 and 2, not {version}")
+        self.version = version
+        # How events name a card (a physical id, or its kind), and how the fold finds the id of a
+        # card an event names among the cards it leaves (a hand, the market): the id itself, or
+        # the lowest copy of that kind there, as decide() picked it (LT-16).
+        self._label = IDS if version == 1 else NAMES
+        self._which = _as_named if version == 1 else _lowest_named
+        self._deck = tuple if version == 1 else canonical_ids
+        self._name = NAMES if version == 1 else _NAME_OF_NAME
         self._fold = {
             "table_laid": self._table_laid,
             "deck_shuffled": self._deck_shuffled,
@@ -131,24 +152,25 @@ class LemurTails:
         return legal_actions(state)
 
     def decide(self, state: State, action: str) -> list[Event]:
-        return decide(state, action)
+        return decide(state, action, self._label)
 
     def chance(self, state: State, rng) -> list[Event]:
         kind = state.pending[0]
+        label = self._label
         if kind == "shuffle":
-            order = rng.shuffled(range(TAIL_CARDS))
+            order = list(map(label.__getitem__, rng.shuffled(range(TAIL_CARDS))))
             return [Event("deck_shuffled", {"cards": TAIL_CARDS}, {"order": order}, ())]
         if kind == "deal":
             deck = state.deck
             return [
-                Event("hand_dealt", {"seat": 0, "count": HAND_SIZE}, {"cards": sorted(deck[:HAND_SIZE])}, (0,)),
+                Event("hand_dealt", {"seat": 0, "count": HAND_SIZE}, {"cards": _named(deck[:HAND_SIZE], label)}, (0,)),
                 Event(
                     "hand_dealt",
                     {"seat": 1, "count": HAND_SIZE},
-                    {"cards": sorted(deck[HAND_SIZE : 2 * HAND_SIZE])},
+                    {"cards": _named(deck[HAND_SIZE : 2 * HAND_SIZE], label)},
                     (1,),
                 ),
-                Event("market_laid", {"cards": sorted(deck[2 * HAND_SIZE : 2 * HAND_SIZE + MARKET_SIZE])}),
+                Event("market_laid", {"cards": _named(deck[2 * HAND_SIZE : 2 * HAND_SIZE + MARKET_SIZE], label)}),
             ]
         if kind == "end":
             below = rng.below(min(BOTTOM, len(state.deck)) + 1)
@@ -157,19 +179,19 @@ class LemurTails:
             seat = state.pending[1]
             victim = 1 - seat
             card = rng.choice(state.hands[victim])
-            return [Event("card_drawn_blind", {"seat": seat, "from": victim}, {"card": card}, (0, 1))]
+            return [Event("card_drawn_blind", {"seat": seat, "from": victim}, {"card": label[card]}, (0, 1))]
         if kind == "draw":
             _, seat, count = state.pending
             events: list[Event] = []
-            deck = _draw_into(events, seat, state.deck, count, "cards_drawn")
+            deck = _draw_into(events, seat, state.deck, count, "cards_drawn", label)
             if not deck and state.deck:
                 events.append(Event("deck_emptied", {}))
             return events
         # "refill" (LT-8): the hand up to eight, then the market up to eight.
         seat = state.pending[1]
         events = []
-        deck = _draw_into(events, seat, state.deck, HAND_SIZE - len(state.hands[seat]), "cards_drawn")
-        deck = _draw_into(events, seat, deck, MARKET_SIZE - len(state.market), "market_refilled")
+        deck = _draw_into(events, seat, state.deck, HAND_SIZE - len(state.hands[seat]), "cards_drawn", label)
+        deck = _draw_into(events, seat, deck, MARKET_SIZE - len(state.market), "market_refilled", label)
         if not deck and state.deck:
             events.append(Event("deck_emptied", {}))
         if seat == 1 and not state.ending and _ends(events):
@@ -215,23 +237,24 @@ class LemurTails:
     def action_of(self, event: Event) -> str | None:
         kind = event.type
         data = event.data
+        name = self._name
         if kind == "tail_card_played":
             if data["taken"]:
                 return f"place:{data['tail']}"
-            return f"play:{NAMES[data['card']]}:{data['tail']}"
+            return f"play:{name[data['card']]}:{data['tail']}"
         if kind == "joker_exchanged":
-            return f"exchange:{data['tail']}:{data['position']}:{NAMES[data['card']]}"
+            return f"exchange:{data['tail']}:{data['position']}:{name[data['card']]}"
         if kind == "sun_lemur_used":
             what = data["action"]
             if what == "market":
-                return f"lemur:market:{NAMES[data['card']]}"
+                return f"lemur:market:{name[data['card']]}"
             if what == "tail":
                 return f"lemur:tail:{data['tail']}"
             return f"lemur:{what}"
         if kind == "taken_card_kept":
             return "keep"
         if kind == "card_discarded":
-            return f"discard:{NAMES[data['card']]}"
+            return f"discard:{name[data['card']]}"
         if kind == "swap_finished":
             return "draw"
         if kind == "turn_ended":
@@ -260,18 +283,20 @@ class LemurTails:
         )
 
     def _deck_shuffled(self, state: State, event: Event) -> State:
-        order = tuple(event.private["order"]) if event.private is not None else state.deck
+        order = self._deck(event.private["order"]) if event.private is not None else state.deck
         return state._replace(deck=order, pending=("deal",))
+
+    # Dealt and drawn cards are the deck's top ones, which the fold knows from the shuffle (and which
+    # verification checks against what the seed draws); a redacted log's fold takes the unshuffled top.
 
     def _hand_dealt(self, state: State, event: Event) -> State:
         seat, count = event.data["seat"], event.data["count"]
-        cards = _cards(event, state.deck, count)
-        hands = _set(state.hands, seat, tuple(sorted(cards)))
+        hands = _set(state.hands, seat, tuple(sorted(state.deck[:count])))
         return state._replace(hands=hands, deck=state.deck[count:])
 
     def _market_laid(self, state: State, event: Event) -> State:
-        cards = event.data["cards"]
-        return state._replace(market=tuple(sorted(cards)), deck=state.deck[len(cards) :], pending=("end",))
+        count = len(event.data["cards"])
+        return state._replace(market=tuple(sorted(state.deck[:count])), deck=state.deck[count:], pending=("end",))
 
     def _end_card_shuffled_in(self, state: State, event: Event) -> State:
         below = event.private["cards_below"] if event.private is not None else 0
@@ -281,7 +306,8 @@ class LemurTails:
 
     def _tail_card_played(self, state: State, event: Event) -> State:
         data = event.data
-        seat, card, tail = data["seat"], data["card"], TAIL_INDEX[data["tail"]]
+        seat, tail = data["seat"], TAIL_INDEX[data["tail"]]
+        card = state.held if data["taken"] else self._which(state.hands[seat], data["card"])
         tails = _set(state.tails, tail, (*state.tails[tail], card))
         hands = _set(state.hands, seat, _without(state.hands[seat], card))
         pending: tuple = ()
@@ -319,9 +345,10 @@ class LemurTails:
 
     def _joker_exchanged(self, state: State, event: Event) -> State:
         data = event.data
-        seat, card, joker, position = data["seat"], data["card"], data["joker"], data["position"]
-        tail = TAIL_INDEX[data["tail"]]
+        seat, position, tail = data["seat"], data["position"], TAIL_INDEX[data["tail"]]
+        card = self._which(state.hands[seat], data["card"])
         old = state.tails[tail]
+        joker = old[position]
         tails = _set(state.tails, tail, (*old[:position], card, *old[position + 1 :]))
         hand = tuple(sorted((*_without(state.hands[seat], card), joker)))
         return state._replace(tails=tails, hands=_set(state.hands, seat, hand))
@@ -334,7 +361,7 @@ class LemurTails:
             empty=_set(state.empty, seat, state.empty[seat] + 1),
         )
         if what == "market":
-            card = data["card"]
+            card = self._which(state.market, data["card"])
             hand = tuple(sorted((*state.hands[seat], card)))
             return state._replace(
                 market=_without(state.market, card),
@@ -344,7 +371,8 @@ class LemurTails:
                 phase=TAKEN,
             )
         if what == "tail":
-            card, tail = data["card"], TAIL_INDEX[data["tail"]]
+            tail = TAIL_INDEX[data["tail"]]
+            card = state.tails[tail][-1]
             hand = tuple(sorted((*state.hands[seat], card)))
             return state._replace(
                 tails=_set(state.tails, tail, state.tails[tail][:-1]),
@@ -361,7 +389,7 @@ class LemurTails:
         seat, victim = event.data["seat"], event.data["from"]
         if event.private is None:  # never for a chance event (they are re-derived); stay foldable anyway
             return state._replace(pending=(), phase=PLAY)
-        card = event.private["card"]
+        card = self._which(state.hands[victim], event.private["card"])
         hands = _set(state.hands, victim, _without(state.hands[victim], card))
         hands = _set(hands, seat, tuple(sorted((*hands[seat], card))))
         return state._replace(hands=hands, held=card, held_public=False, phase=TAKEN, pending=())
@@ -370,7 +398,8 @@ class LemurTails:
         return state._replace(held=-1, held_public=False, phase=PLAY)
 
     def _card_discarded(self, state: State, event: Event) -> State:
-        seat, card = event.data["seat"], event.data["card"]
+        seat = event.data["seat"]
+        card = self._which(state.hands[seat], event.data["card"])
         return state._replace(
             hands=_set(state.hands, seat, _without(state.hands[seat], card)),
             discard=(*state.discard, card),
@@ -396,14 +425,13 @@ class LemurTails:
 
     def _cards_drawn(self, state: State, event: Event) -> State:
         seat, count = event.data["seat"], event.data["count"]
-        cards = _cards(event, state.deck, count)
-        hand = tuple(sorted((*state.hands[seat], *cards)))
+        hand = tuple(sorted((*state.hands[seat], *state.deck[:count])))
         return state._replace(hands=_set(state.hands, seat, hand), deck=state.deck[count:], pending=())
 
     def _market_refilled(self, state: State, event: Event) -> State:
-        cards = event.data["cards"]
-        market = tuple(sorted((*state.market, *cards)))
-        return state._replace(market=market, deck=state.deck[len(cards) :], pending=())
+        count = len(event.data["cards"])
+        market = tuple(sorted((*state.market, *state.deck[:count])))
+        return state._replace(market=market, deck=state.deck[count:], pending=())
 
     def _deck_emptied(self, state: State, event: Event) -> State:
         return state._replace(ending=True)
@@ -416,7 +444,9 @@ def _ends(events: list[Event]) -> bool:
     return any(e.type in ("end_card_revealed", "deck_emptied") for e in events)
 
 
-def _draw_into(events: list[Event], seat: int, deck: tuple[int, ...], count: int, kind: str) -> tuple[int, ...]:
+def _draw_into(
+    events: list[Event], seat: int, deck: tuple[int, ...], count: int, kind: str, label: tuple
+) -> tuple[int, ...]:
     """Draw ``count`` cards off ``deck`` into ``events``; the End card is set aside and replaced (LT-8)."""
     if count <= 0 or not deck:
         return deck
@@ -438,17 +468,36 @@ def _draw_into(events: list[Event], seat: int, deck: tuple[int, ...], count: int
         events.append(Event("end_card_revealed", {"seat": seat}))
     if cards:
         if kind == "cards_drawn":
-            events.append(Event(kind, {"seat": seat, "count": len(cards)}, {"cards": sorted(cards)}, (seat,)))
+            events.append(Event(kind, {"seat": seat, "count": len(cards)}, {"cards": _named(cards, label)}, (seat,)))
         else:
-            events.append(Event(kind, {"cards": sorted(cards)}))
+            events.append(Event(kind, {"cards": _named(cards, label)}))
     return deck[index:]
 
 
-def _cards(event: Event, deck: tuple[int, ...], count: int) -> tuple[int, ...]:
-    """The drawn cards: the event's private part, or (folding a redacted log) the deck's top."""
-    if event.private is not None:
-        return tuple(event.private["cards"])
-    return deck[:count]
+def _named(cards, label: tuple) -> list:
+    """Cards as an event lists them: ascending ids (so by kind), each named by ``label``."""
+    return list(map(label.__getitem__, sorted(cards)))
+
+
+def _as_named(cards: tuple[int, ...], card: int) -> int:
+    """Rules version 1: an event names the very card (its id)."""
+    return card
+
+
+def _lowest_named(cards: tuple[int, ...], name: str) -> int:
+    """Rules version 2: an event names a kind; the card is the lowest copy of it among ``cards`` (LT-16, LT-21).
+
+    ``cards`` is ascending and an event's card is always there (decide checked it), so bisection finds it.
+    """
+    low, high = NAME_RANGE[name]
+    card = cards[bisect_left(cards, low)]
+    if card > high:
+        raise ValueError(f"lemur-tails: no {name} there to move")
+    return card
+
+
+_NAME_OF_NAME = {name: name for name in NAMES}
+"""Rules version 2's events name a card as its action does."""
 
 
 def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
@@ -461,3 +510,6 @@ def _set(values: tuple, index: int, value: Any) -> tuple:
 
 
 ENGINE = LemurTails()
+"""The current rules (version 2)."""
+VERSION_1 = LemurTails(1)
+"""The first rules (events named physical copies); kept so that every log written with them still verifies."""

@@ -2,7 +2,9 @@
 
 The engine (engines/lemur_tails/engine.py) folds events into a ``State`` and draws chance steps; this
 module answers "which actions are legal" and "which events does this action cause", raising
-IllegalAction with the reason when an action breaks a rule. Action grammar (ALL-3, LT-5, LT-7):
+IllegalAction with the reason when an action breaks a rule. ``decide`` takes the rules version's
+``label``, which names a card in the events: cards.IDS (version 1: its id) or cards.NAMES
+(version 2: its kind, LT-21). Action grammar (ALL-3, LT-5, LT-7):
 
     play:<card>:<tail>              add a hand card ("W5", "BJ") to a tail ("0w", "0b", "1w", "1b")
     exchange:<tail>:<pos>:<card>    swap the joker at position <pos> (0 = first card after the start card)
@@ -36,6 +38,7 @@ from engines.lemur_tails.cards import (
     card_words,
     exchange_kinds,
     kind_words,
+    lowest,
 )
 
 MOVE_CAP = 400
@@ -157,8 +160,8 @@ def legal_actions(state: State) -> list[str]:
 # ---------------------------------------------------------------------- decide
 
 
-def decide(state: State, action: str) -> list[Event]:
-    """The events ``action`` causes, or IllegalAction saying why it is not allowed."""
+def decide(state: State, action: str, label: tuple) -> list[Event]:
+    """The events ``action`` causes, cards named by ``label``, or IllegalAction saying why it is not allowed."""
     if state.over:
         raise IllegalAction(f"the game is over ({state.over}); no seat may act")
     if state.pending:
@@ -170,20 +173,20 @@ def decide(state: State, action: str) -> list[Event]:
     handler = _HANDLERS.get(parts[0])
     if handler is None:
         raise IllegalAction(f"seat {seat} cannot {action!r}: {GRAMMAR}")
-    return handler(state, seat, action, parts)
+    return handler(state, seat, action, parts, label)
 
 
-def _play(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _play(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     _need_phase(state, seat, action, PLAY)
     if len(parts) != 3:
         raise IllegalAction(f"seat {seat} cannot {action!r}: write play:<card>:<tail>, e.g. 'play:W5:0b'")
     kind = _kind(seat, action, parts[1])
     tail = _tail(seat, action, parts[2])
     card = _holding(state, seat, kind, f"play {parts[1]}")
-    return _add(state, seat, card, tail, False)
+    return _add(state, seat, card, tail, False, label)
 
 
-def _place(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _place(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     if state.phase != TAKEN:
         raise IllegalAction(
             f"seat {seat} cannot {action!r}: no Sun lemur has just brought it a card; hand cards are played "
@@ -191,15 +194,15 @@ def _place(state: State, seat: int, action: str, parts: list[str]) -> list[Event
         )
     if len(parts) != 2:
         raise IllegalAction(f"seat {seat} cannot {action!r}: write place:<tail>, e.g. 'place:0w'")
-    return _add(state, seat, state.held, _tail(seat, action, parts[1]), True)
+    return _add(state, seat, state.held, _tail(seat, action, parts[1]), True, label)
 
 
-def _add(state: State, seat: int, card: int, tail: int, taken: bool) -> list[Event]:
+def _add(state: State, seat: int, card: int, tail: int, taken: bool, label: tuple) -> list[Event]:
     """Add ``card`` to ``tail``; a third card of a series earns a Sun lemur (LT-6, LT-10, LT-18)."""
     cards = state.tails[tail]
     if KIND[card] not in accepts(tail, cards):
         raise IllegalAction(f"seat {seat} cannot add {card_words(card)} to {TAILS[tail]}: {accepts_words(tail, cards)}")
-    events = [Event("tail_card_played", {"seat": seat, "card": card, "tail": TAILS[tail], "taken": taken})]
+    events = [Event("tail_card_played", {"seat": seat, "card": label[card], "tail": TAILS[tail], "taken": taken})]
     if tail >> 1 == seat:
         length = state.series_len + 1 if state.series_tail == tail else 1
         if length % 3 == 0:
@@ -210,13 +213,13 @@ def _add(state: State, seat: int, card: int, tail: int, taken: bool) -> list[Eve
     return events
 
 
-def _keep(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _keep(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     if state.phase != TAKEN or len(parts) != 1:
         raise IllegalAction(f"seat {seat} cannot {action!r}: 'keep' answers only a card a Sun lemur just brought")
     return [Event("taken_card_kept", {"seat": seat})]
 
 
-def _exchange(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _exchange(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     _need_phase(state, seat, action, PLAY)
     if len(parts) != 4 or not parts[2].isdigit():
         raise IllegalAction(
@@ -247,12 +250,12 @@ def _exchange(state: State, seat: int, action: str, parts: list[str]) -> list[Ev
     return [
         Event(
             "joker_exchanged",
-            {"seat": seat, "tail": TAILS[tail], "position": position, "card": card, "joker": joker},
+            {"seat": seat, "tail": TAILS[tail], "position": position, "card": label[card], "joker": label[joker]},
         )
     ]
 
 
-def _lemur(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _lemur(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     _need_phase(state, seat, action, PLAY)
     if not state.present[seat]:
         raise IllegalAction(
@@ -263,10 +266,10 @@ def _lemur(state: State, seat: int, action: str, parts: list[str]) -> list[Event
     other = 1 - seat
     if what == "market" and len(parts) == 3:
         kind = _kind(seat, action, parts[2])
-        card = _first_of_kind(state.market, kind)
+        card = lowest(state.market, kind)
         if card < 0:
             raise IllegalAction(f"seat {seat} cannot {action!r}: the market does not hold {kind_words(kind)}")
-        return [Event("sun_lemur_used", {"seat": seat, "action": "market", "card": card})]
+        return [Event("sun_lemur_used", {"seat": seat, "action": "market", "card": label[card]})]
     if what == "tail" and len(parts) == 3:
         tail = _tail(seat, action, parts[2])
         if tail >> 1 != other:
@@ -276,7 +279,7 @@ def _lemur(state: State, seat: int, action: str, parts: list[str]) -> list[Event
                 f"seat {seat} cannot {action!r}: {TAILS[tail]} holds only its start card, which is never taken (LT-7)"
             )
         card = state.tails[tail][-1]
-        return [Event("sun_lemur_used", {"seat": seat, "action": "tail", "tail": TAILS[tail], "card": card})]
+        return [Event("sun_lemur_used", {"seat": seat, "action": "tail", "tail": TAILS[tail], "card": label[card]})]
     if what == "blind" and len(parts) == 2:
         if not state.hands[other]:
             raise IllegalAction(f"seat {seat} cannot {action!r}: seat {other} holds no cards")
@@ -293,7 +296,7 @@ def _lemur(state: State, seat: int, action: str, parts: list[str]) -> list[Event
     )
 
 
-def _discard(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _discard(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     phase = state.phase
     if phase == TAKEN:
         _need_phase(state, seat, action, PLAY)
@@ -311,10 +314,10 @@ def _discard(state: State, seat: int, action: str, parts: list[str]) -> list[Eve
     if len(parts) != 2:
         raise IllegalAction(f"seat {seat} cannot {action!r}: write discard:<card>, e.g. 'discard:B7'")
     card = _holding(state, seat, _kind(seat, action, parts[1]), f"discard {parts[1]}")
-    return [Event("card_discarded", {"seat": seat, "card": card, "for": "swap" if phase == SWAP else "pass"})]
+    return [Event("card_discarded", {"seat": seat, "card": label[card], "for": "swap" if phase == SWAP else "pass"})]
 
 
-def _draw(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _draw(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     if state.phase != SWAP or len(parts) != 1:
         raise IllegalAction(f"seat {seat} cannot {action!r}: 'draw' only finishes a Sun lemur swap's discards")
     if not state.discards:
@@ -322,7 +325,7 @@ def _draw(state: State, seat: int, action: str, parts: list[str]) -> list[Event]
     return [Event("swap_finished", {"seat": seat, "count": state.discards})]
 
 
-def _end(state: State, seat: int, action: str, parts: list[str]) -> list[Event]:
+def _end(state: State, seat: int, action: str, parts: list[str], label: tuple) -> list[Event]:
     if len(parts) != 1:
         raise IllegalAction(f"seat {seat} cannot {action!r}: write 'end'")
     if state.phase not in (PLAY, PASS):
@@ -417,15 +420,8 @@ def _tail(seat: int, action: str, name: str) -> int:
 
 
 def _holding(state: State, seat: int, kind: int, what: str) -> int:
-    card = _first_of_kind(state.hands[seat], kind)
+    card = lowest(state.hands[seat], kind)
     if card < 0:
         raise IllegalAction(f"seat {seat} cannot {what}: it does not hold {kind_words(kind)}")
     return card
 
-
-def _first_of_kind(cards: tuple[int, ...], kind: int) -> int:
-    """The lowest id of ``kind`` among ``cards`` (copies are interchangeable, LT-16), or -1."""
-    for card in cards:
-        if KIND[card] == kind:
-            return card
-    return -1

@@ -1,7 +1,7 @@
 """Lemur Tails test positions: helpers shared by test_lemur_tails.py and test_lemur_tails_properties.py.
 
 ``table`` folds hand-made events into a position (hands, tails, market and deck top given
-by card name, physical ids handed out by ``Cards``); ``act`` and ``resolve`` play it on with
+by card name; the fold numbers the copies, LT-21); ``act`` and ``resolve`` play it on with
 real decisions and a fixed chance stream; ``names`` and ``plays_on`` read it back by name.
 """
 
@@ -49,17 +49,19 @@ def table(hands=((), ()), tails=None, market=(), deck_top=(), end_below=5, turn=
     ]
     rest = cards.free
     order = owned[0] + owned[1] + market_ids + top + rest
+    # Rules version 2's events name kinds (LT-21); the fold numbers the copies itself.
     events = [
         *ENGINE.start(ENGINE.configure(2)),
-        Event("deck_shuffled", {"cards": 88}, {"order": order}, ()),
-        Event("hand_dealt", {"seat": 0, "count": len(owned[0])}, {"cards": sorted(owned[0])}, (0,)),
-        Event("hand_dealt", {"seat": 1, "count": len(owned[1])}, {"cards": sorted(owned[1])}, (1,)),
-        Event("market_laid", {"cards": sorted(market_ids)}),
+        Event("deck_shuffled", {"cards": 88}, {"order": [NAMES[c] for c in order]}, ()),
+        Event("hand_dealt", {"seat": 0, "count": len(owned[0])}, {"cards": names(owned[0])}, (0,)),
+        Event("hand_dealt", {"seat": 1, "count": len(owned[1])}, {"cards": names(owned[1])}, (1,)),
+        Event("market_laid", {"cards": names(market_ids)}),
         Event("end_card_shuffled_in", {"among_bottom": 10}, {"cards_below": end_below}, ()),
     ]
     for name, ids in tail_ids.items():
         seat = int(name[0])
-        events += [Event("tail_card_played", {"seat": seat, "card": c, "tail": name, "taken": False}) for c in ids]
+        events += [Event("tail_card_played", {"seat": seat, "card": NAMES[c], "tail": name, "taken": False})
+                   for c in ids]
     state = fold(ENGINE, events)
     # The tails were laid before the game: no turn has added anything yet.
     return state._replace(added=0, series_tail=-1, series_len=0, turn=turn)

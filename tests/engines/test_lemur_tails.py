@@ -122,12 +122,15 @@ def test_playing_on_the_opponents_tail_draws_two():
 
 
 def test_cards_are_played_by_kind_and_must_be_held():
-    """A seat can only play a card it holds; the lowest id of that kind leaves its hand (LT-16)."""
+    """A seat can only play a card it holds; the event names its kind and the lowest id of that kind leaves
+    its hand (LT-16, LT-21)."""
     state = table(hands=(["B5", "B5"], []), tails={"0b": ["W6"]})
     with pytest.raises(IllegalAction, match="does not hold a black 7"):
         ENGINE.decide(state, "play:B7:0b")
     event = ENGINE.decide(state, "play:B5:0b")[0]
-    assert event.data["card"] == min(state.hands[0])
+    assert event.data["card"] == "B5"
+    after = ENGINE.apply(state, event)
+    assert after.hands[0] == (max(state.hands[0]),) and after.tails[1][-1] == min(state.hands[0])
 
 
 # ---------------------------------------------------------------------- exchange
@@ -223,8 +226,8 @@ def test_sun_lemur_blind_draw_is_a_chance_step_seen_by_both_seats():
     assert event.type == "card_drawn_blind" and event.audience == (0, 1)
     state = ENGINE.apply(state, event)
     card = event.private["card"]
-    assert card in state.hands[0] and card not in state.hands[1] and len(state.hands[1]) == 2
-    assert ENGINE.view(state, 1)["taken"] == NAMES[card] and ENGINE.view(state, None)["taken"] is None
+    assert card in names(state.hands[0]) and card not in names(state.hands[1]) and len(state.hands[1]) == 2
+    assert ENGINE.view(state, 1)["taken"] == card and ENGINE.view(state, None)["taken"] is None
 
 
 def test_sun_lemur_swap_discards_one_to_three_then_draws_as_many():

@@ -1,7 +1,8 @@
 """Lemur Tails in words: one sentence per event type (docs/games/lemur-tails.md, "Events").
 
-Events name physical cards by id ("Card identity" in the game's doc): 0-79 numbered (colour
-id // 40, number id % 40 // 4), 80-83 white jokers, 84-87 black jokers, 88 the End card.
+Rules version 2 names a card by its kind ("W5", "BJ", "END"; LT-21); version 1 named the
+physical copy by id ("Card identity" in the game's doc): 0-79 numbered (colour id // 40,
+number id % 40 // 4), 80-83 white jokers, 84-87 black jokers, 88 the End card. Both read.
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ from replays.narration.words import count, seat_name
 COLOURS = ("white", "black")
 
 
-def card(card_id: int) -> str:
-    """"black 5", "white joker", "the End card"."""
+def card(card_id: int | str) -> str:
+    """"black 5", "white joker", "the End card", from a kind name (version 2) or an id (version 1)."""
+    if isinstance(card_id, str):
+        if card_id == "END":
+            return "the End card"
+        colour = COLOURS["WB".index(card_id[0])]
+        return f"{colour} joker" if card_id[1:] == "J" else f"{colour} {card_id[1:]}"
     if card_id < 80:
         return f"{COLOURS[card_id // 40]} {card_id % 40 // 4}"
     if card_id < 88:
@@ -22,7 +28,7 @@ def card(card_id: int) -> str:
     return "the End card"
 
 
-def cards(ids: list[int]) -> str:
+def cards(ids: list[int] | list[str]) -> str:
     return ", ".join(card(i) for i in ids)
 
 

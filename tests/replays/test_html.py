@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html.parser
 import re
+from pathlib import Path
 
 import orjson
 import pytest
@@ -341,3 +342,13 @@ def test_page_file_names_stay_in_their_folder():
     """A stored game's id becomes a file name with no path in it."""
     assert page.file_name("../../etc/passwd") == "_.._etc_passwd.html"
     assert page.file_name("3f2a-b") == "3f2a-b.html"
+
+
+def test_a_lemur_tails_rules_version_1_log_gets_a_page_in_words(tmp_path):
+    """A version 1 log (cards by id) still becomes a page whose sentences name the cards (LT-21)."""
+    source = Path(__file__).parent / "fixtures" / "lemur-tails-v1.json"
+    result = runner.invoke(app, ["replay", "html", str(source), "-o", str(tmp_path / "v1.html")])
+    assert result.exit_code == 0, result.output
+    data = embedded((tmp_path / "v1.html").read_text())
+    assert orjson.loads(data)["game"] == "lemur-tails"
+    assert re.search(r"adds (white|black) (\d|joker) to Red's (white|black)-ring tail", data)

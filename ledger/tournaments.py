@@ -108,6 +108,11 @@ def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
 
 def results(ledger: Ledger, tournament_id: int) -> list[list[tuple[str, int]]]:
     """Every stored game of a tournament as [(bot name, rank) per seat], in key order."""
+    return list(results_by_key(ledger, tournament_id).values())
+
+
+def results_by_key(ledger: Ledger, tournament_id: int) -> dict[str, list[tuple[str, int]]]:
+    """Every stored game of a tournament by its key: [(bot name, rank) per seat], in key order."""
     with ledger.read() as connection:
         rows = connection.exec_driver_sql(
             "SELECT g.game_key, s.seat, b.name, s.rank FROM games g JOIN seats s ON s.game_id = g.id "
@@ -117,7 +122,7 @@ def results(ledger: Ledger, tournament_id: int) -> list[list[tuple[str, int]]]:
         games: dict[str, list[tuple[str, int]]] = {}
         for key, _seat, name, rank in rows:
             games.setdefault(key, []).append((name, rank))
-    return list(games.values())
+    return games
 
 
 def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from tournaments.cli.options import (
     tournament_or_newest,
     writing,
 )
-from tournaments.play import runner, standings
+from tournaments.play import formats, runner, standings
 
 
 def run(
@@ -47,24 +47,40 @@ def run(
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+    form: Annotated[str, typer.Option("--format", help="round-robin (every table), gauntlet (--candidate at every "
+                                      "table of the others) or swiss (--rounds rounds of tables of similar score).")]
+    = formats.ROUND_ROBIN,
+    candidate: Annotated[str | None, typer.Option("--candidate", help="The gauntlet's candidate bot (by name).")]
+    = None,
+    rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: ceil(log_k(bots))).")] = None,
     db: Db = None,
 ) -> None:
-    """Play a round-robin tournament between the bots in FOLDER and print the standings.
+    """Play a tournament between the bots in FOLDER (round robin unless --format) and print the standings.
 
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
+    Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     """
     engine = registry.get(game)
     ledger = writing(db)  # first: a database it cannot use is refused before any bot starts
+    if form not in formats.FORMATS:
+        raise typer.BadParameter(f"--format is one of {', '.join(formats.FORMATS)}, not {form!r}")
+    if (candidate is not None) != (form == formats.GAUNTLET):
+        raise typer.BadParameter("--candidate names the bot of a gauntlet: give it with --format gauntlet only")
+    if rounds is not None and form != formats.SWISS:
+        raise typer.BadParameter("--rounds is for --format swiss only")
     limits = Limits(move_time, time_bank)
     prepared, k = runner.prepare(folder, engine.name, players, limits)
     console, errors = terminal.console(), terminal.console(stderr=True)
     for notice in prepared.notices:
         errors.print(notice, style="yellow")
-    spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots))
-    tournament_name = name or runner.default_name(folder, engine.name, seed)
+    chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
+              else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
+              else None)
+    spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen)
+    tournament_name = name or runner.default_name(folder, engine.name, seed, chosen.name if chosen else None)
     the_run = runner.open_run(ledger, tournament_name, spec, resume)
-    workers = jobs_for(jobs, len(the_run.pending))
-    done_before = the_run.total - len(the_run.pending)
+    workers = jobs_for(jobs, the_run.total - the_run.done)
+    done_before = the_run.done
     if not as_json:
         console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, {plural(the_run.total, 'game')} "
                       f"({done_before} already stored), {plural(workers, 'job')}")

@@ -27,7 +27,8 @@ from tournaments.bots.discovery import discover
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
 from tournaments.bots.protocol import ProgramAgent, check_handshake
 from tournaments.bots.spec import BUILTIN, PROGRAM, PYTHON, BotSpec, Limits
-from tournaments.play.schedule import Scheduled, ScheduleError, schedule, seat_count
+from tournaments.play.formats import Plan, RoundRobin
+from tournaments.play.schedule import Scheduled, ScheduleError, seat_count
 from tournaments.play.workers import run as run_workers
 
 DEFAULT_GAMES = 10
@@ -50,14 +51,30 @@ class Spec:
     time_bank: float
     bots: tuple[BotSpec, ...]
     options: dict[str, Any] = field(default_factory=dict)
+    format: Any = None
+    """The format (tournaments.play.formats, or a match); None: round robin."""
+
+    @property
+    def bot_names(self) -> list[str]:
+        return [bot.name for bot in self.bots]
+
+    def plan(self) -> Plan:
+        """The stages to play; ScheduleError if the format cannot seat these bots."""
+        return (self.format or RoundRobin()).plan(self)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": self.game, "players": self.players, "games": self.games, "seed": self.seed,
             "move_time_ms": round(self.move_time * 1000), "time_bank_ms": round(self.time_bank * 1000),
             "options": self.options,
             "bots": [{"name": b.name, "hash": b.content_hash, "kind": b.kind} for b in self.bots],
         }
+        # Added only when not a round robin, so the stored spec of every earlier tournament
+        # still equals its command's and resumes.
+        described = self.format.to_json() if self.format is not None else None
+        if described is not None:
+            out["format"] = described
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,21 +164,40 @@ def results(jobs: list[Job], workers: int) -> Iterator[Result]:
 
 @dataclass(slots=True)
 class Run:
-    """A tournament row and what remains to play."""
+    """A tournament row, its plan, and the results stored so far (by game key)."""
 
     tournament: dict[str, Any]
     spec: Spec
-    pending: list[Job]
-    total: int
+    plan: Plan
+    stored: dict[str, list[tuple[str, int]]]
+
+    @property
+    def total(self) -> int | None:
+        """Games the tournament has when over (None: a match that stops when its test decides)."""
+        return self.plan.total
+
+    @property
+    def done(self) -> int:
+        return len(self.stored)
+
+    @property
+    def pending(self) -> list[Job]:
+        """The games of the current stage that are not stored yet."""
+        stage = self.plan.next_stage(self.stored) or []
+        return [Job(self.spec, g) for g in stage if g.key not in self.stored]
 
 
-def default_name(folder: str | Path, game: str, seed: str) -> str:
-    return f"{Path(folder).resolve().name}-{game}-seed{seed}"
+def default_name(folder: str | Path, game: str, seed: str, form: str | None = None) -> str:
+    middle = f"-{form}" if form else ""
+    return f"{Path(folder).resolve().name}-{game}{middle}-seed{seed}"
 
 
 def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
-    """Create the tournament, or (with resume) reopen it; what remains to play."""
-    games = schedule([b.name for b in spec.bots], spec.players, spec.games, spec.seed)
+    """Create the tournament, or (with resume) reopen it with the results stored so far."""
+    try:
+        plan = spec.plan()
+    except ScheduleError as error:
+        raise TournamentError(str(error)) from None
     existing = tournament_rows.find(ledger, name)
     if existing is None:
         if resume:
@@ -169,43 +205,53 @@ def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
         with ledger.write() as connection:
             bot_ids = [ledger.ensure_bot(b.name, b.content_hash, b.kind, connection) for b in spec.bots]
         tournament_rows.create(ledger, name, spec.game, canonical(spec.to_json()).decode(), spec.seed, bot_ids)
-        existing = tournament_rows.get(ledger, name)
-        done: set[str] = set()
-    else:
-        done = tournament_rows.game_keys(ledger, existing["id"])
-        if not resume:
-            state = "complete" if len(done) >= len(games) else f"{len(done)} of {len(games)} games played"
-            raise TournamentError(f"tournament {name!r} already exists ({state}): add --resume to continue it, "
-                                  "or pick another --name or --seed")
-        stored = loads(existing["spec"])
-        if stored != spec.to_json():
-            changed = sorted(k for k in stored if stored[k] != spec.to_json().get(k))
-            hint = (": to play without (or with changed) bots, start a new tournament with another --name"
-                    if "bots" in changed else "")
-            raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's{hint}")
-    pending = [Job(spec, g) for g in games if g.key not in done]
-    return Run(existing, spec, pending, len(games))
+        return Run(tournament_rows.get(ledger, name), spec, plan, {})
+    run = Run(existing, spec, plan, tournament_rows.results_by_key(ledger, existing["id"]))
+    if not resume:
+        of = f" of {plan.total}" if plan.total is not None else ""
+        state = "complete" if plan.next_stage(run.stored) is None else f"{run.done}{of} games played"
+        raise TournamentError(f"tournament {name!r} already exists ({state}): add --resume to continue it, "
+                              "or pick another --name or --seed")
+    stored, wanted = loads(existing["spec"]), spec.to_json()
+    if stored != wanted:
+        changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
+        hint = (": to play without (or with changed) bots, start a new tournament with another --name"
+                if "bots" in changed else "")
+        raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's{hint}")
+    return run
 
 
 def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None) -> int:
-    """Play and store every pending game; returns how many were stored."""
+    """Play and store every game still to play, stage by stage; returns how many were stored."""
     bot_ids: dict[str, int] = {}
     with ledger.write() as connection:
         for bot in run.spec.bots:
             bot_ids[bot.name] = ledger.ensure_bot(bot.name, bot.content_hash, bot.kind, connection)
     stored = 0
-    for result in results(run.pending, workers):
-        recorded = result.recorded
-        ids = [bot_ids[s.name] for s in recorded.seats]
-        try:
-            store_recorded(ledger, recorded, ids, result.scores, run.tournament["id"], result.key)
-        except LedgerError:
-            if result.key in tournament_rows.game_keys(ledger, run.tournament["id"]):
-                continue  # another process resumed the same tournament and stored it first
-            raise
-        stored += 1
-        if progress is not None:
-            progress(stored)
+    while (stage := run.plan.next_stage(run.stored)) is not None:
+        for game in stage:
+            seats = run.stored.get(game.key)
+            if seats is not None and tuple(bot for bot, _ in seats) != game.bots:
+                raise TournamentError(f"stored game {game.key} was played by {', '.join(b for b, _ in seats)}, "
+                                      f"but the schedule seats {', '.join(game.bots)} there: the database does "
+                                      "not match this tournament's plan")
+        jobs = [Job(run.spec, g) for g in stage if g.key not in run.stored]
+        if not jobs:
+            raise RuntimeError("a stage with every game stored is not the next stage")
+        for result in results(jobs, workers):
+            recorded = result.recorded
+            ids = [bot_ids[s.name] for s in recorded.seats]
+            try:
+                store_recorded(ledger, recorded, ids, result.scores, run.tournament["id"], result.key)
+            except LedgerError:
+                if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
+                    raise
+                # another process resumed the same tournament and stored it first (the same game)
+            else:
+                stored += 1
+            run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
+            if progress is not None:
+                progress(stored)
     return stored
 
 

@@ -11,6 +11,7 @@ which worker played it or when it finished.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -36,7 +37,7 @@ class Scheduled:
         return int.from_bytes(digest[:8], "big")
 
 
-def deal_seed(tournament_seed: str, table: int, deal: int) -> str:
+def deal_seed(tournament_seed: str, table: int | str, deal: int) -> str:
     """The game seed shared by every rotation of one deal."""
     return hashlib.sha256(f"tourney-deal-v1/{tournament_seed}/{table}/{deal}".encode()).hexdigest()
 
@@ -59,9 +60,23 @@ def schedule(bots: list[str], players: int, games: int, tournament_seed: str) ->
         raise ScheduleError("two bots share a name; rename one")
     out = []
     for table, members in enumerate(combinations(sorted(bots), players)):
-        for deal in range(games):
-            seed = deal_seed(tournament_seed, table, deal)
-            for rotation in range(players):
-                seated = members[rotation:] + members[:rotation]
-                out.append(Scheduled(f"t{table}-d{deal}-r{rotation}", table, deal, rotation, seated, seed))
+        out += table_games(table, members, range(games), tournament_seed)
+    return out
+
+
+def table_games(table: int, members: tuple[str, ...], deals: Iterable[int], tournament_seed: str, *,
+                prefix: str = "", deal_group: str | int | None = None) -> list[Scheduled]:
+    """Each of ``deals`` played by one table once from every cyclic rotation of its seats.
+
+    Keys are ``<prefix>t<table>-d<deal>-r<rotation>``; a deal's seed is that of (``deal_group``,
+    deal), the table's own number unless another group is named (a Swiss round's tables share
+    their deals).
+    """
+    out = []
+    group = table if deal_group is None else deal_group
+    for deal in deals:
+        seed = deal_seed(tournament_seed, group, deal)
+        for rotation in range(len(members)):
+            seated = members[rotation:] + members[:rotation]
+            out.append(Scheduled(f"{prefix}t{table}-d{deal}-r{rotation}", table, deal, rotation, seated, seed))
     return out

@@ -23,7 +23,7 @@ from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
 from tournaments.bots.spec import BotError
-from tournaments.cli import db, keys, ladder, listing, replay, run
+from tournaments.cli import db, keys, ladder, listing, match, replay, run
 from tournaments.ladder.league import LadderError
 from tournaments.play.runner import TournamentError
 from tournaments.play.schedule import ScheduleError
@@ -140,6 +140,7 @@ app.command("run")(run.run)
 app.command("standings")(run.standings_)
 app.command("list")(listing.list_)
 app.command("games")(listing.games)
+app.command("match")(match.match)
 app.add_typer(db.app, name="db")
 app.add_typer(replay.app, name="replay")
 app.add_typer(keys.app, name="keys")

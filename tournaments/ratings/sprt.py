@@ -206,15 +206,18 @@ def _mle_mean(scores: list[float], observed: list[float], mean: float) -> list[f
     return [p / (1.0 + x * v) for p, v in zip(observed, shifted, strict=True)]
 
 
-def _mle_normalized(scores: list[float], observed: list[float], t: float, tolerance: float = 1e-12) -> list[float]:
+def _mle_normalized(scores: list[float], observed: list[float], t: float, tolerance: float = 1e-11) -> list[float]:
     """The distribution on ``scores`` nearest to ``observed`` with (mu - 1/2) / sigma = t, by the
     fixed-point iteration of Van den Bergh's section 4.1, started from the uniform distribution."""
+    if t == 0.0:  # t = 0 is mu = 1/2: solved directly (the iteration crawls there on lopsided tallies)
+        return _mle_mean(scores, observed, 0.5)
     p = [1.0 / len(scores)] * len(scores)
+    x = 0.0
     for _ in range(100):
         mu = sum(a * q for a, q in zip(scores, p, strict=True))
         sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p, strict=True)))
         phi = [a - 0.5 - 0.5 * t * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in scores]
-        x = _secular_root(observed, phi)
+        x = _secular_root(observed, phi, x)  # the last step's root: the next one is near it
         updated = [q / (1.0 + x * v) for q, v in zip(observed, phi, strict=True)]
         change = max(abs(u - q) for u, q in zip(updated, p, strict=True))
         p = updated
@@ -223,17 +226,19 @@ def _mle_normalized(scores: list[float], observed: list[float], t: float, tolera
     return p
 
 
-def _secular_root(weights: list[float], values: list[float]) -> float:
-    """The x in (-1/max v, -1/min v) with sum w_i v_i / (1 + x v_i) = 0: Newton's method, kept
-    inside a shrinking bracket (the sum falls strictly as x grows)."""
+def _secular_root(weights: list[float], values: list[float], start: float = 0.0) -> float:
+    """The x in (-1/max v, -1/min v) with sum w_i v_i / (1 + x v_i) = 0: Newton's method from
+    ``start``, kept inside a shrinking bracket (the sum falls strictly as x grows)."""
     low, high = -1.0 / max(values), -1.0 / min(values)
     if not low < 0.0 < high:
         raise SprtError("the hypothesis lies outside the range of the tally's scores")
-    x = 0.0
+    x = start if low < start < high else 0.0
     for _ in range(200):
-        terms = [(w * v / (1.0 + x * v), w * v * v / (1.0 + x * v) ** 2) for w, v in zip(weights, values, strict=True)]
-        f = sum(term for term, _ in terms)
-        slope = -sum(square for _, square in terms)
+        f = slope = 0.0
+        for w, v in zip(weights, values, strict=True):
+            share = v / (1.0 + x * v)
+            f += w * share
+            slope -= w * share * share
         if f > 0:
             low = x
         else:

@@ -1,0 +1,246 @@
+"""`tourney match`: paired deals, the SPRT's error rates, real matches that reach H1, resume after a kill.
+
+The error-rate check simulates pairs of games from known outcome probabilities with a seeded RNG (no
+real games), so hundreds of sequential tests run in a second; the matches between the shipped bots
+are real `tourney match` runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+from fractions import Fraction
+
+import pytest
+
+from tests.tournaments.test_protocol import ROOT, SHIPPED, cli
+from tests.tournaments.test_runner import LINUX, descendants, start, stored_count, wait_gone, wait_until_partly_stored
+from tournaments.bots.spec import PYTHON, BotSpec
+from tournaments.cli import app
+from tournaments.play import match as matches
+from tournaments.play.match import Match, MatchPlan, block_score, seat_names, tally
+from tournaments.play.schedule import ScheduleError
+from tournaments.ratings.sprt import H0, H1, NELO_PER_T, Sprt, pentanomial
+
+# -- the SPRT's error rates, simulated ------------------------------------------------------
+
+SELF_PLAY = [0.04, 0.21, 0.50, 0.21, 0.04]
+"""Pair-score probabilities of two equal bots (symmetric: normalised Elo 0)."""
+RUNS = 200
+
+
+def normalised_elo(p: list[float]) -> float:
+    """Normalised Elo of a pentanomial distribution: (mu - 1/2) / sqrt(2 var) * 800 / ln 10."""
+    mu = sum(i / 4 * q for i, q in enumerate(p))
+    var = sum(q * (i / 4 - mu) ** 2 for i, q in enumerate(p))
+    return (mu - 0.5) / math.sqrt(2 * var) * NELO_PER_T
+
+
+def tilted(p: list[float], nelo: float) -> list[float]:
+    """``p`` exponentially tilted (p_i e^(x a_i), normalised) until its normalised Elo is ``nelo``."""
+    low, high = -20.0, 20.0
+    for _ in range(200):
+        x = (low + high) / 2
+        weights = [q * math.exp(x * i / 4) for i, q in enumerate(p)]
+        candidate = [w / sum(weights) for w in weights]
+        if normalised_elo(candidate) < nelo:
+            low = x
+        else:
+            high = x
+    return candidate
+
+
+def sequential_test(p: list[float], test: Sprt, rng: random.Random, batch: int = 10) -> tuple[str, int]:
+    """One SPRT over pairs drawn from ``p``, looking after every ``batch`` pairs: (decision, pairs)."""
+    counts = [0] * 5
+    pairs = 0
+    while pairs < 200_000:
+        for outcome in rng.choices(range(5), weights=p, k=batch):
+            counts[outcome] += 1
+        pairs += batch
+        decision = test.decide(test.llr(pentanomial(counts), 2))
+        if decision is not None:
+            return decision, pairs
+    raise AssertionError("the test never decided")
+
+
+def error_bound(rate: float, runs: int) -> float:
+    """The rate plus three binomial standard deviations: what ``runs`` tests may show at most."""
+    return rate + 3 * math.sqrt(rate * (1 - rate) / runs)
+
+
+def test_simulated_error_rates_stay_within_their_bounds():
+    """Over 200 seeded tests each: equal bots (true Elo = elo0) accept H1 at most at about the alpha rate;
+    bots exactly elo1 apart accept H0 at most at about the beta rate."""
+    test = Sprt(elo0=0, elo1=40, alpha=0.05, beta=0.05)
+    at_elo1 = tilted(SELF_PLAY, 40.0)
+    assert normalised_elo(SELF_PLAY) == pytest.approx(0.0, abs=1e-12)
+    assert normalised_elo(at_elo1) == pytest.approx(40.0, abs=1e-6)
+    rng = random.Random(20261201)
+    false_h1 = sum(sequential_test(SELF_PLAY, test, rng)[0] == H1 for _ in range(RUNS))
+    false_h0 = sum(sequential_test(at_elo1, test, rng)[0] == H0 for _ in range(RUNS))
+    assert false_h1 / RUNS <= error_bound(test.alpha, RUNS)
+    assert false_h0 / RUNS <= error_bound(test.beta, RUNS)
+    assert false_h1 > 0 or false_h0 > 0  # errors happen: the test is not simply over-cautious
+
+
+def test_a_much_stronger_bot_is_accepted_quickly_every_time():
+    """Pairs a heuristic bot wins almost always against a random one: H1 in every one of 30 seeded tests with
+    elo1 = 5, each within 300 pairs."""
+    lopsided = [0.0, 0.002, 0.01, 0.04, 0.948]
+    rng = random.Random(7)
+    outcomes = [sequential_test(lopsided, Sprt(), rng, batch=20) for _ in range(30)]
+    assert {decision for decision, _ in outcomes} == {H1}
+    assert max(pairs for _, pairs in outcomes) <= 300
+
+
+# -- the plan -----------------------------------------------------------------------------
+
+
+def spec_of(name: str) -> BotSpec:
+    return BotSpec(name, PYTHON, f"{name}.py", f"hash-{name}", ("*",))
+
+
+def test_seats_are_named_once_each():
+    """The baseline against itself, and copies of the baseline filling the field, get #2, #3 ..."""
+    first, baselines, field = seat_names(spec_of("h"), spec_of("h"), [], 2)
+    assert (first.name, [b.name for b in baselines], field) == ("h", ["h#2"], ())
+    first, baselines, field = seat_names(spec_of("a"), spec_of("b"), [spec_of("c")], 4)
+    assert (first.name, [b.name for b in baselines], [f.name for f in field]) == ("a", ["b", "b#2"], ["c"])
+    assert baselines[1].content_hash == "hash-b"
+    with pytest.raises(ScheduleError, match="2 --field bots do not fit the 1 seats"):
+        seat_names(spec_of("a"), spec_of("b"), [spec_of("c"), spec_of("d")], 3)
+
+
+def test_block_scores_count_only_the_baselines_seats():
+    """A block's score is the candidate's mean pairwise result against the baseline's seats: a field bot
+    ahead of everyone changes nothing; ties count one half."""
+    block = [[("a", 2), ("b", 3), ("f", 1)], [("a", 1), ("b", 1), ("f", 3)], [("a", 3), ("b", 2), ("f", 1)]]
+    assert block_score(block, "a", ["b"]) == Fraction(1 + Fraction(1, 2) + 0, 3)
+    pair = [[("a", 1), ("b", 2)], [("a", 1), ("b", 2)]]
+    assert block_score(pair, "a", ["b"]) == 1
+
+
+def test_the_tally_of_pairs_is_pentanomial():
+    """With two seats the tally's scores are 0, 1/4, 1/2, 3/4, 1: the pentanomial of pair points 0 to 2."""
+    blocks = [Fraction(1), Fraction(1, 2), Fraction(1), Fraction(3, 4)]
+    assert tally(blocks, 2, 1) == pentanomial([0, 0, 1, 1, 2])
+    assert len(tally(blocks, 4, 3)) == 25
+
+
+def fake_results(plan: MatchPlan, strength: float, rng: random.Random, deals: range) -> dict:
+    """Results of the given deals: the candidate ranks first with probability ``strength``."""
+    stored = {}
+    for game in matches.table_games(0, plan.match.seats, deals, plan.seed):
+        first = "a" if rng.random() < strength else "b"
+        stored[game.key] = [(bot, 1 if bot == first else 2) for bot in game.bots]
+    return stored
+
+
+def test_the_sprt_decides_only_at_batch_ends_from_stored_results():
+    """Results of a batch in progress do not count; the decision and the deals it saw are the same however the
+    stored results arrived (a later batch stored early changes nothing)."""
+    match = Match("a", ("b",), (), Sprt(0, 50), batch=4)
+    plan = MatchPlan(match, 1000, "s")
+    everything = fake_results(plan, 0.9, random.Random(1), range(1000))
+    status = MatchPlan(match, 1000, "s").status(everything)
+    assert status.decision == H1 and status.deals % 4 == 0 and status.deals < 1000
+    partial = {k: v for k, v in everything.items() if int(k.split("-d")[1].split("-")[0]) < status.deals - 2}
+    before = MatchPlan(match, 1000, "s").status(partial)
+    assert before.deals == status.deals - 4 and before.decision is None
+    again = MatchPlan(match, 1000, "s")
+    assert again.next_stage(partial)[0].deal == status.deals - 4
+    assert again.next_stage(everything) is None and again.status(everything) == status
+
+
+# -- real matches ---------------------------------------------------------------------------
+
+HEURISTICS = {"lemur-tails": "heuristic_lemur_tails", "nine-tails": "heuristic_nine_tails",
+              "tails-on-fire": "heuristic_tails_on_fire"}
+
+
+def match_command(game: str, db, *extra: str) -> list[str]:
+    return ["match", str(SHIPPED / f"{HEURISTICS[game]}.py"), "random_bot", "--bots", str(SHIPPED), "--game", game,
+            "--sprt", "elo0=0", "elo1=20", "--move-time", "0.5", "--db", str(db), *extra]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(HEURISTICS))
+def test_the_heuristic_bot_beats_random_with_h1_in_every_game(tmp_path, game):
+    """`tourney match heuristic random --sprt` in each game (its usual seats, the field the baseline) stops
+    with H1 accepted, prints the statistics, and stores games that verify."""
+    db = tmp_path / "m.db"
+    result = cli.invoke(app, match_command(game, db, "--jobs", "0"))
+    assert result.exit_code == 0, result.output
+    assert "H1 accepted" in result.stdout and "LOS: 100.00%" in result.stdout
+    as_json = cli.invoke(app, [*match_command(game, db, "--jobs", "0"), "--resume", "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    stats = json.loads(as_json.stdout)
+    assert stats["sprt"]["decision"] == "H1" and stats["sprt"]["llr"] >= stats["sprt"]["bounds"][1]
+    assert stats["games"] == stored_count(db) == stats["deals"] * stats["players"]
+    assert stats["wins"] > stats["losses"]
+    verified = cli.invoke(app, ["replay", "verify", "--db", str(db), "--quiet"])
+    assert verified.exit_code == 0, verified.output
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LINUX, reason="the runner's workers die with it through Linux's PR_SET_PDEATHSIG")
+def test_a_match_killed_with_sigkill_resumes_to_the_answer_of_an_uninterrupted_one(tmp_path):
+    """SIGKILL mid-match, then the same command plus --resume: the same decision, deals, LLR and counts as a
+    match never interrupted (and with another --jobs)."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_two.py")
+    args = ["match", "random_bot", "random_two", "--bots", str(folder), "--game", "lemur-tails", "--sprt",
+            "elo0=-50", "elo1=50", "--batch", "4", "--games", "24", "--seed", "3"]
+    db = tmp_path / "killed.db"
+    with start([*args, "--db", str(db), "--jobs", "2"], tmp_path) as process:
+        wait_until_partly_stored(process, db, 48)
+        below = descendants(process.pid)
+        process.kill()
+        process.wait()
+        assert wait_gone(below, timeout=5) == []
+    with start([*args, "--db", str(db), "--jobs", "2", "--resume", "--json"], tmp_path) as process:
+        out, err = process.communicate(timeout=180)
+    assert process.returncode == 0, err
+    reference = tmp_path / "reference.db"
+    result = cli.invoke(app, [*args, "--db", str(reference), "--jobs", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out) == json.loads(result.stdout)
+    assert stored_count(db) == stored_count(reference) == json.loads(out)["games"]
+
+
+def test_match_options_are_checked(tmp_path):
+    """Bad SPRT values and a stray value exit 2; an unknown bot name is one error line naming the folder's bots."""
+    db = tmp_path / "m.db"
+    base = ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails", "--db", str(db)]
+    assert cli.invoke(app, [*base, "--sprt", "elo0=5", "elo1=0"]).exit_code == 2
+    assert cli.invoke(app, [*base, "--sprt", "elo2=5"]).exit_code == 2
+    assert cli.invoke(app, [*base, "elo1=5"]).exit_code == 2
+    unknown = cli.invoke(app, ["match", "nobody", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails",
+                               "--db", str(db)])
+    assert unknown.exit_code == 1
+    assert unknown.stderr.startswith("error: no bot 'nobody' for lemur-tails: not a file, nor a bot in")
+    assert "random_bot" in unknown.stderr
+
+
+def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
+    """`--games 3` without --sprt: 3 pairs of the random bot against itself, the pentanomial of 3 pairs, both
+    Elo estimates and the W/D/L line; run again with --resume it only prints them."""
+    db = tmp_path / "m.db"
+    args = ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails", "--games", "3",
+            "--jobs", "0", "--db", str(db)]
+    result = cli.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("match-random_bot-vs-random_bot#2-lemur-tails-seed1: random_bot vs random_bot#2")
+    assert lines[1] == "random_bot vs random_bot#2: 3 deals (pair each), 6 games"
+    assert lines[2].startswith("Elo (logistic): ") and lines[3].startswith("Elo (normalised): ")
+    penta = [int(x) for x in lines[5].split(": ")[1].split(", ")]
+    assert lines[5].startswith("pentanomial (pair points 0, 1/2, 1, 3/2, 2)") and sum(penta) == 3
+    again = cli.invoke(app, [*args, "--resume"])
+    assert again.exit_code == 0 and again.stdout.splitlines()[1:] == lines[1:]
+    assert stored_count(db) == 6

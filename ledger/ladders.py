@@ -23,7 +23,16 @@ VOID = "void"
 RETIRE = "retire"
 """The kinds of ladder event (ladder_events.kind): facts an operator appends, never edits."""
 
-Update = Callable[[list[float], list[int]], list[float]]
+Rating = tuple[float, float | None]
+"""An entry's rating and, for OpenSkill, its sigma (None for Elo)."""
+Update = Callable[[list[Rating], list[int]], list[Rating]]
+"""The seats' new ratings after one game, from their ratings and ranks."""
+Start = Callable[[Rating | None], Rating]
+"""A new version's first rating, from its predecessor's rating at submission (None: a first version)."""
+
+
+def elo_start(_previous: Rating | None) -> Rating:
+    return (START_RATING, None)
 
 
 class UnknownLadder(LedgerError):
@@ -39,12 +48,13 @@ class Submitted:
     retired: list[int]
 
 
-def create(ledger: Ledger, name: str, game: str, players: int) -> int:
+def create(ledger: Ledger, name: str, game: str, players: int, rating: str = "elo") -> int:
     with ledger.write() as connection:
         if connection.execute(select(Ladder.id).where(Ladder.name == name)).first() is not None:
             raise LedgerError(f"a ladder named {name!r} already exists")
         cursor = connection.exec_driver_sql(
-            "INSERT INTO ladders (name, game, players, created_at) VALUES (?, ?, ?, ?)", (name, game, players, now()))
+            "INSERT INTO ladders (name, game, players, created_at, rating) VALUES (?, ?, ?, ?, ?)",
+            (name, game, players, now(), rating))
         return cursor.lastrowid
 
 
@@ -72,13 +82,14 @@ def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
 def entries(ledger: Ledger, ladder_id: int, active_only: bool = True) -> list[dict[str, Any]]:
     """Entries with their bot's content hash and archive entry point, best rating first."""
     query = ("SELECT e.id, e.name, e.version, e.status, e.rating, e.games, e.bot_id, b.content_hash, b.kind, "
-             "e.submitted_at FROM ladder_entries e JOIN bots b ON b.id = e.bot_id WHERE e.ladder_id = ?")
+             "e.submitted_at, e.sigma, e.joined_after FROM ladder_entries e JOIN bots b ON b.id = e.bot_id "
+             "WHERE e.ladder_id = ?")
     if active_only:
         query += " AND e.status = 'active'"
     with ledger.read() as connection:
         rows = connection.exec_driver_sql(query + " ORDER BY e.rating DESC, e.name, e.version", (ladder_id,))
         keys = ("id", "name", "version", "status", "rating", "games", "bot_id", "content_hash", "kind",
-                "submitted_at")
+                "submitted_at", "sigma", "joined_after")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
@@ -93,8 +104,11 @@ def archive(ledger: Ledger, bot_id: int) -> tuple[str, bytes]:
 
 
 def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: str, entry_point: str,
-           files: bytes) -> Submitted:
-    """List a bot version: same content is a no-op; new content retires the name's older versions."""
+           files: bytes, start: Start = elo_start) -> Submitted:
+    """List a bot version: same content is a no-op; new content retires the name's older versions.
+
+    The version's first rating is ``start`` of its predecessor's rating as it stands now, and the
+    ladder's last game seq is kept with it, so a rebuild starts it at the same point of the fold."""
     with ledger.write() as connection:
         bot_id = ledger.ensure_bot(name, content_hash, kind, connection)
         existing = connection.exec_driver_sql(
@@ -112,9 +126,13 @@ def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: s
         connection.exec_driver_sql(
             "UPDATE ladder_entries SET status = 'retired' WHERE ladder_id = ? AND name = ? AND status = 'active'",
             (ladder_id, name))
+        rating, sigma = start(_rating_of(connection, ladder_id, name, latest))
+        joined_after = connection.exec_driver_sql(
+            "SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?", (ladder_id,)).scalar()
         cursor = connection.exec_driver_sql(
-            "INSERT INTO ladder_entries (ladder_id, bot_id, name, version, status, rating, games, submitted_at) "
-            "VALUES (?, ?, ?, ?, 'active', ?, 0, ?)", (ladder_id, bot_id, name, latest + 1, START_RATING, now()))
+            "INSERT INTO ladder_entries (ladder_id, bot_id, name, version, status, rating, games, submitted_at, "
+            "sigma, joined_after) VALUES (?, ?, ?, ?, 'active', ?, 0, ?, ?, ?)",
+            (ladder_id, bot_id, name, latest + 1, rating, now(), sigma, joined_after))
         return Submitted(cursor.lastrowid, name, latest + 1, True, retired)
 
 
@@ -130,16 +148,27 @@ def store_game(ledger: Ledger, ladder_id: int, store: Callable[[Connection], str
         return seq
 
 
+def _rating_of(connection: Connection, ladder_id: int, name: str, version: int) -> Rating | None:
+    """The rating of one version of a name as it stands (None: no such version)."""
+    row = connection.exec_driver_sql(
+        "SELECT rating, sigma FROM ladder_entries WHERE ladder_id = ? AND name = ? AND version = ?",
+        (ladder_id, name, version)).first()
+    return None if row is None else (row[0], row[1])
+
+
 def _fold_one(connection: Connection, seq: int, entry_ids: list[int], ranks: list[int], update: Update) -> None:
-    ratings = [connection.exec_driver_sql("SELECT rating FROM ladder_entries WHERE id = ?", (entry,)).scalar()
-               for entry in entry_ids]
+    ratings: list[Rating] = []
+    for entry in entry_ids:
+        rating, sigma = connection.exec_driver_sql(
+            "SELECT rating, sigma FROM ladder_entries WHERE id = ?", (entry,)).first()
+        ratings.append((rating, sigma))
     new = update(ratings, ranks)
-    for entry, rank, rating in zip(entry_ids, ranks, new, strict=True):
+    for entry, rank, (rating, sigma) in zip(entry_ids, ranks, new, strict=True):
         connection.exec_driver_sql(
-            "UPDATE ladder_entries SET rating = ?, games = games + 1 WHERE id = ?", (rating, entry))
+            "UPDATE ladder_entries SET rating = ?, sigma = ?, games = games + 1 WHERE id = ?", (rating, sigma, entry))
         connection.exec_driver_sql(
-            "INSERT INTO ladder_ratings (game_seq, entry_id, rank, rating) VALUES (?, ?, ?, ?)",
-            (seq, entry, rank, rating))
+            "INSERT INTO ladder_ratings (game_seq, entry_id, rank, rating, sigma) VALUES (?, ?, ?, ?, ?)",
+            (seq, entry, rank, rating, sigma))
 
 
 def results_in_order(ledger: Ledger, ladder_id: int) -> list[tuple[int, list[tuple[int, int]]]]:
@@ -164,26 +193,42 @@ def _results(connection: Connection, ladder_id: int) -> list[tuple[int, list[tup
     return list(out.items())
 
 
-def rebuild(ledger: Ledger, ladder_id: int, update: Update) -> dict[int, tuple[float, float]]:
+def rebuild(ledger: Ledger, ladder_id: int, update: Update,
+            start: Start = elo_start) -> dict[int, tuple[Rating, Rating]]:
     """Refold every rating from the stored results and the ladder's events; rewrite the derived rows.
 
-    Returns, per entry, (rating before the rebuild, rating after): equal when the
-    incremental updates were right.
+    Each version enters the fold where it was submitted (after game ``joined_after``), starting
+    from ``start`` of its predecessor's rating at that point. Returns, per entry, (rating before
+    the rebuild, rating after), each (rating, sigma): equal when the incremental updates were right.
     """
     with ledger.write() as connection:
-        return _refold(connection, ladder_id, update)
+        return _refold(connection, ladder_id, update, start)
 
 
-def _refold(connection: Connection, ladder_id: int, update: Update) -> dict[int, tuple[float, float]]:
-    before = {row[0]: row[1] for row in connection.exec_driver_sql(
-        "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+def _refold(connection: Connection, ladder_id: int, update: Update,
+            start: Start = elo_start) -> dict[int, tuple[Rating, Rating]]:
+    rows = list(connection.exec_driver_sql(
+        "SELECT id, name, version, joined_after, rating, sigma FROM ladder_entries WHERE ladder_id = ? "
+        "ORDER BY joined_after, version, id", (ladder_id,)))
+    before = {row[0]: (row[4], row[5]) for row in rows}
     connection.exec_driver_sql(
         "DELETE FROM ladder_ratings WHERE game_seq IN (SELECT seq FROM ladder_games WHERE ladder_id = ?)",
         (ladder_id,))
-    connection.exec_driver_sql(
-        "UPDATE ladder_entries SET rating = ?, games = 0 WHERE ladder_id = ?", (START_RATING, ladder_id))
+    connection.exec_driver_sql("UPDATE ladder_entries SET games = 0 WHERE ladder_id = ?", (ladder_id,))
+    waiting = list(rows)
+
+    def enter(up_to: float) -> None:
+        # Versions submitted before game ``up_to`` start now, from their predecessor's rating then.
+        while waiting and waiting[0][3] < up_to:
+            entry, name, version = waiting.pop(0)[:3]
+            rating, sigma = start(_rating_of(connection, ladder_id, name, version - 1))
+            connection.exec_driver_sql(
+                "UPDATE ladder_entries SET rating = ?, sigma = ? WHERE id = ?", (rating, sigma, entry))
+
     for seq, seats in _results(connection, ladder_id):
+        enter(seq)
         _fold_one(connection, seq, [entry for entry, _ in seats], [rank for _, rank in seats], update)
+    enter(float("inf"))
     # Status is derived too: a version is retired when a newer one was submitted or a retire event names it.
     connection.exec_driver_sql(
         "UPDATE ladder_entries SET status = CASE WHEN EXISTS (SELECT 1 FROM ladder_entries newer "
@@ -191,12 +236,13 @@ def _refold(connection: Connection, ladder_id: int, update: Update) -> dict[int,
         "AND newer.version > ladder_entries.version) OR EXISTS (SELECT 1 FROM ladder_events v "
         f"WHERE v.entry_id = ladder_entries.id AND v.kind = '{RETIRE}') THEN 'retired' ELSE 'active' END "
         "WHERE ladder_id = ?", (ladder_id,))
-    after = {row[0]: row[1] for row in connection.exec_driver_sql(
-        "SELECT id, rating FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+    after = {row[0]: (row[1], row[2]) for row in connection.exec_driver_sql(
+        "SELECT id, rating, sigma FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
     return {entry: (before[entry], after[entry]) for entry in before}
 
 
-def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update) -> int:
+def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update,
+         start: Start = elo_start) -> int:
     """Append a void event for one of the ladder's games and refold the ratings without it.
 
     Returns the game's ladder seq; LedgerError if it is not the ladder's or is already void.
@@ -211,7 +257,7 @@ def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Upda
                 (ladder_id, game_id)).first() is not None:
             raise LedgerError(f"game {game_id} is already void")
         _append_event(connection, ladder_id, VOID, game_id, None, reason)
-        _refold(connection, ladder_id, update)
+        _refold(connection, ladder_id, update, start)
         return seq
 
 
@@ -276,6 +322,7 @@ def seat_entries(ledger: Ledger, ladder_id: int) -> dict[tuple[str, int], int]:
 def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:
     with ledger.read() as connection:
         rows = connection.exec_driver_sql(
-            "SELECT r.game_seq, g.game_id, r.rank, r.rating FROM ladder_ratings r "
+            "SELECT r.game_seq, g.game_id, r.rank, r.rating, r.sigma FROM ladder_ratings r "
             "JOIN ladder_games g ON g.seq = r.game_seq WHERE r.entry_id = ? ORDER BY r.game_seq", (entry_id,))
-        return [{"seq": seq, "game": game, "rank": rank, "rating": rating} for seq, game, rank, rating in rows]
+        return [{"seq": seq, "game": game, "rank": rank, "rating": rating,
+                 **({} if sigma is None else {"sigma": sigma})} for seq, game, rank, rating, sigma in rows]

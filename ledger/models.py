@@ -111,6 +111,7 @@ class Ladder(SQLModel, table=True):
     game: str
     players: int
     created_at: str
+    rating: str = Field(default="elo", description="the rating model: elo or openskill")
 
 
 class LadderEntry(SQLModel, table=True):
@@ -128,9 +129,11 @@ class LadderEntry(SQLModel, table=True):
     name: str
     version: int
     status: str = Field(description="active or retired")
-    rating: float
+    rating: float = Field(description="Elo, or OpenSkill's mu")
     games: int = 0
     submitted_at: str
+    sigma: float | None = Field(default=None, description="OpenSkill's sigma (None for Elo)")
+    joined_after: int = Field(default=0, description="the ladder's last game seq when this version was submitted")
 
 
 class BotArchive(SQLModel, table=True):
@@ -163,6 +166,7 @@ class LadderRating(SQLModel, table=True):
     entry_id: int = Field(sa_column=Column(Integer, ForeignKey("ladder_entries.id"), primary_key=True))
     rank: int
     rating: float
+    sigma: float | None = None
 
 
 class LadderEvent(SQLModel, table=True):

@@ -42,6 +42,8 @@ def create(
     game: Annotated[str, typer.Option("--game", help="tails-on-fire, nine-tails or lemur-tails.")],
     players: Annotated[int | None, whole_option("--players", "Seats per game (default: the game's usual count).",
                                                 1, MAX_SEATS, "seats", show_default=False)] = None,
+    rating: Annotated[str | None, typer.Option("--rating", help="elo or openskill (default: openskill for 3 or more "
+                                               "seats, elo for 2); fixed for the ladder's life.")] = None,
     db: Db = None,
 ) -> None:
     """Create a ladder for one game.
@@ -51,8 +53,10 @@ def create(
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     engine.configure(k)
-    rows.create(writing(db), name, engine.name, k)
-    typer.echo(f"created ladder {name} ({engine.name}, {k} players per game)")
+    if rating is not None and rating not in league.RATINGS:
+        raise typer.BadParameter(f"--rating is {' or '.join(league.RATINGS)}, not {rating!r}")
+    chosen = league.create(writing(db), name, engine.name, k, rating)
+    typer.echo(f"created ladder {name} ({engine.name}, {k} players per game, {chosen} ratings)")
 
 
 @app.command("list")
@@ -154,15 +158,19 @@ def standings(
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
             "margin": round(r.margin, 1), "games": r.games, "provisional": r.provisional, "status": r.status,
             "forfeits": r.forfeits,
+            **({} if r.mu is None else {"mu": round(r.mu, 3), "sigma": round(r.sigma or 0.0, 3)}),
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("rank", "bot", "version", "rating", "± 95%", "games", "forfeits", "", title=f"ladder {name}")
+    skill = any(r.mu is not None for r in rows_)
+    columns = ("mu - 3σ", "mu", "σ") if skill else ("rating", "± 95%")
+    table = Table("rank", "bot", "version", *columns, "games", "forfeits", "", title=f"ladder {name}")
     for r in rows_:
         mark = "provisional" if r.provisional else ""
         if r.status != "active":
             mark = (mark + " " + r.status).strip()
-        table.add_row(str(r.rank), Text(r.name), f"v{r.version}", f"{r.rating:.0f}", f"{r.margin:.0f}", str(r.games),
-                      str(r.forfeits), mark)
+        values = ((f"{r.rating:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}") if skill
+                  else (f"{r.rating:.0f}", f"{r.margin:.0f}"))
+        table.add_row(str(r.rank), Text(r.name), f"v{r.version}", *values, str(r.games), str(r.forfeits), mark)
     terminal.console().print(table)
 
 

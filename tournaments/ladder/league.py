@@ -35,7 +35,7 @@ from tournaments.play import results
 from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
-from tournaments.ratings import elo
+from tournaments.ratings import elo, openskill
 
 CPU_SECONDS = 60
 """RLIMIT_CPU of a ladder bot's process, per game."""
@@ -43,8 +43,62 @@ MEMORY_MB = 1024
 """RLIMIT_AS of a ladder bot's process."""
 
 
+ELO = "elo"
+OPENSKILL = "openskill"
+RATINGS = (ELO, OPENSKILL)
+
+
 class LadderError(ValueError):
     """A ladder request that cannot be done; the message is one clear line."""
+
+
+def default_rating(players: int) -> str:
+    """OpenSkill for 3 or more seats (a ranking is one observation, not pairs), Elo for two."""
+    return OPENSKILL if players >= 3 else ELO
+
+
+def _elo_update(ratings: list[rows.Rating], ranks: list[int]) -> list[rows.Rating]:
+    return [(rating, None) for rating in elo.multiplayer_update([r for r, _ in ratings], ranks)]
+
+
+def _openskill_update(ratings: list[rows.Rating], ranks: list[int]) -> list[rows.Rating]:
+    rated = openskill.rate([openskill.Skill(mu, sigma) for mu, sigma in ratings], ranks)
+    return [(skill.mu, skill.sigma) for skill in rated]
+
+
+def _openskill_start(previous: rows.Rating | None) -> rows.Rating:
+    skill = openskill.new_version(None if previous is None else openskill.Skill(*previous))
+    return (skill.mu, skill.sigma)
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """How a ladder rates: the update after a game, a new version's start, the matchmaking spread."""
+
+    update: rows.Update
+    start: rows.Start
+    spread: float
+
+
+MODELS = {
+    ELO: Model(_elo_update, rows.elo_start, matchmaking.SPREAD),
+    # OpenSkill's beta is one game's performance spread: a mu gap of beta is about a 76% favourite,
+    # as 200 Elo points are, so it plays the part of Elo's spread.
+    OPENSKILL: Model(_openskill_update, _openskill_start, openskill.BETA),
+}
+
+
+def model(ladder: dict[str, Any]) -> Model:
+    return MODELS[ladder.get("rating") or ELO]
+
+
+def create(ledger: Ledger, name: str, game: str, players: int, rating: str | None = None) -> str:
+    """Create a ladder; its rating model (default by seats) is fixed for its life. Returns the model."""
+    chosen = rating or default_rating(players)
+    if chosen not in RATINGS:
+        raise LadderError(f"--rating is {' or '.join(RATINGS)}, not {chosen!r}")
+    rows.create(ledger, name, game, players, chosen)
+    return chosen
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +178,8 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
     directory = materialize(spec.content_hash, entry_point, files)
     candidate = process_spec(name, spec.content_hash, spec.kind, directory, entry_point, limits)
     validate(ladder, candidate, limits)
-    return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files)
+    return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
+                       model(ladder).start)
 
 
 def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None:
@@ -167,6 +222,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
     ladder = rows.get(ledger, ladder_name)
     engine = registry.get(ladder["game"])
     k = ladder["players"]
+    rating = model(ladder)
     stored = 0
     while stored < games:
         active = rows.entries(ledger, ladder["id"])
@@ -178,7 +234,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
         candidates = _candidates(ledger, ladder, active)
         jobs: list[Job] = []
         while len(jobs) < max(1, min(games - stored, 2 * workers * k)):
-            table = matchmaking.next_table(candidates, k, rng)
+            table = matchmaking.next_table(candidates, k, rng, spread=rating.spread)
             seed = f"{rng.getrandbits(128):032x}"
             spec = Spec(engine.name, k, 1, seed, limits.move_time, limits.time_bank,
                         tuple(specs[name] for name in table))
@@ -194,7 +250,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
                 return recorded.game_id
 
             rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),
-                            elo.multiplayer_update)
+                            rating.update)
             stored += 1
             if progress is not None:
                 progress(stored)
@@ -208,6 +264,9 @@ def _runnable(ledger: Ledger, entry: dict[str, Any], limits: Limits) -> BotSpec:
 
 
 def _candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, Any]]) -> list:
+    if model(ladder) is MODELS[OPENSKILL]:  # sigma is the uncertainty itself
+        return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], entry["sigma"])
+                for entry in active]
     names = {entry["id"]: entry["name"] for entry in active}
     games = [[(names[e], rank) for e, rank in seats if e in names] for _, seats in
              rows.results_in_order(ledger, ladder["id"])]
@@ -226,21 +285,34 @@ class Standing:
     name: str
     version: int
     rating: float
+    """Elo, or OpenSkill's leaderboard value mu - 3 sigma."""
     margin: float
+    """The 95% margin: 1.96 SE for Elo, 1.96 sigma (of mu) for OpenSkill."""
     games: int
     provisional: bool
     status: str
     forfeits: int = 0
+    mu: float | None = None
+    sigma: float | None = None
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False) -> list[Standing]:
     ladder = rows.get(ledger, ladder_name)
     listed = rows.entries(ledger, ladder["id"], active_only=not include_retired)
+    forfeits = forfeit_counts(ledger, ladder["id"])
+    if model(ladder) is MODELS[OPENSKILL]:
+        skills = {e["id"]: openskill.Skill(e["rating"], e["sigma"]) for e in listed}
+        listed.sort(key=lambda e: (-skills[e["id"]].ordinal, e["name"], e["version"]))
+        return [
+            Standing(position, e["name"], e["version"], skills[e["id"]].ordinal, 1.96 * e["sigma"], e["games"],
+                     e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"], forfeits.get(e["id"], 0),
+                     e["rating"], e["sigma"])
+            for position, e in enumerate(listed, start=1)
+        ]
     labels = {entry["id"]: _label(entry, include_retired) for entry in listed}
     games = [[(labels[e], rank) for e, rank in seats if e in labels]
              for _, seats in rows.results_in_order(ledger, ladder["id"])]
     se = matchmaking.uncertainties({labels[e["id"]]: e["rating"] for e in listed}, games)
-    forfeits = forfeit_counts(ledger, ladder["id"])
     return [
         Standing(position, entry["name"], entry["version"], entry["rating"], 1.96 * se[labels[entry["id"]]],
                  entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"],
@@ -274,7 +346,8 @@ def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[
     if len(found) != 1:
         raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
                           f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
-    return found[0], rows.void(ledger, ladder["id"], found[0], reason, elo.multiplayer_update)
+    rating = model(ladder)
+    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update, rating.start)
 
 
 def retire(ledger: Ledger, ladder_name: str, bot: str, reason: str) -> int:
@@ -299,9 +372,10 @@ def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
     return out
 
 
-def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[float, float]]:
+def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, rows.Rating]]:
     ladder = rows.get(ledger, ladder_name)
-    return rows.rebuild(ledger, ladder["id"], elo.multiplayer_update)
+    rating = model(ladder)
+    return rows.rebuild(ledger, ladder["id"], rating.update, rating.start)
 
 
 def default_workers() -> int:

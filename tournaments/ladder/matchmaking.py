@@ -52,8 +52,8 @@ def uncertainties(ratings: dict[str, float], games: Sequence[Sequence[tuple[str,
     return {name: SCALE / math.log(10) / math.sqrt(value) for name, value in information.items()}
 
 
-def next_table(candidates: Sequence[Candidate], k: int, rng: random.Random) -> list[str]:
-    """The bots of the next table (k of them), by the rule above."""
+def next_table(candidates: Sequence[Candidate], k: int, rng: random.Random, *, spread: float = SPREAD) -> list[str]:
+    """The bots of the next table (k of them), by the rule above (``spread`` in the rating's units)."""
     if len(candidates) < k:
         raise ValueError(f"a table of {k} needs {k} active bots, the ladder has {len(candidates)}")
     pool = sorted(candidates, key=lambda c: c.name)
@@ -61,7 +61,7 @@ def next_table(candidates: Sequence[Candidate], k: int, rng: random.Random) -> l
     table = [anchor]
     rest = [c for c in pool if c is not anchor]
     for _ in range(k - 1):
-        weights = [math.exp(-((c.rating - anchor.rating) ** 2) / (2 * SPREAD**2)) + 1e-12 for c in rest]
+        weights = [math.exp(-((c.rating - anchor.rating) ** 2) / (2 * spread**2)) + 1e-12 for c in rest]
         chosen = rng.choices(rest, weights=weights)[0]
         table.append(chosen)
         rest.remove(chosen)

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import orjson
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from engines import registry
 from ledger import tournaments as tournament_rows
-from ledger.store import Ledger
 from tournaments.bots.spec import Limits
-from tournaments.cli.options import Db
+from tournaments.cli import terminal
+from tournaments.cli.options import Db, Jobs, MoveTime, Players, TimeBank, games_option, jobs_for, plural, writing
 from tournaments.play import match as matches
 from tournaments.play import runner
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
 
-console = Console() if sys.stdout.isatty() else Console(width=160)
-errors = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=160)
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 
 
@@ -56,13 +51,12 @@ def match(
     sprt: Annotated[str | None, typer.Option("--sprt", help="Stop when the test decides: elo0=0 elo1=5 alpha=0.05 "
                                              "beta=0.05 (normalised Elo; any subset, 'default' for all defaults; "
                                              "model=logistic for logistic Elo).")] = None,
-    games: Annotated[int | None, typer.Option("--games", help="Deals (pairs or blocks) to play; with --sprt the "
-                                              f"most to play (default {matches.FIXED_DEALS}, with --sprt "
-                                              f"{matches.SPRT_DEALS}).", show_default=False)] = None,
+    games: Annotated[int | None, games_option(f"Deals (pairs or blocks) to play; with --sprt the most to play "
+                                              f"(default {matches.FIXED_DEALS}, with --sprt {matches.SPRT_DEALS}).")]
+    = None,
     field: Annotated[list[str] | None, typer.Option("--field", help="A bot for a seat beside the two (repeat "
                                                     "it); seats left are filled by the baseline.")] = None,
-    players: Annotated[int | None, typer.Option("--players", help="Seats per game (default: the game's usual).")]
-    = None,
+    players: Players = None,
     folder: Annotated[str, typer.Option("--bots", help="Folder to find bots named by name in.")] = "bots",
     batch: Annotated[int, typer.Option("--batch", help="Deals per SPRT look: the test decides after each batch.")]
     = matches.BATCH,
@@ -71,11 +65,9 @@ def match(
     = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted match (or show a finished one).")]
     = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", help="Worker processes (default: the CPU count; 0: play "
-                                             "here).")] = None,
-    move_time: Annotated[float, typer.Option("--move-time", help="Seconds a bot may take per move.")] = 1.0,
-    time_bank: Annotated[float, typer.Option("--time-bank", help="Extra seconds per game for moves over "
-                                             "--move-time.")] = 5.0,
+    jobs: Jobs = None,
+    move_time: MoveTime = 1.0,
+    time_bank: TimeBank = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
     db: Db = None,
 ) -> None:
@@ -90,25 +82,25 @@ def match(
     if extra and sprt is None:
         raise typer.BadParameter(f"{extra[0]!r} is an --sprt value: give it after --sprt")
     test = parse_sprt([sprt, *extra]) if sprt is not None else None
-    if move_time <= 0 or time_bank < 0:
-        raise typer.BadParameter("--move-time must be positive and --time-bank not negative")
+    if batch < 1:
+        raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
     engine = registry.get(game)
+    ledger = writing(db)  # first: a database it cannot use is refused before any bot starts
     limits = Limits(move_time, time_bank)
     resolved = [matches.resolve(ref, folder, engine.name, limits) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
                          batch)
-    ledger = Ledger(db)
     match_name = name or matches.default_name(spec)
     the_run = runner.open_run(ledger, match_name, spec, resume)
     plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
-    workers = jobs if jobs is not None else runner.cpu_count()
+    workers = jobs_for(jobs, plan.limit - the_run.done)
+    console, errors = terminal.console(), terminal.console(stderr=True)
     if not as_json:
         form = spec.format
         seated = ", ".join([*form.field, *form.baselines[1:]])
-        console.print(f"{escape(match_name)}: {escape(form.candidate)} vs {escape(form.baselines[0])}"
-                      + (f" with {escape(seated)}" if seated else "")
-                      + f", {spec.players} seats, at most {plan.limit} games ({the_run.done} already stored), "
-                      f"{workers} jobs", highlight=False)
+        console.print(f"{match_name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
+                      + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already "
+                      f"stored), {plural(workers, 'job')}")
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console,
@@ -125,8 +117,7 @@ def match(
             runner.execute(ledger, the_run, workers, advance)
     except KeyboardInterrupt:
         stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
-        errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume",
-                     highlight=False)
+        errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")
         raise typer.Exit(130) from None
     show(matches.statistics(plan, the_run.stored), as_json)
 
@@ -136,7 +127,7 @@ def show(stats: matches.Statistics, as_json: bool) -> None:
         typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
         return
     for line in report(stats):
-        console.print(line, highlight=False, markup=False)
+        typer.echo(line)
 
 
 def report(stats: matches.Statistics) -> list[str]:

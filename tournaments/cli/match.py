@@ -98,9 +98,9 @@ def match(
     if not as_json:
         form = spec.format
         seated = ", ".join([*form.field, *form.baselines[1:]])
-        console.print(f"{match_name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
-                      + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already "
-                      f"stored), {plural(workers, 'job')}")
+        typer.echo(f"{match_name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
+                   + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already stored), "
+                   f"{plural(workers, 'job')}")
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console,

@@ -52,8 +52,8 @@ def refolded_equals_incremental(ledger: Ledger, name: str) -> dict:
 @pytest.mark.slow
 def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_same_numbers(tmp_path):
     """OpenSkill ladder: games move mu and shrink sigma, standings order by mu - 3 sigma, a new version starts at
-    its predecessor's mu with sigma widened, and a rebuild (versions entering where they were submitted)
-    reproduces every mu and sigma exactly."""
+    its predecessor's mu with sigma widened, and a rebuild or a void (versions entering where they were
+    submitted) reproduces the incremental mu and sigma exactly."""
     ledger = Ledger(str(tmp_path / "l.db"))
     ladder.create(ledger, "skill", GAME, 2, "openskill")
     ladder.submit(ledger, "skill", BOTS / "heuristic_lemur_tails.py", "pro", FAST)
@@ -76,6 +76,9 @@ def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_s
     assert v2.mu == before.mu
     assert v2.sigma == pytest.approx(min(openskill.SIGMA, math.sqrt(before.sigma**2 + openskill.VERSION_SIGMA**2)))
     ladder.play(ledger, "skill", 6, 0, FAST, random.Random(3))
+    refolded_equals_incremental(ledger, "skill")
+    first_game = rows.game_ids(ledger, rows.get(ledger, "skill")["id"])[0]
+    ladder.void(ledger, "skill", first_game, "a test of the refold")  # refolds without it, versions included
     refolded_equals_incremental(ledger, "skill")
     history = ladder.history(ledger, "skill", "random_bot")
     assert {row["version"] for row in history} == {1, 2} and all("sigma" in row for row in history)

@@ -1,9 +1,12 @@
 """A game turn by turn, as one viewer saw it: the frames that `tourney replay show` prints.
 
 The log is verified first (a game that does not verify is not shown), folding it with
-the engine; after each step the viewer's frame holds the step's events in words
-(redacted for the viewer) and the table as the viewer saw it (the engine's view; for
-the full view, the spectator's table plus every seat's own hidden part).
+the engine; after each step the viewer's frame holds the step's events in the game's words
+(replays/narration, the sentences of the replay page, with a hidden part only where the
+viewer may see it) and the table as the viewer saw it: the engine's view, plus the own
+view of each seat whose hidden cards the viewer may see (every seat for the full view).
+The table is told by the game's own summary (narration ``summary``), drawn from those
+views alone; a game without one is shown as its view's fields.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ from engines import registry
 from engines.base import CHANCE, SETUP
 from ledger.chain import PUBLIC
 from replays import log as logfmt
+from replays.narration import Narrator
+from replays.narration.words import seat_name
 from replays.verify import Refold, Report, check_envelope
+
+ACTORS = {SETUP: "setup", CHANCE: "chance"}
 
 
 @dataclass(slots=True)
@@ -24,68 +31,75 @@ class Frame:
 
     step: int
     actor: str
+    """"setup", "chance", "end", or the seat by colour and bot: "Red (random_bot)"."""
     lines: list[str]
     table: dict[str, Any]
-    seats: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The engine's view as the viewer saw it (the full view: a spectator's, with ``own`` beside it)."""
+    own: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Each seat's own view, for the seats whose hidden cards the viewer may see."""
     turn_over: bool = True
+    summary: list[str] | None = None
+    """The table in the game's words, for a frame that ends a turn; None for a game without a summary."""
+
+    @property
+    def hidden(self) -> dict[int, dict[str, Any]]:
+        """What each seat's own view adds to the table (its hand, say), field by field."""
+        return {seat: {k: v for k, v in view.items() if self.table.get(k) != v and k != "seat"}
+                for seat, view in self.own.items()}
 
 
-def words(event: dict[str, Any], seat: int | str | None) -> str:
+def seat_labels(log: dict[str, Any]) -> list[str]:
+    """Each seat by colour and bot: "Red (heuristic_tails_on_fire)"."""
+    return [f"{seat_name(s['seat'])} ({s['bot']})" for s in log["seats"]]
+
+
+def words(event: dict[str, Any], seat: int | str | None, narrator: Narrator) -> str:
     """An event in the game's words, with its hidden part only if the viewer may see it."""
-    text = event["type"].replace("_", " ")
-    details = [f"{key} {show_value(value)}" for key, value in event["data"].items()]
     visible = seat == "full" or event["audience"] == PUBLIC or (isinstance(seat, int) and seat in event["audience"])
-    if "private" in event and visible:
-        details += [f"{key} {show_value(value)}" for key, value in event["private"].items()]
-    elif event["audience"] != PUBLIC:
-        details.append("(hidden)")
-    return text + (": " + ", ".join(details) if details else "")
+    private = event.get("private") if visible else None
+    told = narrator.sentence(event["type"], event["data"], private)
+    if private is None and event["audience"] != PUBLIC and not narrator.knows(event["type"]):
+        # A game's own sentences word what a viewer sees of a hidden part; the plain fallback cannot.
+        told += " (hidden)"
+    return told
 
 
 def frames(log: dict[str, Any], view: str = "full") -> list[Frame]:
-    """Every step of a (verified) log as ``view`` saw it."""
+    """Every step of a (verified) log as ``view`` saw it; each frame that ends a turn has its summary."""
     check_envelope(log)
     seat = logfmt.parse_view(view, len(log["seats"]))
     engine = registry.get(log["game"], log["engine_version"])
+    narrator = Narrator(log["game"])
+    names = seat_labels(log)
     seats = len(log["seats"])
     out: list[Frame] = []
 
     def watch(actor: int, group: list[dict[str, Any]], state: Any) -> None:
-        who = "setup" if actor == SETUP else "chance" if actor == CHANCE else f"seat {actor} ({_bot(log, actor)})"
-        lines = [words(event, seat) for event in group]
+        who = ACTORS[actor] if actor in ACTORS else names[actor]
+        lines = [words(event, seat, narrator) for event in group]
         if seat == "full":
             table = engine.view(state, None)
-            hidden = {}
-            for s in range(seats):
-                own = engine.view(state, s)
-                hidden[s] = {k: v for k, v in own.items() if table.get(k) != v and k != "seat"}
+            own = {s: engine.view(state, s) for s in range(seats)}
+        elif seat is None:
+            table, own = engine.view(state, None), {}
         else:
             table = engine.view(state, seat)
-            hidden = {}
+            own = {seat: table}
         if out and out[-1].actor == who:
             out[-1].turn_over = False
-        out.append(Frame(group[0]["step"], who, lines, table, hidden, turn_over=actor >= 0))
+        out.append(Frame(group[0]["step"], who, lines, table, own, turn_over=actor >= 0))
 
     Refold(engine, log, Report(log["game_id"], view, len(log["events"])), watch).run()
-    ending = [words(event, seat) for event in log["events"] if event["step"] > (out[-1].step if out else 0)]
+    ending = [words(event, seat, narrator) for event in log["events"]
+              if event["step"] > (out[-1].step if out else 0)]
     if ending:
         last = out[-1] if out else None
         out.append(Frame(log["events"][-1]["step"], "end", ending, last.table if last else {},
-                         last.seats if last else {}))
+                         last.own if last else {}))
+    for frame in out:
+        if frame.turn_over and frame.table:
+            frame.summary = narrator.summary(frame.table, names, frame.own)
     return out
-
-
-def _bot(log: dict[str, Any], seat: int) -> str:
-    return log["seats"][seat]["bot"]
-
-
-def show_value(value: Any) -> str:
-    """A view or event value in compact words: lists in brackets, objects as key value pairs."""
-    if isinstance(value, list):
-        return "[" + " ".join(show_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} {show_value(v)}" for k, v in value.items()) + "}"
-    return str(value)
 
 
 def label(key: str) -> str:

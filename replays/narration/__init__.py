@@ -1,22 +1,23 @@
-"""Events in the games' own words, for the replay page: "Green plays 4".
+"""Events and tables in the games' own words, for the replay page and `replay show`: "Green plays 4".
 
 One module per game holds ``SENTENCES`` (event type -> sentence of the public data and,
-when the reader may see it, the private part) and ``score(view, seat)`` (the seat's score
-in words, read from a view). The log's own events (game_started, seat_forfeited,
-game_ended) are worded here; a type no module knows is told plainly from its data, so a
-new event type never stops a page from being made.
+when the reader may see it, the private part), ``score(view, seat)`` (the seat's score
+in words, read from a view) and ``summary(view, names, own)`` (the table in a few lines,
+read from the views alone, as the page draws it). The log's own events (game_started,
+seat_forfeited, game_ended) are worded here; a type no module knows is told plainly from
+its data, so a new event type never stops a page from being made.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from replays.narration.words import listing, ordinal, seat_name
-from replays.render import show_value
+from replays.narration.words import listing, ordinal, seat_name, show_value
 
 Sentence = Callable[[Mapping[str, Any], Any], str]
+Summary = Callable[[Mapping[str, Any], Sequence[str], Mapping[int, Mapping[str, Any]]], list[str]]
 
 GAMES = {
     "tails-on-fire": "replays.narration.tails_on_fire",
@@ -43,12 +44,14 @@ LOG_SENTENCES: dict[str, Sentence] = {
 
 
 class Narrator:
-    """The sentences and score words of one game (a plain fallback for a game with no module)."""
+    """The sentences, score words and table summary of one game (a plain fallback for a game with
+    no module)."""
 
     def __init__(self, game: str) -> None:
         module = importlib.import_module(GAMES[game]) if game in GAMES else None
         self.sentences: dict[str, Sentence] = {**LOG_SENTENCES, **(module.SENTENCES if module else {})}
         self._score = module.score if module else None
+        self._summary: Summary | None = module.summary if module else None
 
     def sentence(self, type_: str, data: Mapping[str, Any], private: Any = None) -> str:
         """The event in words; ``private`` only when the reader may see it (None otherwise)."""
@@ -65,6 +68,20 @@ class Narrator:
         if self._score is None or view is None:
             return ""
         return self._score(view, seat)
+
+    def summary(self, view: Mapping[str, Any], names: Sequence[str],
+                own: Mapping[int, Mapping[str, Any]]) -> list[str] | None:
+        """The table in a few lines a player would recognise, or None when this game has none.
+
+        ``view`` is the table as the reader sees it (a spectator's view, or a seat's own),
+        ``names`` each seat's label ("Red (random_bot)"), and ``own`` the own view of each seat
+        whose hidden cards the reader may see (none for a spectator, every seat for the full
+        view): a summary tells a hand only from ``own``, so it shows nothing the reader may not
+        know.
+        """
+        if self._summary is None:
+            return None
+        return self._summary(view, names, own)
 
 
 def plain(type_: str, data: Mapping[str, Any], private: Any = None) -> str:

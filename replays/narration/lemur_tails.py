@@ -1,4 +1,5 @@
-"""Lemur Tails in words: one sentence per event type (docs/games/lemur-tails.md, "Events").
+"""Lemur Tails in words: one sentence per event type (docs/games/lemur-tails.md, "Events"), and the table
+in a few lines (``summary``, docs/replays.md "Show").
 
 Rules version 2 names a card by its kind ("W5", "BJ", "END"; LT-21); version 1 named the
 physical copy by id ("Card identity" in the game's doc): 0-79 numbered (colour id // 40,
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replays.narration.words import count, seat_name
+from replays.narration.words import SEP, count, seat_name
 
 COLOURS = ("white", "black")
 
@@ -103,3 +104,57 @@ SENTENCES = {
 def score(view: dict[str, Any], seat: int) -> str:
     lengths = sorted(len(view["tails"][f"{seat}{ring}"]) for ring in "wb")
     return f"shortest tail {lengths[0]}, longest {lengths[1]}"
+
+
+# -- the table in a few lines (docs/replays.md, "Show") ------------------------------------------
+
+RINGS = {"w": "white-ring tail", "b": "black-ring tail"}
+PHASES = {"play": "playing", "taken": "a taken card to place or keep", "swap": "swapping", "pass": "discarding to pass",
+          "chance": "cards to draw"}
+# Cards are told by kind as the view names them ("W5", "BJ": white 5, black joker), as the page labels them.
+
+
+def _seat(view: dict[str, Any], seat: int, name: str, mine: Any) -> list[str]:
+    lemurs = view["sun_lemurs"][seat]
+    hand = (f"hand {' '.join(mine['hand']) or 'empty'}" if mine is not None
+            else f"{count(view['hand_sizes'][seat], 'card')} in hand")
+    lines = [f"{name}: " + SEP.join([hand, f"Sun lemurs {lemurs['present']} present, {lemurs['empty']} empty",
+                                      score(view, seat)])]
+    for ring, ring_name in RINGS.items():
+        cards = view["tails"][f"{seat}{ring}"]
+        lines.append(f"  {ring_name}: " + (f"{' '.join(cards)} ({count(len(cards), 'card')})" if cards else "empty"))
+    if mine is not None and mine.get("taken") and not view.get("taken"):
+        lines.append(f"  taken blind: {mine['taken']}")
+    return lines
+
+
+def _turn(view: dict[str, Any]) -> str:
+    if view["over"]:
+        return f"The game is over: {view['over']}"
+    series = view["series"]
+    parts = [f"{seat_name(view['turn'])}'s turn, {PHASES.get(view['phase'], view['phase'])}",
+             f"turns played {' / '.join(str(t) for t in view['turns_played'])}",
+             f"{view['added_this_turn']} added this turn",
+             f"a series of {series['length']} on {tail(series['tail'])}" if series["tail"] else "no series"]
+    if view["game_ending"]:
+        parts.append("the last round")
+    parts.append(f"{view['sun_lemurs_aside']} Sun lemurs set aside")
+    return "Turn: " + SEP.join(parts)
+
+
+def summary(view: dict[str, Any], names: list[str], own: dict[int, dict[str, Any]]) -> list[str]:
+    """Per seat its hand (cards only where the reader may see them), Sun lemurs and shortest
+    tail, then both its tails; then the market, the deck, the discard pile, a card a Sun lemur
+    brought, and the turn."""
+    lines = [line for seat in range(len(view["hand_sizes"])) for line in _seat(view, seat, names[seat], own.get(seat))]
+    pile = view["discard_pile"]
+    end = "the End card drawn: last round" if view["end_card_drawn"] else "the End card in it"
+    lines += [
+        "Market: " + (" ".join(view["market"]) or "empty"),
+        f"Deck: {count(view['deck_size'], 'card')}, {end}",
+        f"Discard pile: {pile[-1]} on top ({count(len(pile), 'card')})" if pile else "Discard pile: empty",
+    ]
+    if view["taken"]:
+        lines.append(f"Taken by a Sun lemur: {view['taken']}")
+    lines.append(_turn(view))
+    return lines

@@ -1,10 +1,12 @@
-"""Nine Tails in words: one sentence per event type (docs/games/nine-tails.md, "Events")."""
+"""Nine Tails in words: one sentence per event type (docs/games/nine-tails.md, "Events"), and the table
+in a few lines (``summary``, docs/replays.md "Show").
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from replays.narration.words import count, seat_name
+from replays.narration.words import SEP, count, seat_name
 
 KINDS = {"F": "starting fox", "W": "wild fox", "S": "study", "T": "tail card"}
 
@@ -103,3 +105,83 @@ def score(view: dict[str, Any], seat: int) -> str:
     most = max((fox["tail_count"] for fox in foxes), default=0)
     ascended = view["ascended"][seat]
     return f"{count(ascended, 'ascended fox', 'ascended foxes')}, most tails {most}"
+
+
+# -- the table in a few lines (docs/replays.md, "Show") ------------------------------------------
+
+
+
+def _fox(fox: dict[str, Any]) -> str:
+    """"F-ACG*: 4 tails · slots ACG*C* (counters on 0, 1) · studies S-C* · tail cards T-GSQ T-AC"."""
+    slots = f"slots {fox['slots']}"
+    covered = [str(slot) for slot, spent in enumerate(fox["exhausted"]) if spent]
+    if covered:
+        slots += f" (counters on {', '.join(covered)})"
+    parts = [count(fox["tail_count"], "tail"), slots]
+    if fox["studies"]:
+        parts.append("studies " + " ".join(fox["studies"]))
+    if fox["tails"]:
+        parts.append("tail cards " + " ".join(fox["tails"]))
+    return f"{fox['card']}: " + SEP.join(parts)
+
+
+def _seat(view: dict[str, Any], seat: int, name: str, mine: Any) -> list[str]:
+    ascended, cards = view["ascended"][seat], view["ascended_cards"][seat]
+    parts = [count(ascended, "ascended fox", "ascended foxes")
+             + (f" ({count(cards, 'Ascended Fox card')})" if cards != ascended else "")]
+    if mine is None:
+        parts.append(f"{count(view['hand_sizes'][seat], 'trickery card')} in hand")
+    else:
+        parts.append("trickery hand " + (", ".join(trick(t) for t in mine["hand"]) or "empty"))
+    return [f"{name}: " + SEP.join(parts), *(f"  {_fox(fox)}" for fox in view["foxes"][seat])]
+
+
+def _turn(view: dict[str, Any]) -> str:
+    parts = [view["phase"]]
+    if view["winner"] is not None:
+        parts.append(f"{seat_name(view['winner'])} has won")
+    elif view["capped"]:
+        parts.append("the move cap is reached")
+    else:
+        parts.append(f"{seat_name(view['active'])} active")
+        if view["decider"] is not None and view["decider"] != view["active"]:
+            parts.append(f"{seat_name(view['decider'])} to decide")
+    parts += [f"{view['turns']} of {view['move_cap']} turns played", f"{view['goal']} ascended foxes win"]
+    return "Turn: " + SEP.join(parts)
+
+
+def _in_play(view: dict[str, Any]) -> list[str]:
+    lines = []
+    if view["revealed"]:
+        lines.append("Revealed: " + " ".join(view["revealed"]))
+    if view["held"]:
+        lines.append(f"Being placed: {card(view['held'])}")
+    if view["trick"]:
+        played = view["trick"]
+        lines.append(f"In play: {seat_name(played['seat'])}'s {trick(played['name'])}"
+                     + (f" with {played['fox']}" if played["fox"] else ""))
+    if view["paying"]:
+        lines.append(f"Paying: {view['paying']['fox']} pays {view['paying']['cost']}")
+    if view["befuddle"]:
+        lines.append(f"Befuddling {view['befuddle']['fox']}: {view['befuddle']['left']} left")
+    return lines
+
+
+def summary(view: dict[str, Any], names: list[str], own: dict[int, dict[str, Any]]) -> list[str]:
+    """Per seat its ascended foxes, trickery hand (cards only where the reader may see them) and,
+    a line each, its foxes with their tails, counters, studies and tail cards; then the Village,
+    the supply (counters and decks), the trickery discards, what is in play and the turn."""
+    lines = [line for seat in range(view["seats"]) for line in _seat(view, seat, names[seat], own.get(seat))]
+    decks = view["decks"]
+    discard = view["discard"]
+    lines += [
+        "Village: " + (" ".join(view["village"]) or "empty"),
+        "Supply: " + SEP.join([count(view["pile"], "counter"),
+                               count(decks["starting"], "starting fox", "starting foxes"),
+                               count(decks["wilds"], "Wilds card"), count(decks["trickery"], "trickery card"),
+                               count(view["ascended_stack"], "Ascended Fox card")]),
+        f"Trickery discards: {len(discard)}, {trick(discard[-1])} on top" if discard else "Trickery discards: none",
+        *_in_play(view),
+        _turn(view),
+    ]
+    return lines

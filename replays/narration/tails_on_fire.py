@@ -1,10 +1,12 @@
-"""Tails on Fire in words: one sentence per event type (docs/games/tails-on-fire.md, "Events")."""
+"""Tails on Fire in words: one sentence per event type (docs/games/tails-on-fire.md, "Events"), and the table
+in a few lines (``summary``, docs/replays.md "Show").
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from replays.narration.words import count, listing, per_seat, seat_name
+from replays.narration.words import SEP, count, listing, per_seat, seat_name
 
 TRICKSTER = 0
 
@@ -75,3 +77,84 @@ SENTENCES = {
 
 def score(view: dict[str, Any], seat: int) -> str:
     return count(view["players"][seat]["flames"], "flame")
+
+
+# -- the table in a few lines (docs/replays.md, "Show") ------------------------------------------
+
+PHASES = {"shuffle": "shuffling", "choose": "choosing opossums", "hunt": "the Hunt"}
+
+
+def face(card: int) -> str:
+    """An opossum as printed: 1-9, or "+1" for the trickster."""
+    return "+1" if card == TRICKSTER else str(card)
+
+
+def faces(cards: list[int]) -> str:
+    return " ".join(face(card) for card in cards) or "none"
+
+
+def shown(card: int, number: int) -> str:
+    """A played opossum: "5", or "+1=6" for the trickster played as 6."""
+    return f"+1={number}" if card == TRICKSTER else str(card)
+
+
+def _hand(player: dict[str, Any], mine: Any) -> str:
+    if mine is None:
+        parts = [f"{player['hand_size']} in hand"]
+        parts += [f"{player['chosen_size']} chosen"] if player["chosen_size"] else []
+    elif mine["chosen"] is None:  # TOF-18: a pick this log withholds; the hand is known as a whole
+        parts = [f"hand {faces(mine['hand'])} ({player['chosen_size']} of them chosen)"]
+    else:
+        parts = [f"hand {faces(mine['hand'])}"] + ([f"chosen {faces(mine['chosen'])}"] if mine["chosen"] else [])
+    if player["to_choose"]:
+        parts.append(f"{player['to_choose']} to choose")
+    return ", ".join(parts)
+
+
+def _seat(player: dict[str, Any], name: str, mine: Any) -> str:
+    stacks = " ".join(f"{shown(s['card'], s['number'])}[{','.join(str(f) for f in s['fire'])}]"
+                      for s in player["stacks"]) or "none"
+    return name + ": " + SEP.join([f"bonfire {player['bonfire']}", f"stacks {stacks}",
+                                   f"exhausted {faces(player['exhausted'])}", _hand(player, mine),
+                                   count(player["flames"], "flame")])
+
+
+def _discard(view: dict[str, Any]) -> str:
+    pile = view["discard"]
+    if not pile:
+        return "Discard pile: empty"
+    top = pile[-1]
+    owner = "the Rogue's" if top["owner"] == "rogue" else f"{seat_name(top['owner'])}'s"
+    return f"Discard pile: {owner} {shown(top['card'], top['number'])} on top ({count(len(pile), 'card')})"
+
+
+def _hunt(view: dict[str, Any]) -> str:
+    if view["phase"] == "over":
+        return f"Round {view['round']}: the game is over{SEP}{view['turns']} of {view['move_cap']} turns"
+    turn = view["turn"]
+    # TOF-6 counts the numbers offered until one is played; the page shows the count only then too.
+    offered = f" ({view['numbers_offered']} offered)" if view["phase"] == "hunt" and not view["discard"] else ""
+    parts = [f"Round {view['round']}, {PHASES.get(view['phase'], view['phase'])}",
+             f"starting number {view['starting_number']}{offered}", f"{seat_name(view['leader'])} leads"]
+    if turn is not None:
+        parts.append(f"{'the Rogue' if turn == 'rogue' else seat_name(turn)} to act")
+    parts.append(f"{view['turns']} of {view['move_cap']} turns")
+    return SEP.join(parts)
+
+
+def summary(view: dict[str, Any], names: list[str], own: dict[int, dict[str, Any]]) -> list[str]:
+    """Per seat its bonfire, fire stacks (the top opossum's number, then the fire cards under
+    it), exhausted opossums, hand (cards only where the reader may see them) and flames; then
+    the Iguana pile, the discard pile's top, the Hunt, the Rogue and the fire cards out of the game."""
+    lines = [_seat(player, names[seat], own.get(seat)) for seat, player in enumerate(view["players"])]
+    iguana = view["iguana"]
+    lines.append(f"Iguana pile: {iguana['top']} on top, {iguana['size']} left" if iguana["size"]
+                 else "Iguana pile: empty")
+    lines += [_discard(view), _hunt(view)]
+    if view["rogue"] is not None:
+        rogue = view["rogue"]
+        lines.append(f"The Rogue: {count(rogue['deck_size'], 'card')} in its deck{SEP}"
+                     f"reserve {' '.join(str(card) for card in rogue['reserve']) or 'empty'}")
+    if view["boxed"]:
+        lines.append("Out of the game: fire cards " + " ".join(str(card) for card in view["boxed"]))
+    return lines

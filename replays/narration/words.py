@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 SEAT_NAMES = ("Red", "Green", "Blue", "Yellow", "Purple", "Orange")
+SEP = " · "
+"""Between the parts of a summary line: "bonfire 3 · stacks none · 1 flame"."""
 
 
 def seat_name(seat: Any) -> str:
@@ -40,3 +42,12 @@ def ordinal(rank: int) -> str:
 def per_seat(values: Sequence[Any], unit: str = "") -> str:
     """"Red 15, Green 5" (with ``unit`` after each value)."""
     return ", ".join(f"{seat_name(seat)} {value}{unit}" for seat, value in enumerate(values))
+
+
+def show_value(value: Any) -> str:
+    """A value with no words of its own, compact: lists in brackets, objects as key value pairs."""
+    if isinstance(value, list):
+        return "[" + " ".join(show_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} {show_value(v)}" for k, v in value.items()) + "}"
+    return str(value)

@@ -16,6 +16,7 @@ from ledger import tournaments as tournament_rows
 from ledger.store import Ledger, LedgerError
 from replays import archive, html, render, signing
 from replays import log as logfmt
+from replays.narration.words import seat_name, show_value
 from replays.verify import Summary, clock, collector_paused, verify_log
 from tournaments.cli.options import Db, plural, reading, writing
 
@@ -189,7 +190,10 @@ def show(
     step: Annotated[bool, typer.Option("--step", help="Wait for a key after each turn.")] = False,
     db: Db = None,
 ) -> None:
-    """Show a game turn by turn as a viewer saw it: each event in words, then the table.
+    """Show a game turn by turn as a viewer saw it: each event in the game's words, then the table.
+
+    After each seat's turn the table is summed up as a player would see it (seats by colour, with
+    their bots); a hand shows only where the view may see it (--view full: every hand).
 
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
@@ -201,13 +205,17 @@ def show(
     # Everything printed comes from the log (bot names, values): never read as markup or emoji codes.
     console = Console(markup=False, emoji=False, highlight=False)
     console.print(Text(f"{log['game']} game {log['game_id']} as seen by {view}: "
-                       + ", ".join(f"seat {s['seat']} {s['bot']}" for s in log["seats"]), style="bold"))
+                       + ", ".join(f"seat {s['seat']} {seat_name(s['seat'])} {s['bot']}" for s in log["seats"]),
+                       style="bold"))
     for frame in render.frames(log, view):
         console.rule(Text(f"step {frame.step}: {frame.actor}"))
-        for line in frame.lines:
-            console.print(f"  {line}")
+        told = frame.lines + (frame.summary or []) if frame.turn_over else frame.lines
+        # One line per sentence and per summary line, never broken by us: the terminal wraps them,
+        # and a pipe (grep, a test) reads each whole.
+        console.print("\n".join(f"  {line}" for line in told), soft_wrap=True)
         if frame.turn_over:
-            console.print(_table(frame))
+            if frame.summary is None:
+                console.print(_table(frame))
             if step and console.is_terminal:
                 typer.echo("(any key: next turn, q: quit)", nl=False)
                 key = typer.getchar()
@@ -281,14 +289,15 @@ def html_(
 
 
 def _table(frame: render.Frame) -> Table:
+    """A game with no summary of its own: its view's fields, and each seat's own additions."""
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_column(style="cyan")
     table.add_column()
     for key, value in frame.table.items():
-        table.add_row(Text(render.label(key)), Text(render.show_value(value)))
-    for seat, hidden in frame.seats.items():
+        table.add_row(Text(render.label(key)), Text(show_value(value)))
+    for seat, hidden in frame.hidden.items():
         for key, value in hidden.items():
-            table.add_row(Text(f"seat {seat} {render.label(key)}"), Text(render.show_value(value)))
+            table.add_row(Text(f"seat {seat} {render.label(key)}"), Text(show_value(value)))
     return table
 
 

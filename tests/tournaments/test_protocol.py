@@ -62,10 +62,11 @@ def make_folder(tmp_path: Path, *, good: int = 2, shipped: tuple[str, ...] = (),
     return folder
 
 
-def run(folder: Path, db: Path, *extra: str, games: int = 1, seed: str = "1", jobs: int = 1):
-    """`tourney run` in this process; the result carries exit code, stdout and stderr."""
+def run(folder: Path, db: Path, *extra: str, games: int = 1, seed: str = "1", jobs: int = 1, sandbox: str = "off"):
+    """`tourney run` in this process; the result carries exit code, stdout and stderr. Unsandboxed by
+    default: these tests watch bot processes through the pids they record in their folder."""
     return cli.invoke(app, ["run", str(folder), "--game", GAME, "--games", str(games), "--seed", seed,
-                            "--jobs", str(jobs), "--db", str(db), *extra])
+                            "--jobs", str(jobs), "--db", str(db), "--sandbox", sandbox, *extra])
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +273,7 @@ def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):
     folder = make_folder(tmp_path, programs={"illegal": ["illegal"]})
     db = tmp_path / "t.db"
     result = cli.invoke(app, ["run", str(folder), "--game", "nine-tails", "--players", "3", "--games", "1",
-                              "--jobs", "1", "--db", str(db), *FAST])
+                              "--jobs", "1", "--db", str(db), "--sandbox", "off", *FAST])
     assert result.exit_code == 0, result.output
     games = stored_games(db)
     assert len(games) == 3
@@ -316,21 +317,23 @@ def test_a_program_that_fails_its_handshake_is_left_out(tmp_path, monkeypatch, m
 PYTHON_CASES = {
     "raises": r"^bot failure: crashed: RuntimeError: the bot tripped over its tail$",
     "non_string": r"^bot failure: answered list \['[^']+'\], not one of its legal actions$",
-    "loops": r"^bot failure: timed out after \d+\.\d\d s$",
+    "loops": r"^bot failure: timed out( after \d+\.\d\d s|: no answer within 0\.20 s)$",
     "exits": r"^bot failure: crashed: SystemExit: 0$",
     "illegal": r"^illegal action: seat [01] cannot 'teleport:moon'",
 }
 
 
+@pytest.mark.parametrize("sandbox", ["off", "on"])
 @pytest.mark.parametrize("name", list(PYTHON_CASES))
-def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name):
-    """An in-process bot that raises, answers a non-string, loops forever (the alarm interrupts
-    it), calls sys.exit() or answers an illegal action forfeits with the reason; the tournament
-    carries on to the end."""
+def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandbox):
+    """A Python bot that raises, answers a non-string, loops forever (the alarm interrupts it in
+    process; pyhost's process is killed in the sandbox), calls sys.exit() or answers an illegal
+    action forfeits with the same reason in a worker and through pyhost in its sandbox; the
+    tournament carries on to the end."""
     folder = make_folder(tmp_path, fixtures=(f"{name}.py",))
     db = tmp_path / "t.db"
     began = time.monotonic()
-    result = run(folder, db, "--move-time", "0.2", "--time-bank", "0")
+    result = run(folder, db, "--move-time", "0.2", "--time-bank", "0", sandbox=sandbox)
     assert result.exit_code == 0, result.output
     assert time.monotonic() - began < 20
     games = stored_games(db)
@@ -345,7 +348,7 @@ def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
     db = tmp_path / "t.db"
     done = subprocess.run(
         [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "2",
-         "--move-time", "0.2", "--time-bank", "0", "--db", str(db)],
+         "--move-time", "0.2", "--time-bank", "0", "--db", str(db), "--sandbox", "off"],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr

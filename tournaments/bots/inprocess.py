@@ -1,7 +1,12 @@
 """Python bots in the playing process: loading a bot file, its agent, and the move-time alarm.
 
-Only a process that plays games (a worker, or ``--jobs 0``'s own process) loads a bot
-file; ``load_module`` keeps one module per file per process.
+A Python bot's code runs only in a process that plays games: tourney's host for one bot
+(``pyhost``, in the sandbox or not) or, with ``--sandbox off``, a worker process. Never in
+the organiser's process (discovery reads a bot's GAMES from its source). ``load_module``
+keeps one module per file per process.
+
+The words a failing bot gets (``start_bot``, ``crash``) are the same in process and in
+pyhost, so that a tournament's results do not depend on where its Python bots ran.
 """
 
 from __future__ import annotations
@@ -17,36 +22,56 @@ from types import ModuleType
 from typing import Any
 
 from engines.driver import BotFailure, Turn
-from tournaments.bots.spec import BotError, BotSpec, Limits
+from tournaments.bots.spec import BotSpec, Limits
+
+STARTUP_SECONDS = 10.0
+"""How long an in-process bot may take to import and construct (as a program's handshake)."""
 
 _modules: dict[str, ModuleType] = {}
 
 
+class _Timeout(BaseException):
+    """Raised inside a Python bot's code by the alarm; BaseException so bots cannot swallow it easily."""
+
+
+def crash(error: BaseException) -> str:
+    """How a bot's exception is reported: ``crashed: RuntimeError: the bot tripped over its tail``."""
+    return f"crashed: {type(error).__name__}: {error}"
+
+
 def load_module(path: str) -> ModuleType:
-    """Import a bot file once per process (under a private module name)."""
+    """Import a bot file once per process (under a private module name); BotFailure if that fails.
+
+    Anything it raises, SystemExit and BaseException included, is the bot's failure.
+    """
     module = _modules.get(path)
     if module is not None:
         return module
     name = "tourney_bot_" + hashlib.sha256(path.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise BotError(f"cannot load {path}")
+        raise BotFailure(f"crashed while starting: cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as error:  # a broken bot file must not take the tournament down
-        raise BotError(f"import failed: {type(error).__name__}: {error}") from None
+    except _Timeout:
+        raise
+    except BaseException as error:  # a broken bot file must not take its process down
+        raise BotFailure(f"crashed while starting: {type(error).__name__}: {error}") from None
     sys.modules[name] = module
     _modules[path] = module
     return module
 
 
-class _Timeout(BaseException):
-    """Raised inside a Python bot's act() by the alarm; BaseException so bots cannot swallow it easily."""
-
-
-class Terminated(SystemExit):
-    """The worker process is told to stop (SIGTERM): unwinds through a bot's act(), never a forfeit."""
+def start_bot(path: str, game: str, seat: int, seed: int) -> Any:
+    """Import a bot file and construct its Bot for one game; BotFailure with the reason if either fails."""
+    module = load_module(path)
+    try:
+        return module.Bot(game, seat, random.Random(seed))
+    except _Timeout:
+        raise
+    except BaseException as error:
+        raise BotFailure(f"crashed while starting: {type(error).__name__}: {error}") from None
 
 
 def _ring(_signum, _frame) -> None:
@@ -80,23 +105,33 @@ class BuiltinRandom:
 
 
 class PythonAgent:
-    """An in-process Python bot, with its own seeded RNG and the same time limits."""
+    """An in-process Python bot (only in a worker, with the sandbox off), with the same time limits.
+
+    The bot is imported and constructed at its first turn, under an alarm of
+    ``STARTUP_SECONDS``, so that a worker that dies while it starts knows which seat it was.
+    """
 
     def __init__(self, spec: BotSpec, game: str, seat: int, seed: int, limits: Limits) -> None:
         self.spec = spec
         self.limits = limits
         self.timer = _alarm_ready()
-        try:
-            self.bot: Any = load_module(spec.path).Bot(game, seat, random.Random(seed))
-            self.failure = None
-        except Exception as error:  # reported at its first turn, as a forfeit
-            self.bot = None
-            self.failure = f"crashed while starting: {type(error).__name__}: {error}"
+        self.start = (spec.path, game, seat, seed)
+        self.bot: Any = None
 
     def act(self, turn: Turn) -> str:
-        if self.failure:
-            raise BotFailure(self.failure)
         timer = self.timer
+        if self.bot is None:
+            began = time.perf_counter()
+            try:
+                if timer:
+                    signal.setitimer(signal.ITIMER_REAL, STARTUP_SECONDS)
+                try:
+                    self.bot = start_bot(*self.start)
+                finally:
+                    if timer:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+            except _Timeout:
+                raise BotFailure(f"timed out while starting after {time.perf_counter() - began:.2f} s") from None
         began = time.perf_counter()
         try:
             if timer:
@@ -108,10 +143,10 @@ class PythonAgent:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
             raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s") from None
-        except (BotFailure, Terminated):
+        except BotFailure:
             raise
-        except (Exception, SystemExit) as error:  # sys.exit() in a bot must not end the tournament
-            raise BotFailure(f"crashed: {type(error).__name__}: {error}") from None
+        except BaseException as error:  # sys.exit() in a bot must not end the tournament
+            raise BotFailure(crash(error)) from None
         self.limits.charge(time.perf_counter() - began)
         return action
 

@@ -10,35 +10,50 @@ One JSON object per line each way (docs/bot-protocol.md has an example exchange)
     <- {"type": "action", "action": "play:5"}
     -> {"type": "end", "ranking": [...], "reason": "finished", "seat": 0}
 
-The bot runs in its own process group (a new session) and is killed with the whole
-group when the game ends or the bot fails, so no grandchild outlives it. A bot that
-does not answer in time, exits, writes something that is not a protocol message, or
-floods its output (a line over 1 MiB, or more than that between two requests) fails
-with that reason (ruling ALL-5).
+A Python bot is run the same way, through tourney's host (``tournaments.bots.pyhost``).
+With the sandbox on, every bot process runs in its own sandbox (``tournaments.bots.sandbox``);
+without it, in its own process group with memory and CPU-time rlimits. Either way it is
+killed whole when the game ends or the bot fails, so nothing it started outlives the game.
+
+Nothing a bot does can stall tourney: every write has a deadline (the pipe is non-blocking),
+and every read waits for at most the time the bot has left. A bot that does not read its
+input in time, does not answer in time, exits, writes something that is not a protocol
+message, writes a line nobody asked for, or floods its output (a line over 1 MiB, or more
+than that between two requests) fails with that reason (ruling ALL-5). Its stderr is kept,
+the last ``STDERR_TAIL`` bytes per game, for ``--bot-logs``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
 import select
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import orjson
 
+import engines
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots.spec import BotSpec, Limits
+from tournaments.bots import sandbox
+from tournaments.bots.spec import BUILTIN, PYTHON, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0
 MAX_LINE = 1 << 20
 EXIT_GRACE_SECONDS = 0.5
-EXIT_POLL_SECONDS = 0.05
+POLL_SECONDS = 0.05
+STDERR_TAIL = 64 * 1024
+"""How much of a bot's stderr is kept per game (the end of it)."""
+MAX_REASON = 300
+"""The longest failure reason a hosted Python bot may report (it is stored in the ledger)."""
 
 
 def event_message(event: Event) -> dict[str, Any]:
@@ -51,51 +66,97 @@ def event_message(event: Event) -> dict[str, Any]:
     return message
 
 
+def argv_of(spec: BotSpec) -> list[str]:
+    """The command line of a bot's process: a program's own, or tourney's host for a Python file."""
+    if spec.kind == PYTHON:
+        return [sys.executable, "-I", "-S", "-c", _pyhost_boot(), spec.files[0]]
+    return list(spec.command)
+
+
+@functools.cache
+def _pyhost_boot() -> str:
+    """pyhost's start without the ``site`` module (half of Python's start-up here, most of it an
+    editable install's import hook): sys.path gets the folders holding tourney's own packages and
+    this interpreter's site-packages (what a Python bot may import), as ``site`` would give it."""
+    packages = [str(Path(engines.__file__).parents[1]), str(Path(__file__).parents[2])]
+    found = [path for path in sys.path if path.endswith(("site-packages", "dist-packages")) and os.path.isdir(path)]
+    paths = list(dict.fromkeys([*packages, *found]))
+    return f"import sys; sys.path += {paths!r}; from tournaments.bots.pyhost import main; main()"
+
+
 class ProgramProcess:
-    """A running bot program: write a message, read one line before a deadline, kill."""
+    """A running bot process: write a message, read one line, both before a deadline; kill."""
 
-    def __init__(self, spec: BotSpec) -> None:
+    def __init__(self, spec: BotSpec, confinement: Confinement) -> None:
         self.spec = spec
-        try:
-            self.process = subprocess.Popen(
-                list(spec.command), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, start_new_session=True, bufsize=0,
-                preexec_fn=_limiter(spec.cpu_seconds, spec.memory_mb),
-            )
-        except OSError as error:
-            raise BotFailure(f"could not start {' '.join(spec.command)}: {error.strerror or error}") from None
+        self.sandboxed = confinement.sandbox
+        argv = argv_of(spec)
+        if self.sandboxed:
+            self.process: subprocess.Popen = sandbox.start(argv, spec.cwd, confinement.resources, subprocess.PIPE)
+        else:
+            try:
+                self.process = subprocess.Popen(
+                    argv, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    start_new_session=True, bufsize=0, preexec_fn=_limiter(confinement.resources),
+                )
+            except OSError as error:
+                raise BotFailure(f"could not start {' '.join(argv)}: {error.strerror or error}") from None
+        self.stdin = self.process.stdin.fileno()
+        self.stdout = self.process.stdout.fileno()
+        self.stderr = self.process.stderr.fileno()
+        for fd in (self.stdin, self.stdout, self.stderr):
+            os.set_blocking(fd, False)
         self.buffer = b""
+        self.tail = bytearray()
 
-    def send(self, message: dict[str, Any]) -> None:
-        try:
-            self.process.stdin.write(orjson.dumps(message) + b"\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise BotFailure(f"crashed: exited with code {self.process.poll()}") from None
+    def send(self, message: dict[str, Any], seconds: float) -> None:
+        """Write one message within ``seconds``; BotFailure if the bot stops reading or is gone."""
+        data = memoryview(orjson.dumps(message) + b"\n")
+        deadline = time.monotonic() + seconds
+        while data:
+            try:
+                data = data[os.write(self.stdin, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:  # EPIPE: it closed its input or exited
+                self._wait_briefly()
+                raise BotFailure(f"crashed: {self._ended()} before reading its input") from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BotFailure(f"stopped reading its input: {len(data)} bytes still unread after {seconds:.2f} s")
+            ready, _, _ = select.select([self.stderr], [self.stdin], [], min(left, POLL_SECONDS))
+            if ready:
+                self._drain_stderr()
 
     def receive(self, seconds: float) -> dict[str, Any]:
         """The next message, within ``seconds``; BotFailure naming what went wrong."""
         deadline = time.monotonic() + seconds
-        fd = self.process.stdout.fileno()
         received = 0
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BotFailure(f"timed out: no answer within {seconds:.2f} s")
-            ready, _, _ = select.select([fd], [], [], min(left, EXIT_POLL_SECONDS))
-            if not ready:
+            ready, _, _ = select.select([self.stdout, self.stderr], [], [], min(left, POLL_SECONDS))
+            if self.stderr in ready:
+                self._drain_stderr()
+            if self.stdout not in ready:
                 # A bot that exited is not waited for until its deadline, even when something it
                 # started still holds its output open (so that no end of file comes).
-                if self.process.poll() is not None and not select.select([fd], [], [], 0)[0]:
-                    raise BotFailure(f"crashed: exited with code {self.process.returncode} before answering")
+                if self.process.poll() is not None and not select.select([self.stdout], [], [], 0)[0]:
+                    self._check_started()
+                    raise BotFailure(f"crashed: {self._ended()} before answering")
                 continue
-            chunk = os.read(fd, 65536)
+            try:
+                chunk = os.read(self.stdout, 65536)
+            except BlockingIOError:
+                continue
             if not chunk:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(timeout=EXIT_GRACE_SECONDS)
+                self._wait_briefly()
+                self._check_started()
                 if self.process.returncode is None:
                     raise BotFailure("crashed: closed its output before answering")
-                raise BotFailure(f"crashed: exited with code {self.process.returncode} before answering")
+                raise BotFailure(f"crashed: {self._ended()} before answering")
             received += len(chunk)
             self.buffer += chunk
             if received > MAX_LINE or len(self.buffer) > MAX_LINE:
@@ -115,37 +176,78 @@ class ProgramProcess:
         """Whether the bot wrote anything since its last answer (protocol: one line per request)."""
         if self.buffer:
             return True
-        fd = self.process.stdout.fileno()
-        if select.select([fd], [], [], 0)[0]:
-            chunk = os.read(fd, 65536)
+        with contextlib.suppress(BlockingIOError):
+            chunk = os.read(self.stdout, 65536)
             self.buffer += chunk
             return bool(chunk)
         return False
 
     def kill(self) -> None:
-        """Kill the bot's whole process group and reap it."""
-        if self.process.stdin and not self.process.stdin.closed:
-            with contextlib.suppress(OSError):
-                self.process.stdin.close()
+        """Kill the bot's whole process group (with the sandbox: its whole PID namespace) and reap it."""
+        if self.process.stdout.closed:
+            return
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
-        if self.process.stdout:
-            self.process.stdout.close()
+        self._drain_stderr()
+        self.process.stdout.close()
+        self.process.stderr.close()
+        if self.sandboxed:
+            self.process.release()
+
+    def _drain_stderr(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError, ValueError):
+            while chunk := os.read(self.stderr, 65536):
+                self.tail += chunk
+                if len(self.tail) > 2 * STDERR_TAIL:
+                    del self.tail[:-STDERR_TAIL]
+
+    def stderr_tail(self) -> bytes:
+        return bytes(self.tail[-STDERR_TAIL:])
+
+    def _wait_briefly(self) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=EXIT_GRACE_SECONDS)
+
+    def _check_started(self) -> None:
+        """A sandbox that never came up is tourney's failure, not the bot's: SandboxError."""
+        if self.sandboxed and not self.process.started():
+            self._drain_stderr()
+            said = bytes(self.tail).decode(errors="replace").strip().splitlines()
+            raise sandbox.SandboxError(f"the sandbox of {self.spec.name} did not start: "
+                                       f"{said[-1] if said else f'bwrap exited with code {self.process.returncode}'}")
+
+    def _ended(self) -> str:
+        code = self.process.returncode
+        if code is not None and code < 0:
+            return f"was killed by {_signal_name(-code)}"
+        if self.sandboxed and code is not None and 128 < code < 128 + signal.NSIG:
+            return f"exited with code {code} (killed by {_signal_name(code - 128)})"
+        return f"exited with code {code}"
 
 
-def _limiter(cpu_seconds: int | None, memory_mb: int | None):
-    """The resource limits a bot's process sets on itself before it runs (None: no limits)."""
-    if cpu_seconds is None and memory_mb is None:
-        return None
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _limiter(resources: Resources):
+    """Without the sandbox: the memory and CPU-time rlimits a bot's process sets on itself.
+
+    RLIMIT_NPROC is left alone here: outside a user namespace of its own it would count every
+    process of the user running tourney, and root's not at all (docs/security.md).
+    """
 
     def limit() -> None:
-        if cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        if memory_mb is not None:
-            size = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        cpu = resources.cpu_seconds
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        size = resources.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
     return limit
 
@@ -159,78 +261,131 @@ def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Li
 
 
 def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
-    """Send hello and require ready; BotFailure with the reason otherwise."""
-    process.send(message)
-    answer = process.receive(HANDSHAKE_SECONDS)
+    """Send hello and require ready, all within the handshake time; BotFailure with the reason otherwise."""
+    began = time.monotonic()
+    process.send(message, HANDSHAKE_SECONDS)
+    answer = process.receive(max(HANDSHAKE_SECONDS - (time.monotonic() - began), 0.001))
     if answer.get("type") == "decline":
         raise BotFailure(f"declined: {answer.get('reason', 'no reason given')}")
     if answer.get("type") != "ready":
         raise BotFailure(f"failed its handshake: expected {{\"type\": \"ready\"}}, got {str(answer)[:60]}")
 
 
-def check_handshake(spec: BotSpec, game: str, seats: int, limits: Limits) -> str | None:
-    """Start the bot once and shake hands; the reason it failed, or None if it is ready."""
-    process = None
+UNSANDBOXED = Confinement(False)
+
+
+def check_handshake(spec: BotSpec, game: str, seats: int, limits: Limits,
+                    confinement: Confinement = UNSANDBOXED) -> str | None:
+    """Start one bot and shake hands: the reason it failed, or None if it is ready."""
+    return check_handshakes([spec], game, seats, limits, confinement)[0]
+
+
+def check_handshakes(specs: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement
+                     ) -> list[str | None]:
+    """Start every bot once (all at once, so that their start-ups overlap) and shake hands with
+    each: per bot, the reason it failed, or None if it is ready. Builtin bots need no handshake."""
+    processes: list[ProgramProcess | str | None] = []
     try:
-        process = ProgramProcess(spec)
-        handshake(process, hello(spec, game, 0, seats, 0, limits))
-        return None
-    except BotFailure as failure:
-        return str(failure)
-    finally:
-        if process is not None:
+        for spec in specs:
+            if spec.kind == BUILTIN:
+                processes.append(None)
+                continue
+            try:
+                processes.append(ProgramProcess(spec, confinement))
+            except BotFailure as failure:
+                processes.append(str(failure))
+        out: list[str | None] = []
+        for spec, process in zip(specs, processes, strict=True):
+            if not isinstance(process, ProgramProcess):
+                out.append(process)
+                continue
+            try:
+                handshake(process, hello(spec, game, 0, seats, 0, limits))
+                out.append(None)
+            except BotFailure as failure:
+                out.append(str(failure))
             process.kill()
+        return out
+    finally:
+        for process in processes:
+            if isinstance(process, ProgramProcess):
+                process.kill()
 
 
 class ProgramAgent:
-    """A seat played by a bot program: started at its first turn, killed at the end."""
+    """A seat played by a bot process: started with the game, greeted at its first turn, killed at the end.
 
-    def __init__(self, spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits) -> None:
+    A Python bot hosted by pyhost may also answer ``{"type": "failed", "reason": ...}`` (its
+    exception, in the words an in-process bot's would get) and any JSON value as its action (the
+    driver then says what was wrong with it, as for an in-process bot).
+    """
+
+    def __init__(self, spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
+                 confinement: Confinement) -> None:
         self.spec = spec
         self.limits = limits
+        self.hosted = spec.kind == PYTHON
         self.hello = hello(spec, game, seat, seats, seed, limits)
+        self.greeted = False
+        self.failure: str | None = None
         self.process: ProgramProcess | None = None
+        self.tail = b""
+        try:  # started now, so that its start-up overlaps the other seats'
+            self.process = ProgramProcess(spec, confinement)
+        except BotFailure as failure:
+            self.failure = str(failure)
 
-    def act(self, turn: Turn) -> str:
+    def act(self, turn: Turn) -> Any:
         try:
             return self._act(turn)
         except BotFailure:
             self.close()  # a bot that failed is killed at once, not told the end and waited for
             raise
 
-    def _act(self, turn: Turn) -> str:
-        if self.process is None:
-            self.process = ProgramProcess(self.spec)
+    def _act(self, turn: Turn) -> Any:
+        if self.failure or self.process is None:
+            raise BotFailure(self.failure or "crashed: its process is gone")
+        if not self.greeted:
             handshake(self.process, self.hello)
-        elif self.process.unasked():
+            self.greeted = True
+        if self.process.unasked():
             raise BotFailure("answered garbage: it wrote a line nobody asked for (one answer per request)")
         limits = self.limits
         began = time.perf_counter()
+        allowed = limits.allowed
         self.process.send({
             "type": "act", "view": turn.view, "legal": turn.legal,
             "events": [event_message(e) for e in turn.events],
             "deadline_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.bank_left * 1000),
-        })
-        answer = self.process.receive(limits.allowed)
+        }, allowed)
+        answer = self.process.receive(max(allowed - (time.perf_counter() - began), 0.001))
         limits.charge(time.perf_counter() - began)
-        action = answer.get("action")
-        if answer.get("type") != "action" or not isinstance(action, str):
+        kind = answer.get("type")
+        if self.hosted and kind == "failed":
+            raise BotFailure(str(answer.get("reason"))[:MAX_REASON])
+        if kind != "action" or "action" not in answer or not (self.hosted or isinstance(answer["action"], str)):
             raise BotFailure(f"answered garbage: expected {{\"type\": \"action\", \"action\": ...}}, got "
                              f"{str(answer)[:60]}")
-        return action
+        return answer["action"]
 
     def end(self, outcome: Outcome) -> None:
         if self.process is None:
             return
-        try:
-            self.process.send({"type": "end", "ranking": list(outcome.ranking), "reason": outcome.reason,
-                               "seat": self.hello["seat"]})
-            self.process.process.wait(timeout=EXIT_GRACE_SECONDS)
-        except (BotFailure, subprocess.TimeoutExpired):
-            pass
+        if self.greeted:
+            try:
+                self.process.send({"type": "end", "ranking": list(outcome.ranking), "reason": outcome.reason,
+                                   "seat": self.hello["seat"]}, EXIT_GRACE_SECONDS)
+                self.process.process.wait(timeout=EXIT_GRACE_SECONDS)
+            except (BotFailure, subprocess.TimeoutExpired):
+                pass
         self.close()
 
     def close(self) -> None:
         if self.process is not None:
             self.process.kill()
+            self.tail = self.process.stderr_tail()
             self.process = None
+
+    def stderr(self) -> bytes:
+        """The end of what the bot wrote to stderr in this game (after close)."""
+        return self.tail

@@ -1,16 +1,25 @@
-"""Run an in-process Python bot as a separate process speaking the JSON-lines protocol.
+"""Run a Python bot as a separate process speaking the JSON-lines protocol.
 
-    python -m tournaments.bots.pyhost path/to/bot.py
+    python -I -m tournaments.bots.pyhost path/to/bot.py
 
-Ladders never import a submitted bot into their own process: a Python submission is run
-through this host, under the ladder's CPU-time and memory limits. The bot sees the same
-``turn`` as in process (``legal``, ``view``, ``events``, ``seat``) and gets its seeded
-``random.Random`` from the hello message.
+(tourney itself starts it as ``python -I -S -c BOOT bot.py``, with the folders of its own
+packages and of site-packages on sys.path: without ``site`` it starts in half the time.)
+
+tourney never imports a bot into the organiser's process: a Python bot plays through this
+host, in the bot's sandbox (or, with ``--sandbox off`` and ``--jobs 0``, as a plain process).
+The bot sees the same ``turn`` as in process (``legal``, ``view``, ``events``, ``seat``) and
+gets its seeded ``random.Random`` from the hello message.
+
+The host imports the bot before it reads hello, so that a slow import counts against the
+handshake time. A bot that fails to import or construct still answers ready, and then reports
+its failure at its first act, as ``{"type": "failed", "reason": ...}`` in the words an
+in-process bot's failure gets (``crashed while starting: SystemExit: 3``); an exception in act
+is reported the same way. The bot's own prints go to stderr, never into the protocol.
 """
 
 from __future__ import annotations
 
-import random
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +27,8 @@ from typing import Any
 import orjson
 
 from engines.base import Event
-from tournaments.bots.inprocess import load_module
+from engines.driver import BotFailure
+from tournaments.bots.inprocess import crash, load_module, start_bot
 
 
 @dataclass(slots=True)
@@ -35,24 +45,45 @@ def _event(message: dict[str, Any], seat: int) -> Event:
     return Event(message["type"], message.get("data", {}), private, audience)
 
 
-def serve(path: str, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer) -> int:
-    module = load_module(path)
+def _protocol_streams():
+    """The protocol's own copies of stdin and stdout; fd 0 becomes /dev/null and fd 1 stderr."""
+    incoming = os.fdopen(os.dup(0), "rb")
+    outgoing = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 (lives as long as the process)
+    sys.stdout = sys.stderr
+    return incoming, outgoing
+
+
+def serve(path: str, stdin, stdout) -> int:
+    failure = None
+    module = None
+    try:
+        module = load_module(path)
+    except BotFailure as error:
+        failure = str(error)
     bot = None
     seat = 0
     for line in stdin:
         message = orjson.loads(line)
         kind = message.get("type")
         if kind == "hello":
-            games = module.GAMES
+            games = getattr(module, "GAMES", "*")
             if games != "*" and message["game"] not in games:
                 answer = {"type": "decline", "reason": f"plays {', '.join(games)}, not {message['game']}"}
             else:
                 seat = message["seat"]
-                bot = module.Bot(message["game"], seat, random.Random(message["seed"]))
+                if failure is None:
+                    try:
+                        bot = start_bot(path, message["game"], seat, message["seed"])
+                    except BotFailure as error:
+                        failure = str(error)
                 answer = {"type": "ready"}
-        elif kind == "act" and bot is not None:
-            turn = HostedTurn(seat, message["legal"], message["view"], [_event(e, seat) for e in message["events"]])
-            answer = {"type": "action", "action": bot.act(turn)}
+        elif kind == "act":
+            answer = _act(bot, failure, seat, message)
         elif kind == "end":
             return 0
         else:
@@ -62,7 +93,27 @@ def serve(path: str, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def _act(bot: Any, failure: str | None, seat: int, message: dict[str, Any]) -> dict[str, Any]:
+    if failure is not None or bot is None:
+        return {"type": "failed", "reason": failure or "crashed while starting: no hello"}
+    turn = HostedTurn(seat, message["legal"], message["view"], [_event(e, seat) for e in message["events"]])
+    try:
+        action = bot.act(turn)
+    except BaseException as error:  # the bot's failure, reported as an in-process bot's would be
+        return {"type": "failed", "reason": crash(error)}
+    try:
+        orjson.dumps(action)
+    except TypeError:
+        return {"type": "failed", "reason": f"answered {type(action).__name__} {action!r:.80}, "
+                                            "not one of its legal actions"}
+    return {"type": "action", "action": action}
+
+
+def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: python -m tournaments.bots.pyhost BOT.py")
-    sys.exit(serve(sys.argv[1]))
+    sys.exit(serve(sys.argv[1], *_protocol_streams()))
+
+
+if __name__ == "__main__":
+    main()

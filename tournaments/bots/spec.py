@@ -1,7 +1,7 @@
-"""What a bot is, for every process that handles one: its spec, its kind, its time limits.
+"""What a bot is, for every process that handles one: its spec, its kind, its limits.
 
 This module imports no sibling of tournaments/bots/: discovery, the in-process host, the
-JSON-lines protocol and the runner all build on it.
+JSON-lines protocol, the sandbox and the runner all build on it.
 """
 
 from __future__ import annotations
@@ -32,16 +32,49 @@ class BotSpec:
     games: tuple[str, ...] | None = None
     """Games the bot declares ("*" as a one-item tuple means all); None: ask at the handshake."""
     command: tuple[str, ...] = ()
+    """A program's command line, run in ``cwd``; a Python bot's is tourney's own host (pyhost)."""
     cwd: str = "."
-    cpu_seconds: int | None = None
-    """A program's CPU-time limit (RLIMIT_CPU) per game process; None: no limit (ladders set one)."""
-    memory_mb: int | None = None
-    """A program's address-space limit (RLIMIT_AS) in MiB; None: no limit."""
+    """The bot's folder: the command runs there, and ``files`` are relative to it."""
+    files: tuple[str, ...] = ()
+    """The bot's own files (what its content hash covers): all a sandboxed bot sees of its folder."""
 
     def plays(self, game: str) -> bool | None:
         if self.games is None:
             return None
         return "*" in self.games or game in self.games
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    """What one bot may use in one game, beyond time (rlimits and scratch space; docs/security.md).
+
+    Without cgroups every limit but the process count is per process: a bot's processes
+    together may hold up to ``max_processes`` times ``memory_mb``.
+    """
+
+    memory_mb: int = 1024
+    """RLIMIT_AS of each process, MiB."""
+    cpu_seconds: int = 60
+    """RLIMIT_CPU of each process, per game."""
+    max_processes: int = 64
+    """RLIMIT_NPROC inside the sandbox: processes and threads, the sandbox's own init included."""
+    file_mb: int = 64
+    """RLIMIT_FSIZE: the largest file a bot may write."""
+    open_files: int = 256
+    """RLIMIT_NOFILE."""
+    scratch_mb: int = 64
+    """Size of each of the sandbox's private tmpfs mounts (the home, /tmp, /dev/shm)."""
+
+    def to_json(self) -> dict[str, int]:
+        return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds, "max_processes": self.max_processes}
+
+
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """How the bot programs of a run are started: in the sandbox or not, and with which limits."""
+
+    sandbox: bool
+    resources: Resources = field(default_factory=Resources)
 
 
 @dataclass(slots=True)

@@ -17,9 +17,11 @@ from ledger import ladders as rows
 from tournaments.cli import terminal
 from tournaments.cli.options import (
     MAX_SEATS,
+    BotLogs,
     CpuSeconds,
     Db,
     Jobs,
+    MaxProcesses,
     MemoryMb,
     MoveTime,
     TimeBank,
@@ -71,8 +73,8 @@ def list_(db: Db = None) -> None:
     terminal.console().print(table)
 
 
-def limits_of(move_time: float, time_bank: float, cpu: int, memory: int) -> league.Limits:
-    return league.Limits(move_time, time_bank, cpu, memory)
+def limits_of(move_time: float, time_bank: float, cpu: int, memory: int, processes: int) -> league.Limits:
+    return league.Limits(move_time, time_bank, cpu, memory, processes)
 
 
 @app.command("submit")
@@ -85,6 +87,7 @@ def submit(
     time_bank: TimeBank = 5.0,
     cpu_seconds: CpuSeconds = league.CPU_SECONDS,
     memory_mb: MemoryMb = league.MEMORY_MB,
+    max_processes: MaxProcesses = league.MAX_PROCESSES,
     db: Db = None,
 ) -> None:
     """Submit a bot: it must pass a validation game against random bots before it is listed.
@@ -92,7 +95,8 @@ def submit(
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
     ledger = writing(db)
-    result = league.submit(ledger, name, path, as_name, limits_of(move_time, time_bank, cpu_seconds, memory_mb))
+    limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
+    result = league.submit(ledger, name, path, as_name, limits)
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
     else:
@@ -110,6 +114,8 @@ def play(
     time_bank: TimeBank = 5.0,
     cpu_seconds: CpuSeconds = league.CPU_SECONDS,
     memory_mb: MemoryMb = league.MEMORY_MB,
+    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    bot_logs: BotLogs = None,
     db: Db = None,
 ) -> None:
     """Play matchmade games on a ladder; each is stored and rated as soon as it ends.
@@ -131,8 +137,8 @@ def play(
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=console, disable=not console.is_terminal, transient=True) as bar:
             task = bar.add_task(f"{name}", total=games)
-            played = league.play(ledger, name, games, workers,
-                                 limits_of(move_time, time_bank, cpu_seconds, memory_mb), rng, advance)
+            limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
+            played = league.play(ledger, name, games, workers, limits, rng, advance, bot_logs)
     except KeyboardInterrupt:
         terminal.console(stderr=True).print(
             f"interrupted: {plural(stored, 'game')} stored and rated on {name}; run `tourney ladder play` again to "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -98,6 +99,26 @@ CpuSeconds = Annotated[int, whole_option(
     "--cpu-seconds", "CPU-time limit of a bot's process, per game.", 1, MAX_CPU_SECONDS, "seconds")]
 MemoryMb = Annotated[int, whole_option(
     "--memory-mb", "Memory limit of a bot's process (address space, MiB).", MIN_MEMORY_MB, MAX_MEMORY_MB, "MiB")]
+MAX_PROCESSES = 65_536
+MaxProcesses = Annotated[int, whole_option(
+    "--max-processes", "Processes and threads a bot may have at once, in its sandbox (not applied without one).",
+    2, MAX_PROCESSES, "processes")]
+SANDBOX_MODES = ("on", "off", "auto")
+
+
+def check_sandbox(value: str) -> str:
+    if value not in SANDBOX_MODES:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(SANDBOX_MODES)}")
+    return value
+
+
+Sandbox = Annotated[str, typer.Option(
+    "--sandbox", help="Run every bot in a bubblewrap sandbox of its own per game: on, off, or auto (on when bwrap "
+    "works here, with a notice when it does not; a resumed tournament keeps its own). See docs/security.md.",
+    callback=check_sandbox)]
+BotLogs = Annotated[Path | None, typer.Option(
+    "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in this folder "
+    "named by game and seat.", show_default=False)]
 Jobs = Annotated[int | None, typer.Option(
     "--jobs", help=f"Worker processes that play games while this process stores them (default: the CPU count; "
     f"0: play here; at most {JOBS_PER_CPU} per CPU).", callback=_optional(check_jobs), show_default=False)]

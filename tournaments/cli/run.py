@@ -15,13 +15,18 @@ from rich.text import Text
 
 from engines import registry
 from ledger import tournaments as tournament_rows
-from tournaments.bots.spec import Limits
+from tournaments.bots.spec import Limits, Resources
 from tournaments.cli import terminal
 from tournaments.cli.options import (
+    BotLogs,
+    CpuSeconds,
     Db,
     Jobs,
+    MaxProcesses,
+    MemoryMb,
     MoveTime,
     Players,
+    Sandbox,
     TimeBank,
     games_option,
     jobs_for,
@@ -31,6 +36,8 @@ from tournaments.cli.options import (
     writing,
 )
 from tournaments.play import formats, runner, standings
+
+DEFAULTS = Resources()
 
 
 def run(
@@ -53,6 +60,11 @@ def run(
     candidate: Annotated[str | None, typer.Option("--candidate", help="The gauntlet's candidate bot (by name).")]
     = None,
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: ceil(log_k(bots))).")] = None,
+    sandbox: Sandbox = "auto",
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
+    bot_logs: BotLogs = None,
     db: Db = None,
 ) -> None:
     """Play a tournament between the bots in FOLDER (round robin unless --format) and print the standings.
@@ -69,38 +81,47 @@ def run(
     if rounds is not None and form != formats.SWISS:
         raise typer.BadParameter("--rounds is for --format swiss only")
     limits = Limits(move_time, time_bank)
-    prepared, k = runner.prepare(folder, engine.name, players, limits)
+    resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     console, errors = terminal.console(), terminal.console(stderr=True)
-    for notice in prepared.notices:
-        errors.print(notice, style="yellow")
-    chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
-              else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
-              else None)
-    spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen)
-    tournament_name = name or runner.default_name(folder, engine.name, seed, chosen.name if chosen else None)
-    the_run = runner.open_run(ledger, tournament_name, spec, resume)
-    workers = jobs_for(jobs, the_run.total - the_run.done)
-    done_before = the_run.done
-    if not as_json:
-        console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, {plural(the_run.total, 'game')} "
-                      f"({done_before} already stored), {plural(workers, 'job')}")
-    try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
-                      disable=not console.is_terminal or as_json, transient=True) as bar:
-            task = bar.add_task("games", total=the_run.total, completed=done_before, rate="")
+    tournament_name = name or runner.default_name(folder, engine.name, seed,
+                                                  None if form == formats.ROUND_ROBIN else form)
+    confinement, notice = runner.confinement_for(ledger, tournament_name, sandbox, resume, resources)
+    if notice:
+        errors.print(notice, highlight=False)
+    prepared, k = runner.prepare(folder, engine.name, players, limits, confinement)
+    with prepared:  # the staged copies of the bots' files are removed at the end
+        for notice in prepared.notices:
+            errors.print(notice, style="yellow")
+        chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
+                  else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
+                  else None)
+        spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen,
+                           sandbox=confinement.sandbox, resources=resources)
+        the_run = runner.open_run(ledger, tournament_name, spec, resume)
+        workers = jobs_for(jobs, the_run.total - the_run.done)
+        done_before = the_run.done
+        if not as_json:
+            console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, "
+                          f"{plural(the_run.total, 'game')} ({done_before} already stored), {plural(workers, 'job')}, "
+                          f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}")
+        try:
+            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
+                          disable=not console.is_terminal or as_json, transient=True) as bar:
+                task = bar.add_task("games", total=the_run.total, completed=done_before, rate="")
 
-            def advance(stored: int) -> None:
-                elapsed = bar.tasks[0].elapsed or 0.0
-                bar.update(task, completed=done_before + stored,
-                           rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
+                def advance(stored: int) -> None:
+                    elapsed = bar.tasks[0].elapsed or 0.0
+                    bar.update(task, completed=done_before + stored,
+                               rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
 
-            runner.execute(ledger, the_run, workers, advance)
-    except KeyboardInterrupt:
-        stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
-        errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
-                     "plus --resume", highlight=False)
-        raise typer.Exit(130) from None
+                runner.execute(ledger, the_run, workers, advance, bot_logs,
+                               lambda text: errors.print(f"notice: {text}", highlight=False))
+        except KeyboardInterrupt:
+            stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
+            errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
+                         "plus --resume", highlight=False)
+            raise typer.Exit(130) from None
     show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False)
 
 
@@ -154,7 +175,8 @@ def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bo
         return
     console = terminal.console()
     widest = max((len(row.bot) for row in result.rows), default=3)
-    table = Table(title=f"{result.tournament} ({result.game}, {plural(result.games, 'game')})")
+    table = Table(title=f"{result.tournament} ({result.game}, {plural(result.games, 'game')}, "
+                        f"{'sandboxed' if result.sandboxed else 'not sandboxed'})")
     for column in ("rank", "bot", "games", "first", "mean place", "score %", "Elo", "95% CI", "forfeits"):
         if column == "bot":
             # A bot's name is never cut: the other columns (the CI first) wrap to make room.

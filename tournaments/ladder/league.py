@@ -1,19 +1,21 @@
 """League ladders: submissions, validation, matchmaking, play, ratings folded from the ledger.
 
-A ladder never imports a submitted bot: every submission runs as its own process (a
-Python file through ``tournaments.bots.pyhost``), under CPU-time and memory limits. Its files
-are stored in the ledger (a zip per bot version), so a ladder can run a bot for weeks
-after it was submitted, from any machine that has the database.
+A ladder never imports a submitted bot, and never runs one outside the sandbox: every bot
+plays as its own process (a Python file through ``tournaments.bots.pyhost``) in a sandbox of
+its own per game, under the ladder's limits (docs/security.md); without bwrap a ladder refuses
+to play. Its files are stored in the ledger (a zip per bot version), so a ladder can run a bot
+for weeks after it was submitted, from any machine that has the database; each machine
+unpacks them into a private cache, checked against the content hash before each use.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import random
-import stat
-import sys
+import re
+import secrets
+import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -28,19 +30,24 @@ from ledger import ladders as rows
 from ledger.store import Ledger
 from replays.archive import store_recorded
 from replays.record import SEAT_FORFEITED
+from tournaments.bots import sandbox
 from tournaments.bots.discovery import describe
-from tournaments.bots.spec import BUILTIN, MANIFEST_SUFFIX, PROGRAM, PYTHON, BotError, BotSpec
+from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
 from tournaments.play import results
-from tournaments.play.runner import Job, Spec
+from tournaments.play.runner import Job, Spec, write_logs
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
 from tournaments.ratings import elo, openskill
 
-CPU_SECONDS = 60
+CPU_SECONDS = Resources().cpu_seconds
 """RLIMIT_CPU of a ladder bot's process, per game."""
-MEMORY_MB = 1024
+MEMORY_MB = Resources().memory_mb
 """RLIMIT_AS of a ladder bot's process."""
+MAX_PROCESSES = Resources().max_processes
+"""RLIMIT_NPROC of a ladder bot's sandbox."""
+OPPONENT = Path(__file__).with_name("validation_opponent.py")
+"""The bot a submission plays its validation games against (a random player, run like any other)."""
 
 
 ELO = "elo"
@@ -107,6 +114,18 @@ class Limits:
     time_bank: float = 5.0
     cpu_seconds: int = CPU_SECONDS
     memory_mb: int = MEMORY_MB
+    max_processes: int = MAX_PROCESSES
+
+    @property
+    def resources(self) -> Resources:
+        return Resources(memory_mb=self.memory_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes)
+
+
+def require_sandbox() -> None:
+    """Ladders run strangers' bots: without a working sandbox they refuse (one line saying how to get it)."""
+    problem = sandbox.unavailable()
+    if problem is not None:
+        raise LadderError(f"ladders run every bot in a sandbox, and {problem}")
 
 
 # -- submissions -----------------------------------------------------------------------
@@ -117,55 +136,75 @@ def package(path: Path) -> tuple[BotSpec, str, bytes]:
     if not path.is_file():
         raise LadderError(f"{path}: not a bot file (a .py file, an executable, or a {MANIFEST_SUFFIX} manifest)")
     try:
-        spec = describe(path, untrusted=True)
+        spec = describe(path)
     except BotError as error:
         raise LadderError(f"{path}: {error}") from None
     if spec is None:
         raise LadderError(f"{path}: not a bot (a .py file with GAMES and Bot, an executable, or a manifest)")
-    files = [path]
-    if spec.kind == PROGRAM and path.name.endswith(MANIFEST_SUFFIX):
-        files += [path.parent / part for part in spec.command if (path.parent / part).is_file()]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file in files:
-            info = zipfile.ZipInfo(str(file.relative_to(path.parent)), date_time=(2026, 1, 1, 0, 0, 0))
+        for name in spec.files:
+            file = path.parent / name
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
             info.external_attr = (file.stat().st_mode & 0o777) << 16
             archive.writestr(info, file.read_bytes())
     return spec, path.name, buffer.getvalue()
 
 
+def cache_root() -> Path:
+    """The private per-user cache of unpacked bots (mode 0700): $XDG_CACHE_HOME/tourney/bots."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    root = base / "tourney"
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    root.chmod(0o700)
+    (root / "bots").mkdir(mode=0o700, exist_ok=True)
+    return root / "bots"
+
+
 def materialize(content_hash: str, entry_point: str, files: bytes) -> Path:
-    """Unpack a stored bot once per machine (content-addressed); the directory it runs in."""
-    root = Path(tempfile.gettempdir()) / "tourney-bots"
-    target = root / content_hash
-    if target.exists():
+    """The folder of a stored bot, unpacked once per user and content (keyed by content hash and
+    entry point) and checked against the content hash before each use: a copy that no longer
+    matches (changed on disk, or half unpacked) is unpacked again."""
+    root = cache_root()
+    target = root / f"{content_hash}-{re.sub(r'[^A-Za-z0-9._-]', '_', entry_point)}"
+    if target.is_dir() and _hash_of(target, entry_point) == content_hash:
         return target
-    root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=root))
     with zipfile.ZipFile(io.BytesIO(files)) as archive:
         for info in archive.infolist():
             destination = staging / info.filename
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            if not destination.resolve().is_relative_to(staging.resolve()):
+                raise LadderError(f"stored bot {content_hash[:12]}: a file outside its folder ({info.filename})")
+            destination.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             destination.write_bytes(archive.read(info))
-            destination.chmod((info.external_attr >> 16) & 0o777 or stat.S_IRUSR | stat.S_IWUSR)
-    with contextlib.suppress(OSError):  # another process unpacked it first
+            # Readable by the sandbox's uid; the cache's own 0700 keeps other users out.
+            destination.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
+    staging.chmod(0o755)
+    if _hash_of(staging, entry_point) != content_hash:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise LadderError(f"stored bot {content_hash[:12]}: its files do not match its content hash")
+    shutil.rmtree(target, ignore_errors=True)
+    try:
         staging.rename(target)
+    except OSError:  # another process unpacked it first
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
-def process_spec(name: str, content_hash: str, kind: str, directory: Path, entry_point: str,
-                 limits: Limits) -> BotSpec:
-    """How to run a stored bot as a separate process with the ladder's limits."""
-    entry = directory / entry_point
-    if kind == PYTHON:
-        command: tuple[str, ...] = (sys.executable, "-m", "tournaments.bots.pyhost", str(entry))
-    elif entry_point.endswith(MANIFEST_SUFFIX):
-        manifest = orjson.loads(entry.read_bytes())
-        command = tuple(manifest["command"].split() if isinstance(manifest["command"], str) else manifest["command"])
-    else:
-        command = (str(entry),)
-    return BotSpec(name, PROGRAM, str(entry), content_hash, ("*",), command, str(directory),
-                   cpu_seconds=limits.cpu_seconds, memory_mb=limits.memory_mb)
+def _hash_of(folder: Path, entry_point: str) -> str | None:
+    try:
+        spec = describe(folder / entry_point)
+    except (BotError, OSError):
+        return None
+    return spec.content_hash if spec is not None else None
+
+
+def runnable(name: str, content_hash: str, directory: Path, entry_point: str) -> BotSpec:
+    """A stored bot as the runner plays it (in its sandbox, a Python file through pyhost)."""
+    spec = describe(directory / entry_point)
+    if spec is None:
+        raise LadderError(f"stored bot {name}: {entry_point} is not a bot")
+    return BotSpec(name, spec.kind, spec.path, content_hash, ("*",), spec.command, str(directory), spec.files)
 
 
 def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits) -> rows.Submitted:
@@ -175,25 +214,33 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
     name = as_name or spec.name
     if spec.plays(ladder["game"]) is False:
         raise LadderError(f"{path.name} plays {', '.join(spec.games or ())}, not {ladder['game']}")
-    directory = materialize(spec.content_hash, entry_point, files)
-    candidate = process_spec(name, spec.content_hash, spec.kind, directory, entry_point, limits)
+    require_sandbox()
+    candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
     validate(ladder, candidate, limits)
     return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
                        model(ladder).start)
 
 
 def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None:
-    """One deal against random bots, from every seat; any forfeit refuses the submission."""
+    """One deal against random bots, from every seat; any forfeit refuses the submission.
+
+    Nothing tells the candidate it is being validated: a fresh random seed, the same keys,
+    command line, sandbox and environment as a ladder game, and opponents that are bot
+    processes like any other.
+    """
     k = ladder["players"]
-    # The validation opponents are tourney's own random bot, run in this process (it is ours).
-    opponents = [BotSpec(f"random-{i}", BUILTIN, "builtin:random", "builtin-random", ("*",)) for i in range(k - 1)]
+    _, entry_point, files = package(OPPONENT)
+    opponent_hash = describe(OPPONENT).content_hash
+    folder = materialize(opponent_hash, entry_point, files)
+    opponents = [runnable(f"random-{i}", opponent_hash, folder, entry_point) for i in range(k - 1)]
     bots = (candidate, *opponents)
-    spec = Spec(ladder["game"], k, 1, "validation", limits.move_time, limits.time_bank, bots)
+    seed = f"{secrets.randbits(128):032x}"
+    spec = Spec(ladder["game"], k, 1, seed, limits.move_time, limits.time_bank, bots, sandbox=True,
+                resources=limits.resources)
     names = [b.name for b in bots]
     for rotation in range(k):
         seated = tuple(names[rotation:] + names[:rotation])
-        result = _play(Job(spec, Scheduled(f"validation-r{rotation}", 0, 0, rotation, seated,
-                                           "validation-seed")))
+        result = _play(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed)))
         outcome = result.recorded
         if outcome.reason == "forfeit":
             seat = next(i for i, n in enumerate(seated) if n == candidate.name)
@@ -217,9 +264,13 @@ def _forfeit_reason(recorded) -> str | None:
 
 
 def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Limits, rng: random.Random,
-         progress: Callable[[int], None] | None = None) -> int:
-    """Play at least ``games`` games (whole seat rotations), each stored and rated at once."""
+         progress: Callable[[int], None] | None = None, bot_logs: Path | None = None) -> int:
+    """Play at least ``games`` games (whole seat rotations), each stored and rated at once.
+
+    With ``bot_logs``, the end of each bot's stderr per game goes there as ``<game id>-seat<N>.log``.
+    """
     ladder = rows.get(ledger, ladder_name)
+    require_sandbox()
     engine = registry.get(ladder["game"])
     k = ladder["players"]
     rating = model(ladder)
@@ -237,10 +288,11 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
             table = matchmaking.next_table(candidates, k, rng, spread=rating.spread)
             seed = f"{rng.getrandbits(128):032x}"
             spec = Spec(engine.name, k, 1, seed, limits.move_time, limits.time_bank,
-                        tuple(specs[name] for name in table))
+                        tuple(specs[name] for name in table), sandbox=True, resources=limits.resources)
             for rotation in range(k):
                 seated = tuple(table[rotation:] + table[:rotation])
-                jobs.append(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed)))
+                jobs.append(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed),
+                                keep_logs=bot_logs is not None))
         for result in played(jobs, workers):
             recorded = result.recorded
             seated = [by_name[seat.name] for seat in recorded.seats]
@@ -251,6 +303,9 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
 
             rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),
                             rating.update)
+            if bot_logs is not None:
+                bot_logs.mkdir(parents=True, exist_ok=True)
+                write_logs(bot_logs, recorded.game_id, result.logs)
             stored += 1
             if progress is not None:
                 progress(stored)
@@ -260,7 +315,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
 def _runnable(ledger: Ledger, entry: dict[str, Any], limits: Limits) -> BotSpec:
     entry_point, files = rows.archive(ledger, entry["bot_id"])
     directory = materialize(entry["content_hash"], entry_point, files)
-    return process_spec(entry["name"], entry["content_hash"], entry["kind"], directory, entry_point, limits)
+    return runnable(entry["name"], entry["content_hash"], directory, entry_point)
 
 
 def _candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, Any]]) -> list:

@@ -6,11 +6,19 @@ transaction. A game that was not stored when the run died is simply played again
 the start on ``--resume``; a stored one is never played twice (its key is unique in its
 tournament). Every game's seeds derive from its key, so the results of a seed are the
 same whatever ``--jobs`` is and in whatever order workers finish.
+
+The organiser's process never runs bot code. With the sandbox on, every bot but tourney's
+own builtin plays as a process in its own sandbox (a Python bot through pyhost). With it off,
+Python bots play inside worker processes, or through pyhost when this process plays
+(``--jobs 0``); a worker that such a bot ends is replaced, and its game recorded as that
+bot's forfeit (tournaments.play.salvage).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +31,15 @@ from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots.discovery import discover
+from tournaments.bots import sandbox
+from tournaments.bots.discovery import discover, staged_copy
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
-from tournaments.bots.protocol import ProgramAgent, check_handshake
-from tournaments.bots.spec import BUILTIN, PROGRAM, PYTHON, BotSpec, Limits
+from tournaments.bots.protocol import ProgramAgent, check_handshakes
+from tournaments.bots.spec import BUILTIN, PROGRAM, PYTHON, BotError, BotSpec, Confinement, Limits, Resources
+from tournaments.play import salvage
 from tournaments.play.formats import Plan, RoundRobin
 from tournaments.play.schedule import Scheduled, ScheduleError, seat_count
+from tournaments.play.workers import box
 from tournaments.play.workers import run as run_workers
 
 DEFAULT_GAMES = 10
@@ -53,6 +64,13 @@ class Spec:
     options: dict[str, Any] = field(default_factory=dict)
     format: Any = None
     """The format (tournaments.play.formats, or a match); None: round robin."""
+    sandbox: bool = False
+    """Whether every bot but tourney's builtin plays in its own sandbox (recorded with the tournament)."""
+    resources: Resources = field(default_factory=Resources)
+
+    @property
+    def confinement(self) -> Confinement:
+        return Confinement(self.sandbox, self.resources)
 
     @property
     def bot_names(self) -> list[str]:
@@ -68,6 +86,7 @@ class Spec:
             "move_time_ms": round(self.move_time * 1000), "time_bank_ms": round(self.time_bank * 1000),
             "options": self.options,
             "bots": [{"name": b.name, "hash": b.content_hash, "kind": b.kind} for b in self.bots],
+            "sandbox": self.sandbox, "resources": self.resources.to_json(),
         }
         # Added only when not a round robin, so the stored spec of every earlier tournament
         # still equals its command's and resumes.
@@ -83,6 +102,8 @@ class Job:
 
     spec: Spec
     scheduled: Scheduled
+    keep_logs: bool = False
+    """Whether the game's bot processes' stderr comes back with its result (``--bot-logs``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,76 +111,178 @@ class Result:
     key: str
     recorded: Recorded
     scores: list[int] | None
+    logs: tuple[bytes | None, ...] | None = None
+    """Per seat, the end of its bot process's stderr (None: not a process), when the job kept logs."""
 
 
 @dataclass(slots=True)
 class Prepared:
-    """The bots that will play, and a notice for each file left out."""
+    """The bots that will play, a notice for each file left out, and the copies a sandbox shows them."""
 
     bots: list[BotSpec]
     notices: list[str]
+    staging: tempfile.TemporaryDirectory | None = None
+
+    def __enter__(self) -> Prepared:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        """Removes the staged copies of the bots' files (call it when the run is over)."""
+        if self.staging is not None:
+            self.staging.cleanup()
 
 
-def prepare(folder: str | Path, game: str, players: int | None, limits: Limits) -> tuple[Prepared, int]:
-    """Discover the bots of a folder for ``game``, shake hands with the programs, fix k."""
+def confinement_for(ledger: Ledger, name: str, mode: str, resume: bool, resources: Resources
+                    ) -> tuple[Confinement, str | None]:
+    """Whether bots play in the sandbox (``mode``: on, off or auto) and a notice to show, if any.
+
+    A resumed tournament keeps the mode it was started with (one stored before the sandbox
+    existed played without it): ``auto`` follows it, and ``on`` or ``off`` against it is refused.
+    """
+    existing = tournament_rows.find(ledger, name) if resume else None
+    if existing is None:
+        on, notice = sandbox.resolve(mode)
+        return Confinement(on, resources), notice
+    stored = bool(loads(existing["spec"]).get("sandbox", False))
+    if mode != "auto" and (mode == "on") != stored:
+        raise TournamentError(f"cannot resume {name!r} with --sandbox {mode}: it was started with the sandbox "
+                              f"{'on' if stored else 'off'}")
+    if stored:
+        sandbox.resolve("on")
+    return Confinement(stored, resources), None
+
+
+UNSANDBOXED = Confinement(False)
+
+
+def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
+            confinement: Confinement = UNSANDBOXED) -> tuple[Prepared, int]:
+    """Discover the bots of a folder for ``game`` (never running them), stage their files for the
+    sandbox, shake hands with every bot that plays as a process (Python bots through pyhost: one
+    whose import outlasts the handshake is left out), and fix k."""
     engine = registry.get(game)
     found, notices = discover(folder, game)
-    ready = []
-    for spec in found:
-        if spec.kind == PROGRAM:
-            failure = check_handshake(spec, game, engine.default_seats, limits)
+    prepared = Prepared([], notices)
+    try:
+        if confinement.sandbox and found:
+            prepared.staging = tempfile.TemporaryDirectory(prefix="tourney-bots-")
+            staged = []
+            for spec in found:
+                try:
+                    staged.append(staged_copy(spec, Path(prepared.staging.name)))
+                except (BotError, OSError) as error:
+                    notices.append(f"skipped {Path(spec.path).name}: {error}")
+            found = staged
+        failures = check_handshakes(found, game, engine.default_seats, limits, confinement)
+        for spec, failure in zip(found, failures, strict=True):
             if failure:
                 notices.append(f"left out {spec.name}: {failure}")
-                continue
-        ready.append(spec)
-    try:
-        k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(ready), game)
-    except ScheduleError as error:
-        raise TournamentError(f"{error} in {folder}") from None
-    return Prepared(ready, notices), k
+            else:
+                prepared.bots.append(spec)
+        try:
+            k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
+                           game)
+        except ScheduleError as error:
+            raise TournamentError(f"{error} in {folder}") from None
+    except BaseException:
+        prepared.__exit__()
+        raise
+    return prepared, k
 
 
-def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits):
-    if spec.kind == PYTHON:
-        return PythonAgent(spec, game, seat, seed, limits)
+def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
+               confinement: Confinement, in_worker: bool = False):
+    """The agent of one seat: tourney's builtin in process; a Python bot in process only in a worker
+    with the sandbox off; every other bot as a process (in its sandbox when it is on)."""
     if spec.kind == BUILTIN:
         return BuiltinRandom(seed)
-    return ProgramAgent(spec, game, seat, seats, seed, limits)
+    if spec.kind == PYTHON and in_worker and not confinement.sandbox:
+        return PythonAgent(spec, game, seat, seed, limits)
+    return ProgramAgent(spec, game, seat, seats, seed, limits, confinement)
 
 
-def play_job(job: Job) -> Result:
+def play_job(job: Job, in_worker: bool = False) -> Result:
     """Play one scheduled game to the end and seal it (runs in a worker or the parent)."""
     spec, scheduled = job.spec, job.scheduled
     engine = registry.get(spec.game)
     config = engine.configure(spec.players, spec.options)
     by_name = {bot.name: bot for bot in spec.bots}
     seated = [by_name[name] for name in scheduled.bots]
-    agents = [
-        make_agent(bot, spec.game, seat, spec.players, scheduled.bot_seed(spec.seed, seat),
-                   Limits(spec.move_time, spec.time_bank))
-        for seat, bot in enumerate(seated)
-    ]
+    agents: list[Any] = []
+    memory = box()
+    recorder = salvage.FlightRecorder(memory) if memory is not None else None
     try:
-        played = play(engine, config, scheduled.seed, agents)
+        for seat, bot in enumerate(seated):
+            agents.append(make_agent(bot, spec.game, seat, spec.players, scheduled.bot_seed(spec.seed, seat),
+                                     Limits(spec.move_time, spec.time_bank), spec.confinement, in_worker))
+        played = play(engine, config, scheduled.seed, _flight_recorded(agents, recorder))
     finally:
         for agent in agents:
             agent.close()
+        if recorder is not None:
+            recorder.programs(())  # all reaped: nothing left for the parent to kill
     recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
     scores = getattr(engine, "scores", None)
-    return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None)
+    logs = tuple(agent.stderr() if isinstance(agent, ProgramAgent) else None for agent in agents)
+    return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None,
+                  logs if job.keep_logs else None)
 
 
-def results(jobs: list[Job], workers: int) -> Iterator[Result]:
+def _flight_recorded(agents: list[Any], recorder: salvage.FlightRecorder | None) -> list[Any]:
+    """In a worker: the bot programs' process groups go into the game's flight record, and, if a bot
+    in process could end the worker, every turn too (tournaments.play.salvage)."""
+    if recorder is None:
+        return agents
+    recorder.programs([agent.process.process.pid for agent in agents
+                       if isinstance(agent, ProgramAgent) and agent.process is not None])
+    if not any(isinstance(agent, PythonAgent) for agent in agents):
+        return agents
+    return [salvage.RecordingAgent(agent, seat, recorder) for seat, agent in enumerate(agents)]
+
+
+def after_death(job: Job, memory: bytes, exitcode: int) -> Result | None:
+    """The result of a game whose worker died: that seat's forfeit when an in-process bot was acting
+    (and nothing else at the table could have killed the worker); None to play it again."""
+    flight = salvage.FlightRecord.read(memory)
+    flight.kill_programs()
+    spec, scheduled = job.spec, job.scheduled
+    by_name = {bot.name: bot for bot in spec.bots}
+    seated = [by_name[name] for name in scheduled.bots]
+    if flight.acting is None or spec.sandbox or seated[flight.acting].kind != PYTHON:
+        return None
+    if exitcode < 0 and any(bot.kind == PROGRAM for bot in seated):
+        return None  # a signal may have come from a program bot outside any sandbox
+    engine = registry.get(spec.game)
+    config = engine.configure(spec.players, spec.options)
+    reason = f"crashed: ended its worker process ({salvage.death(exitcode)})"
+    played = salvage.rebuild(engine, config, scheduled.seed, flight, reason)
+    if played is None:
+        return None
+    recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
+    scores = getattr(engine, "scores", None)
+    return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None,
+                  (None,) * len(seated) if job.keep_logs else None)
+
+
+def results(jobs: list[Job], workers: int, notice: Callable[[str], None] | None = None) -> Iterator[Result]:
     """Play ``jobs`` in ``workers`` processes (0: in this process); results in completion order.
 
     With one worker or more, this process stores each game while the workers play the next
     ones, so storing costs the tournament (almost) no time as long as it is faster than play.
+    A worker's death is told to ``notice``.
     """
     if workers <= 0 or len(jobs) <= 1:
         for job in jobs:
             yield play_job(job)
         return
-    yield from run_workers(play_job, jobs, min(workers, len(jobs)), lambda job: f"game {job.scheduled.key}")
+    yield from run_workers(functools.partial(play_job, in_worker=True), jobs, min(workers, len(jobs)),
+                           lambda job: f"game {job.scheduled.key}", after_death, (sandbox.SandboxError,), abandon,
+                           notice)
+
+
+def abandon(memory: memoryview) -> None:
+    """A worker that stops mid-game kills the bot programs it started (sandboxed ones die with it)."""
+    salvage.FlightRecord.read(bytes(memory)).kill_programs()
 
 
 @dataclass(slots=True)
@@ -213,6 +336,9 @@ def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
         raise TournamentError(f"tournament {name!r} already exists ({state}): add --resume to continue it, "
                               "or pick another --name or --seed")
     stored, wanted = loads(existing["spec"]), spec.to_json()
+    # Specs stored before these keys existed: no sandbox, and no resource limits to keep.
+    stored.setdefault("sandbox", False)
+    stored.setdefault("resources", wanted["resources"])
     if stored != wanted:
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"
@@ -221,12 +347,22 @@ def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
     return run
 
 
-def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None) -> int:
-    """Play and store every game still to play, stage by stage; returns how many were stored."""
+def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None,
+            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None) -> int:
+    """Play and store every game still to play, stage by stage; returns how many were stored.
+
+    With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
+    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``.
+    """
     bot_ids: dict[str, int] = {}
     with ledger.write() as connection:
         for bot in run.spec.bots:
             bot_ids[bot.name] = ledger.ensure_bot(bot.name, bot.content_hash, bot.kind, connection)
+    if bot_logs is not None:
+        try:
+            bot_logs.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise TournamentError(f"cannot write bot logs to {bot_logs}: {error.strerror or error}") from None
     stored = 0
     while (stage := run.plan.next_stage(run.stored)) is not None:
         for game in stage:
@@ -235,10 +371,10 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
                 raise TournamentError(f"stored game {game.key} was played by {', '.join(b for b, _ in seats)}, "
                                       f"but the schedule seats {', '.join(game.bots)} there: the database does "
                                       "not match this tournament's plan")
-        jobs = [Job(run.spec, g) for g in stage if g.key not in run.stored]
+        jobs = [Job(run.spec, g, bot_logs is not None) for g in stage if g.key not in run.stored]
         if not jobs:
             raise RuntimeError("a stage with every game stored is not the next stage")
-        for result in results(jobs, workers):
+        for result in results(jobs, workers, notice):
             recorded = result.recorded
             ids = [bot_ids[s.name] for s in recorded.seats]
             try:
@@ -249,10 +385,22 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
                 # another process resumed the same tournament and stored it first (the same game)
             else:
                 stored += 1
+                if bot_logs is not None:
+                    write_logs(bot_logs, result.key, result.logs)
             run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
             if progress is not None:
                 progress(stored)
     return stored
+
+
+def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None) -> None:
+    """One file per seat that was a bot process: ``<name>-seat<N>.log``, the end of its stderr."""
+    for seat, log in enumerate(logs or ()):
+        if log is not None:
+            try:
+                (folder / f"{name}-seat{seat}.log").write_bytes(log)
+            except OSError as error:
+                raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
 
 
 def cpu_count() -> int:

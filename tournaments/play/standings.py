@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ledger import tournaments as tournament_rows
+from ledger.canonical import loads
 from ledger.store import Ledger
 from tournaments.play import results
 from tournaments.ratings import elo as ratings
@@ -34,12 +35,15 @@ class Standings:
     los: dict[str, dict[str, float | None]]
     head_to_head: dict[str, dict[str, tuple[int, int, int]]]
     """Row bot -> column bot -> (wins, draws, losses) of the row bot, counted per pair of seats."""
+    sandboxed: bool = False
+    """Whether the bots played in the sandbox (docs/security.md)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "tournament": self.tournament,
             "game": self.game,
             "games": self.games,
+            "sandboxed": self.sandboxed,
             "standings": [
                 {**asdict(row), "mean_place": round(row.mean_place, 3), "score": round(row.score, 2),
                  "elo": round(row.elo, 1), "ci_low": round(row.ci_low, 1), "ci_high": round(row.ci_high, 1)}
@@ -52,7 +56,7 @@ class Standings:
 
 
 def compute(name: str, game: str, games: list[list[tuple[str, int]]], forfeits: dict[str, int] | None = None,
-            ) -> Standings:
+            sandboxed: bool = False) -> Standings:
     """Standings from results: Elo (joint MLE) with bootstrap 95% CI, ordered best first."""
     summary = ratings.summary(games)
     elo = ratings.mle_elo(games)
@@ -67,7 +71,7 @@ def compute(name: str, game: str, games: list[list[tuple[str, int]]], forfeits: 
                         low, high, forfeits.get(bot, 0)))
     pairs = ratings.head_to_head(games)
     table = {a: {b: pairs[(a, b)] for b in order if (a, b) in pairs} for a in order}
-    return Standings(name, game, len(games), rows, ratings.los_matrix(games), table)
+    return Standings(name, game, len(games), rows, ratings.los_matrix(games), table, sandboxed)
 
 
 def of_tournament(ledger: Ledger, ref: str) -> Standings:
@@ -75,4 +79,5 @@ def of_tournament(ledger: Ledger, ref: str) -> Standings:
     row = tournament_rows.get(ledger, ref)
     played = results.of_tournament(ledger, row["id"])
     games = [[(seat.bot, seat.rank) for seat in game.seats] for game in played]
-    return compute(row["name"], row["game"], games, results.forfeit_counts(played))
+    sandboxed = bool(loads(row["spec"]).get("sandbox", False))  # specs stored before the sandbox: without
+    return compute(row["name"], row["game"], games, results.forfeit_counts(played), sandboxed)

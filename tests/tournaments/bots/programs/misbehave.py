@@ -1,8 +1,9 @@
 """A JSON-lines bot that plays the first legal action until it misbehaves as told.
 
-Usage: misbehave.py MODE [AT]. It first starts a grandchild (``sleep 300``, which keeps
+Usage: misbehave.py MODE [AT [TAG]]. It first starts a grandchild (``sleep 300.TAG``, which keeps
 this bot's stdout open, except in mode ``close``) and writes "<own pid> <grandchild pid>" to ``_pids/<own pid>``
-in its working directory, so a test can check that nothing it started outlives it.
+in its working directory (when it can: in the sandbox its folder is read-only), so a test can
+check that nothing it started outlives it: by those pids, or by the TAG (digits) in command lines.
 
 Modes at the handshake: ``hs-exit`` (exits at once), ``hs-wrong`` (answers something
 other than ready), ``hs-garbage`` (answers a line that is not JSON), ``hs-decline``
@@ -27,6 +28,7 @@ import time
 MODE = sys.argv[1]
 AT = int(sys.argv[2]) if len(sys.argv) > 2 else 2
 SLOW_SECONDS = 0.4
+TAG = sys.argv[3] if len(sys.argv) > 3 else "0"
 
 
 def say(message):
@@ -77,10 +79,13 @@ def misbehave(legal):
 
 def main():
     # In mode "close" the grandchild must not hold stdout, or closing it would not show.
-    grandchild = subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL if MODE == "close" else None)
-    os.makedirs("_pids", exist_ok=True)
-    with open(os.path.join("_pids", str(os.getpid())), "w") as out:
-        out.write(f"{os.getpid()} {grandchild.pid}\n")
+    grandchild = subprocess.Popen(["sleep", f"300.{TAG}"], stdout=subprocess.DEVNULL if MODE == "close" else None)
+    try:
+        os.makedirs("_pids", exist_ok=True)
+        with open(os.path.join("_pids", str(os.getpid())), "w") as out:
+            out.write(f"{os.getpid()} {grandchild.pid}\n")
+    except OSError:
+        pass
     if MODE == "hs-exit":
         sys.exit(0)
     acts = 0

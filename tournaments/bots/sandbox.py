@@ -1,0 +1,276 @@
+"""The sandbox of a bot program: bubblewrap (bwrap), one sandbox per bot per game.
+
+``command`` below is the whole setup, flag by flag; docs/security.md says why each is there,
+what it leaves open, and how to check it on a machine. In short, a sandboxed bot has its own
+user, PID, IPC, UTS, network and mount namespaces; a read-only root made of the system's
+programs and libraries, tourney's own Python and the bot's own files (at /bot, its working
+directory); a fresh empty home and /tmp for this game only; its own /proc; a cleared
+environment; rlimits set inside; no terminal. Killing its bwrap process ends the game's whole
+PID namespace, so nothing the bot started outlives the game.
+
+RLIMIT_NPROC (the process limit) is not applied to root's processes and counts per host uid:
+a sandbox started by root therefore drops, before bwrap runs, to a host uid of its own
+(``HOST_UID_BASE`` + the pid of its bwrap), after making the few host folders it binds
+reachable from a private mount namespace (root's home is often mode 0700).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import engines
+from tournaments.bots.spec import BotError, Resources
+
+INSTALL = "apt-get install bubblewrap"
+BOT_FILES = "/bot"
+HOME = "/home/bot"
+UID = 65534
+"""The bot's uid and gid inside its sandbox (nobody's, by convention)."""
+HOST_UID_BASE = 0x7A000000
+"""Host uids of sandboxes started by root: this plus the pid of the sandbox's bwrap process.
+Above the uids accounts and container tools hand out; below 2**31."""
+ENVIRONMENT = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": HOME,
+    "TMPDIR": "/tmp",
+    "USER": "bot",
+    "LOGNAME": "bot",
+    "LANG": "C.UTF-8",
+}
+"""The bot's whole environment (bwrap --clearenv, then these)."""
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/alternatives", "/etc/ld.so.cache")
+"""Host paths bound read-only as they are (those that exist; a symlink stays a symlink)."""
+PASSWD = f"bot:x:{UID}:{UID}:bot:{HOME}:/bin/sh\n"
+GROUP = f"bot:x:{UID}:\n"
+MIB = 1024 * 1024
+
+
+class SandboxError(BotError):
+    """The sandbox itself cannot start (not the bot's fault); the message is one clear line."""
+
+
+def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequence[tuple[str, str]],
+            data: dict[str, int], info_fd: int) -> list[str]:
+    """The bwrap command line that runs ``argv`` in a new sandbox (docs/security.md, "The sandbox").
+
+    ``files`` is the host folder of the bot's own files, ``runtime`` the (host, sandbox) folders
+    of tourney's Python, ``data`` open descriptors of the files written into /etc, and ``info_fd``
+    where bwrap reports that the sandbox is up (so that its own failures are not the bot's).
+    """
+    scratch = ["--size", str(resources.scratch_mb * MIB)]
+    cpu = resources.cpu_seconds
+    return [
+        bwrap() or "bwrap",
+        # Its own user (one unprivileged uid), PID, IPC, UTS, network (only a loopback of its own),
+        # cgroup and mount namespaces; no user namespace nested inside.
+        "--unshare-all", "--unshare-user", "--disable-userns",
+        "--uid", str(UID), "--gid", str(UID), "--hostname", "bot",
+        # Killed when its bwrap or bwrap's parent dies; a new session, so no controlling terminal.
+        "--die-with-parent", "--new-session",
+        "--clearenv", *[part for name, value in ENVIRONMENT.items() for part in ("--setenv", name, value)],
+        # A read-only root: the system's programs and libraries, a user entry of its own.
+        *_system(),
+        *[part for path, fd in data.items() for part in ("--ro-bind-data", str(fd), path)],
+        "--proc", "/proc", "--dev", "/dev",
+        # Scratch space for this game only, fresh and empty, each of bounded size.
+        *scratch, "--tmpfs", HOME, *scratch, "--tmpfs", "/tmp", *scratch, "--tmpfs", "/dev/shm",
+        # tourney's Python, then the bot's own files, read-only; the bot starts in its files.
+        *[part for host, inside in runtime for part in ("--ro-bind", host, inside)],
+        "--ro-bind", files, BOT_FILES, "--chdir", BOT_FILES,
+        "--remount-ro", "/",
+        "--info-fd", str(info_fd),
+        "--",
+        # Limits set inside, after the user namespace exists: RLIMIT_NPROC then counts the
+        # processes of this sandbox's user only.
+        _prlimit(),
+        f"--as={resources.memory_mb * MIB}", f"--cpu={cpu}:{cpu + 1}", f"--nproc={resources.max_processes}",
+        f"--fsize={resources.file_mb * MIB}", f"--nofile={resources.open_files}", "--core=0",
+        "--",
+        *argv,
+    ]
+
+
+class Sandboxed(subprocess.Popen):
+    """A bot's bwrap process; ``started()`` tells whether the sandbox came up."""
+
+    info: int
+
+    def started(self) -> bool:
+        """Whether bwrap reported the sandbox up (False: bwrap failed before running the bot)."""
+        try:
+            return bool(os.read(self.info, 4096))
+        except BlockingIOError:
+            return False
+
+    def release(self) -> None:
+        if self.info >= 0:
+            os.close(self.info)
+            self.info = -1
+
+
+def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | None) -> Sandboxed:
+    """Start ``argv`` in a fresh sandbox with the bot's ``files``; pipes on its stdin and stdout."""
+    runtime = [(path, path) for path in python_runtime()]
+    preexec = None
+    if os.geteuid() == 0:
+        sources = [host for host, _ in runtime] + [files]
+        stage = _stage_for(sources)
+        staged = [f"{stage}/{i}" for i in range(len(sources))]
+        runtime = list(zip(staged[:-1], [inside for _, inside in runtime], strict=True))
+        files = staged[-1]
+        preexec = _fresh_user(stage, sources)
+    data = {"/etc/passwd": _memfd(PASSWD), "/etc/group": _memfd(GROUP)}
+    info_read, info_write = os.pipe()
+    os.set_blocking(info_read, False)
+    try:
+        process = Sandboxed(
+            command(argv, files, resources, runtime, data, info_write), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=stderr, env={}, cwd="/", start_new_session=True, bufsize=0,
+            pass_fds=(*data.values(), info_write), preexec_fn=preexec,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        os.close(info_read)
+        raise SandboxError(f"could not start the sandbox: {error}") from None
+    finally:
+        for fd in (*data.values(), info_write):
+            os.close(fd)
+    process.info = info_read
+    return process
+
+
+def resolve(mode: str) -> tuple[bool, str | None]:
+    """Whether bots play in the sandbox for ``--sandbox`` on, off or auto, and a notice to show.
+
+    ``on`` without a working sandbox is a SandboxError; ``auto`` then plays without one, with a
+    notice saying why and how to get it.
+    """
+    if mode == "off":
+        return False, None
+    problem = unavailable()
+    if problem is None:
+        return True, None
+    if mode == "on":
+        raise SandboxError(problem)
+    return False, f"notice: bots play without a sandbox: {problem}"
+
+
+@functools.cache
+def unavailable() -> str | None:
+    """Why bots cannot be sandboxed on this machine (None: they can), found by starting one sandbox."""
+    if bwrap() is None:
+        return f"bwrap (bubblewrap) is not installed; install it with `{INSTALL}`"
+    empty = tempfile.TemporaryDirectory(prefix="tourney-probe-")
+    try:
+        os.chmod(empty.name, 0o755)
+        process = start(["/bin/true"], empty.name, Resources(), subprocess.PIPE)
+        try:
+            _, said = process.communicate(timeout=30)
+        finally:
+            process.release()
+    except (SandboxError, subprocess.TimeoutExpired) as error:
+        return f"bwrap cannot make a sandbox here ({error})"
+    finally:
+        empty.cleanup()
+    if process.returncode != 0:
+        lines = said.decode(errors="replace").strip().splitlines()
+        return f"bwrap cannot make a sandbox here ({lines[-1] if lines else f'exit code {process.returncode}'})"
+    return None
+
+
+@functools.cache
+def bwrap() -> str | None:
+    """The bwrap program, or None if it is not installed."""
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def _prlimit() -> str:
+    return shutil.which("prlimit") or "/usr/bin/prlimit"
+
+
+@functools.cache
+def python_runtime() -> tuple[str, ...]:
+    """Host folders of tourney's own Python, bound read-only at the same paths.
+
+    The interpreter's prefix, the virtual environment's (its site-packages: what in-process
+    bots could import), and the folders of the ``engines`` and ``tournaments`` packages (an
+    editable install keeps them outside site-packages; the rest of tourney is not bound).
+    """
+    found = {sys.base_prefix, sys.prefix, str(Path(engines.__file__).parent), str(Path(__file__).parents[1])}
+    system = tuple(path for path in SYSTEM if os.path.isdir(path) and not os.path.islink(path))
+    paths = sorted(path for path in found if not _inside(path, system))
+    return tuple(path for path in paths if not _inside(path, tuple(p for p in paths if p != path)))
+
+
+def _inside(path: str, folders: Sequence[str]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
+
+
+@functools.cache
+def _system() -> tuple[str, ...]:
+    out: list[str] = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            out += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            out += ["--ro-bind", path, path]
+    return tuple(out)
+
+
+def _memfd(text: str) -> int:
+    fd = os.memfd_create("tourney-sandbox-data")
+    os.write(fd, text.encode())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
+
+
+STAGES = ("/mnt", "/srv", "/media", "/opt", "/var/tmp", "/tmp")
+"""Folders one of which root's sandbox start covers, in its private mount namespace only, with
+a small tmpfs holding the folders it binds (the first that exists and holds none of them)."""
+
+
+def _stage_for(sources: Sequence[str]) -> str:
+    for stage in STAGES:
+        if os.path.isdir(stage) and not os.path.islink(stage) and not any(_inside(s, (stage,)) for s in sources):
+            return stage
+    raise SandboxError(f"no folder to stage the sandbox's binds in: none of {', '.join(STAGES)} is free")
+
+
+def _fresh_user(stage: str, sources: Sequence[str]) -> Callable[[], None]:
+    """For root: a child that binds ``sources`` at STAGE/0, STAGE/1, ... in a private mount
+    namespace (so that an unprivileged bwrap reaches them whatever their parents' modes), then
+    becomes host uid HOST_UID_BASE + its pid, with no supplementary groups."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    root = os.fsencode(stage)
+    paths = [os.fsencode(source) for source in sources]
+
+    def check(result: int) -> None:
+        if result != 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+    def enter() -> None:
+        check(libc.unshare(_CLONE_NEWNS))
+        check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
+        check(libc.mount(b"tourney", root, b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=64k"))
+        for i, path in enumerate(paths):
+            target = b"%s/%d" % (root, i)
+            os.mkdir(target)
+            check(libc.mount(path, target, None, _MS_BIND | _MS_REC, None))
+        uid = HOST_UID_BASE + os.getpid()
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+
+    return enter

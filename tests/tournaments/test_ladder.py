@@ -108,7 +108,8 @@ def test_a_python_submission_never_runs_in_the_ladders_process(league, tmp_path)
     path.write_text(f"try:\n    open({str(marker)!r}, 'w').close()\nexcept OSError:\n    pass\n" + path.read_text())
     assert ladder.submit(league, "spring", path, None, FAST).new
     assert not marker.exists()
-    assert not [name for name in sys.modules if name.startswith("tourney_bot_")]
+    assert not [module for module in list(sys.modules.values())
+                if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path))]
 
 
 def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league):

@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -151,6 +152,20 @@ def _reap_bots(tmp_path):
                     os.kill(pid, signal.SIGKILL)
 
 
+def processes_naming(tag: str) -> list[tuple[int, str]]:
+    """Every live process whose command line contains ``tag`` (a sandboxed bot's pids are its own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if tag.encode() in command:
+                found.append((int(entry.name), command.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
 def recorded_pids(folder: Path) -> list[int]:
     """The pids the fixture bots recorded: each bot process and the grandchild it started."""
     return [int(pid) for path in (folder / "_pids").iterdir() for pid in path.read_text().split()]
@@ -204,23 +219,37 @@ PROGRAM_CASES = {
     "illegal": (["illegal"], FAST, r"^illegal action: seat [01] cannot 'teleport:moon'"),
     "flood": (["flood"], FAST, r"^bot failure: flooded its output: more than 1048576 bytes"),
     "twice": (["twice"], FAST, r"^bot failure: answered garbage: it wrote a line nobody asked for"),
+    "ready_twice": (["ready-twice"], FAST, r"^bot failure: answered garbage: it wrote a line nobody asked for"),
 }
 
 
-@pytest.mark.parametrize("name", list(PROGRAM_CASES))
-def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tmp_path, name):
-    """A program that crashes, hangs, answers garbage or an illegal action, or floods its output
-    forfeits each of its games with the reason stored, ranks last, the rest of the tournament is
-    played, and nothing it started outlives the tournament."""
+SANDBOXED_REASONS = {
+    # bwrap holds the bot's output pipe open as long as the bot runs: no end of file comes
+    "close": r"^bot failure: timed out: no answer within 2\.00 s$",
+}
+
+
+@pytest.mark.parametrize(("name", "sandbox"), [(name, "off") for name in PROGRAM_CASES] + [
+    (name, "on") for name, (args, _, _) in PROGRAM_CASES.items() if args is not None])
+def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tmp_path, name, sandbox):
+    """A program that crashes, hangs, answers garbage or an illegal action, writes a line nobody
+    asked for (before its first act too), or floods its output forfeits each of its games with the
+    reason stored, ranks last, the rest of the tournament is played, and nothing it started outlives
+    the tournament; in its sandbox or not, with the same reasons (but one: SANDBOXED_REASONS).
+    The shell fixtures record their pids in their folder, which the sandbox keeps read-only: they run
+    unsandboxed only (misbehave.py fails the same ways in the sandbox)."""
     args, limits, pattern = PROGRAM_CASES[name]
+    if sandbox == "on":
+        pattern = SANDBOXED_REASONS.get(name, pattern)
+    tag = str(10**8 + secrets.randbelow(9 * 10**8))
     if args is None:
         folder = make_folder(tmp_path, fixtures=(name.replace("_sh", ".sh"),))
         name = name.removesuffix("_sh")
     else:
-        folder = make_folder(tmp_path, programs={name: args})
+        folder = make_folder(tmp_path, programs={name: [*args, *["2"][len(args) - 1:], tag]})
     db = tmp_path / "t.db"
     began = time.monotonic()
-    result = run(folder, db, *limits)
+    result = run(folder, db, *limits, sandbox=sandbox)
     took = time.monotonic() - began
     assert result.exit_code == 0, result.output
     games = stored_games(db)
@@ -230,7 +259,10 @@ def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tm
     last = standings_of(db).rows[-1]
     assert (last.bot, last.first, last.mean_place) == (name, 0, 2.0)
     assert f" {name} " in result.stdout
-    assert_nothing_left(folder, starts=5)  # the handshake, then its 4 games
+    if sandbox == "off":
+        assert_nothing_left(folder, starts=5)  # the handshake, then its 4 games
+    else:
+        assert wait_gone([pid for pid, _ in processes_naming(tag)]) == [], "bot processes outlived the tournament"
     assert took < 20, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
 
 
@@ -265,6 +297,30 @@ def test_a_program_over_its_move_time_pays_from_its_bank_until_it_forfeits(tmp_p
         assert seen[0] == 1500 and len(seen) >= 2, seen
         assert all(later < earlier for earlier, later in itertools.pairwise(seen)), seen
     assert_nothing_left(folder, starts=3)
+
+
+def test_time_over_the_move_time_drains_the_bank_even_when_the_answer_comes_in_time(tmp_path):
+    """A bot taking half its move time on its first moves keeps its whole bank; one taking 1.25
+    times its move time answers in time at first, but each overage is taken from its bank (the
+    next act says so) until the bank is spent and it forfeits on time."""
+    folder = make_folder(tmp_path, good=0, programs={"thrifty": ["slow-0.5", "3"], "spender": ["slow-1.25", "3"]})
+    db = tmp_path / "t.db"
+    result = run(folder, db, "--move-time", "1", "--time-bank", "0.5", "--bot-logs", str(tmp_path / "logs"))
+    assert result.exit_code == 0, result.output
+    games = stored_games(db)
+    assert len(games) == 2
+    thrifty = []
+    for game in games.values():
+        assert game.bots[game.forfeit["seat"]] == "spender", game
+        assert game.forfeit["reason"].startswith("bot failure: timed out"), game.forfeit
+        for seat, bot in enumerate(game.bots):
+            log = (tmp_path / "logs" / f"{game.key}-seat{seat}.log").read_text()
+            banks = [int(ms) for ms in re.findall(r"time_bank_ms (\d+)", log)]
+            if bot == "thrifty":
+                thrifty += banks
+            else:
+                assert banks[0] == 500 and all(later < 500 for later in banks[1:]) and len(banks) <= 3, banks
+    assert thrifty and set(thrifty) == {500}, thrifty  # under the move time: nothing charged
 
 
 def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):

@@ -122,14 +122,15 @@ class _Worker:
 def run(work: Callable[[Any], Any], jobs: Iterable[Any], workers: int, describe: Callable[[Any], str] = repr,
         after_death: Callable[[Any, bytes, int], Any] | None = None,
         passthrough: tuple[type[BaseException], ...] = (),
-        on_exit: Callable[[memoryview], None] | None = None) -> Iterator[Any]:
+        on_exit: Callable[[memoryview], None] | None = None,
+        notice: Callable[[str], None] | None = None) -> Iterator[Any]:
     """``work(job)`` for every job in ``workers`` spawned processes; results in completion order.
 
     Each worker holds up to ``IN_FLIGHT`` jobs (the next one waits in its pipe), so it never
     idles while the parent receives and stores the game it just finished. An exception of a
     ``passthrough`` type raised by ``work`` is raised again here. A worker told to stop (SIGTERM,
     or its parent's death) calls ``on_exit(box())`` and ends at once; so does every worker this
-    parent leaves behind, with its box read here.
+    parent leaves behind, with its box read here. Each death is told to ``notice`` in one line.
     """
     context = multiprocessing.get_context("spawn")
     pending: deque[tuple[int, Any]] = deque(enumerate(jobs))
@@ -165,7 +166,7 @@ def run(work: Callable[[Any], Any], jobs: Iterable[Any], workers: int, describe:
                 try:
                     status, value = worker.connection.recv()
                 except (EOFError, OSError):
-                    value, began = _bury(worker, pool, pending, tries, describe, after_death)
+                    value, began = _bury(worker, pool, pending, tries, describe, after_death, notice)
                     stillborn = 0 if began else stillborn + 1
                     if stillborn > RETRIES:
                         raise WorkerDied("worker processes die before they play a game "
@@ -200,7 +201,8 @@ def run(work: Callable[[Any], Any], jobs: Iterable[Any], workers: int, describe:
 
 
 def _bury(worker: _Worker, pool: list[_Worker], pending: deque, tries: dict[int, int],
-          describe: Callable[[Any], str], after_death: Callable[[Any, bytes, int], Any] | None) -> tuple[Any, bool]:
+          describe: Callable[[Any], str], after_death: Callable[[Any, bytes, int], Any] | None,
+          notice: Callable[[str], None] | None) -> tuple[Any, bool]:
     """A worker died: the result salvaged from the job it was playing, or None (its jobs go back
     to the front of ``pending``: the one it was playing to be played again, the rest not yet begun);
     and whether it had begun that job."""
@@ -214,6 +216,9 @@ def _bury(worker: _Worker, pool: list[_Worker], pending: deque, tries: dict[int,
     began = _SERIAL.unpack_from(memory, 0)[0] == serial
     value = after_death(job, memory[_SERIAL.size:], exitcode) if after_death is not None and began else None
     pending.extendleft(reversed(unplayed))
+    if notice is not None and began:
+        notice(f"a worker process died ({_death(exitcode)}) while playing {describe(job)}: "
+               + ("the bot that ended it forfeits the game" if value is not None else "the game is played again"))
     if value is None:
         tries[serial] = tries.get(serial, 0) + began
         if tries[serial] > RETRIES:

@@ -17,6 +17,9 @@ object that is not an action),
 ``flood`` (2 MiB without a newline), ``twice`` (two answers to one request), ``ok`` (never misbehaves).
 Mode ``slow`` answers every act from number AT on after 0.4 s, and appends the ``time_bank_ms``
 of each act it receives to ``_banks/<own pid>``, so a test can watch the bank being charged.
+``ready-twice`` answers hello with ready and an action nobody asked for yet (before its first act).
+``slow-F`` takes F times its move time (``deadline_ms``) for each of its first AT acts, and writes
+the ``time_bank_ms`` of every act to stderr.
 """
 
 import json
@@ -101,6 +104,8 @@ def main():
                 say({"type": "decline", "reason": "I play [bold]chess[/bold] only [/x]"})
             elif MODE == "hs-hang":
                 sleep_forever()
+            elif MODE == "ready-twice":
+                say(json.dumps({"type": "ready"}) + "\n" + json.dumps({"type": "action", "action": "end"}) + "\n")
             else:
                 say({"type": "ready"})
         elif kind == "act":
@@ -111,6 +116,11 @@ def main():
                     out.write(f"{message['time_bank_ms']}\n")
                 if acts >= AT:
                     time.sleep(SLOW_SECONDS)
+                say({"type": "action", "action": message["legal"][0]})
+            elif MODE.startswith("slow-"):
+                print(f"act {acts}: time_bank_ms {message['time_bank_ms']}", file=sys.stderr, flush=True)
+                if acts <= AT:
+                    time.sleep(float(MODE[5:]) * message["deadline_ms"] / 1000)
                 say({"type": "action", "action": message["legal"][0]})
             elif acts == AT:
                 misbehave(message["legal"])

@@ -1,0 +1,395 @@
+"""Hostile bots against the sandbox: real `tourney run` processes, real bwrap, each attack contained.
+
+Each test copies one bot of tests/tournaments/bots/hostile/ (see its README) into a bots folder
+beside bots/random_bot.py, as ``NAME_TAG.py``, and plays a short tournament with the sandbox on
+and ``--bot-logs``. What the bot saw is in its logs; what it left running is found by scanning
+/proc for TAG. Every subprocess has a timeout, so a test never hangs.
+
+These tests need bwrap (bubblewrap): without it they fail, saying how to install it.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+import os
+import pty
+import re
+import secrets
+import select
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tests.tournaments.test_protocol import GAME, SHIPPED, processes_naming, stored_games
+from tournaments.bots import sandbox
+from tournaments.bots.discovery import discover
+
+HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
+TIMEOUT = 240
+
+
+@pytest.fixture(autouse=True)
+def _bwrap():
+    """The sandbox must work here: these tests fail (never skip) without it."""
+    problem = sandbox.unavailable()
+    if problem is not None:
+        pytest.fail(f"the sandbox tests need a working bwrap: {problem}")
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def hostile_folder(tmp_path: Path, *names: str, good: int = 1, port: int = 0) -> tuple[Path, str]:
+    """A bots folder with ``good`` copies of bots/random_bot.py and each hostile bot as NAME_TAG;
+    the TAG (digits unique to this test)."""
+    tag = str(10**8 + secrets.randbelow(9 * 10**8))
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for i in range(good):
+        shutil.copy(SHIPPED / "random_bot.py", folder / ("random_bot.py" if i == 0 else f"random_{chr(97 + i)}.py"))
+    for name in names:
+        text = (HOSTILE / f"{name}.py").read_text().replace("PORT = 0", f"PORT = {port}")
+        (folder / f"{name}_{tag}.py").write_text(text)
+        if name == "stdin_stuffer":  # a program, not a Python bot: it must not read its input
+            manifest = {"name": f"{name}_{tag}", "command": [sys.executable, "-I", f"{name}_{tag}.py"]}
+            (folder / f"{name}_{tag}.bot.json").write_text(json.dumps(manifest))
+            (folder / f"_{name}_{tag}.py").write_bytes((folder / f"{name}_{tag}.py").read_bytes())
+            (folder / f"{name}_{tag}.py").unlink()
+            manifest["command"][-1] = f"_{name}_{tag}.py"
+            (folder / f"{name}_{tag}.bot.json").write_text(json.dumps(manifest))
+    return folder, tag
+
+
+def tourney(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m tournaments ARGS` as a real process in tmp_path, bounded in time."""
+    return subprocess.run([sys.executable, "-m", "tournaments", *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd=tmp_path, env=env)
+
+
+def play(tmp_path: Path, folder: Path, *extra: str, jobs: int = 1, env: dict[str, str] | None = None):
+    """A sandboxed tournament of one deal with bot logs; the finished process."""
+    done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--games", "1", "--jobs", str(jobs),
+                   "--sandbox", "on", "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db"), *extra,
+                   env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def logs_of(tmp_path: Path, bot: str) -> list[str]:
+    """The stderr of ``bot`` in each of its games (from --bot-logs)."""
+    out = []
+    for game in stored_games(tmp_path / "t.db").values():
+        if bot in game.bots:
+            path = tmp_path / "logs" / f"{game.key}-seat{game.bots.index(bot)}.log"
+            out.append(path.read_text(errors="replace"))
+    assert out, f"{bot} played no game"
+    return out
+
+
+def assert_nothing_left(tag: str) -> None:
+    """No process of the test's bots is left (after a few seconds' grace); any found are killed."""
+    deadline = time.monotonic() + 5
+    while (left := processes_naming(tag)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid, _ in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
+    assert left == [], f"processes outlived the tournament: {left}"
+
+
+def verify(tmp_path: Path) -> None:
+    """`tourney replay verify --db` passes on the tournament's ledger."""
+    done = tourney(tmp_path, "replay", "verify", "--db", str(tmp_path / "t.db"), "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# -- the attacks --------------------------------------------------------------------------
+
+
+def test_daemons_started_with_setsid_do_not_outlive_their_game(tmp_path):
+    """Attack: at its first act the bot starts two daemons that leave its session (double fork,
+    setsid), one ignoring SIGHUP and SIGTERM. Ending the game kills the sandbox's whole PID
+    namespace: nothing is left after the run, and the games were played to the end."""
+    folder, tag = hostile_folder(tmp_path, "setsid_daemon")
+    play(tmp_path, folder)
+    assert all("started two daemons" in log for log in logs_of(tmp_path, f"setsid_daemon_{tag}"))
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+    assert_nothing_left(tag)
+
+
+def test_a_bot_cannot_find_or_change_the_ledger(tmp_path):
+    """Attack: the bot looks for the ledger through /proc/<pid>/fd of every process it can see, to
+    drop its triggers and set every rank to 1. In its own PID namespace it sees only its sandbox
+    (pid 1, bwrap's init, and itself): no ledger; every game keeps its real ranks and verifies."""
+    folder, tag = hostile_folder(tmp_path, "ledger_thief")
+    play(tmp_path, folder)
+    for log in logs_of(tmp_path, f"ledger_thief_{tag}"):
+        assert "processes: [1, 2]" in log and "ledgers: []" in log, log
+    assert all(sorted(game.ranking) == [1, 2] for game in stored_games(tmp_path / "t.db").values())
+    with closing(sqlite3.connect(tmp_path / "t.db")) as db:
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0] > 0
+    verify(tmp_path)
+    assert_nothing_left(tag)
+
+
+def test_a_bot_cannot_read_or_stop_its_opponent(tmp_path):
+    """Attack: the bot scans /proc for its opponent, to read its hidden hand from its stdin and stop
+    it with SIGSTOP. It sees only its own sandbox's processes, so every game is played to the end
+    by both bots."""
+    folder, tag = hostile_folder(tmp_path, "opponent_spy")
+    play(tmp_path, folder)
+    for log in logs_of(tmp_path, f"opponent_spy_{tag}"):
+        seen = re.findall(r"^saw (\d+): (.*)$", log, re.MULTILINE)
+        assert [pid for pid, _ in seen] == ["1", "2"], log
+        assert all(tag in command for _, command in seen), log  # bwrap's init and itself, nobody else
+        assert "stopped" not in log and "read from" not in log, log
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+    assert_nothing_left(tag)
+
+
+def test_a_bot_has_no_network(tmp_path):
+    """Attack: the bot connects to 127.0.0.1 at a port this test listens on, and to a public
+    address. Its network namespace has only a loopback of its own: both fail, nothing arrives."""
+    with closing(socket.socket()) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        folder, tag = hostile_folder(tmp_path, "network", port=port)
+        play(tmp_path, folder)
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    log = "".join(logs_of(tmp_path, f"network_{tag}"))
+    assert f"cannot connect to ('127.0.0.1', {port})" in log and "cannot connect to ('1.1.1.1', 53)" in log, log
+    assert "connected" not in log
+    assert_nothing_left(tag)
+
+
+def test_a_fork_bomb_is_stopped_by_the_process_limit(tmp_path):
+    """Attack: 200 forks at the first act, each child sleeping 300 s. --max-processes 16 stops it
+    short (fork fails), the games go on, and no child outlives its game."""
+    folder, tag = hostile_folder(tmp_path, "fork_bomb")
+    play(tmp_path, folder, "--max-processes", "16")
+    for log in logs_of(tmp_path, f"fork_bomb_{tag}"):
+        started = int(re.search(r"forked (\d+) of 200", log).group(1))
+        assert 0 < started < 16, log
+    assert_nothing_left(tag)
+
+
+def test_a_bot_cannot_take_more_memory_than_its_limit(tmp_path):
+    """Attack: take 2 GiB at the first act, with --memory-mb 512. The allocation is refused
+    (MemoryError) and the bot forfeits every game with that reason."""
+    folder, tag = hostile_folder(tmp_path, "memory_hog")
+    play(tmp_path, folder, "--memory-mb", "512")
+    games = stored_games(tmp_path / "t.db")
+    assert len(games) == 2
+    for game in games.values():
+        assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"memory_hog_{tag}"
+        assert game.forfeit["reason"] == "bot failure: crashed: MemoryError: ", game.forfeit
+    assert_nothing_left(tag)
+
+
+@pytest.mark.parametrize("sandbox_mode", ["off", "on"])
+def test_a_bot_that_stops_reading_its_input_cannot_stall_the_run(tmp_path, sandbox_mode):
+    """Attack: a program fills its own stdin pipe (reopened through /proc/self/fd/0) and never reads
+    again, so that a blocking write of the next request would hang tourney. Every write has a
+    deadline: without the sandbox the bot forfeits ("stopped reading its input") and the run ends;
+    in the sandbox the pipe is not its uid's to reopen, and it forfeits on time."""
+    folder, tag = hostile_folder(tmp_path, "stdin_stuffer")
+    done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1", "--sandbox",
+                   sandbox_mode, "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db"),
+                   "--move-time", "1", "--time-bank", "0")
+    assert done.returncode == 0, done.stderr
+    games = stored_games(tmp_path / "t.db")
+    assert len(games) == 2
+    expected = {"off": r"bot failure: stopped reading its input: \d+ bytes still unread after 1\.\d\d s",
+                "on": r"bot failure: timed out: no answer within 1\.\d\d s"}[sandbox_mode]
+    for game in games.values():
+        assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"stdin_stuffer_{tag}"
+        assert re.fullmatch(expected, game.forfeit["reason"]), game.forfeit
+    said = "stuffed" if sandbox_mode == "off" else "cannot open my input for writing: Permission denied"
+    assert all(said in log for log in logs_of(tmp_path, f"stdin_stuffer_{tag}"))
+    assert_nothing_left(tag)
+
+
+def test_a_bot_cannot_kill_its_worker(tmp_path):
+    """Attack: the bot sends SIGKILL to its parent and to every process it may signal (kill -1).
+    Its parent is its sandbox's init, which the signal cannot reach, and it sees no other process:
+    no worker dies (no notice of one), and every game is played to the end."""
+    folder, tag = hostile_folder(tmp_path, "parent_killer")
+    done = play(tmp_path, folder, jobs=2)
+    assert "worker process died" not in done.stderr
+    for log in logs_of(tmp_path, f"parent_killer_{tag}"):
+        assert "my parent is 1" in log and "processes left: [1, 2]" in log, log
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+    assert_nothing_left(tag)
+
+
+def test_a_bot_cannot_write_to_the_organisers_terminal(tmp_path):
+    """Attack: with tourney on a terminal, the bot writes a marker to /dev/tty, every terminal and
+    every stdin, stdout and stderr of other processes it can open, and pushes it as keystrokes
+    (TIOCSTI). It has no terminal and sees no other process: the marker never shows."""
+    folder, tag = hostile_folder(tmp_path, "terminal_writer")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1",
+         "--sandbox", "on", "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db")],
+        stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path, start_new_session=True)
+    os.close(terminal)
+    shown = b""
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # the terminal's last writer closed it
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            elif process.poll() is not None:
+                break
+        assert process.wait(timeout=30) == 0, shown
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    assert b"random_bot" in shown  # the standings did reach the terminal
+    assert b"HOSTILE-BOT-WAS-HERE" not in shown, shown
+    log = "".join(logs_of(tmp_path, f"terminal_writer_{tag}"))
+    assert "cannot open /dev/tty" in log and "wrote to /dev" not in log, log
+    assert_nothing_left(tag)
+
+
+def test_a_bot_sees_only_its_own_files_a_clean_environment_and_a_fresh_home(tmp_path):
+    """Attack: the bot reads every environment it can (tourney's holds a secret here), lists the
+    host's folders for other bots' files, writes into its own folder, and leaves notes in its home
+    and /tmp for its next game. It sees the documented environment only, no other bot's file,
+    cannot write its folder, and each game starts with an empty home and /tmp."""
+    folder, tag = hostile_folder(tmp_path, "snoop")
+    secret = f"secret-{secrets.token_hex(8)}"
+    play(tmp_path, folder, env={**os.environ, "TOURNEY_TEST_SECRET": secret})
+    bot = f"snoop_{tag}"
+    logs = logs_of(tmp_path, bot)
+    assert len(logs) == 2
+    for log in logs:
+        assert secret not in log and "random_bot.py" not in log, log
+        environment = dict(ast.literal_eval(re.search(r"^environment: (.*)$", log, re.MULTILINE).group(1)))
+        assert environment == {**sandbox.ENVIRONMENT, "PWD": sandbox.BOT_FILES}, environment
+        assert f"listing /bot: ['{bot}.py']" in log, log
+        assert "listing /home/bot: []" in log and "listing /tmp: []" in log, log  # nothing from the game before
+        assert "cannot write notes.txt: Read-only file system" in log, log
+        assert "wrote /home/bot/notes.txt" in log and "wrote /tmp/notes.txt" in log, log
+        for line in re.findall(r"^environ of \d+: (.*)$", log, re.MULTILINE):
+            assert line == "b''" or "HOME=/home/bot" in line, line  # bwrap's init has no environment at all
+    assert not (folder / "notes.txt").exists()
+    assert_nothing_left(tag)
+
+
+def test_discovery_never_runs_a_bot_and_the_sandbox_keeps_its_side_effects_out(tmp_path, monkeypatch):
+    """Attack: a Python bot creates the file "pwned" in its working directory when imported.
+    Discovery reads its GAMES from the source without importing it (no file); in the sandboxed
+    run its import fails on its read-only folder, so it forfeits, and still no file appears."""
+    folder, tag = hostile_folder(tmp_path, "import_side_effect")
+    monkeypatch.chdir(folder)
+    found, notices = discover(folder, GAME)
+    assert f"import_side_effect_{tag}" in [spec.name for spec in found] and notices == []
+    assert list(tmp_path.rglob("pwned")) == []
+    play(tmp_path, folder)
+    assert list(tmp_path.rglob("pwned")) == []
+    for game in stored_games(tmp_path / "t.db").values():
+        assert game.forfeit["reason"].startswith("bot failure: crashed while starting: OSError: "), game.forfeit
+
+
+def test_every_program_bot_of_a_run_runs_in_its_own_sandbox(tmp_path):
+    """The shipped program bots (POSIX shell with grep and sed, a Python program) play whole games
+    in the sandbox, and the tournament records that its bots were sandboxed."""
+    folder, _ = hostile_folder(tmp_path)
+    shutil.copy(SHIPPED / "first_legal.sh", folder / "first_legal.sh")
+    shutil.copy(SHIPPED / "random_program.bot.json", folder / "random_program.bot.json")
+    (folder / "programs").mkdir()
+    shutil.copy(SHIPPED / "programs" / "random_player.py", folder / "programs" / "random_player.py")
+    done = play(tmp_path, folder, "--json")
+    standings = json.loads(done.stdout)
+    assert standings["sandboxed"] is True
+    assert {row["bot"]: row["games"] for row in standings["standings"]} == {
+        "first_legal": 4, "random_program": 4, "random_bot": 4}
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+
+
+def test_without_bwrap_auto_plays_unsandboxed_with_a_notice_and_on_is_refused(tmp_path):
+    """With no bwrap on PATH, `--sandbox auto` says so in one line and plays without the sandbox
+    (recorded as such); `--sandbox on` and a ladder refuse with one line saying how to install it."""
+    folder, _ = hostile_folder(tmp_path, good=2)
+    env = {**os.environ, "PATH": str(tmp_path / "no-such-folder")}
+    auto = tourney(tmp_path, "run", str(folder), "--game", GAME, "--games", "1", "--db", str(tmp_path / "a.db"),
+                   "--json", env=env)
+    assert auto.returncode == 0, auto.stderr
+    assert auto.stderr.splitlines() == [
+        "notice: bots play without a sandbox: bwrap (bubblewrap) is not installed; install it with "
+        "`apt-get install bubblewrap`"]
+    assert json.loads(auto.stdout)["sandboxed"] is False
+    on = tourney(tmp_path, "run", str(folder), "--game", GAME, "--sandbox", "on", "--db", str(tmp_path / "b.db"),
+                 env=env)
+    assert on.returncode == 1
+    assert on.stderr == "error: bwrap (bubblewrap) is not installed; install it with `apt-get install bubblewrap`\n"
+    ladder = tmp_path / "l.db"
+    assert tourney(tmp_path, "ladder", "create", "l", "--game", GAME, "--db", str(ladder), env=env).returncode == 0
+    refused = tourney(tmp_path, "ladder", "submit", "l", str(SHIPPED / "random_bot.py"), "--db", str(ladder), env=env)
+    assert refused.returncode == 1
+    assert refused.stderr == ("error: ladders run every bot in a sandbox, and bwrap (bubblewrap) is not installed; "
+                              "install it with `apt-get install bubblewrap`\n")
+
+
+def test_a_resumed_tournament_keeps_its_sandbox_mode(tmp_path):
+    """--resume follows the mode a tournament was started with (auto), refuses the other one, and
+    a tournament stored before the sandbox existed (no "sandbox" in its spec) resumes unsandboxed."""
+    folder, _ = hostile_folder(tmp_path, good=2)
+    db = str(tmp_path / "t.db")
+    base = ["run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1", "--name", "cup", "--db", db]
+    assert tourney(tmp_path, *base, "--sandbox", "off").returncode == 0
+    refused = tourney(tmp_path, *base, "--sandbox", "on", "--resume")
+    assert refused.returncode == 1
+    assert refused.stderr == "error: cannot resume 'cup' with --sandbox on: it was started with the sandbox off\n"
+    with closing(sqlite3.connect(db)) as connection:
+        spec = json.loads(connection.execute("SELECT spec FROM tournaments").fetchone()[0])
+        assert spec["sandbox"] is False and spec["resources"]["max_processes"] == 64
+        old = {key: value for key, value in spec.items() if key not in ("sandbox", "resources")}
+        connection.execute("UPDATE tournaments SET spec = ?", (json.dumps(old),))
+        connection.commit()
+    resumed = tourney(tmp_path, *base, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "(2 already stored), 1 jobs, not sandboxed" in resumed.stdout
+    assert "cup (lemur-tails, 2 games, not sandboxed)" in resumed.stdout
+    assert len(stored_games(tmp_path / "t.db")) == 2
+
+
+def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
+    """--bot-logs DIR: one file per bot process and game, <game key>-seat<N>.log, holding the end
+    (64 KiB) of what the bot wrote to stderr; bots print() there too, never into the protocol."""
+    folder, _ = hostile_folder(tmp_path)
+    (folder / "chatty.py").write_text(
+        "import sys\nGAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        self.n = 0\n\n"
+        "    def act(self, turn):\n        self.n += 1\n        print(f'move {self.n} ' + 'x' * 4000)\n"
+        "        sys.stderr.write('y' * 4000 + '\\n')\n        return turn.legal[0]\n")
+    play(tmp_path, folder)
+    games = stored_games(tmp_path / "t.db")
+    names = sorted(path.name for path in (tmp_path / "logs").iterdir())
+    assert names == sorted(f"{key}-seat{seat}.log" for key in games for seat in (0, 1))
+    for game in games.values():
+        log = (tmp_path / "logs" / f"{game.key}-seat{game.bots.index('chatty')}.log").read_bytes()
+        assert len(log) == 65536 and log.endswith(b"y" * 4000 + b"\n")
+        assert re.search(rb"move \d+ x{4000}\n", log)
+    assert {game.reason for game in games.values()} == {"finished"}

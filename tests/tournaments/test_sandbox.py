@@ -29,9 +29,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.test_protocol import GAME, SHIPPED, processes_naming, stored_games
+from tests.tournaments.test_protocol import GAME, SHIPPED, cli, processes_naming, stored_games
 from tournaments.bots import sandbox
 from tournaments.bots.discovery import discover
+from tournaments.cli import app
 
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
 TIMEOUT = 240
@@ -393,3 +394,63 @@ def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
         assert len(log) == 65536 and log.endswith(b"y" * 4000 + b"\n")
         assert re.search(rb"move \d+ x{4000}\n", log)
     assert {game.reason for game in games.values()} == {"finished"}
+
+
+# -- the whole folder ---------------------------------------------------------------------
+
+ATTACKS = ("setsid_daemon", "ledger_thief", "opponent_spy", "network", "fork_bomb", "memory_hog", "stdin_stuffer",
+           "parent_killer", "terminal_writer", "snoop", "import_side_effect")
+LIMITS = ("--memory-mb", "512", "--max-processes", "16", "--move-time", "1", "--time-bank", "1")
+
+
+@pytest.mark.slow
+def test_a_tournament_of_every_hostile_bot_and_two_good_ones_completes(tmp_path):
+    """`tourney run` over a folder holding every hostile bot beside two good ones completes with
+    --jobs 2: every scheduled game is stored once, each hostile bot's games are forfeits with their
+    reason or ordinary results, nothing any bot started is left, and the ledger verifies."""
+    folder, tag = hostile_folder(tmp_path, *ATTACKS, good=2)
+    done = play(tmp_path, folder, *LIMITS, jobs=2)
+    assert "worker process died" not in done.stderr
+    games = stored_games(tmp_path / "t.db")
+    names = ["random_b", "random_bot", *(f"{attack}_{tag}" for attack in ATTACKS)]
+    assert len(games) == len(names) * (len(names) - 1)
+    assert {bot for game in games.values() for bot in game.bots} == set(names)
+    for game in games.values():
+        assert game.reason in ("finished", "forfeit"), game
+        if game.reason == "forfeit":
+            assert game.forfeit["reason"] and tag in game.bots[game.forfeit["seat"]], game
+    assert_nothing_left(tag)
+    verify(tmp_path)
+
+
+@pytest.mark.slow
+def test_a_ladder_of_every_hostile_bot_and_two_good_ones_plays_on(tmp_path, monkeypatch):
+    """Every hostile bot and two good ones submitted to a ladder: those that fail their validation
+    game are refused with the reason, the others are listed; `tourney ladder play` then completes
+    its games with --jobs 2, nothing any bot started is left, and the ledger verifies."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder, tag = hostile_folder(tmp_path, *ATTACKS, good=2)
+    db = str(tmp_path / "t.db")
+    assert tourney(tmp_path, "ladder", "create", "den", "--game", GAME, "--db", db).returncode == 0
+    listed, refused = [], {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("_"):
+            continue
+        done = cli.invoke(app, ["ladder", "submit", "den", str(path), "--db", db, *LIMITS[:4]])  # here: quicker
+        assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+        if done.exit_code == 0:
+            listed.append(path.name)
+        else:
+            assert re.fullmatch(r"error: \S+ refused: in its validation game it forfeited \(.+\)\n", done.stderr)
+            refused[path.name] = done.stderr
+    for attack in ("memory_hog", "stdin_stuffer", "import_side_effect"):
+        assert any(name.startswith(attack) for name in refused), refused
+    assert "random_bot.py" in listed and "random_b.py" in listed and len(listed) >= 6, refused
+    played = tourney(tmp_path, "ladder", "play", "den", "--games", "12", "--jobs", "2", "--seed", "5", "--db", db,
+                     *LIMITS)
+    assert played.returncode == 0, played.stderr
+    assert re.fullmatch(r"played (\d+) games on den\n", played.stdout), played.stdout
+    standings = json.loads(tourney(tmp_path, "ladder", "standings", "den", "--json", "--db", db).stdout)
+    assert len(standings) == len(listed) and sum(row["games"] for row in standings) >= 24
+    assert_nothing_left(tag)
+    verify(tmp_path)

@@ -197,7 +197,8 @@ def test_game_scores_are_pairwise_and_shared_on_ties():
 
 def test_default_rounds_and_formats_of_stored_specs():
     """Default Swiss rounds are ceil(log_k(bots)); a spec without a format is a round robin, whose JSON is
-    exactly the one every tournament stored before formats (so old tournaments still resume)."""
+    exactly the one every tournament stored before formats (so old tournaments still resume), plus the
+    sandbox's keys, which a resume fills in for specs stored before them (tests/tournaments/test_sandbox.py)."""
     assert formats.default_rounds(8, 2) == 3 and formats.default_rounds(9, 2) == 4
     assert formats.default_rounds(9, 3) == 2 and formats.default_rounds(2, 2) == 1
     assert formats.of_json(None) == RoundRobin()
@@ -205,7 +206,8 @@ def test_default_rounds_and_formats_of_stored_specs():
     assert formats.of_json({"name": "gauntlet", "candidate": "x"}) == Gauntlet("x")
     spec = Spec("lemur-tails", 2, 3, "1", 1.0, 5.0, ())
     assert spec.to_json() == {"game": "lemur-tails", "players": 2, "games": 3, "seed": "1", "move_time_ms": 1000,
-                              "time_bank_ms": 5000, "options": {}, "bots": []}
+                              "time_bank_ms": 5000, "options": {}, "bots": [], "sandbox": False,
+                              "resources": {"memory_mb": 1024, "cpu_seconds": 60, "max_processes": 64}}
     swiss = Spec("lemur-tails", 2, 3, "1", 1.0, 5.0, (), format=Swiss(2))
     assert swiss.to_json()["format"] == {"name": "swiss", "rounds": 2}
 

@@ -103,7 +103,7 @@ def run(
         if not as_json:
             console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, "
                           f"{plural(the_run.total, 'game')} ({done_before} already stored), {plural(workers, 'job')}, "
-                          f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}")
+                          f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}", soft_wrap=True)
         try:
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,

@@ -6,6 +6,7 @@ import json
 import os
 import random
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from ledger import ladders as rows
 from ledger.store import Ledger
 from tournaments.cli import app
 from tournaments.ladder import league as ladder
+from tournaments.play.schedule import Scheduled
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -207,10 +209,56 @@ def test_play_needs_enough_active_bots(league):
 
 
 def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
-    """A stored executable is unpacked executable (content-addressed, once per machine)."""
+    """A stored executable is unpacked executable, into the user's private cache (mode 0700), in a
+    folder keyed by its content hash and entry point."""
     ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
     entry = rows.entries(league, rows.get(league, "spring")["id"])[0]
     entry_point, files = rows.archive(league, entry["bot_id"])
     directory = ladder.materialize(entry["content_hash"], entry_point, files)
+    assert directory == tmp_path / "cache" / "tourney" / "bots" / f"{entry['content_hash']}-first_legal.sh"
     assert os.access(directory / "first_legal.sh", os.X_OK)
-    shutil.rmtree(directory)
+    assert stat.S_IMODE((tmp_path / "cache" / "tourney").stat().st_mode) == 0o700
+
+
+def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_path):
+    """A cached bot whose file was changed after it was unpacked (by another local user, a disk
+    fault) is unpacked again from the ledger before it plays: the games are the stored bot's."""
+    ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
+    entry = next(e for e in rows.entries(league, rows.get(league, "spring")["id"]) if e["name"] == "random_bot")
+    cached = tmp_path / "cache" / "tourney" / "bots" / f"{entry['content_hash']}-random_bot.py" / "random_bot.py"
+    original = cached.read_bytes()
+    cached.write_text("GAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n"
+                      "    def act(self, turn):\n        return 'teleport:moon'\n")
+    assert ladder.play(league, "spring", 2, 0, FAST, random.Random(1)) == 2
+    assert cached.read_bytes() == original
+    assert [s.forfeits for s in ladder.standings(league, "spring")] == [0, 0]
+
+
+def test_a_renamed_copy_of_a_submitted_bot_is_accepted_as_the_same_content(league, tmp_path):
+    """The same file under another name (and another entry point) is the same content: it passes its
+    validation from a cache folder of its own and is listed, beside the original."""
+    ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    copy = tmp_path / "copy_of_random.py"
+    shutil.copy(BOTS / "random_bot.py", copy)
+    listed = ladder.submit(league, "spring", copy, None, FAST)
+    assert listed.new and listed.name == "copy_of_random"
+    hashes = {e["name"]: e["content_hash"] for e in rows.entries(league, rows.get(league, "spring")["id"])}
+    assert hashes["copy_of_random"] == hashes["random_bot"]
+    assert ladder.play(league, "spring", 2, 0, FAST, random.Random(2)) == 2
+
+
+def test_validation_uses_a_fresh_seed_like_any_ladder_game(league, tmp_path):
+    """A bot that misbehaves only when its seed is one a fixed validation seed would give it (the
+    seeds of the old fixed validation) cannot tell validation from play: it is accepted, as it
+    would be in any ladder game."""
+    fixed = [Scheduled(f"validation-r{r}", 0, 0, r, ("x", "y"), "validation-seed").bot_seed("validation", seat)
+             for r in range(2) for seat in range(2)]
+    path = tmp_path / "wary.py"
+    path.write_text(f"import random\nGAMES = '*'\nVALIDATION_SEEDS = {fixed!r}\n\n\nclass Bot:\n"
+                    "    def __init__(self, game, seat, rng):\n"
+                    "        seen = [random.Random(s).getstate() for s in VALIDATION_SEEDS]\n"
+                    "        self.validated = rng.getstate() in seen\n"
+                    "\n    def act(self, turn):\n"
+                    "        return 'refuse:validation' if self.validated else turn.legal[0]\n")
+    assert ladder.submit(league, "spring", path, None, FAST).new

@@ -162,8 +162,10 @@ HEURISTICS = {"lemur-tails": "heuristic_lemur_tails", "nine-tails": "heuristic_n
 
 
 def match_command(game: str, db, *extra: str) -> list[str]:
+    # Unsandboxed, so that these shipped bots play inside workers: the statistics are the point
+    # here, and a fresh sandboxed process per bot per game would multiply the test's time.
     return ["match", str(SHIPPED / f"{HEURISTICS[game]}.py"), "random_bot", "--bots", str(SHIPPED), "--game", game,
-            "--sprt", "elo0=0", "elo1=20", "--move-time", "0.5", "--db", str(db), *extra]
+            "--sprt", "elo0=0", "elo1=20", "--move-time", "0.5", "--db", str(db), "--sandbox", "off", *extra]
 
 
 @pytest.mark.slow
@@ -172,10 +174,10 @@ def test_the_heuristic_bot_beats_random_with_h1_in_every_game(tmp_path, game):
     """`tourney match heuristic random --sprt` in each game (its usual seats, the field the baseline) stops
     with H1 accepted, prints the statistics, and stores games that verify."""
     db = tmp_path / "m.db"
-    result = cli.invoke(app, match_command(game, db, "--jobs", "0"))
+    result = cli.invoke(app, match_command(game, db, "--jobs", "2"))
     assert result.exit_code == 0, result.output
     assert "H1 accepted" in result.stdout and "LOS: 100.00%" in result.stdout
-    as_json = cli.invoke(app, [*match_command(game, db, "--jobs", "0"), "--resume", "--json"])
+    as_json = cli.invoke(app, [*match_command(game, db, "--jobs", "2"), "--resume", "--json"])
     assert as_json.exit_code == 0, as_json.output
     stats = json.loads(as_json.stdout)
     assert stats["sprt"]["decision"] == "H1" and stats["sprt"]["llr"] >= stats["sprt"]["bounds"][1]
@@ -195,7 +197,7 @@ def test_a_match_killed_with_sigkill_resumes_to_the_answer_of_an_uninterrupted_o
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_two.py")
     args = ["match", "random_bot", "random_two", "--bots", str(folder), "--game", "lemur-tails", "--sprt",
-            "elo0=-50", "elo1=50", "--batch", "4", "--games", "24", "--seed", "3"]
+            "elo0=-50", "elo1=50", "--batch", "4", "--games", "24", "--seed", "3", "--sandbox", "off"]
     db = tmp_path / "killed.db"
     with start([*args, "--db", str(db), "--jobs", "2"], tmp_path) as process:
         wait_until_partly_stored(process, db, 48)

@@ -454,3 +454,22 @@ def test_a_ladder_of_every_hostile_bot_and_two_good_ones_plays_on(tmp_path, monk
     assert len(standings) == len(listed) and sum(row["games"] for row in standings) >= 24
     assert_nothing_left(tag)
     verify(tmp_path)
+
+
+def test_a_match_plays_its_bots_in_the_sandbox(tmp_path):
+    """`tourney match` runs its bots as `tourney run` does: each in a sandbox of its own per game,
+    recorded in the match's stored spec; a bot over its memory limit forfeits there."""
+    folder, tag = hostile_folder(tmp_path, "snoop", "memory_hog")
+    db = tmp_path / "t.db"
+    done = tourney(tmp_path, "match", f"snoop_{tag}", f"memory_hog_{tag}", "--bots", str(folder), "--game", GAME,
+                   "--games", "1", "--jobs", "1", "--memory-mb", "512", "--bot-logs", str(tmp_path / "logs"),
+                   "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    with closing(sqlite3.connect(db)) as connection:
+        assert json.loads(connection.execute("SELECT spec FROM tournaments").fetchone()[0])["sandbox"] is True
+    for game in stored_games(db).values():
+        assert game.bots[game.forfeit["seat"]] == f"memory_hog_{tag}", game
+        assert game.forfeit["reason"] == "bot failure: crashed: MemoryError: ", game.forfeit
+    # (where the hog forfeits before the snoop's first turn, the snoop was never greeted, so never ran)
+    assert any(f"listing /bot: ['snoop_{tag}.py']" in log for log in logs_of(tmp_path, f"snoop_{tag}"))
+    assert_nothing_left(tag)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -10,13 +11,29 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from engines import registry
 from ledger import tournaments as tournament_rows
-from tournaments.bots.spec import Limits
+from tournaments.bots.spec import Limits, Resources
 from tournaments.cli import terminal
-from tournaments.cli.options import Db, Jobs, MoveTime, Players, TimeBank, games_option, jobs_for, plural, writing
+from tournaments.cli.options import (
+    BotLogs,
+    CpuSeconds,
+    Db,
+    Jobs,
+    MaxProcesses,
+    MemoryMb,
+    MoveTime,
+    Players,
+    Sandbox,
+    TimeBank,
+    games_option,
+    jobs_for,
+    plural,
+    writing,
+)
 from tournaments.play import match as matches
 from tournaments.play import runner
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
 
+DEFAULTS = Resources()
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 
 
@@ -69,6 +86,11 @@ def match(
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+    sandbox: Sandbox = "auto",
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
+    bot_logs: BotLogs = None,
     db: Db = None,
 ) -> None:
     """Play CANDIDATE against BASELINE on paired deals (each deal from every seat rotation) and say which is better.
@@ -87,10 +109,22 @@ def match(
     engine = registry.get(game)
     ledger = writing(db)  # first: a database it cannot use is refused before any bot starts
     limits = Limits(move_time, time_bank)
-    resolved = [matches.resolve(ref, folder, engine.name, limits) for ref in [*names, *(field or [])]]
+    resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
                          batch)
     match_name = name or matches.default_name(spec)
+    errors = terminal.console(stderr=True)
+    resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
+    spec, prepared, notice = runner.ready_spec(ledger, match_name, spec, sandbox, resume, resources)
+    with prepared:  # the staged copies of the bots' files are removed at the end
+        if notice:
+            errors.print(notice)
+        played(ledger, match_name, spec, resume, jobs, as_json, bot_logs)
+
+
+def played(ledger, match_name: str, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
+           bot_logs: Path | None) -> None:
+    """Play (or resume) the match and show its statistics."""
     the_run = runner.open_run(ledger, match_name, spec, resume)
     plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
     workers = jobs_for(jobs, plan.limit - the_run.done)
@@ -114,7 +148,7 @@ def match(
                                                        f"{status.bounds[1]:.2f}) after {status.deals} deals")
                 bar.update(task, completed=start + stored, llr=shown)
 
-            runner.execute(ledger, the_run, workers, advance)
+            runner.execute(ledger, the_run, workers, advance, bot_logs, lambda text: errors.print(f"notice: {text}"))
     except KeyboardInterrupt:
         stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
         errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")

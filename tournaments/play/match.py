@@ -29,8 +29,7 @@ from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
 from ledger.store import Ledger
 from tournaments.bots.discovery import describe, discover
-from tournaments.bots.protocol import check_handshake
-from tournaments.bots.spec import PROGRAM, BotError, BotSpec, Limits
+from tournaments.bots.spec import BotError, BotSpec, Limits
 from tournaments.play.formats import Stored
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import Scheduled, ScheduleError, table_games
@@ -260,8 +259,9 @@ def statistics(plan: MatchPlan, stored: Stored) -> Statistics:
 # -- setting a match up ------------------------------------------------------------------
 
 
-def resolve(ref: str, folder: str | Path, game: str, limits: Limits) -> BotSpec:
-    """A bot named on the command line: a bot file's path, or the name of a bot in ``folder``."""
+def resolve(ref: str, folder: str | Path, game: str) -> BotSpec:
+    """A bot named on the command line: a bot file's path, or the name of a bot in ``folder`` (read,
+    never run: the runner's ``ready`` stages it and shakes hands with it)."""
     path = Path(ref)
     if path.is_file():
         try:
@@ -281,11 +281,6 @@ def resolve(ref: str, folder: str | Path, game: str, limits: Limits) -> BotSpec:
             names = ", ".join(sorted(bot.name for bot in found)) or "none"
             raise TournamentError(f"no bot {ref!r} for {game}: not a file, nor a bot in {folder} (it has: {names})")
         spec = named[0]
-    if spec.kind == PROGRAM:
-        engine = registry.get(game)
-        failure = check_handshake(spec, game, engine.default_seats, limits)
-        if failure:
-            raise TournamentError(f"{ref}: {failure}")
     return spec
 
 

@@ -20,7 +20,7 @@ import functools
 import os
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -157,28 +157,17 @@ UNSANDBOXED = Confinement(False)
 
 def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
             confinement: Confinement = UNSANDBOXED) -> tuple[Prepared, int]:
-    """Discover the bots of a folder for ``game`` (never running them), stage their files for the
-    sandbox, shake hands with every bot that plays as a process (Python bots through pyhost: one
-    whose import outlasts the handshake is left out), and fix k."""
+    """Discover the bots of a folder for ``game`` (never running them), make them ready (``ready``:
+    one that fails its handshake is left out with a notice), and fix k."""
     engine = registry.get(game)
     found, notices = discover(folder, game)
-    prepared = Prepared([], notices)
+    prepared, failures = ready(found, game, engine.default_seats, limits, confinement)
     try:
-        if confinement.sandbox and found:
-            prepared.staging = tempfile.TemporaryDirectory(prefix="tourney-bots-")
-            staged = []
-            for spec in found:
-                try:
-                    staged.append(staged_copy(spec, Path(prepared.staging.name)))
-                except (BotError, OSError) as error:
-                    notices.append(f"skipped {Path(spec.path).name}: {error}")
-            found = staged
-        failures = check_handshakes(found, game, engine.default_seats, limits, confinement)
-        for spec, failure in zip(found, failures, strict=True):
+        prepared.notices[:0] = notices
+        for spec, failure in zip(list(prepared.bots), failures, strict=True):
             if failure:
-                notices.append(f"left out {spec.name}: {failure}")
-            else:
-                prepared.bots.append(spec)
+                prepared.notices.append(f"left out {spec.name}: {failure}")
+                prepared.bots.remove(spec)
         try:
             k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
                            game)
@@ -188,6 +177,49 @@ def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
         prepared.__exit__()
         raise
     return prepared, k
+
+
+def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement
+          ) -> tuple[Prepared, list[str | None]]:
+    """The bots as they will play: with the sandbox, their own files staged (copied where every
+    sandbox can read them and no one can change them during the run); and, per bot, why it failed
+    its handshake (None: ready). Every bot that plays as a process shakes hands, Python bots
+    through pyhost, so one whose import outlasts the handshake fails here. A bot whose files
+    cannot be staged is dropped, with a notice."""
+    prepared = Prepared([], [])
+    try:
+        if confinement.sandbox and bots:
+            prepared.staging = tempfile.TemporaryDirectory(prefix="tourney-bots-")
+            staged = []
+            for spec in bots:
+                try:
+                    staged.append(staged_copy(spec, Path(prepared.staging.name)))
+                except (BotError, OSError) as error:
+                    prepared.notices.append(f"skipped {Path(spec.path).name}: {error}")
+            bots = staged
+        prepared.bots = list(bots)
+        return prepared, check_handshakes(bots, game, seats, limits, confinement)
+    except BaseException:
+        prepared.__exit__()
+        raise
+
+
+def ready_spec(ledger: Ledger, name: str, spec: Spec, mode: str, resume: bool, resources: Resources
+               ) -> tuple[Spec, Prepared, str | None]:
+    """A spec whose bots were named one by one (a match): sandboxed or not as ``mode`` and a resumed
+    tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake. Also
+    the staged files to remove when the run is over, and a notice to show, if any."""
+    confinement, notice = confinement_for(ledger, name, mode, resume, resources)
+    prepared, failures = ready(list(spec.bots), spec.game, spec.players, Limits(spec.move_time, spec.time_bank),
+                               confinement)
+    for bot, failure in zip(prepared.bots, failures, strict=True):
+        if failure:
+            prepared.__exit__()
+            raise TournamentError(f"{bot.name}: {failure}")
+    if len(prepared.bots) != len(spec.bots):
+        prepared.__exit__()
+        raise TournamentError(prepared.notices[0])
+    return replace(spec, bots=tuple(prepared.bots), sandbox=confinement.sandbox, resources=resources), prepared, notice
 
 
 def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,

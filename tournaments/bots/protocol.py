@@ -327,6 +327,7 @@ class ProgramAgent:
         self.hosted = spec.kind == PYTHON
         self.hello = hello(spec, game, seat, seats, seed, limits)
         self.greeted = False
+        self.ended: float | None = None
         self.failure: str | None = None
         self.process: ProgramProcess | None = None
         self.tail = b""
@@ -369,19 +370,22 @@ class ProgramAgent:
         return answer["action"]
 
     def end(self, outcome: Outcome) -> None:
-        if self.process is None:
+        """Tell the bot the game is over; ``close`` then gives it until EXIT_GRACE_SECONDS after
+        this to exit (so that every seat's grace runs at once, not one after another)."""
+        if self.process is None or not self.greeted:
             return
-        if self.greeted:
-            try:
-                self.process.send({"type": "end", "ranking": list(outcome.ranking), "reason": outcome.reason,
-                                   "seat": self.hello["seat"]}, EXIT_GRACE_SECONDS)
-                self.process.process.wait(timeout=EXIT_GRACE_SECONDS)
-            except (BotFailure, subprocess.TimeoutExpired):
-                pass
-        self.close()
+        try:
+            self.process.send({"type": "end", "ranking": list(outcome.ranking), "reason": outcome.reason,
+                               "seat": self.hello["seat"]}, EXIT_GRACE_SECONDS)
+            self.ended = time.monotonic()
+        except BotFailure:
+            pass
 
     def close(self) -> None:
         if self.process is not None:
+            if self.ended is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.process.wait(timeout=max(self.ended + EXIT_GRACE_SECONDS - time.monotonic(), 0))
             self.process.kill()
             self.tail = self.process.stderr_tail()
             self.process = None

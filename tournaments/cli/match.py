@@ -118,7 +118,7 @@ def match(
     spec, prepared, notice = runner.ready_spec(ledger, match_name, spec, sandbox, resume, resources)
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
-            errors.print(notice)
+            errors.print(notice, soft_wrap=True)
         played(ledger, match_name, spec, resume, jobs, as_json, bot_logs)
 
 
@@ -148,7 +148,8 @@ def played(ledger, match_name: str, spec: runner.Spec, resume: bool, jobs: int |
                                                        f"{status.bounds[1]:.2f}) after {status.deals} deals")
                 bar.update(task, completed=start + stored, llr=shown)
 
-            runner.execute(ledger, the_run, workers, advance, bot_logs, lambda text: errors.print(f"notice: {text}"))
+            runner.execute(ledger, the_run, workers, advance, bot_logs,
+                           lambda text: errors.print(f"notice: {text}", soft_wrap=True))
     except KeyboardInterrupt:
         stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
         errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")

@@ -87,7 +87,7 @@ def run(
                                                   None if form == formats.ROUND_ROBIN else form)
     confinement, notice = runner.confinement_for(ledger, tournament_name, sandbox, resume, resources)
     if notice:
-        errors.print(notice, highlight=False)
+        errors.print(notice, soft_wrap=True)
     prepared, k = runner.prepare(folder, engine.name, players, limits, confinement)
     with prepared:  # the staged copies of the bots' files are removed at the end
         for notice in prepared.notices:
@@ -116,7 +116,7 @@ def run(
                                rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
 
                 runner.execute(ledger, the_run, workers, advance, bot_logs,
-                               lambda text: errors.print(f"notice: {text}", highlight=False))
+                               lambda text: errors.print(f"notice: {text}", soft_wrap=True))
         except KeyboardInterrupt:
             stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
             errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "

@@ -8,6 +8,9 @@ of four), the same scheduled games three ways:
 * ``tourney run --jobs 1`` (a worker plays, the parent stores each game in SQLite);
 * ``tourney run --jobs 2``.
 
+Both runs are unsandboxed (``--sandbox off``: Python bots in the workers): this measures the
+runner and the ledger; what the sandbox adds is bench/sandbox.py's.
+
 A command has a fixed cost (start-up, imports, opening or creating the database, the final
 standings with their bootstrap), so each command runs twice, with SMALL and with N deals,
 and its rate is the marginal one: (games(N) - games(SMALL)) / (time(N) - time(SMALL)). The
@@ -61,13 +64,13 @@ def in_memory(folder: Path, deals: int) -> tuple[float, int]:
     jobs = [Job(spec, scheduled) for scheduled in schedule([b.name for b in bots], SEATS, deals, "bench")]
     began = time.perf_counter()
     for job in jobs:
-        play_job(job)
+        play_job(job, in_worker=True)  # the bots in this process, as a worker plays them unsandboxed
     return time.perf_counter() - began, len(jobs)
 
 
 def through_cli(folder: Path, deals: int, jobs: int, db: Path) -> float:
     command = [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", str(deals),
-               "--seed", "bench", "--jobs", str(jobs), "--db", str(db), "--json"]
+               "--seed", "bench", "--jobs", str(jobs), "--db", str(db), "--json", "--sandbox", "off"]
     began = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
     return time.perf_counter() - began

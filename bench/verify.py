@@ -57,7 +57,7 @@ def play_and_store(ledger: Ledger, spec: Spec, round_: int, bot_ids: dict[str, i
     """One deal from every rotation, through the runner's per-game path; returns the game ids."""
     ids = []
     for scheduled in schedule([b.name for b in spec.bots], spec.players, 1, f"bench-{round_}"):
-        result = play_job(Job(spec, scheduled))
+        result = play_job(Job(spec, scheduled), in_worker=True)  # the bots in this process
         seats = [bot_ids[seat.name] for seat in result.recorded.seats]
         archive.store_recorded(ledger, result.recorded, seats, result.scores)
         ids.append(result.recorded.game_id)

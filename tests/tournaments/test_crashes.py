@@ -107,6 +107,7 @@ def test_exits_at_import_and_in_act_forfeit_and_where_bots_run_changes_no_standi
             assert len(died) == (forfeits["exit_in_act"] if in_worker else 0), done.stderr
             standings = json.loads(done.stdout)
             assert standings["sandboxed"] is (sandbox == "on")
+            assert {row["bot"]: row["forfeits"] for row in standings["standings"]} == forfeits
             runs[sandbox, jobs] = (standings["standings"], events_without_reasons(db))
             verified = subprocess.run([sys.executable, "-m", "tournaments", "replay", "verify", "--db", str(db), "-q"],
                                       capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)

@@ -167,6 +167,9 @@ def unavailable() -> str | None:
     """Why bots cannot be sandboxed on this machine (None: they can), found by starting one sandbox."""
     if bwrap() is None:
         return f"bwrap (bubblewrap) is not installed; install it with `{INSTALL}`"
+    if os.geteuid() == 0 and not _uids_mapped():
+        return (f"tourney runs as root in a user namespace without the host uids {HOST_UID_BASE:#x} and up, "
+                "which each sandbox runs as; run tourney as an ordinary user instead")
     empty = tempfile.TemporaryDirectory(prefix="tourney-probe-")
     try:
         os.chmod(empty.name, 0o755)
@@ -183,6 +186,16 @@ def unavailable() -> str | None:
         lines = said.decode(errors="replace").strip().splitlines()
         return f"bwrap cannot make a sandbox here ({lines[-1] if lines else f'exit code {process.returncode}'})"
     return None
+
+
+def _uids_mapped() -> bool:
+    """Whether this (root) process may become every uid HOST_UID_BASE + pid (its user namespace maps them)."""
+    try:
+        top = HOST_UID_BASE + int(Path("/proc/sys/kernel/pid_max").read_text())
+        ranges = [tuple(map(int, line.split())) for line in Path("/proc/self/uid_map").read_text().splitlines()]
+    except (OSError, ValueError):
+        return True  # not Linux's /proc: let the probe sandbox tell
+    return any(inside <= HOST_UID_BASE and top <= inside + count for inside, _outside, count in ranges)
 
 
 @functools.cache

@@ -121,6 +121,8 @@ class ProgramProcess:
                 pass
             except OSError:  # EPIPE: it closed its input or exited
                 self._wait_briefly()
+                if self.process.returncode is None:
+                    raise BotFailure("crashed: closed its input") from None
                 raise BotFailure(f"crashed: {self._ended()} before reading its input") from None
             left = deadline - time.monotonic()
             if left <= 0:

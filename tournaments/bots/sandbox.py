@@ -16,10 +16,12 @@ reachable from a private mount namespace (root's home is often mode 0700).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -102,13 +104,14 @@ class Sandboxed(subprocess.Popen):
     """A bot's bwrap process; ``started()`` tells whether the sandbox came up."""
 
     info: int
+    up = False
 
     def started(self) -> bool:
         """Whether bwrap reported the sandbox up (False: bwrap failed before running the bot)."""
-        try:
-            return bool(os.read(self.info, 4096))
-        except BlockingIOError:
-            return False
+        if not self.up and self.info >= 0:
+            with contextlib.suppress(BlockingIOError):
+                self.up = bool(os.read(self.info, 4096))
+        return self.up
 
     def release(self) -> None:
         if self.info >= 0:
@@ -176,9 +179,13 @@ def unavailable() -> str | None:
         process = start(["/bin/true"], empty.name, Resources(), subprocess.PIPE)
         try:
             _, said = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            return "bwrap cannot make a sandbox here (a sandbox running /bin/true did not end within 30 s)"
         finally:
             process.release()
-    except (SandboxError, subprocess.TimeoutExpired) as error:
+    except SandboxError as error:
         return f"bwrap cannot make a sandbox here ({error})"
     finally:
         empty.cleanup()

@@ -74,12 +74,13 @@ def test_new_content_is_a_new_version_and_the_old_one_retires_with_its_history(l
 
 
 @pytest.mark.parametrize(("body", "reason"), [
-    ("        raise RuntimeError('boom')", "crashed"),
+    ("        raise RuntimeError('boom')", "crashed: RuntimeError: boom"),
     ("        return 'teleport:moon'", "illegal action"),
     ("        return 7", "answered int 7, not one of its legal actions"),
 ])
 def test_a_submission_that_fails_its_validation_game_is_refused_with_the_reason(league, tmp_path, body, reason):
-    """A bot that crashes or misbehaves in its validation game is refused, and nothing is stored."""
+    """A bot that crashes or misbehaves in its validation game is refused with the reason `run` records
+    (a crash keeps its exception text, issue 16 item 4), and nothing is stored."""
     path = bot_file(tmp_path, "broken", body)
     with pytest.raises(ladder.LadderError, match=rf"refused: in its validation game it forfeited .*{reason}"):
         ladder.submit(league, "spring", path, None, FAST)

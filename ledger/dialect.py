@@ -31,8 +31,11 @@ INSERT_EVENT = (
 )
 INSERT_SEAT = "INSERT INTO seats (game_id, seat, bot_id, rank, score) VALUES (?, ?, ?, ?, ?)"
 GAME_COLUMNS = ("id", "game", "engine_version", "config", "seed_commitment", "seed", "tournament_id", "game_key",
-                "status", "events", "head", "end_reason", "created_at")
-INSERT_GAME = f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
+                "status", "events", "head", "end_reason", "created_at", "signature")
+NEXT_STORE_SEQ = "(SELECT COALESCE(MAX(store_seq), 0) + 1 FROM games)"
+"""The next finished game's number: read under the write lock, so writers number their games in turn."""
+INSERT_GAME = (f"INSERT INTO games ({', '.join(GAME_COLUMNS)}, store_seq) "
+               f"VALUES ({', '.join('?' * len(GAME_COLUMNS))}, {NEXT_STORE_SEQ})")
 
 BEGIN_OPTION = "tourney_begin"
 """Execution option: "IMMEDIATE" (default) takes the write lock at BEGIN; "DEFERRED" for reads."""

@@ -1,9 +1,12 @@
-"""Ladder rows: entries, submitted bot archives, games in fold order, rating history.
+"""Ladder rows: entries, submitted bot archives, games in fold order, rating history, play sessions.
 
-The ledger stores and orders; it does not rate. ``store_game`` takes the rating update as
-a function, runs it on the ratings as they stand inside the game's own transaction, and
-stores the results, so two processes feeding one ladder serialize on the write lock and
-every game is folded exactly once, in ``seq`` order.
+The ledger stores and orders; it does not rate, and it does not read results from events.
+``store_game`` takes the rating update as a function, runs it on the ratings as they stand
+inside the game's own transaction, and stores the results, so two processes feeding one
+ladder serialize on the write lock and every game is folded exactly once, in ``seq`` order.
+A refold (``rebuild``, ``void``) takes the results as a function of the connection too
+(tournaments.ladder.league reads them from the games' hashed events, inside the same
+transaction).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from ledger import seeds
+from ledger.checkpoints import LADDER, Scope
 from ledger.models import Ladder
 from ledger.store import Ledger, LedgerError, now
 
@@ -29,10 +34,68 @@ Update = Callable[[list[Rating], list[int]], list[Rating]]
 """The seats' new ratings after one game, from their ratings and ranks."""
 Start = Callable[[Rating | None], Rating]
 """A new version's first rating, from its predecessor's rating at submission (None: a first version)."""
+Rated = list[tuple[int, list[tuple[int, int]]]]
+"""Every rated ladder game in fold order: (ladder seq, [(entry id, rank) per seat])."""
+Results = Callable[[Connection], Rated]
+"""The rated games, read inside the caller's transaction (from the games' hashed events)."""
 
 
 def elo_start(_previous: Rating | None) -> Rating:
     return (START_RATING, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """An entry as the fold needs it: which version of which name, and after which ladder game it joined."""
+
+    entry: int
+    name: str
+    version: int
+    joined_after: int
+
+
+@dataclass(slots=True)
+class Folded:
+    """What the results give: each entry's rating and games, and the history after each game."""
+
+    ratings: dict[int, Rating]
+    games: dict[int, int]
+    history: dict[tuple[int, int], tuple[int, Rating]]
+    """(ladder seq, entry) -> (rank, rating after that game)."""
+
+
+def fold(versions: Sequence[Version], rated: Rated, update: Update, start: Start = elo_start) -> Folded:
+    """The ratings ``rated`` gives, folded in order, writing nothing (rebuild writes it; reads compare with it).
+
+    Each version enters the fold where it was submitted (before the first game after
+    ``joined_after``), starting from ``start`` of its predecessor's rating at that point, as
+    the incremental ratings did.
+    """
+    waiting = sorted(versions, key=lambda v: (v.joined_after, v.version, v.entry))
+    entry_of = {(v.name, v.version): v.entry for v in versions}
+    out = Folded({}, {v.entry: 0 for v in versions}, {})
+
+    def enter(up_to: float) -> None:
+        while waiting and waiting[0].joined_after < up_to:
+            joining = waiting.pop(0)
+            previous = entry_of.get((joining.name, joining.version - 1))
+            out.ratings[joining.entry] = start(None if previous is None else out.ratings.get(previous))
+
+    for seq, seats in rated:
+        enter(seq)
+        entries = [entry for entry, _ in seats]
+        ranks = [rank for _, rank in seats]
+        for entry, rank, rating in zip(entries, ranks, update([out.ratings[e] for e in entries], ranks), strict=True):
+            out.ratings[entry] = rating
+            out.games[entry] += 1
+            out.history[(seq, entry)] = (rank, rating)
+    enter(float("inf"))
+    return out
+
+
+def versions(connection: Connection, ladder_id: int) -> list[Version]:
+    return [Version(*row) for row in connection.exec_driver_sql(
+        "SELECT id, name, version, joined_after FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))]
 
 
 class UnknownLadder(LedgerError):
@@ -171,64 +234,35 @@ def _fold_one(connection: Connection, seq: int, entry_ids: list[int], ranks: lis
             (seq, entry, rank, rating, sigma))
 
 
-def results_in_order(ledger: Ledger, ladder_id: int) -> list[tuple[int, list[tuple[int, int]]]]:
-    """Every rated ladder game in fold order: (seq, [(entry id, rank) per seat]), from the ledger's seats.
-
-    A voided game is left out: it stays stored (and exportable), but no rating counts it.
-    """
-    with ledger.read() as connection:
-        return _results(connection, ladder_id)
-
-
-def _results(connection: Connection, ladder_id: int) -> list[tuple[int, list[tuple[int, int]]]]:
-    rows = connection.exec_driver_sql(
-        "SELECT g.seq, s.seat, e.id, s.rank FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
-        "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
-        "WHERE g.ladder_id = ? AND g.game_id NOT IN "
-        f"(SELECT game_id FROM ladder_events WHERE ladder_id = ? AND kind = '{VOID}') ORDER BY g.seq, s.seat",
-        (ladder_id, ladder_id))
-    out: dict[int, list[tuple[int, int]]] = {}
-    for seq, _seat, entry, rank in rows:
-        out.setdefault(seq, []).append((entry, rank))
-    return list(out.items())
-
-
-def rebuild(ledger: Ledger, ladder_id: int, update: Update,
+def rebuild(ledger: Ledger, ladder_id: int, update: Update, results: Results,
             start: Start = elo_start) -> dict[int, tuple[Rating, Rating]]:
-    """Refold every rating from the stored results and the ladder's events; rewrite the derived rows.
+    """Refold every rating from ``results`` (read inside the same transaction) and the ladder's events;
+    rewrite the derived rows.
 
     Each version enters the fold where it was submitted (after game ``joined_after``), starting
     from ``start`` of its predecessor's rating at that point. Returns, per entry, (rating before
     the rebuild, rating after), each (rating, sigma): equal when the incremental updates were right.
     """
     with ledger.write() as connection:
-        return _refold(connection, ladder_id, update, start)
+        return _refold(connection, ladder_id, update, start, results(connection))
 
 
-def _refold(connection: Connection, ladder_id: int, update: Update,
-            start: Start = elo_start) -> dict[int, tuple[Rating, Rating]]:
-    rows = list(connection.exec_driver_sql(
-        "SELECT id, name, version, joined_after, rating, sigma FROM ladder_entries WHERE ladder_id = ? "
-        "ORDER BY joined_after, version, id", (ladder_id,)))
-    before = {row[0]: (row[4], row[5]) for row in rows}
+def _refold(connection: Connection, ladder_id: int, update: Update, start: Start,
+            rated: Rated) -> dict[int, tuple[Rating, Rating]]:
+    before = {row[0]: (row[1], row[2]) for row in connection.exec_driver_sql(
+        "SELECT id, rating, sigma FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+    folded = fold(versions(connection, ladder_id), rated, update, start)
     connection.exec_driver_sql(
         "DELETE FROM ladder_ratings WHERE game_seq IN (SELECT seq FROM ladder_games WHERE ladder_id = ?)",
         (ladder_id,))
-    connection.exec_driver_sql("UPDATE ladder_entries SET games = 0 WHERE ladder_id = ?", (ladder_id,))
-    waiting = list(rows)
-
-    def enter(up_to: float) -> None:
-        # Versions submitted before game ``up_to`` start now, from their predecessor's rating then.
-        while waiting and waiting[0][3] < up_to:
-            entry, name, version = waiting.pop(0)[:3]
-            rating, sigma = start(_rating_of(connection, ladder_id, name, version - 1))
-            connection.exec_driver_sql(
-                "UPDATE ladder_entries SET rating = ?, sigma = ? WHERE id = ?", (rating, sigma, entry))
-
-    for seq, seats in _results(connection, ladder_id):
-        enter(seq)
-        _fold_one(connection, seq, [entry for entry, _ in seats], [rank for _, rank in seats], update)
-    enter(float("inf"))
+    if folded.ratings:
+        connection.exec_driver_sql(
+            "UPDATE ladder_entries SET rating = ?, sigma = ?, games = ? WHERE id = ?",
+            [(rating, sigma, folded.games[entry], entry) for entry, (rating, sigma) in folded.ratings.items()])
+    if folded.history:
+        connection.exec_driver_sql(
+            "INSERT INTO ladder_ratings (game_seq, entry_id, rank, rating, sigma) VALUES (?, ?, ?, ?, ?)",
+            [(seq, entry, rank, rating, sigma) for (seq, entry), (rank, (rating, sigma)) in folded.history.items()])
     # Status is derived too: a version is retired when a newer one was submitted or a retire event names it.
     connection.exec_driver_sql(
         "UPDATE ladder_entries SET status = CASE WHEN EXISTS (SELECT 1 FROM ladder_entries newer "
@@ -241,7 +275,7 @@ def _refold(connection: Connection, ladder_id: int, update: Update,
     return {entry: (before[entry], after[entry]) for entry in before}
 
 
-def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update,
+def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update, results: Results,
          start: Start = elo_start) -> int:
     """Append a void event for one of the ladder's games and refold the ratings without it.
 
@@ -257,7 +291,7 @@ def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Upda
                 (ladder_id, game_id)).first() is not None:
             raise LedgerError(f"game {game_id} is already void")
         _append_event(connection, ladder_id, VOID, game_id, None, reason)
-        _refold(connection, ladder_id, update, start)
+        _refold(connection, ladder_id, update, start, results(connection))
         return seq
 
 
@@ -300,23 +334,67 @@ def game_ids(ledger: Ledger, ladder_id: int) -> list[str]:
         return [row[0] for row in rows]
 
 
-def event_bodies(ledger: Ledger, ladder_id: int, event_type: str) -> list[tuple[str, bytes]]:
-    """(game id, hashed body) of every event of one type in a ladder's games (the ledger does not parse them)."""
-    with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT e.game_id, e.body FROM events e JOIN ladder_games g ON g.game_id = e.game_id "
-            "WHERE g.ladder_id = ? AND e.type = ?", (ladder_id, event_type))
-        return [(game_id, bytes(body)) for game_id, body in rows]
+def voided(connection: Connection, ladder_id: int) -> set[str]:
+    """The ladder's voided games (their void events)."""
+    return {row[0] for row in connection.exec_driver_sql(
+        f"SELECT game_id FROM ladder_events WHERE ladder_id = ? AND kind = '{VOID}'", (ladder_id,))}
 
 
-def seat_entries(ledger: Ledger, ladder_id: int) -> dict[tuple[str, int], int]:
-    """(game id, seat) -> the ladder entry that sat there, for every ladder game."""
+def entry_of_bot(connection: Connection, ladder_id: int) -> dict[int, int]:
+    """Bot version id -> its ladder entry."""
+    return {bot: entry for entry, bot in connection.exec_driver_sql(
+        "SELECT id, bot_id FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+
+
+def stored_ratings(connection: Connection, ladder_id: int) -> dict[int, tuple[Rating, int]]:
+    """Entry -> ((rating, sigma), games) as the derived rows hold them."""
+    return {entry: ((rating, sigma), games) for entry, rating, sigma, games in connection.exec_driver_sql(
+        "SELECT id, rating, sigma, games FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
+
+
+def rating_history(connection: Connection, ladder_id: int) -> dict[tuple[int, int], tuple[int, Rating]]:
+    """(ladder seq, entry) -> (rank, (rating, sigma) after the game) as ladder_ratings holds them."""
+    return {(seq, entry): (rank, (rating, sigma)) for seq, entry, rank, rating, sigma in connection.exec_driver_sql(
+        "SELECT r.game_seq, r.entry_id, r.rank, r.rating, r.sigma FROM ladder_ratings r JOIN ladder_games g "
+        "ON g.seq = r.game_seq WHERE g.ladder_id = ?", (ladder_id,))}
+
+
+def scope(ladder: dict[str, Any]) -> Scope:
+    """What a ladder's checkpoints cover."""
+    return Scope(LADDER, ladder["id"], ladder["name"])
+
+
+# -- sessions: one `ladder play` run and its seed ---------------------------------------
+
+
+def open_session(ledger: Ledger, ladder_id: int, committed: seeds.Committed, seed: str) -> int:
+    """Record a session's seed before it plays: a chosen seed at once, a drawn one by its commitment only."""
+    with ledger.write() as connection:
+        return connection.exec_driver_sql(
+            "INSERT INTO ladder_sessions (ladder_id, seed_commitment, seed, seed_origin, seed_nonce, started_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (ladder_id, committed.commitment, None if committed.secret else seed,
+                                          committed.origin, committed.nonce, now())).lastrowid
+
+
+def close_session(ledger: Ledger, session_id: int, seed: str) -> None:
+    """The session is over: its seed revealed (LedgerError if it is not the committed one)."""
+    with ledger.write() as connection:
+        committed = connection.exec_driver_sql(
+            "SELECT seed_commitment FROM ladder_sessions WHERE id = ?", (session_id,)).scalar()
+        if committed != seeds.commitment(seed):
+            raise LedgerError(f"ladder session {session_id}: the seed to reveal does not match its commitment")
+        connection.exec_driver_sql("UPDATE ladder_sessions SET seed = ?, ended_at = ? WHERE id = ?",
+                                   (seed, now(), session_id))
+
+
+def sessions(ledger: Ledger, ladder_id: int) -> list[dict[str, Any]]:
+    """The ladder's sessions, oldest first (a drawn seed stays None until its session ends)."""
     with ledger.read() as connection:
         rows = connection.exec_driver_sql(
-            "SELECT g.game_id, s.seat, e.id FROM ladder_games g JOIN seats s ON s.game_id = g.game_id "
-            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE g.ladder_id = ?",
-            (ladder_id,))
-        return {(game_id, seat): entry for game_id, seat, entry in rows}
+            "SELECT id, seed_commitment, seed, seed_origin, started_at, ended_at FROM ladder_sessions "
+            "WHERE ladder_id = ? ORDER BY id", (ladder_id,))
+        keys = ("id", "commitment", "seed", "origin", "started_at", "ended_at")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
 def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:

@@ -32,8 +32,11 @@ class Tournament(SQLModel, table=True):
     name: str = Field(sa_column=Column(String, unique=True, nullable=False))
     game: str
     spec: str = Field(description="canonical JSON: players, games, bots, options")
-    seed: str
+    seed: str = Field(description="the seed; empty while a drawn seed is secret (and for imported games)")
     created_at: str
+    seed_commitment: str | None = Field(default=None, description="SHA-256 commitment to the seed")
+    seed_origin: str | None = Field(default=None, description="organiser (--seed) or drawn (secret until the end)")
+    seed_nonce: str | None = Field(default=None, description="what a drawn seed is derived from with the ledger key")
 
 
 class TournamentBot(SQLModel, table=True):
@@ -48,12 +51,13 @@ class TournamentBot(SQLModel, table=True):
 
 
 class Game(SQLModel, table=True):
-    """One game: what was played, its seed commitment and (once over) its seed and head."""
+    """One game: what was played, its seed commitment and (once over) its seed, head and signature."""
 
     __tablename__ = "games"
     __table_args__ = (
         UniqueConstraint("tournament_id", "game_key", name="uq_games_tournament_key"),
         Index("ix_games_tournament", "tournament_id"),
+        Index("ix_games_store_seq", "store_seq", unique=True),
     )
 
     id: str = Field(primary_key=True, description="stable game id, also hashed into every event")
@@ -71,6 +75,8 @@ class Game(SQLModel, table=True):
     head: str | None = None
     end_reason: str | None = None
     created_at: str
+    signature: str | None = Field(default=None, description="the ledger key's Ed25519 signature of the head, hex")
+    store_seq: int | None = Field(default=None, description="1, 2, ...: the order finished games were stored in")
 
 
 class Event(SQLModel, table=True):
@@ -186,3 +192,51 @@ class LadderEvent(SQLModel, table=True):
                                                                nullable=True))
     reason: str
     created_at: str
+
+
+class LedgerKey(SQLModel, table=True):
+    """The public half of the ledger's signing key (the private half lives outside the database)."""
+
+    __tablename__ = "ledger_keys"
+
+    id: int | None = Field(default=None, primary_key=True)
+    public_key: str = Field(description="raw Ed25519 public key, hex")
+    signs_from: int = Field(description="the first store_seq it signed: every game from there on is signed")
+    created_at: str
+
+
+class Checkpoint(SQLModel, table=True):
+    """A signed root over the first ``games`` games of a tournament or a ladder, in their order.
+
+    Append-only (revision 0005's triggers refuse UPDATE and DELETE).
+    """
+
+    __tablename__ = "checkpoints"
+    __table_args__ = (Index("ix_checkpoints_tournament", "tournament_id"), Index("ix_checkpoints_ladder", "ladder_id"))
+
+    seq: int | None = Field(default=None, primary_key=True)
+    tournament_id: int | None = Field(default=None, sa_column=Column(Integer, ForeignKey("tournaments.id"),
+                                                                     nullable=True))
+    ladder_id: int | None = Field(default=None, sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=True))
+    games: int = Field(description="how many games the root covers (the first ones, in order)")
+    through: int = Field(description="the order number (store_seq, or ladder seq) of the last game covered")
+    root: str
+    state: str = Field(description="complete (every scheduled game) or open")
+    signature: str
+    created_at: str
+
+
+class LadderSession(SQLModel, table=True):
+    """One `ladder play` run: the seed its matchmaking and deals come from, committed, then revealed."""
+
+    __tablename__ = "ladder_sessions"
+    __table_args__ = (Index("ix_ladder_sessions_ladder", "ladder_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
+    seed_commitment: str
+    seed: str | None = Field(default=None, description="revealed when the session ends (at once if chosen)")
+    seed_origin: str = Field(description="organiser (--seed) or drawn (secret until the end)")
+    seed_nonce: str | None = None
+    started_at: str
+    ended_at: str | None = None

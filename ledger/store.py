@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session
 
 import migrations
-from ledger import dialect
+from ledger import dialect, keys
 from ledger.chain import Record
 from ledger.models import Bot, Game
 
@@ -97,11 +97,14 @@ class Ledger:
     with one line and left as it was.
     """
 
-    def __init__(self, url: str | None = None, *, upgrade: bool = True, read_only: bool = False) -> None:
+    def __init__(self, url: str | None = None, *, upgrade: bool = True, read_only: bool = False,
+                 ledger_key: str | Path | None = None) -> None:
         self.url = resolve_url(url)
         self.read_only = read_only
         self.path = default_path(self.url)
         self.where = str(self.path) if self.path is not None else _shown(self.url)
+        self.key_path = keys.key_path(ledger_key, self.path)
+        self._key: keys.LedgerKey | None = None
         if self.path is not None:
             self._check_file(self.path)
         self.engine: Engine = self._engine()
@@ -319,10 +322,13 @@ class Ledger:
 
     def finish_game(self, game_id: str, seed: str, end_reason: str, seats: Sequence[SeatRow],
                     connection: Connection) -> None:
-        """Reveal the seed, mark the game finished and store its seats with rank and score."""
+        """Reveal the seed, mark the game finished (numbered, its head signed), store its seats."""
+        head = connection.exec_driver_sql("SELECT head FROM games WHERE id = ?", (game_id,)).scalar()
+        signature = self.signing_key(connection).sign(keys.log_message(game_id, head or ""))
         connection.exec_driver_sql(
-            "UPDATE games SET status = 'finished', seed = ?, end_reason = ? WHERE id = ?",
-            (seed, end_reason, game_id),
+            "UPDATE games SET status = 'finished', seed = ?, end_reason = ?, signature = ?, "
+            f"store_seq = {dialect.NEXT_STORE_SEQ} WHERE id = ?",
+            (seed, end_reason, signature, game_id),
         )
         connection.exec_driver_sql(
             dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats]
@@ -330,22 +336,24 @@ class Ledger:
 
     def store_game(self, game: dict[str, Any], records: Sequence[Record], seed: str, end_reason: str,
                    seats: Sequence[SeatRow], connection: Connection | None = None) -> str:
-        """Store one whole finished game in one transaction: row, events, seats. Returns the head."""
+        """Store one whole finished game in one transaction: row (its head signed), events, seats.
+
+        Returns the head.
+        """
         if connection is None:
+            self.signing_key()
             with self.write() as connection:
                 return self.store_game(game, records, seed, end_reason, seats, connection)
         game_id = game["id"]
         if not records or records[0].seq != 0 or records[-1].seq != len(records) - 1:
             raise LedgerError(f"game {game_id}: a whole game's records run from seq 0 without gaps")
         head = records[-1].hash
-        # Three statements, the game row written finished: the tournament writer's hot path.
+        # Three statements, the game row written finished and signed: the tournament writer's hot path.
         row = {**game, "status": "finished", "events": len(records), "head": head, "seed": seed,
-               "end_reason": end_reason}
+               "end_reason": end_reason, "created_at": now(),
+               "signature": self.signing_key(connection).sign(keys.log_message(game_id, head))}
         try:
-            connection.exec_driver_sql(
-                dialect.INSERT_GAME,
-                (*tuple(row.get(column) for column in dialect.GAME_COLUMNS[:-1]), now()),
-            )
+            connection.exec_driver_sql(dialect.INSERT_GAME, tuple(row.get(column) for column in dialect.GAME_COLUMNS))
         except exc.IntegrityError:
             raise GameExists(f"game {game_id} is already stored") from None
         connection.exec_driver_sql(
@@ -353,6 +361,79 @@ class Ledger:
                                    for r in records])
         connection.exec_driver_sql(dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats])
         return head
+
+    # -- the ledger key -----------------------------------------------------------------
+
+    def public_key(self, connection: Connection | None = None) -> bytes | None:
+        """The ledger's public key as stored in the database (None: written before ledger keys)."""
+        found = self.key_row(connection)
+        return None if found is None else found[0]
+
+    def key_row(self, connection: Connection | None = None) -> tuple[bytes, int] | None:
+        """(the ledger's public key, the first store_seq it signed), or None before ledger keys."""
+        if connection is None:
+            with self.read() as connection:
+                return self.key_row(connection)
+        rows = connection.exec_driver_sql("SELECT public_key, signs_from FROM ledger_keys ORDER BY id").fetchall()
+        if len(rows) > 1:
+            raise LedgerError(f"database {self.where} names {len(rows)} ledger keys; a ledger has one")
+        return (bytes.fromhex(rows[0][0]), rows[0][1]) if rows else None
+
+    def signing_key(self, connection: Connection | None = None) -> keys.LedgerKey:
+        """The ledger's private key, checked against the public key the database holds.
+
+        The first time a ledger needs it, the key is made at ``key_path`` (or the file found
+        there is adopted) and its public half stored. LedgerError, before anything is written,
+        if there is no place for a key, or the file there is not this ledger's. Writers call it
+        once before they store anything; inside a caller's transaction (``connection``) the
+        check is not remembered, since that transaction may yet roll back.
+        """
+        if self._key is not None:
+            return self._key
+        if connection is not None:
+            return self._checked_key(connection)
+        with self.write() as connection:
+            key = self._checked_key(connection)
+        self._key = key
+        return key
+
+    def _checked_key(self, connection: Connection) -> keys.LedgerKey:
+        self._writable()
+        if self.key_path is None:
+            raise LedgerError(f"database {self.where} is not a file, so it has no default ledger key: give "
+                              f"--ledger-key PATH (or ${keys.ENV_VAR})")
+        stored = self.public_key(connection)
+        if stored is not None and not self.key_path.exists():
+            raise LedgerError(f"the ledger key of {self.where} (fingerprint {keys.fingerprint(stored)}) is not at "
+                              f"{self.key_path}: give its path with --ledger-key (or ${keys.ENV_VAR})")
+        try:
+            key, _made = keys.open_or_create(self.key_path)
+        except keys.KeyFileError as error:
+            raise LedgerError(f"ledger key: {error}") from None
+        if stored is None:
+            connection.exec_driver_sql(
+                f"INSERT INTO ledger_keys (public_key, signs_from, created_at) VALUES (?, {dialect.NEXT_STORE_SEQ}, ?)",
+                (key.public.hex(), now()))
+        elif stored != key.public:
+            raise LedgerError(f"the ledger key at {self.key_path} (fingerprint {key.fingerprint}) is not the key of "
+                              f"{self.where} (fingerprint {keys.fingerprint(stored)})")
+        return key
+
+    def sign_stored_heads(self) -> int:
+        """Sign the head of every finished game that has no signature (written before ledger keys); how many.
+
+        Only `tourney db sign` calls it, after verifying every game: a signature vouches for a
+        game as it is when signed.
+        """
+        key = self.signing_key()
+        with self.write() as connection:
+            unsigned = connection.exec_driver_sql(
+                "SELECT id, head FROM games WHERE status = 'finished' AND signature IS NULL").fetchall()
+            if unsigned:
+                connection.exec_driver_sql("UPDATE games SET signature = ? WHERE id = ?",
+                                           [(key.sign(keys.log_message(game_id, head)), game_id)
+                                            for game_id, head in unsigned])
+        return len(unsigned)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -393,6 +474,11 @@ class Ledger:
             {"seat": seat, "bot": name, "hash": content_hash, "rank": rank, "score": score, "bot_id": bot_id}
             for seat, name, content_hash, rank, score, bot_id in rows
         ]
+
+    def game_ids(self) -> list[str]:
+        """Every stored game's id, whatever its status, oldest first."""
+        with self.read() as connection:
+            return [row[0] for row in connection.exec_driver_sql("SELECT id FROM games ORDER BY created_at, id")]
 
     def find_games(self, prefix: str) -> list[str]:
         """Ids of stored games that start with ``prefix`` (commands accept a unique prefix)."""

@@ -1,4 +1,4 @@
-"""Tournament rows and the results standings are computed from (no game knowledge)."""
+"""Tournament rows: entrants, games, the seed (committed, then revealed), the checkpoint scope (no game knowledge)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from ledger import seeds
 from ledger.canonical import canonical, loads
+from ledger.checkpoints import TOURNAMENT, Scope
 from ledger.models import Tournament
 from ledger.store import Ledger, LedgerError, now
 
@@ -20,14 +22,22 @@ class UnknownTournament(LedgerError):
     """No tournament with that id or name."""
 
 
-def create(ledger: Ledger, name: str, game: str, spec: str, seed: str, bot_ids: Sequence[int]) -> int:
-    """Store a tournament and its entrants; LedgerError if the name is taken."""
+def create(ledger: Ledger, name: str, game: str, spec: str, seed: str, bot_ids: Sequence[int],
+           committed: seeds.Committed | None = None) -> int:
+    """Store a tournament and its entrants; LedgerError if the name is taken.
+
+    A drawn seed (``committed.secret``) is not stored: ``seed`` is then stored as "" until
+    ``reveal``; the commitment and nonce are.
+    """
+    committed = committed or seeds.chosen(seed)
     with ledger.write() as connection:
         if connection.execute(select(Tournament.id).where(Tournament.name == name)).first() is not None:
             raise LedgerError(f"a tournament named {name!r} already exists")
         cursor = connection.exec_driver_sql(
-            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (?, ?, ?, ?, ?)",
-            (name, game, spec, seed, now()),
+            "INSERT INTO tournaments (name, game, spec, seed, created_at, seed_commitment, seed_origin, seed_nonce) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, game, spec, "" if committed.secret else seed, now(), committed.commitment, committed.origin,
+             committed.nonce),
         )
         tournament_id = cursor.lastrowid
         connection.exec_driver_sql(
@@ -106,25 +116,6 @@ def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
         return [row[0] for row in rows]
 
 
-def results(ledger: Ledger, tournament_id: int) -> list[list[tuple[str, int]]]:
-    """Every stored game of a tournament as [(bot name, rank) per seat], in key order."""
-    return list(results_by_key(ledger, tournament_id).values())
-
-
-def results_by_key(ledger: Ledger, tournament_id: int) -> dict[str, list[tuple[str, int]]]:
-    """Every stored game of a tournament by its key: [(bot name, rank) per seat], in key order."""
-    with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT g.game_key, s.seat, b.name, s.rank FROM games g JOIN seats s ON s.game_id = g.id "
-            "JOIN bots b ON b.id = s.bot_id WHERE g.tournament_id = ? ORDER BY g.game_key, s.seat",
-            (tournament_id,),
-        )
-        games: dict[str, list[tuple[str, int]]] = {}
-        for key, _seat, name, rank in rows:
-            games.setdefault(key, []).append((name, rank))
-    return games
-
-
 def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
     """Every tournament with its entrants and stored games counted, oldest first."""
     with ledger.read() as connection:
@@ -136,21 +127,35 @@ def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
-def game_seats(ledger: Ledger, tournament_id: int) -> list[dict[str, Any]]:
-    """Every seat of every stored game of a tournament, in key and seat order."""
-    with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT g.game_key, g.id, g.end_reason, g.created_at, s.seat, b.name, s.rank, s.score FROM games g "
-            "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id WHERE g.tournament_id = ? "
-            "ORDER BY g.game_key, s.seat", (tournament_id,))
-        keys = ("key", "game_id", "end_reason", "created_at", "seat", "bot", "rank", "score")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+def scope(row: dict[str, Any]) -> Scope:
+    """What a tournament's checkpoints cover."""
+    return Scope(TOURNAMENT, row["id"], row["name"])
 
 
-def event_bodies(ledger: Ledger, tournament_id: int, event_type: str) -> list[tuple[str, bytes]]:
-    """(game id, hashed body) of every event of one type in a tournament's games (the ledger does not parse them)."""
-    with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT e.game_id, e.body FROM events e JOIN games g ON g.id = e.game_id "
-            "WHERE g.tournament_id = ? AND e.type = ?", (tournament_id, event_type))
-        return [(game_id, bytes(body)) for game_id, body in rows]
+def committed(row: dict[str, Any]) -> seeds.Committed | None:
+    """What a tournament row keeps of its seed (None: imported games, or a row with no seed at all)."""
+    if row.get("seed_origin") is None:
+        return None
+    return seeds.Committed(row["seed_origin"], row["seed_commitment"] or seeds.commitment(row["seed"]),
+                           row.get("seed_nonce"))
+
+
+def revealed(row: dict[str, Any]) -> str | None:
+    """The tournament's seed, if it may be shown: chosen by the organiser, or drawn and revealed."""
+    return row["seed"] or None
+
+
+def reveal(ledger: Ledger, tournament_id: int, seed: str) -> bool:
+    """Store a drawn seed at the end of its tournament; False if it was revealed already.
+
+    LedgerError if it is not the committed seed (never stored then).
+    """
+    with ledger.write() as connection:
+        row = connection.exec_driver_sql(
+            "SELECT seed, seed_commitment FROM tournaments WHERE id = ?", (tournament_id,)).first()
+        if row is None or row[0]:
+            return False
+        if seeds.commitment(seed) != row[1]:
+            raise LedgerError(f"tournament {tournament_id}: the seed to reveal does not match its commitment")
+        connection.exec_driver_sql("UPDATE tournaments SET seed = ? WHERE id = ?", (seed, tournament_id))
+        return True

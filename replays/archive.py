@@ -9,6 +9,7 @@ from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import GameExists, Ledger, SeatRow
 from replays import log as logfmt
+from replays import signing
 from replays.record import Recorded
 from replays.verify import verify_log
 
@@ -22,17 +23,21 @@ class Imported:
 
 
 def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
-    """The full-view log of a stored game."""
+    """The full-view log of a stored game, carrying the ledger key's signature of its head (if it has one)."""
     with ledger.read() as connection:
         game = ledger.game(game_id, connection)
         if game is None:
             raise logfmt.LogError(f"no game {game_id} in {ledger.url}")
         seats = ledger.seats(game_id, connection)
         records = ledger.records(game_id, connection)
-    return logfmt.build(
-        game_id, game["game"], game["engine_version"], loads(game["config"]),
-        [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"]} for s in seats], records,
-    )
+        public = ledger.public_key(connection) if game["signature"] else None
+    header = [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"]} for s in seats]
+    if not header and records:  # a game still playing has no seat rows yet: its hashed game_started names them
+        header = loads(records[0].body)["data"].get("seats", [])
+    log = logfmt.build(game_id, game["game"], game["engine_version"], loads(game["config"]), header, records)
+    if public is not None:
+        log["signature"] = signing.signature(public, game["signature"])
+    return log
 
 
 def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournament: str | None = None) -> Imported:

@@ -1,7 +1,8 @@
 """Turn a played game into hashed, salted records: the one path from engine to ledger.
 
 A game's log opens with ``game_started`` (game, engine version, config, seats, the
-seed's commitment) and closes with ``game_ended`` (ranking, reason, the seed itself);
+seed's commitment) and closes with ``game_ended`` (ranking, reason, the seed itself, the
+hash of game_started, and each seat's score for a game that keeps scores);
 a forfeit (ruling ALL-5) adds ``seat_forfeited`` with the reason before the end.
 Between them stand the engine's own events, in order.
 
@@ -27,6 +28,7 @@ from engines.base import Config, Engine, Event
 from engines.chance import ALGORITHM
 from engines.driver import Played
 from ledger.chain import Chain, Record, pack, unpack
+from ledger.seeds import commitment as seed_commitment
 
 GAME_STARTED = "game_started"
 SEAT_FORFEITED = "seat_forfeited"
@@ -72,11 +74,6 @@ def _unreduce(fields: list[Any], blob: bytes) -> Recorded:
     return Recorded(records=unpack(blob), **values)
 
 
-def seed_commitment(seed: str) -> str:
-    """The public commitment to a game seed (its hash, domain-separated)."""
-    return hashlib.sha256(b"tourney-seed-v1:" + seed.encode("utf-8")).hexdigest()
-
-
 def chance_salt(seed: str, seq: int) -> bytes:
     return hmac.new(seed.encode("utf-8"), b"tourney-salt-v1:chance:%d" % seq, hashlib.sha256).digest()[:16]
 
@@ -117,9 +114,19 @@ def started_data(engine: Engine, config: Config, seats: Sequence[SeatInfo], seed
     }
 
 
-def ended_data(played: Played, seed: str) -> dict[str, Any]:
+def ended_data(engine: Engine, played: Played, seed: str, opening: str) -> dict[str, Any]:
+    """game_ended's data: the ranking, why, the seed, the opening's hash, and the scores where the game keeps them.
+
+    ``opening`` (the hash of game_started) ties the header to the end: a reader who checks
+    the last event's link to the signed head can trust the seats and config it names
+    without walking the whole chain (docs/replays.md, "What reading checks").
+    """
     outcome = played.outcome
-    return {"ranking": list(outcome.ranking), "reason": outcome.reason, "seed": seed}
+    data = {"opening": opening, "ranking": list(outcome.ranking), "reason": outcome.reason, "seed": seed}
+    scores = getattr(engine, "scores", None)
+    if scores is not None:
+        data["scores"] = list(scores(played.state))
+    return data
 
 
 def record(
@@ -155,7 +162,7 @@ def record(
     if outcome.forfeit_seat is not None:
         add(Event(SEAT_FORFEITED, {"reason": outcome.forfeit_reason, "seat": outcome.forfeit_seat}), last, True)
         last += 1
-    add(Event(GAME_ENDED, ended_data(played, seed)), last, True)
+    add(Event(GAME_ENDED, ended_data(engine, played, seed, records[0].hash)), last, True)
     return Recorded(
         game_id, engine.name, engine.version, config.to_json(), tuple(seats), seed,
         seed_commitment(seed), records, outcome.ranking, outcome.reason,

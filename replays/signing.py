@@ -8,18 +8,18 @@ hashes has another head, and the signature no longer holds. Keys are PEM files
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from ledger import keys
+from ledger.keys import ALGORITHM, fingerprint, raw_public
 from replays.log import LogError
 
-ALGORITHM = "ed25519"
+__all__ = ["ALGORITHM", "SignatureError", "check_signature", "fingerprint", "load_private", "load_public",
+           "message", "new_keys", "raw_public", "sign", "signature"]
 
 
 class SignatureError(LogError):
@@ -27,60 +27,40 @@ class SignatureError(LogError):
 
 
 def message(log: dict[str, Any]) -> bytes:
-    return b"tourney-log-v1\x00" + log["game_id"].encode() + b"\x00" + log["head"].encode()
+    return keys.log_message(log["game_id"], log["head"])
 
 
 def new_keys(private_path: Path, public_path: Path) -> str:
     """Write a new key pair (the private file readable by its owner only); returns the fingerprint."""
-    if private_path.exists() or public_path.exists():
-        raise SignatureError(f"{private_path} or {public_path} already exists; not overwriting a key")
-    key = Ed25519PrivateKey.generate()
-    private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption())
-    descriptor = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(private_pem)
-    public_path.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                          serialization.PublicFormat.SubjectPublicKeyInfo))
-    return fingerprint(raw_public(key.public_key()))
-
-
-def raw_public(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-
-
-def fingerprint(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()[:16]
+    try:
+        return keys.new_keys(private_path, public_path)
+    except keys.KeyFileError as error:
+        raise SignatureError(str(error)) from None
 
 
 def load_private(path: Path) -> Ed25519PrivateKey:
     try:
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as error:
-        raise SignatureError(f"{path}: not an unencrypted Ed25519 private key PEM ({error})") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise SignatureError(f"{path}: not an Ed25519 private key")
-    return key
+        return keys.load_private(path)
+    except keys.KeyFileError as error:
+        raise SignatureError(str(error)) from None
 
 
 def load_public(path: Path) -> bytes:
     """The raw 32-byte public key of a PEM public key file."""
     try:
-        key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except (OSError, ValueError) as error:
-        raise SignatureError(f"{path}: not an Ed25519 public key PEM ({error})") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise SignatureError(f"{path}: not an Ed25519 public key")
-    return raw_public(key)
+        return keys.load_public(path)
+    except keys.KeyFileError as error:
+        raise SignatureError(str(error)) from None
 
 
 def sign(log: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
     """The log with a signature of its head."""
-    return {**log, "signature": {
-        "algorithm": ALGORITHM,
-        "public_key": raw_public(key.public_key()).hex(),
-        "signature": key.sign(message(log)).hex(),
-    }}
+    return {**log, "signature": signature(raw_public(key.public_key()), key.sign(message(log)).hex())}
+
+
+def signature(public: bytes, value: str) -> dict[str, str]:
+    """A log's ``signature`` field: the algorithm, the raw public key and the signature, in hex."""
+    return {"algorithm": ALGORITHM, "public_key": public.hex(), "signature": value}
 
 
 def check_signature(log: dict[str, Any], trusted: bytes | None = None) -> str:

@@ -59,6 +59,8 @@ class Report:
     hidden_chance_parts: int = 0
     signature: str = "unsigned"
     notes: list[str] = field(default_factory=list)
+    final: Any = None
+    """The state after the last move, once the result is checked (what derived rows are compared with)."""
 
     @property
     def unchecked(self) -> list[str]:
@@ -95,6 +97,10 @@ def check_envelope(log: dict[str, Any], name: str = "log") -> None:
             raise VerifyError(game, last["seq"], "game_ended to reveal the seed and result", last["type"])
         return
     ended = last["data"]
+    for key in ended:
+        if key not in _ENDED_KEYS:
+            raise VerifyError(game, last["seq"], f"game_ended data of {', '.join(sorted(_ENDED_KEYS))}",
+                              f"unknown field {_short(key)}")
     if seed_commitment(str(ended.get("seed"))) != log["seed_commitment"]:
         raise VerifyError(game, last["seq"], f"a seed matching commitment {log['seed_commitment'][:16]}…",
                           f"seed {_short(ended.get('seed'))}")
@@ -292,6 +298,16 @@ class Refold:
                     found = (data.get("ranking"), data.get("reason"))
                     if found != expected:
                         self.fail(seq, f"ranking {expected[0]} ({expected[1]})", f"ranking {found[0]} ({found[1]})")
+                    opening = self.log["events"][0]["hash"]
+                    if "opening" in data and data["opening"] != opening:
+                        self.fail(seq, f"game_ended naming the opening's hash {opening[:16]}…",
+                                  f"opening {_short(data['opening'])}")
+                    scores = getattr(engine, "scores", None)
+                    expected_scores = None if scores is None else list(scores(state))
+                    if data.get("scores") != expected_scores and ("scores" in data or "opening" in data):
+                        # (A log written before game_ended named its opening carries no scores either.)
+                        self.fail(seq, f"scores {_short(expected_scores)}", f"scores {_short(data.get('scores'))}")
+                    self.report.final = state
                     if seq != self.log["events"][-1]["seq"]:
                         self.fail(seq + 1, "nothing after game_ended", self.log["events"][seq + 1]["type"])
                 else:
@@ -326,6 +342,8 @@ def _event(logged: dict[str, Any]) -> Event:
 
 _new_event = tuple.__new__
 _LOG_ENDINGS = (SEAT_FORFEITED, GAME_ENDED)
+_ENDED_KEYS = frozenset(("ranking", "reason", "seed", "opening", "scores"))
+"""What game_ended's data may hold (a log written before opening and scores were added holds neither)."""
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import random
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -142,7 +141,7 @@ def spring(tmp_path):
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "first_legal.sh", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
-    ladder.play(ledger, "spring", 8, 0, FAST, random.Random(3))
+    ladder.play(ledger, "spring", 8, 0, FAST, "3")
     return ledger
 
 
@@ -159,9 +158,9 @@ def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incrementa
     assert rows.events(spring, 1)[0]["kind"] == "void" and spring.game(games[2]) is not None
     with closing(sqlite3.connect(spring.path)) as connection:
         seq = connection.execute("SELECT seq FROM ladder_games WHERE game_id = ?", (games[2],)).fetchone()[0]
-    assert seq not in {s for s, _ in rows.results_in_order(spring, 1)}
+    assert seq not in {s for s, _ in ladder.rated(spring, rows.get(spring, "spring"))[0]}
     assert sum(e["games"] for e in rows.entries(spring, 1)) == 2 * (len(games) - 1)
-    ladder.play(spring, "spring", 2, 0, FAST, random.Random(4))
+    ladder.play(spring, "spring", 2, 0, FAST, "4")
     incremental = ratings(spring)
     rebuilt = invoke("ladder", "rebuild", "spring", "--db", spring.url)
     assert "equal the incremental ones" in rebuilt.stdout, rebuilt.output
@@ -184,7 +183,7 @@ def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
     before = ratings(spring)["random_bot"]
     result = invoke("ladder", "retire", "spring", "random_bot", "--reason", "withdrawn", "--db", spring.url)
     assert result.exit_code == 0 and "retired random_bot v1" in result.stdout
-    ladder.play(spring, "spring", 4, 0, FAST, random.Random(5))
+    ladder.play(spring, "spring", 4, 0, FAST, "5")
     assert ratings(spring)["random_bot"] == before
     invoke("ladder", "rebuild", "spring", "--db", spring.url)
     listed = json.loads(invoke("ladder", "standings", "spring", "--all", "--json", "--db", spring.url).stdout)
@@ -195,10 +194,11 @@ def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
 
 
 def test_export_of_a_whole_ladder(spring, tmp_path):
-    """`replay export --ladder NAME` writes one log per ladder game."""
+    """`replay export --ladder NAME` writes one log per ladder game, and the ladder's manifest."""
     result = invoke("replay", "export", "--ladder", "spring", "--out", str(tmp_path / "logs"), "--db", spring.url)
     assert result.exit_code == 0, result.output
-    assert sorted(p.stem for p in (tmp_path / "logs").iterdir()) == sorted(rows.game_ids(spring, 1))
+    assert sorted(p.stem for p in (tmp_path / "logs").glob("*.json")) == sorted(rows.game_ids(spring, 1))
+    assert [p.name for p in (tmp_path / "logs").iterdir() if p.suffix != ".json"] == ["ladder.manifest"]
 
 
 # -- small things ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import ledger.models  # noqa: F401
 from ledger.store import Ledger
 
 TRIGGERS = {"events_no_update", "events_no_delete", "events_contiguous",
-            "ladder_events_no_update", "ladder_events_no_delete"}
+            "ladder_events_no_update", "ladder_events_no_delete", "checkpoints_no_update", "checkpoints_no_delete"}
 
 
 def triggers(path):

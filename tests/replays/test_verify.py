@@ -128,6 +128,23 @@ def test_changed_seed(log):
     expect_failure(reseal(both), last)
 
 
+def test_game_ended_names_its_opening_and_nothing_unknown(log):
+    """game_ended's hash of game_started must be the opening's; a key game_ended does not define is refused; a
+    log written before game_ended named its opening (no such key) still verifies."""
+    last = log["events"][-1]["seq"]
+    other_opening = copy.deepcopy(log)
+    other_opening["events"][-1]["data"]["opening"] = "0" * 64
+    error = expect_failure(reseal(other_opening), last)
+    assert "opening's hash" in error.expected
+    unknown = copy.deepcopy(log)
+    unknown["events"][-1]["data"]["winner"] = 0
+    error = expect_failure(reseal(unknown), last)
+    assert "unknown field" in error.found
+    older = copy.deepcopy(log)
+    del older["events"][-1]["data"]["opening"]
+    assert verify_log(reseal(older)).decisions > 0
+
+
 def test_changed_result(log):
     """A different ranking is caught: in the header alone, in the hashed event, or resealed."""
     last = log["events"][-1]["seq"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import stat
 import subprocess
@@ -61,7 +60,7 @@ def test_new_content_is_a_new_version_and_the_old_one_retires_with_its_history(l
     """Changed content under the same name: v2 is listed, v1 retires from matchmaking but keeps its games."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", "alpha", FAST)
     ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
-    ladder.play(league, "spring", 4, 0, FAST, random.Random(1))
+    ladder.play(league, "spring", 4, 0, FAST, "1")
     changed = bot_file(tmp_path, "alpha", "        return turn.legal[-1]")
     second = ladder.submit(league, "spring", changed, "alpha", FAST)
     assert second.new and second.version == 2 and second.retired
@@ -119,7 +118,7 @@ def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league
     """Games are stored and rated as they end; refolding the ledger gives the very same numbers."""
     for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
         ladder.submit(league, "spring", BOTS / path, None, FAST)
-    played = ladder.play(league, "spring", 12, 2, FAST, random.Random(3))
+    played = ladder.play(league, "spring", 12, 2, FAST, "3")
     assert played >= 12
     ladder_id = rows.get(league, "spring")["id"]
     before = {e["id"]: e["rating"] for e in rows.entries(league, ladder_id)}
@@ -146,7 +145,8 @@ def test_two_ladder_play_processes_at_once_lose_no_game_and_count_none_twice(tmp
                for seed in (1, 2)]
     outputs = [p.communicate(timeout=300) for p in players]
     assert [p.returncode for p in players] == [0, 0], outputs
-    played = sum(int(out.split()[1]) for out, _ in outputs)
+    played = sum(int(line.split()[1]) for out, _ in outputs for line in out.decode().splitlines()
+                 if line.startswith("played "))
     ledger = Ledger(db)
     ladder_id = rows.get(ledger, "duo")["id"]
     with ledger.read() as connection:
@@ -164,7 +164,7 @@ def test_standings_converge_and_a_resubmitted_identical_bot_does_not_move(league
     """With the shipped bots the heuristic ranks above random within 60 games; resubmitting it changes nothing."""
     ladder.submit(league, "spring", BOTS / "heuristic_lemur_tails.py", "heuristic", FAST)
     ladder.submit(league, "spring", BOTS / "random_bot.py", "random", FAST)
-    ladder.play(league, "spring", 60, 2, FAST, random.Random(11))
+    ladder.play(league, "spring", 60, 2, FAST, "11")
     standings = {s.name: s for s in ladder.standings(league, "spring")}
     assert standings["heuristic"].rating > standings["random"].rating
     assert standings["heuristic"].rating - standings["heuristic"].margin > standings["random"].rating
@@ -206,7 +206,7 @@ def test_play_needs_enough_active_bots(league):
     """A ladder with fewer active bots than seats says so instead of playing."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
     with pytest.raises(ladder.LadderError, match="needs 2 active bots to play, it has 1"):
-        ladder.play(league, "spring", 2, 0, FAST, random.Random(1))
+        ladder.play(league, "spring", 2, 0, FAST, "1")
 
 
 def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
@@ -231,7 +231,7 @@ def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_pa
     original = cached.read_bytes()
     cached.write_text("GAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n"
                       "    def act(self, turn):\n        return 'teleport:moon'\n")
-    assert ladder.play(league, "spring", 2, 0, FAST, random.Random(1)) == 2
+    assert ladder.play(league, "spring", 2, 0, FAST, "1") == 2
     assert cached.read_bytes() == original
     assert [s.forfeits for s in ladder.standings(league, "spring")] == [0, 0]
 
@@ -246,7 +246,7 @@ def test_a_renamed_copy_of_a_submitted_bot_is_accepted_as_the_same_content(leagu
     assert listed.new and listed.name == "copy_of_random"
     hashes = {e["name"]: e["content_hash"] for e in rows.entries(league, rows.get(league, "spring")["id"])}
     assert hashes["copy_of_random"] == hashes["random_bot"]
-    assert ladder.play(league, "spring", 2, 0, FAST, random.Random(2)) == 2
+    assert ladder.play(league, "spring", 2, 0, FAST, "2") == 2
 
 
 def test_validation_uses_a_fresh_seed_like_any_ladder_game(league, tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +20,7 @@ from tournaments.cli.options import (
     CpuSeconds,
     Db,
     Jobs,
+    LedgerKey,
     MaxProcesses,
     MemoryMb,
     MoveTime,
@@ -109,7 +109,9 @@ def play(
     name: Annotated[str, typer.Argument(help="The league.")],
     games: Annotated[int, games_option("Games to play (whole seat rotations, so maybe a few more).")] = 20,
     jobs: Jobs = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the matchmaking (default: random).")] = None,
+    seed: Annotated[str | None, typer.Option(
+        "--seed", help="Seed of this session's matchmaking and deals, chosen by you (default: a secret seed drawn at "
+        "random, committed now and revealed when the session stops).", show_default=False)] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
     cpu_seconds: CpuSeconds = league.CPU_SECONDS,
@@ -117,13 +119,13 @@ def play(
     max_processes: MaxProcesses = league.MAX_PROCESSES,
     bot_logs: BotLogs = None,
     db: Db = None,
+    ledger_key: LedgerKey = None,
 ) -> None:
     """Play matchmade games on a ladder; each is stored and rated as soon as it ends.
 
     Example: tourney ladder play spring --games 200 --jobs 2
     """
-    ledger = writing(db)
-    rng = random.Random(seed)
+    ledger = writing(db, ledger_key)
     workers = jobs_for(jobs, games)
     console = terminal.console()
     stored = 0
@@ -138,7 +140,8 @@ def play(
                       console=console, disable=not console.is_terminal, transient=True) as bar:
             task = bar.add_task(f"{name}", total=games)
             limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
-            played = league.play(ledger, name, games, workers, limits, rng, advance, bot_logs)
+            played = league.play(ledger, name, games, workers, limits, seed, advance,
+                                 lambda line: console.print(Text(line), soft_wrap=True), bot_logs)
     except KeyboardInterrupt:
         terminal.console(stderr=True).print(
             f"interrupted: {plural(stored, 'game')} stored and rated on {name}; run `tourney ladder play` again to "
@@ -158,7 +161,7 @@ def standings(
 
     Example: tourney ladder standings spring --json
     """
-    rows_ = league.standings(reading(db), name, retired)
+    rows_, trust = league.checked_standings(reading(db), name, retired)
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
@@ -178,6 +181,8 @@ def standings(
                   else (f"{r.rating:.0f}", f"{r.margin:.0f}"))
         table.add_row(str(r.rank), Text(r.name), f"v{r.version}", *values, str(r.games), str(r.forfeits), mark)
     terminal.console().print(table)
+    for line in trust.lines():
+        terminal.console().print(Text(line))
 
 
 @app.command("history")

@@ -18,6 +18,7 @@ from tournaments.cli.options import (
     CpuSeconds,
     Db,
     Jobs,
+    LedgerKey,
     MaxProcesses,
     MemoryMb,
     MoveTime,
@@ -29,6 +30,7 @@ from tournaments.cli.options import (
     plural,
     writing,
 )
+from tournaments.cli.run import seed_line
 from tournaments.play import match as matches
 from tournaments.play import runner
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
@@ -77,9 +79,11 @@ def match(
     folder: Annotated[str, typer.Option("--bots", help="Folder to find bots named by name in.")] = "bots",
     batch: Annotated[int, typer.Option("--batch", help="Deals per SPRT look: the test decides after each batch.")]
     = matches.BATCH,
-    seed: Annotated[str, typer.Option("--seed", help="Seed of every deal.")] = runner.DEFAULT_SEED,
-    name: Annotated[str | None, typer.Option("--name", help="Match name (default: match-A-vs-B-<game>-seed<seed>).")]
-    = None,
+    seed: Annotated[str | None, typer.Option(
+        "--seed", help="Seed of every deal, chosen by you (default: a secret seed drawn at random, committed now and "
+        "revealed when the match ends).", show_default=False)] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Match name (default: match-A-vs-B-<game>-seed<seed>, "
+                                                            "or -<commitment> for a drawn seed).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted match (or show a finished one).")]
     = False,
     jobs: Jobs = None,
@@ -92,6 +96,7 @@ def match(
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
     db: Db = None,
+    ledger_key: LedgerKey = None,
 ) -> None:
     """Play CANDIDATE against BASELINE on paired deals (each deal from every seat rotation) and say which is better.
 
@@ -107,25 +112,27 @@ def match(
     if batch < 1:
         raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
     engine = registry.get(game)
-    ledger = writing(db)  # first: a database it cannot use is refused before any bot starts
+    ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     limits = Limits(move_time, time_bank)
     resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
                          batch)
-    match_name = name or matches.default_name(spec)
+    namer = matches.namer(spec)
+    known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, matches.MATCH)
     errors = terminal.console(stderr=True)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
-    spec, prepared, notice = runner.ready_spec(ledger, match_name, spec, sandbox, resume, resources)
+    spec, prepared, notice = runner.ready_spec(ledger, known, spec, sandbox, resume, resources)
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             errors.print(notice, soft_wrap=True)
-        played(ledger, match_name, spec, resume, jobs, as_json, bot_logs)
+        played(ledger, name, spec, resume, jobs, as_json, bot_logs)
 
 
-def played(ledger, match_name: str, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
+def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
            bot_logs: Path | None) -> None:
     """Play (or resume) the match and show its statistics."""
-    the_run = runner.open_run(ledger, match_name, spec, resume)
+    the_run = runner.open_run(ledger, name, spec, resume, matches.namer(spec))
+    match_name = the_run.name
     plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
     workers = jobs_for(jobs, plan.limit - the_run.done)
     console, errors = terminal.console(), terminal.console(stderr=True)
@@ -135,6 +142,7 @@ def played(ledger, match_name: str, spec: runner.Spec, resume: bool, jobs: int |
         typer.echo(f"{match_name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
                    + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already stored), "
                    f"{plural(workers, 'job')}")
+        typer.echo(seed_line(the_run.tournament))
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console,
@@ -154,6 +162,8 @@ def played(ledger, match_name: str, spec: runner.Spec, resume: bool, jobs: int |
         stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
         errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")
         raise typer.Exit(130) from None
+    if the_run.revealed is not None and not as_json:
+        typer.echo(f"the match is over: seed revealed: {the_run.revealed}")
     show(matches.statistics(plan, the_run.stored), as_json)
 
 

@@ -30,6 +30,16 @@ Db = Annotated[
     ),
 ]
 
+LedgerKey = Annotated[
+    Path | None,
+    typer.Option(
+        "--ledger-key",
+        envvar="TOURNEY_LEDGER_KEY",
+        help="The ledger's private signing key (default: the database file's path plus .key; made if missing).",
+        show_default=False,
+    ),
+]
+
 MAX_SECONDS = 3600.0
 """The longest move time or time bank accepted (an hour: longer is a typo, not a setting)."""
 MAX_CPU_SECONDS = 86_400
@@ -144,9 +154,12 @@ def reading(db: str | None) -> Ledger:
     return ledger
 
 
-def writing(db: str | None) -> Ledger:
-    """The database for a command that stores: created if new, upgraded to the newest schema."""
-    return Ledger(db)
+def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
+    """The database for a command that stores: created if new, upgraded to the newest schema.
+
+    ``ledger_key`` is where its signing key is (commands that store games take --ledger-key).
+    """
+    return Ledger(db, ledger_key=ledger_key)
 
 
 def plural(count: int, noun: str) -> str:

@@ -11,14 +11,18 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ledger import checkpoints
 from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger, LedgerError
-from replays import archive, html, render, signing
+from replays import archive, audit, html, render, signing
 from replays import log as logfmt
 from replays.narration.words import seat_name, show_value
 from replays.verify import Summary, clock, collector_paused, verify_log
-from tournaments.cli.options import Db, plural, reading, writing
+from tournaments.cli.options import Db, LedgerKey, plural, reading, writing
+from tournaments.ladder import audit as ladder_audit
+from tournaments.play import audit as tournament_audit
+from tournaments.play import manifest
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
 
@@ -97,12 +101,21 @@ def export_(
     key = signing.load_private(sign) if sign is not None else None
     out_folder(out)
     games = stored_games(ledger, game_id, tournament, ladder)
+    whole = None
+    if tournament is not None:
+        row = tournament_rows.get(ledger, tournament)
+        whole = manifest.build(ledger, tournament_rows.scope(row), row["game"])
+    elif ladder is not None:
+        row = ladder_rows.get(ledger, ladder)
+        whole = manifest.build(ledger, ladder_rows.scope(row), row["game"])
     for full_id in games:
         log = logfmt.redact(archive.export(ledger, full_id), view)
         if key is not None:
             log = signing.sign(log, key)
         (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
-    typer.echo(f"wrote {plural(len(games), f'{view} log')} to {out}" + (" (signed)" if key is not None else ""))
+    written = f" and {manifest.write(out, whole).name}" if whole is not None else ""
+    typer.echo(f"wrote {plural(len(games), f'{view} log')}{written} to {out}" +
+               (" (signed)" if key is not None else ""))
 
 
 @app.command("import")
@@ -112,6 +125,7 @@ def import_(
         "--tournament", help="Record the games as this tournament's (made if new; default: imported-<game>).",
         show_default=False)] = None,
     db: Db = None,
+    ledger_key: LedgerKey = None,
 ) -> None:
     """Verify JSON logs and store them in the ledger (the same log twice stores one game).
 
@@ -122,8 +136,10 @@ def import_(
     Example: tourney replay import logs/ --db league.db
     """
     files = log_files(paths)
-    ledger = writing(db)
+    ledger = writing(db, ledger_key)
+    ledger.signing_key()  # each game is signed as it is stored
     new = failed = 0
+    imported: set[str] = set()
     for path in files:
         try:
             log = logfmt.read(path)
@@ -133,8 +149,11 @@ def import_(
             typer.echo(f"FAIL {error}" if str(error).startswith(str(path)) else f"FAIL {path}: {error}", err=True)
             continue
         new += result.new
+        imported.add(result.tournament)
         typer.echo(f"{path}: game {result.game_id} {'stored' if result.new else 'already stored'}"
                    f" in {result.tournament}")
+    for name in sorted(imported):
+        checkpoints.write(ledger, tournament_rows.scope(tournament_rows.get(ledger, name)))
     typer.echo(f"{plural(len(files), 'log')} read, {plural(new, 'new game')} stored")
     if failed:
         raise logfmt.LogError(f"{failed} of {plural(len(files), 'log')} failed (each named above) and stored nothing")
@@ -146,24 +165,42 @@ def verify(
     key: Annotated[Path | None, typer.Option("--key", help="Ed25519 public key file every log must be signed by.")]
     = None,
     tournament: TournamentRef = None,
+    ladder: LadderRef = None,
     db: Annotated[str | None, typer.Option("--db", help="Verify the games stored in this database instead of files.",
                                            show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures and the summary.")] = False,
 ) -> None:
-    """Re-derive every game of the logs and check it: chain, seed, chance, moves, result.
+    """Re-derive every game of the logs and check it: chain, seed, chance, moves, result, signature.
+
+    With --db: every game stored there (or of --tournament, or --ladder), whatever its status,
+    and every derived row against the events, the signatures, checkpoints, schedules and seeds.
 
     Example: tourney replay verify logs/ --key league.pub
     """
     trusted = signing.load_public(key) if key is not None else None
+    if db is not None or tournament is not None or ladder is not None:
+        if paths:
+            raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
+        if verify_ledger(reading(db), tournament, ladder, trusted, quiet):
+            raise typer.Exit(1)
+        return
+    if not paths:
+        raise logfmt.LogError("name log files or directories, or --db")
     summary = Summary()
     withheld = 0
     began = clock()
-    for name, load in _sources(paths, db, tournament):
+    manifests = manifest_files(paths)
+    seen: dict[Path, dict[str, dict]] = {}
+    # A manifest named alone is checked with the logs of its folder, which are verified too.
+    for path in log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths))):
+        name = str(path)
         summary.games += 1
         try:
+            log = logfmt.read(path)
+            seen.setdefault(path.parent, {})[log["game_id"]] = {"head": log.get("head"), "seed": log.get("seed")}
             with collector_paused():
-                report = verify_log(load(), name, trusted)
-        except logfmt.LogError as error:
+                report = verify_log(log, name, trusted)
+        except (logfmt.LogError, KeyError, TypeError) as error:
             summary.failures += 1
             typer.echo(f"FAIL {name}: {error}", err=True)
             continue
@@ -173,14 +210,97 @@ def verify(
             extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
             typer.echo(f"ok   {name}: {report.events} events, {report.decisions} decisions, "
                        f"{report.chance_steps} chance steps, {report.signature}{extra}")
-    if summary.games == 0:
-        raise logfmt.LogError("no games to verify: the database holds none")
+    for path in manifests:
+        problems = manifest.check(manifest.read(path), seen.get(path.parent, {}), trusted)
+        for problem in problems:
+            typer.echo(f"FAIL {path}: {problem}", err=True)
+        summary.failures += len(problems)
+        if not problems and not quiet:
+            typer.echo(f"ok   {path}: every listed game's log is here, with its head; the checkpoint and seeds hold")
     summary.seconds = clock() - began
     unchecked = (f" ({plural(withheld, 'decision')} with a withheld private part could not be checked)"
                  if withheld else "")
     typer.echo(summary.line() + unchecked)
     if summary.failures:
         raise typer.Exit(1)
+
+
+def manifest_files(paths: list[Path]) -> list[Path]:
+    """The manifests named, or found in the folders named (tournament.manifest, ladder.manifest)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(path.glob(f"*{manifest.SUFFIX}"))
+        elif path.suffix == manifest.SUFFIX:
+            out.append(path)
+    return out
+
+
+def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, trusted: bytes | None,
+                  quiet: bool) -> int:
+    """`replay verify --db`: every game of the scope, then each tournament and ladder as a whole; prints what
+    it finds and returns how many failures (0: all passed)."""
+    if tournament is not None and ladder is not None:
+        raise logfmt.LogError("give --tournament or --ladder, not both")
+    if tournament is not None:
+        tournaments = [tournament_rows.get(ledger, tournament)]
+        ladders: list[dict] = []
+        ids = tournament_rows.game_ids(ledger, tournaments[0]["id"])
+    elif ladder is not None:
+        tournaments, ladders = [], [ladder_rows.get(ledger, ladder)]
+        ids = ladder_rows.game_ids(ledger, ladders[0]["id"])
+    else:
+        tournaments = [tournament_rows.get(ledger, str(row["id"])) for row in tournament_rows.all_tournaments(ledger)]
+        ladders = [ladder_rows.get(ledger, row["name"]) for row in ladder_rows.all_ladders(ledger)]
+        ids = ledger.game_ids()
+    if not ids:
+        raise logfmt.LogError(f"no games to verify: {'it holds' if tournament or ladder else 'the database holds'} "
+                              "none")
+    public = ledger.public_key()
+    summary, still_playing, began = Summary(), 0, clock()
+    for verdict in audit.stored_games(ledger, ids, trusted):
+        summary.games += 1
+        if verdict.state == audit.FAIL:
+            summary.failures += 1
+            typer.echo(f"FAIL {verdict.name}: {verdict.line}", err=True)
+            continue
+        summary.events += verdict.report.events
+        still_playing += verdict.state == audit.OPEN
+        if verdict.state == audit.OPEN or not quiet:
+            typer.echo(f"{verdict.state:<4} {verdict.name}: {verdict.line}")
+    scopes = [tournament_audit.tournament(ledger, row, trusted or public) for row in tournaments]
+    scopes += [ladder_audit.ladder(ledger, row, trusted or public) for row in ladders]
+    for scope in scopes:
+        for problem in scope.problems:
+            typer.echo(f"FAIL {scope.name}: {problem}", err=True)
+        summary.failures += len(scope.problems)
+        if scope.ok and not quiet:
+            typer.echo(f"ok   {scope.name}: {plural(scope.games, 'game')}" +
+                       "".join(f"; {note}" for note in scope.notes))
+    for problem in _key_file_problems(ledger, public):
+        summary.failures += 1
+        typer.echo(f"FAIL ledger key: {problem}", err=True)
+    summary.seconds = clock() - began
+    extra = f"; {plural(still_playing, 'game')} still playing" if still_playing else ""
+    key_note = (f"; ledger key {signing.fingerprint(public)} (compare it with the fingerprint the operator "
+                "published, or give --key)" if public is not None and trusted is None else
+                "; no ledger key (written before ledger keys)" if public is None else "")
+    typer.echo(summary.line() + extra + key_note)
+    return summary.failures
+
+
+def _key_file_problems(ledger: Ledger, public: bytes | None) -> list[str]:
+    """On the operator's machine, the private key beside the database must be the one the database names."""
+    if ledger.key_path is None or not ledger.key_path.is_file() or not os.access(ledger.key_path, os.R_OK):
+        return []
+    try:
+        found = signing.raw_public(signing.load_private(ledger.key_path).public_key())
+    except signing.SignatureError as error:
+        return [str(error)]
+    if public is not None and found != public:
+        return [f"the key at {ledger.key_path} is {signing.fingerprint(found)}, but the database names "
+                f"{signing.fingerprint(public)}"]
+    return []
 
 
 @app.command("show")
@@ -299,23 +419,3 @@ def _table(frame: render.Frame) -> Table:
         for key, value in hidden.items():
             table.add_row(Text(f"seat {seat} {render.label(key)}"), Text(show_value(value)))
     return table
-
-
-def _sources(paths, db, tournament):
-    if db is not None or tournament is not None:
-        if paths:
-            raise logfmt.LogError("give log files, or --db (with --tournament), not both")
-        ledger = reading(db)
-        if tournament is not None:
-            ids = tournament_rows.game_ids(ledger, tournament_rows.get(ledger, tournament)["id"])
-        else:
-            with ledger.read() as connection:
-                ids = [r[0] for r in connection.exec_driver_sql(
-                    "SELECT id FROM games WHERE status = 'finished' ORDER BY created_at, id")]
-        for game_id in ids:
-            yield f"game {game_id}", lambda game_id=game_id: archive.export(ledger, game_id)
-        return
-    if not paths:
-        raise logfmt.LogError("name log files or directories, or --db")
-    for path in log_files(paths):
-        yield str(path), lambda path=path: logfmt.read(path)

@@ -22,6 +22,7 @@ from tournaments.cli.options import (
     CpuSeconds,
     Db,
     Jobs,
+    LedgerKey,
     MaxProcesses,
     MemoryMb,
     MoveTime,
@@ -46,9 +47,11 @@ def run(
     players: Players = None,
     games: Annotated[int, games_option("Deals per table; each is played from every seat rotation.")]
     = runner.DEFAULT_GAMES,
-    seed: Annotated[str, typer.Option("--seed", help="Seed of the schedule and of every deal.")] = runner.DEFAULT_SEED,
-    name: Annotated[str | None, typer.Option("--name", help="Tournament name (default: <folder>-<game>-seed<seed>).")]
-    = None,
+    seed: Annotated[str | None, typer.Option(
+        "--seed", help="Seed of the schedule and of every deal, chosen by you (default: a secret seed drawn at "
+        "random, committed now and revealed when the tournament ends).", show_default=False)] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Tournament name (default: <folder>-<game>-seed<seed>, "
+                                                            "or -<commitment> for a drawn seed).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a tournament that was interrupted.")] = False,
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
@@ -66,6 +69,7 @@ def run(
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
     db: Db = None,
+    ledger_key: LedgerKey = None,
 ) -> None:
     """Play a tournament between the bots in FOLDER (round robin unless --format) and print the standings.
 
@@ -73,7 +77,7 @@ def run(
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     """
     engine = registry.get(game)
-    ledger = writing(db)  # first: a database it cannot use is refused before any bot starts
+    ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if form not in formats.FORMATS:
         raise typer.BadParameter(f"--format is one of {', '.join(formats.FORMATS)}, not {form!r}")
     if (candidate is not None) != (form == formats.GAUNTLET):
@@ -83,9 +87,10 @@ def run(
     limits = Limits(move_time, time_bank)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     console, errors = terminal.console(), terminal.console(stderr=True)
-    tournament_name = name or runner.default_name(folder, engine.name, seed,
-                                                  None if form == formats.ROUND_ROBIN else form)
-    confinement, notice = runner.confinement_for(ledger, tournament_name, sandbox, resume, resources)
+    form_name = None if form == formats.ROUND_ROBIN else form
+    namer = runner.default_namer(folder, engine.name, form_name)
+    known = runner.known_name(ledger, name, seed, resume, namer, engine.name, form_name)
+    confinement, notice = runner.confinement_for(ledger, known, sandbox, resume, resources)
     if notice:
         errors.print(notice, soft_wrap=True)
     prepared, k = runner.prepare(folder, engine.name, players, limits, confinement)
@@ -97,13 +102,15 @@ def run(
                   else None)
         spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen,
                            sandbox=confinement.sandbox, resources=resources)
-        the_run = runner.open_run(ledger, tournament_name, spec, resume)
+        the_run = runner.open_run(ledger, name, spec, resume, namer)
+        tournament_name = the_run.name
         workers = jobs_for(jobs, the_run.total - the_run.done)
         done_before = the_run.done
         if not as_json:
             console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, "
                           f"{plural(the_run.total, 'game')} ({done_before} already stored), {plural(workers, 'job')}, "
                           f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}", soft_wrap=True)
+            console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
         try:
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
@@ -122,7 +129,22 @@ def run(
             errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
                          "plus --resume", highlight=False)
             raise typer.Exit(130) from None
+    if the_run.revealed is not None and not as_json:
+        console.print(Text(f"the tournament is over: seed revealed: {the_run.revealed}"), soft_wrap=True)
     show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False)
+
+
+def seed_line(row: dict) -> str:
+    """The tournament's seed as it may be shown: chosen, drawn and revealed, or only its commitment."""
+    return seed_line_of(standings.seed_of(row))
+
+
+def seed_line_of(seed: dict) -> str:
+    if seed.get("origin") is None:
+        return "no seed (imported games)"
+    if seed["seed"] is None:
+        return f"seed drawn and secret until the end, commitment {seed['commitment']}"
+    return f"seed {seed['seed']} ({'chosen by the organiser' if seed['origin'] == 'organiser' else 'drawn, revealed'})"
 
 
 def standings_(
@@ -188,6 +210,8 @@ def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bo
                       f"{row.score:.1f}", f"{row.elo:.0f}", f"{row.ci_low:.0f} to {row.ci_high:.0f}",
                       str(row.forfeits))
     console.print(table)
+    for line in [*result.trust.lines(), seed_line_of(result.seed)]:
+        console.print(Text(line))
     bots = [row.bot for row in result.rows]
     if los:
         console.print(_matrix("likelihood of superiority (row better than column)", bots, lambda a, b: (

@@ -10,6 +10,7 @@ unpacks them into a private cache, checked against the content hash before each 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import random
@@ -26,18 +27,18 @@ from typing import Any
 import orjson
 
 from engines import registry
+from ledger import checkpoints, seeds
 from ledger import ladders as rows
 from ledger.store import Ledger
+from replays import facts
 from replays.archive import store_recorded
-from replays.record import SEAT_FORFEITED
 from tournaments.bots import sandbox
 from tournaments.bots.discovery import describe
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
-from tournaments.play import results
 from tournaments.play.runner import Job, Spec, write_logs
 from tournaments.play.runner import results as played
-from tournaments.play.schedule import Scheduled
+from tournaments.play.schedule import Scheduled, deal_seed
 from tournaments.ratings import elo, openskill
 
 CPU_SECONDS = Resources().cpu_seconds
@@ -263,9 +264,16 @@ def _forfeit_reason(recorded) -> str | None:
 # -- play ------------------------------------------------------------------------------
 
 
-def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Limits, rng: random.Random,
-         progress: Callable[[int], None] | None = None, bot_logs: Path | None = None) -> int:
+def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Limits, seed: str | None = None,
+         progress: Callable[[int], None] | None = None, announce: Callable[[str], None] | None = None,
+         bot_logs: Path | None = None) -> int:
     """Play at least ``games`` games (whole seat rotations), each stored and rated at once.
+
+    One call is one session with one seed (``seed``, chosen by the organiser, or drawn and
+    kept secret until the session ends, ledger.seeds): the matchmaking draws from it, and
+    deal d of the session is dealt from ``deal_seed(seed, 0, d)``, its games keyed
+    ``s<session>-d<deal>-r<rotation>``. When the session stops (done, interrupted or failed)
+    a signed checkpoint covers the ladder's games and the seed is revealed.
 
     With ``bot_logs``, the end of each bot's stderr per game goes there as ``<game id>-seat<N>.log``.
     """
@@ -274,42 +282,67 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
     engine = registry.get(ladder["game"])
     k = ladder["players"]
     rating = model(ladder)
-    stored = 0
-    while stored < games:
-        active = rows.entries(ledger, ladder["id"])
-        if len(active) < k:
-            raise LadderError(f"ladder {ladder_name!r} needs {k} active bots to play, it has {len(active)}: "
-                              "submit more with `tourney ladder submit`")
-        by_name = {entry["name"]: entry for entry in active}
-        specs = {entry["name"]: _runnable(ledger, entry, limits) for entry in active}
-        candidates = _candidates(ledger, ladder, active)
-        jobs: list[Job] = []
-        while len(jobs) < max(1, min(games - stored, 2 * workers * k)):
-            table = matchmaking.next_table(candidates, k, rng, spread=rating.spread)
-            seed = f"{rng.getrandbits(128):032x}"
-            spec = Spec(engine.name, k, 1, seed, limits.move_time, limits.time_bank,
-                        tuple(specs[name] for name in table), sandbox=True, resources=limits.resources)
-            for rotation in range(k):
-                seated = tuple(table[rotation:] + table[:rotation])
-                jobs.append(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed),
-                                keep_logs=bot_logs is not None))
-        for result in played(jobs, workers):
-            recorded = result.recorded
-            seated = [by_name[seat.name] for seat in recorded.seats]
+    key = ledger.signing_key()  # before any bot starts
+    if seed is None:
+        seed, committed = seeds.draw(key)
+    else:
+        committed = seeds.chosen(seed)
+    session = rows.open_session(ledger, ladder["id"], committed, seed)
+    say = announce or (lambda _line: None)
+    say(f"session {session}: " + (f"seed {seed} (chosen by the organiser)" if not committed.secret else
+                                  f"seed drawn and secret until the session stops, commitment {committed.commitment}"))
+    rng = random.Random(matchmaking_seed(seed))
+    stored = deal = 0
+    try:
+        while stored < games:
+            active = rows.entries(ledger, ladder["id"])
+            if len(active) < k:
+                raise LadderError(f"ladder {ladder_name!r} needs {k} active bots to play, it has {len(active)}: "
+                                  "submit more with `tourney ladder submit`")
+            by_name = {entry["name"]: entry for entry in active}
+            specs = {entry["name"]: _runnable(ledger, entry, limits) for entry in active}
+            candidates = _candidates(ledger, ladder, active)
+            jobs: list[Job] = []
+            while len(jobs) < max(1, min(games - stored, 2 * workers * k)):
+                table = matchmaking.next_table(candidates, k, rng, spread=rating.spread)
+                dealt = deal_seed(seed, 0, deal)
+                spec = Spec(engine.name, k, 1, dealt, limits.move_time, limits.time_bank,
+                            tuple(specs[name] for name in table), sandbox=True, resources=limits.resources)
+                for rotation in range(k):
+                    seated = tuple(table[rotation:] + table[:rotation])
+                    jobs.append(Job(spec, Scheduled(f"s{session}-d{deal}-r{rotation}", 0, deal, rotation, seated,
+                                                    dealt), keep_logs=bot_logs is not None))
+                deal += 1
+            for result in played(jobs, workers):
+                recorded = result.recorded
+                seated = [by_name[seat.name] for seat in recorded.seats]
 
-            def store(connection, recorded=recorded, seated=seated, scores=result.scores):
-                store_recorded(ledger, recorded, [e["bot_id"] for e in seated], scores, connection=connection)
-                return recorded.game_id
+                def store(connection, recorded=recorded, seated=seated, scores=result.scores, key=result.key):
+                    store_recorded(ledger, recorded, [e["bot_id"] for e in seated], scores, game_key=key,
+                                   connection=connection)
+                    return recorded.game_id
 
-            rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),
-                            rating.update)
-            if bot_logs is not None:
-                bot_logs.mkdir(parents=True, exist_ok=True)
-                write_logs(bot_logs, recorded.game_id, result.logs)
-            stored += 1
-            if progress is not None:
-                progress(stored)
+                rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),
+                                rating.update)
+                if bot_logs is not None:
+                    bot_logs.mkdir(parents=True, exist_ok=True)
+                    write_logs(bot_logs, recorded.game_id, result.logs)
+                stored += 1
+                if stored % checkpoints.EVERY == 0:
+                    checkpoints.write(ledger, rows.scope(ladder))
+                if progress is not None:
+                    progress(stored)
+    finally:
+        checkpoints.write(ledger, rows.scope(ladder))
+        rows.close_session(ledger, session, seed)
+        if committed.secret:
+            say(f"session {session} is over: seed revealed: {seed}")
     return stored
+
+
+def matchmaking_seed(seed: str) -> int:
+    """The matchmaking RNG's seed, from the session's (so a secret seed keeps the tables unpredictable too)."""
+    return int.from_bytes(hashlib.sha256(f"tourney-matchmaking-v1/{seed}".encode()).digest()[:16], "big")
 
 
 def _runnable(ledger: Ledger, entry: dict[str, Any], limits: Limits) -> BotSpec:
@@ -323,12 +356,63 @@ def _candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, A
         return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], entry["sigma"])
                 for entry in active]
     names = {entry["id"]: entry["name"] for entry in active}
-    games = [[(names[e], rank) for e, rank in seats if e in names] for _, seats in
-             rows.results_in_order(ledger, ladder["id"])]
+    games = [[(names[e], rank) for e, rank in seats if e in names] for _, seats in rated(ledger, ladder)[0]]
     current = {entry["name"]: entry["rating"] for entry in active}
     se = matchmaking.uncertainties(current, games)
     return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], se[entry["name"]])
             for entry in active]
+
+
+# -- results, from the games' hashed events ------------------------------------------------
+
+
+def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
+    """Every rated game of the ladder in fold order, [(entry, rank) per seat], read from its hashed
+    events (facts.Tampered if a derived row disagrees with them), and the reading itself."""
+    if connection is None:
+        with ledger.read() as connection:
+            return rated(ledger, ladder, connection)
+    reading = facts.read(ledger, rows.scope(ladder), connection)
+    entry_of = rows.entry_of_bot(connection, ladder["id"])
+    void = rows.voided(connection, ladder["id"])
+    out: rows.Rated = []
+    for fact in reading.facts:
+        if fact.game_id in void:
+            continue
+        if any(seat.bot_id not in entry_of for seat in fact.seats):
+            raise facts.Tampered(fact.game_id, f"a seat's bot is not an entry of ladder {ladder['name']!r}")
+        out.append((reading.order[fact.game_id], [(entry_of[seat.bot_id], seat.rank) for seat in fact.seats]))
+    return out, reading
+
+
+def folded(ledger: Ledger, ladder: dict[str, Any], connection) -> tuple[rows.Folded, rows.Rated, facts.Reading]:
+    """The ladder's ratings and history as its games' hashed results fold them (the rebuild's fold, writing
+    nothing), with the results and the reading they come from."""
+    results, reading = rated(ledger, ladder, connection)
+    rating = model(ladder)
+    return rows.fold(rows.versions(connection, ladder["id"]), results, rating.update, rating.start), results, reading
+
+
+def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
+    """The ladder's stored ratings must be the fold of its games' hashed results: facts.Tampered naming the
+    first that is not (`ladder rebuild` refolds them). The results and the reading they were checked against."""
+    if connection is None:
+        with ledger.read() as connection:
+            return check_ratings(ledger, ladder, connection)
+    fold, results, reading = folded(ledger, ladder, connection)
+    for entry, (stored, games) in sorted(rows.stored_ratings(connection, ladder["id"]).items()):
+        expected = (fold.ratings.get(entry, stored), fold.games.get(entry, 0))
+        if expected != (stored, games):
+            raise facts.Tampered(None, f"ladder {ladder['name']!r}: entry {entry} is stored with rating "
+                                       f"{_shown(stored)} after {games} games, but its games fold to "
+                                       f"{_shown(expected[0])} after {expected[1]} (`tourney ladder rebuild` "
+                                       "refolds the ratings from the games)")
+    return results, reading
+
+
+def _shown(rating: rows.Rating) -> str:
+    value, sigma = rating
+    return f"{value:.6g}" if sigma is None else f"{value:.6g} (sigma {sigma:.6g})"
 
 
 # -- standings -------------------------------------------------------------------------
@@ -352,9 +436,18 @@ class Standing:
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False) -> list[Standing]:
+    """The ladder's standings; its ratings are checked to be the fold of its games' hashed results."""
+    return checked_standings(ledger, ladder_name, include_retired)[0]
+
+
+def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = False
+                      ) -> tuple[list[Standing], facts.Trust]:
+    """The ladder's standings, and who vouches for the games they come from (the ledger key, by checkpoint)."""
     ladder = rows.get(ledger, ladder_name)
+    with ledger.read() as connection:
+        results, reading = check_ratings(ledger, ladder, connection)
     listed = rows.entries(ledger, ladder["id"], active_only=not include_retired)
-    forfeits = forfeit_counts(ledger, ladder["id"])
+    forfeits = forfeit_counts(ledger, ladder, reading)
     if model(ladder) is MODELS[OPENSKILL]:
         skills = {e["id"]: openskill.Skill(e["rating"], e["sigma"]) for e in listed}
         listed.sort(key=lambda e: (-skills[e["id"]].ordinal, e["name"], e["version"]))
@@ -363,33 +456,29 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False) -
                      e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"], forfeits.get(e["id"], 0),
                      e["rating"], e["sigma"])
             for position, e in enumerate(listed, start=1)
-        ]
+        ], reading.trust
     labels = {entry["id"]: _label(entry, include_retired) for entry in listed}
-    games = [[(labels[e], rank) for e, rank in seats if e in labels]
-             for _, seats in rows.results_in_order(ledger, ladder["id"])]
+    games = [[(labels[e], rank) for e, rank in seats if e in labels] for _, seats in results]
     se = matchmaking.uncertainties({labels[e["id"]]: e["rating"] for e in listed}, games)
     return [
         Standing(position, entry["name"], entry["version"], entry["rating"], 1.96 * se[labels[entry["id"]]],
                  entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"],
                  forfeits.get(entry["id"], 0))
         for position, entry in enumerate(listed, start=1)
-    ]
+    ], reading.trust
 
 
-def forfeit_counts(ledger: Ledger, ladder_id: int) -> dict[int, int]:
+def forfeit_counts(ledger: Ledger, ladder: dict[str, Any], reading: facts.Reading) -> dict[int, int]:
     """Ladder entry -> the rated games it forfeited, from each game's hashed seat_forfeited event."""
-    seated = rows.seat_entries(ledger, ladder_id)
-    rated = set(rows.game_ids(ledger, ladder_id)) - voided(ledger, ladder_id)
+    with ledger.read() as connection:
+        entry_of = rows.entry_of_bot(connection, ladder["id"])
+        void = rows.voided(connection, ladder["id"])
     out: dict[int, int] = {}
-    for game_id, forfeit in results.forfeits_of(rows.event_bodies(ledger, ladder_id, SEAT_FORFEITED)).items():
-        if game_id in rated:
-            entry = seated[(game_id, forfeit.seat)]
+    for fact in reading.facts:
+        if fact.forfeit is not None and fact.game_id not in void:
+            entry = entry_of[fact.seats[fact.forfeit.seat].bot_id]
             out[entry] = out.get(entry, 0) + 1
     return out
-
-
-def voided(ledger: Ledger, ladder_id: int) -> set[str]:
-    return {event["game_id"] for event in rows.events(ledger, ladder_id) if event["kind"] == rows.VOID}
 
 
 def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[str, int]:
@@ -402,7 +491,8 @@ def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[
         raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
                           f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
     rating = model(ladder)
-    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update, rating.start)
+    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update,
+                               lambda connection: rated(ledger, ladder, connection)[0], rating.start)
 
 
 def retire(ledger: Ledger, ladder_name: str, bot: str, reason: str) -> int:
@@ -428,9 +518,12 @@ def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
 
 
 def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, rows.Rating]]:
+    """Refold every rating from the games' hashed results (never from a derived row): facts.Tampered, and
+    nothing rewritten, if any game's rows disagree with its events."""
     ladder = rows.get(ledger, ladder_name)
     rating = model(ladder)
-    return rows.rebuild(ledger, ladder["id"], rating.update, rating.start)
+    return rows.rebuild(ledger, ladder["id"], rating.update, lambda connection: rated(ledger, ladder, connection)[0],
+                        rating.start)
 
 
 def default_workers() -> int:

@@ -30,6 +30,7 @@ from ledger.canonical import loads
 from ledger.store import Ledger
 from tournaments.bots.discovery import describe, discover
 from tournaments.bots.spec import BotError, BotSpec, Limits
+from tournaments.play import results
 from tournaments.play.formats import Stored
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import Scheduled, ScheduleError, table_games
@@ -303,9 +304,10 @@ def build(candidate: BotSpec, baseline: BotSpec, field: Sequence[BotSpec], game:
     return Spec(engine.name, k, deals, seed, limits.move_time, limits.time_bank, bots, format=form)
 
 
-def default_name(spec: Spec) -> str:
+def namer(spec: Spec):
+    """A match's default name from its last part (``seed<S>``, or a drawn seed's commitment's first digits)."""
     form = spec.format
-    return f"match-{form.candidate}-vs-{form.baselines[0]}-{spec.game}-seed{spec.seed}"
+    return lambda last: f"match-{form.candidate}-vs-{form.baselines[0]}-{spec.game}-{last}"
 
 
 def of_tournament(ledger: Ledger, ref: str) -> tuple[dict[str, Any], Statistics]:
@@ -316,8 +318,9 @@ def of_tournament(ledger: Ledger, ref: str) -> tuple[dict[str, Any], Statistics]
     if described.get("name") != MATCH:
         raise TournamentError(f"tournament {row['name']!r} is not a match (see `tourney standings`)")
     match = Match.of_json(described)
-    plan = MatchPlan(match, int(spec["games"]), spec["seed"])
-    return row, statistics(plan, tournament_rows.results_by_key(ledger, row["id"]))
+    # The statistics pair games by key, which the seed does not change: a secret seed's match reads as well.
+    plan = MatchPlan(match, int(spec["games"]), spec["seed"] or "")
+    return row, statistics(plan, results.by_key(ledger, row["id"]))
 
 
 def pair_points() -> list[Fraction]:

@@ -1,8 +1,10 @@
 """What the stored games of a tournament say, game by game: seats, bots, ranks, scores, forfeits.
 
-A forfeit is read from the game's own hashed ``seat_forfeited`` event (ruling ALL-5: which seat,
-and why), never from a derived column, so the standings' forfeit counts and `tourney games`
-agree with what `replay verify` checks.
+Everything comes from each game's hashed events (replays.facts): ranks, scores and the end
+reason from ``game_ended``, a forfeit from ``seat_forfeited`` (ruling ALL-5: which seat, and
+why), the seats' bots from ``game_started``; the derived rows must agree with them, or the
+read fails naming the game. So the standings, their forfeit counts and `tourney games` say
+what `replay verify` checks.
 """
 
 from __future__ import annotations
@@ -12,15 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger import tournaments as tournament_rows
-from ledger.canonical import loads
 from ledger.store import Ledger
-from replays.record import SEAT_FORFEITED
+from replays import facts
+from replays.facts import Forfeit, Trust
 
-
-@dataclass(frozen=True, slots=True)
-class Forfeit:
-    seat: int
-    reason: str
+__all__ = ["Checked", "Forfeit", "GameResult", "SeatResult", "by_key", "checked", "forfeit_counts",
+           "of_tournament"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,26 +52,36 @@ class GameResult:
         }
 
 
-def forfeits_of(bodies: Iterable[tuple[str, bytes]]) -> dict[str, Forfeit]:
-    """Game id -> its forfeit, from the hashed bodies of ``seat_forfeited`` events."""
-    out = {}
-    for game_id, body in bodies:
-        data = loads(body)["data"]
-        out[game_id] = Forfeit(int(data["seat"]), str(data["reason"]))
-    return out
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A tournament's finished games in key order, and who vouches for them."""
+
+    games: list[GameResult]
+    trust: Trust
+
+
+def checked(ledger: Ledger, tournament_id: int) -> Checked:
+    """Every finished game of a tournament, in key order, read from its hashed events (facts.Tampered if a
+    derived row disagrees with them)."""
+    row = tournament_rows.get(ledger, str(tournament_id))
+    reading = facts.read(ledger, tournament_rows.scope(row))
+    games = [
+        GameResult(fact.key, fact.game_id, fact.reason, fact.created_at,
+                   tuple(SeatResult(s.seat, s.bot, s.rank, s.score) for s in fact.seats), fact.forfeit)
+        for fact in sorted(reading.facts, key=lambda fact: (fact.key or "", fact.game_id))
+    ]
+    return Checked(games, reading.trust)
+
+
+def by_key(ledger: Ledger, tournament_id: int) -> dict[str, list[tuple[str, int]]]:
+    """Every finished game of a tournament by its key: [(bot name, rank) per seat] (what a Swiss draw and a
+    match's stopping rule read), from the hashed events."""
+    return {game.key: [(seat.bot, seat.rank) for seat in game.seats] for game in of_tournament(ledger, tournament_id)}
 
 
 def of_tournament(ledger: Ledger, tournament_id: int) -> list[GameResult]:
-    """Every stored game of a tournament, in key order."""
-    forfeits = forfeits_of(tournament_rows.event_bodies(ledger, tournament_id, SEAT_FORFEITED))
-    games: dict[str, list[dict[str, Any]]] = {}
-    for row in tournament_rows.game_seats(ledger, tournament_id):
-        games.setdefault(row["game_id"], []).append(row)
-    return [
-        GameResult(seats[0]["key"], game_id, seats[0]["end_reason"], seats[0]["created_at"],
-                   tuple(SeatResult(s["seat"], s["bot"], s["rank"], s["score"]) for s in seats), forfeits.get(game_id))
-        for game_id, seats in games.items()
-    ]
+    """Every finished game of a tournament, in key order."""
+    return checked(ledger, tournament_id).games
 
 
 def forfeit_counts(games: Iterable[GameResult]) -> dict[str, int]:

@@ -26,6 +26,7 @@ from typing import Any
 
 from engines import registry
 from engines.driver import play
+from ledger import checkpoints, seeds
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
@@ -36,14 +37,14 @@ from tournaments.bots.discovery import discover, staged_copy
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
 from tournaments.bots.protocol import ProgramAgent, check_handshakes
 from tournaments.bots.spec import BUILTIN, PROGRAM, PYTHON, BotError, BotSpec, Confinement, Limits, Resources
-from tournaments.play import salvage
+from tournaments.play import salvage, seeding
 from tournaments.play.formats import Plan, RoundRobin
+from tournaments.play.results import by_key as stored_results
 from tournaments.play.schedule import Scheduled, ScheduleError, seat_count
 from tournaments.play.workers import box
 from tournaments.play.workers import run as run_workers
 
 DEFAULT_GAMES = 10
-DEFAULT_SEED = "1"
 
 
 class TournamentError(ValueError):
@@ -57,7 +58,8 @@ class Spec:
     game: str
     players: int
     games: int
-    seed: str
+    seed: str | None
+    """None until open_run draws one (no --seed); a worker always gets the seed itself."""
     move_time: float
     time_bank: float
     bots: tuple[BotSpec, ...]
@@ -67,6 +69,8 @@ class Spec:
     sandbox: bool = False
     """Whether every bot but tourney's builtin plays in its own sandbox (recorded with the tournament)."""
     resources: Resources = field(default_factory=Resources)
+    drawn: bool = False
+    """The seed was drawn, not chosen: the stored spec keeps only its commitment (tournaments.play.seeding)."""
 
     @property
     def confinement(self) -> Confinement:
@@ -81,8 +85,10 @@ class Spec:
         return (self.format or RoundRobin()).plan(self)
 
     def to_json(self) -> dict[str, Any]:
+        # A drawn seed is stored as its commitment only (a spec stored before drawn seeds keeps its seed).
+        seed = {"seed": None, "seed_commitment": seeds.commitment(self.seed)} if self.drawn else {"seed": self.seed}
         out = {
-            "game": self.game, "players": self.players, "games": self.games, "seed": self.seed,
+            "game": self.game, "players": self.players, "games": self.games, **seed,
             "move_time_ms": round(self.move_time * 1000), "time_bank_ms": round(self.time_bank * 1000),
             "options": self.options,
             "bots": [{"name": b.name, "hash": b.content_hash, "kind": b.kind} for b in self.bots],
@@ -132,14 +138,14 @@ class Prepared:
             self.staging.cleanup()
 
 
-def confinement_for(ledger: Ledger, name: str, mode: str, resume: bool, resources: Resources
+def confinement_for(ledger: Ledger, name: str | None, mode: str, resume: bool, resources: Resources
                     ) -> tuple[Confinement, str | None]:
     """Whether bots play in the sandbox (``mode``: on, off or auto) and a notice to show, if any.
 
     A resumed tournament keeps the mode it was started with (one stored before the sandbox
     existed played without it): ``auto`` follows it, and ``on`` or ``off`` against it is refused.
     """
-    existing = tournament_rows.find(ledger, name) if resume else None
+    existing = tournament_rows.find(ledger, name) if resume and name is not None else None
     if existing is None:
         on, notice = sandbox.resolve(mode)
         return Confinement(on, resources), notice
@@ -204,7 +210,7 @@ def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinemen
         raise
 
 
-def ready_spec(ledger: Ledger, name: str, spec: Spec, mode: str, resume: bool, resources: Resources
+def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: bool, resources: Resources
                ) -> tuple[Spec, Prepared, str | None]:
     """A spec whose bots were named one by one (a match): sandboxed or not as ``mode`` and a resumed
     tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake. Also
@@ -325,6 +331,12 @@ class Run:
     spec: Spec
     plan: Plan
     stored: dict[str, list[tuple[str, int]]]
+    revealed: str | None = None
+    """The drawn seed, once the run stored the tournament's last game and revealed it."""
+
+    @property
+    def name(self) -> str:
+        return self.tournament["name"]
 
     @property
     def total(self) -> int | None:
@@ -342,26 +354,69 @@ class Run:
         return [Job(self.spec, g) for g in stage if g.key not in self.stored]
 
 
-def default_name(folder: str | Path, game: str, seed: str, form: str | None = None) -> str:
+Namer = Callable[[str], str]
+"""A default tournament name from its last part: ``seed<S>`` for a chosen seed, the commitment's
+first 8 digits for a drawn one (whose name cannot be known before it is drawn)."""
+
+
+def default_namer(folder: str | Path, game: str, form: str | None = None) -> Namer:
+    """``<folder>-<game>[-<format>]-<last part>``."""
     middle = f"-{form}" if form else ""
-    return f"{Path(folder).resolve().name}-{game}{middle}-seed{seed}"
+    return lambda last: f"{Path(folder).resolve().name}-{game}{middle}-{last}"
 
 
-def open_run(ledger: Ledger, name: str, spec: Spec, resume: bool) -> Run:
-    """Create the tournament, or (with resume) reopen it with the results stored so far."""
+def known_name(ledger: Ledger, name: str | None, seed: str | None, resume: bool, namer: Namer, game: str,
+               form: str | None = None) -> str | None:
+    """The tournament's name before its bots start: ``name``, else ``namer``'s for a chosen seed, else (a resume)
+    the newest tournament named by default for this game and format (by name; None: round robin); None for a
+    new tournament whose seed is still to be drawn, or a resume that finds nothing."""
+    if name is not None:
+        return name
+    if seed is not None:
+        return namer(seeding.label(seed, None))
+    existing = seeding.resumable(ledger, namer(""), game, form) if resume else None
+    return None if existing is None else existing["name"]
+
+
+def _plan(spec: Spec) -> Plan:
     try:
-        plan = spec.plan()
+        return spec.plan()
     except ScheduleError as error:
         raise TournamentError(str(error)) from None
-    existing = tournament_rows.find(ledger, name)
+
+
+def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: Namer | None = None) -> Run:
+    """Create the tournament, or (with resume) reopen it with the results stored so far.
+
+    ``name`` None: ``namer``'s default name (``seed<S>`` last for a chosen seed; for a drawn one
+    the commitment's first digits, and a resume continues the newest tournament named so).
+    The ledger key is checked (or made) first, before any bot starts.
+    """
+    key = ledger.signing_key()
+    namer = namer or default_namer(".", spec.game)
+    name = known_name(ledger, name, spec.seed, resume, namer, spec.game,
+                      None if spec.format is None else spec.format.name)
+    if name is None and resume:
+        raise TournamentError(f"no tournament named {namer('')}… to resume in {ledger.url}: name it with --name")
+    existing = None if name is None else tournament_rows.find(ledger, name)
     if existing is None:
         if resume:
             raise TournamentError(f"no tournament {name!r} to resume in {ledger.url}")
+        spec, committed = seeding.for_new(spec, key)
+        plan = _plan(spec)
+        name = name or namer(seeding.label(None, committed.commitment))
         with ledger.write() as connection:
             bot_ids = [ledger.ensure_bot(b.name, b.content_hash, b.kind, connection) for b in spec.bots]
-        tournament_rows.create(ledger, name, spec.game, canonical(spec.to_json()).decode(), spec.seed, bot_ids)
+        tournament_rows.create(ledger, name, spec.game, canonical(spec.to_json()).decode(), spec.seed, bot_ids,
+                               committed)
         return Run(tournament_rows.get(ledger, name), spec, plan, {})
-    run = Run(existing, spec, plan, tournament_rows.results_by_key(ledger, existing["id"]))
+    try:
+        spec = seeding.for_resume(existing, spec, key)
+    except seeding.SeedMismatch as error:
+        raise TournamentError(str(error)) from None
+    plan = _plan(spec)
+    # Swiss draws and a match's stopping rule read these: results from the hashed events, never bare rows.
+    run = Run(existing, spec, plan, stored_results(ledger, existing["id"]))
     if not resume:
         of = f" of {plan.total}" if plan.total is not None else ""
         state = "complete" if plan.next_stage(run.stored) is None else f"{run.done}{of} games played"
@@ -385,6 +440,10 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
 
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
     as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``.
+
+    A signed checkpoint is appended every ``checkpoints.EVERY`` games and when the run stops
+    (done, interrupted or failed); once the tournament is over, the last one says so and a
+    drawn seed is revealed (``run.revealed``).
     """
     bot_ids: dict[str, int] = {}
     with ledger.write() as connection:
@@ -396,33 +455,48 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
         except OSError as error:
             raise TournamentError(f"cannot write bot logs to {bot_logs}: {error.strerror or error}") from None
     stored = 0
-    while (stage := run.plan.next_stage(run.stored)) is not None:
-        for game in stage:
-            seats = run.stored.get(game.key)
-            if seats is not None and tuple(bot for bot, _ in seats) != game.bots:
-                raise TournamentError(f"stored game {game.key} was played by {', '.join(b for b, _ in seats)}, "
-                                      f"but the schedule seats {', '.join(game.bots)} there: the database does "
-                                      "not match this tournament's plan")
-        jobs = [Job(run.spec, g, bot_logs is not None) for g in stage if g.key not in run.stored]
-        if not jobs:
-            raise RuntimeError("a stage with every game stored is not the next stage")
-        for result in results(jobs, workers, notice):
-            recorded = result.recorded
-            ids = [bot_ids[s.name] for s in recorded.seats]
-            try:
-                store_recorded(ledger, recorded, ids, result.scores, run.tournament["id"], result.key)
-            except LedgerError:
-                if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
-                    raise
-                # another process resumed the same tournament and stored it first (the same game)
-            else:
-                stored += 1
-                if bot_logs is not None:
-                    write_logs(bot_logs, result.key, result.logs)
-            run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
-            if progress is not None:
-                progress(stored)
+    try:
+        while (stage := run.plan.next_stage(run.stored)) is not None:
+            for game in stage:
+                seats = run.stored.get(game.key)
+                if seats is not None and tuple(bot for bot, _ in seats) != game.bots:
+                    raise TournamentError(f"stored game {game.key} was played by {', '.join(b for b, _ in seats)}, "
+                                          f"but the schedule seats {', '.join(game.bots)} there: the database does "
+                                          "not match this tournament's plan")
+            jobs = [Job(run.spec, g, bot_logs is not None) for g in stage if g.key not in run.stored]
+            if not jobs:
+                raise RuntimeError("a stage with every game stored is not the next stage")
+            for result in results(jobs, workers, notice):
+                recorded = result.recorded
+                ids = [bot_ids[s.name] for s in recorded.seats]
+                try:
+                    store_recorded(ledger, recorded, ids, result.scores, run.tournament["id"], result.key)
+                except LedgerError:
+                    if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
+                        raise
+                    # another process resumed the same tournament and stored it first (the same game)
+                else:
+                    stored += 1
+                    if stored % checkpoints.EVERY == 0:
+                        checkpoints.write(ledger, tournament_rows.scope(run.tournament))
+                    if bot_logs is not None:
+                        write_logs(bot_logs, result.key, result.logs)
+                run.stored[result.key] = [(s.name, rank)
+                                          for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
+                if progress is not None:
+                    progress(stored)
+    finally:
+        close(ledger, run)
     return stored
+
+
+def close(ledger: Ledger, run: Run) -> None:
+    """Checkpoint what is stored; once the tournament is over, say so and reveal a drawn seed."""
+    over = run.plan.next_stage(run.stored) is None
+    checkpoints.write(ledger, tournament_rows.scope(run.tournament), over)
+    if over and run.spec.drawn and tournament_rows.reveal(ledger, run.tournament["id"], run.spec.seed):
+        run.revealed = run.spec.seed
+        run.tournament = tournament_rows.get(ledger, str(run.tournament["id"]))
 
 
 def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None) -> None:

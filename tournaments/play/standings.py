@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
 from ledger.store import Ledger
+from replays.facts import Trust
 from tournaments.play import results
 from tournaments.ratings import elo as ratings
 
@@ -37,6 +38,10 @@ class Standings:
     """Row bot -> column bot -> (wins, draws, losses) of the row bot, counted per pair of seats."""
     sandboxed: bool = False
     """Whether the bots played in the sandbox (docs/security.md)."""
+    trust: Trust = field(default_factory=Trust)
+    """Who vouches for the games: the ledger key, by checkpoint (its fingerprint) or one by one."""
+    seed: dict[str, Any] = field(default_factory=dict)
+    """The tournament's seed as it may be shown (``seed_of``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,6 +57,8 @@ class Standings:
             "los": {a: {b: None if v is None else round(v, 4) for b, v in row.items()} for a, row in self.los.items()},
             "head_to_head": {a: {b: {"wins": w, "draws": d, "losses": lost} for b, (w, d, lost) in row.items()}
                              for a, row in self.head_to_head.items()},
+            "integrity": self.trust.to_json(),
+            "seed": self.seed,
         }
 
 
@@ -77,7 +84,16 @@ def compute(name: str, game: str, games: list[list[tuple[str, int]]], forfeits: 
 def of_tournament(ledger: Ledger, ref: str) -> Standings:
     """The standings of a stored tournament (by id or name)."""
     row = tournament_rows.get(ledger, ref)
-    played = results.of_tournament(ledger, row["id"])
-    games = [[(seat.bot, seat.rank) for seat in game.seats] for game in played]
+    checked = results.checked(ledger, row["id"])
+    games = [[(seat.bot, seat.rank) for seat in game.seats] for game in checked.games]
     sandboxed = bool(loads(row["spec"]).get("sandbox", False))  # specs stored before the sandbox: without
-    return compute(row["name"], row["game"], games, results.forfeit_counts(played), sandboxed)
+    return replace(compute(row["name"], row["game"], games, results.forfeit_counts(checked.games), sandboxed),
+                   trust=checked.trust, seed=seed_of(row))
+
+
+def seed_of(row: dict[str, Any]) -> dict[str, Any]:
+    """A tournament's seed as it may be shown: origin, commitment, and the seed once it may be known."""
+    committed = tournament_rows.committed(row)
+    return {"origin": None if committed is None else committed.origin,
+            "commitment": None if committed is None else committed.commitment,
+            "seed": tournament_rows.revealed(row)}

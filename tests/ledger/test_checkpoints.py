@@ -1,0 +1,98 @@
+"""Signed checkpoints: extended game by game, recomputed whole by the audit, append-only."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from ledger import checkpoints
+from ledger.checkpoints import Member, Scope
+from tests.ledger.test_keys import stored_game
+
+
+@pytest.fixture
+def scoped(ledger):
+    """A ledger with a tournament row and five games in it; its scope."""
+    with ledger.write() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES ('cup', 'toy', '{}', '1', 'now')")
+    for number in range(5):
+        stored_game(ledger, f"g{number}")
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE games SET tournament_id = 1, game_key = id")
+    return ledger, Scope(checkpoints.TOURNAMENT, 1, "cup")
+
+
+def audit(ledger, scope):
+    with ledger.read() as connection:
+        return checkpoints.audit(connection, scope, ledger.public_key())
+
+
+def test_extending_a_root_equals_computing_it_whole():
+    """The root over a chain is the same computed at once or extended piece by piece."""
+    members = [Member(i, f"g{i}", f"k{i}", f"{i:064x}", None) for i in range(7)]
+    assert checkpoints.extend(checkpoints.extend(None, members[:3]), members[3:]) == checkpoints.extend(None, members)
+    assert checkpoints.extend(None, members) != checkpoints.extend(None, members[::-1])
+
+
+def test_each_checkpoint_extends_the_last_and_an_unchanged_scope_writes_none(scoped):
+    """A checkpoint covers every game so far; writing again with nothing new writes nothing, unless the state
+    changes to complete."""
+    ledger, scope = scoped
+    first = checkpoints.write(ledger, scope)
+    assert first.games == 5 and checkpoints.write(ledger, scope) is None
+    stored_game(ledger, "g5")
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE games SET tournament_id = 1, game_key = id WHERE id = 'g5'")
+    second = checkpoints.write(ledger, scope, complete=True)
+    assert (second.games, second.state) == (6, checkpoints.COMPLETE)
+    with ledger.read() as connection:
+        assert second.root == checkpoints.extend(None, checkpoints.members(connection, scope))
+    result = audit(ledger, scope)
+    assert result.problems == [] and result.covered == 6 and result.uncovered == []
+
+
+@pytest.mark.parametrize("tamper, problem", [
+    (["DELETE FROM events WHERE game_id = 'g2'", "DELETE FROM seats WHERE game_id = 'g2'",
+      "DELETE FROM games WHERE id = 'g2'"], "a game was removed"),
+    (["UPDATE games SET head = 'ff' WHERE id = 'g2'"], "a game it covers was changed"),
+    (["UPDATE games SET store_seq = 9 WHERE id = 'g0'"], "a game was removed"),
+    (["UPDATE games SET game_key = 'other' WHERE id = 'g3'"], "a game it covers was changed"),
+    (["UPDATE checkpoints SET signature = '00'"], "signature does not hold"),
+])
+def test_the_audit_names_what_breaks_a_checkpoint(scoped, db_path, tamper, problem):
+    """A game removed, re-sealed (another head), reordered or re-keyed, or a forged checkpoint signature, breaks
+    the checkpoint that covers it."""
+    ledger, scope = scoped
+    checkpoints.write(ledger, scope)
+    with closing(sqlite3.connect(db_path)) as connection:
+        for trigger in ("events_no_delete", "checkpoints_no_update"):
+            connection.execute(f"DROP TRIGGER {trigger}")
+        for statement in tamper:
+            connection.execute(statement)
+        connection.commit()
+    found = audit(ledger, scope).problems
+    assert len(found) == 1 and problem in found[0][1], found
+
+
+def test_a_game_added_after_a_complete_checkpoint_is_named(scoped):
+    """After the checkpoint that says the tournament is complete, any further game is named as added."""
+    ledger, scope = scoped
+    checkpoints.write(ledger, scope, complete=True)
+    stored_game(ledger, "late")
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE games SET tournament_id = 1, game_key = 'late' WHERE id = 'late'")
+    assert audit(ledger, scope).problems == [("late", "stored after the complete checkpoint 1 of tournament 'cup': "
+                                                      "a game was added")]
+
+
+def test_checkpoints_cannot_be_changed_or_removed(scoped, db_path):
+    """The database refuses UPDATE and DELETE of a checkpoint (revision 0005's triggers)."""
+    ledger, scope = scoped
+    checkpoints.write(ledger, scope)
+    with closing(sqlite3.connect(db_path)) as connection:
+        for statement in ("UPDATE checkpoints SET root = 'x'", "DELETE FROM checkpoints"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                connection.execute(statement)

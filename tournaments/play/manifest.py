@@ -1,0 +1,177 @@
+"""The manifest an export of a whole tournament or ladder carries: its games, its checkpoint, its seed.
+
+A log proves one game; it cannot prove that the folder holds every game of its tournament, nor
+that the deals came from a seed fixed before play. ``replay export --tournament`` (or
+``--ladder``) therefore also writes ``tournament.manifest`` (``ladder.manifest``), JSON:
+
+    {"format": "tourney-manifest", "format_version": 1, "kind": "tournament" or "ladder",
+     "name", "game",
+     "seed": {"origin", "commitment", "seed"}                     (a tournament's; seed null while secret)
+     "sessions": [{"id", "origin", "commitment", "seed"}, ...]     (a ladder's `ladder play` sessions)
+     "games": [{"game_id", "key", "head"}, ...]                    (finished games, in checkpoint order)
+     "playing": [game id, ...]                                     (games not over when exported)
+     "checkpoint": {"games", "root", "state", "public_key", "signature"} or null}
+
+`replay verify FOLDER` checks each manifest it finds there against the logs beside it, offline:
+the checkpoint's signature (against ``--key`` if given) over its root, the root recomputed
+from the listed games (ledger.checkpoints), every listed game's log present with that head
+and no other log, a revealed seed against its commitment, and every game's seed derived from
+it and the game's key (tournaments.play.schedule.deal_seed).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ledger import checkpoints, closing, keys, seeds
+from ledger import ladders as ladder_rows
+from ledger import tournaments as tournament_rows
+from ledger.store import Ledger
+from replays import log as logfmt
+from tournaments.play.schedule import deal_seed
+
+FORMAT = "tourney-manifest"
+FORMAT_VERSION = 1
+SUFFIX = ".manifest"
+TOURNAMENT_KEY = re.compile(r"t(\d+)-d(\d+)-r(\d+)")
+SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
+
+
+def _seed_json(committed: seeds.Committed | None, seed: str | None) -> dict[str, Any]:
+    return {"origin": None if committed is None else committed.origin,
+            "commitment": None if committed is None else committed.commitment, "seed": seed}
+
+
+def build(ledger: Ledger, scope: checkpoints.Scope, game: str) -> dict[str, Any]:
+    """The manifest of a tournament or ladder as the ledger holds it now."""
+    with ledger.read() as connection:
+        members = checkpoints.members(connection, scope)
+        stored = checkpoints.stored(connection, scope)
+        playing = sorted(g.game_id for g in closing.of_scope(connection, scope) if g.game["store_seq"] is None)
+        public = ledger.public_key(connection)
+    latest = stored[-1] if stored else None
+    out: dict[str, Any] = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "kind": scope.kind, "name": scope.name, "game": game,
+        "games": [{"game_id": m.game_id, "key": m.key, "head": m.head} for m in members], "playing": playing,
+        "checkpoint": None if latest is None or public is None else {
+            "games": latest.games, "root": latest.root, "state": latest.state, "public_key": public.hex(),
+            "signature": latest.signature},
+    }
+    if scope.kind == checkpoints.TOURNAMENT:
+        row = tournament_rows.get(ledger, str(scope.id))
+        out["seed"] = _seed_json(tournament_rows.committed(row), tournament_rows.revealed(row))
+    else:
+        out["sessions"] = [{"id": s["id"], **_seed_json(seeds.Committed(s["origin"], s["commitment"]), s["seed"])}
+                           for s in ladder_rows.sessions(ledger, scope.id)]
+    return out
+
+
+def write(folder: Path, manifest: dict[str, Any]) -> Path:
+    """Write ``manifest`` into an export folder; LogError if the folder holds another scope's manifest."""
+    path = folder / f"{manifest['kind']}{SUFFIX}"
+    if path.exists():
+        try:
+            before = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError:
+            before = {}
+        if before.get("name") != manifest["name"]:
+            raise logfmt.LogError(f"{path} is the manifest of {before.get('kind')} {before.get('name')!r}: export "
+                                  f"{manifest['kind']} {manifest['name']!r} to another folder")
+    path.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    return path
+
+
+def read(path: Path) -> dict[str, Any]:
+    try:
+        manifest = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as error:
+        raise logfmt.LogError(f"{path}: not a readable manifest ({error})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise logfmt.LogError(f"{path}: not a tourney manifest")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise logfmt.LogError(f"{path}: manifest format version {manifest.get('format_version')!r} is not one this "
+                              "tourney reads (1)")
+    return manifest
+
+
+def check(manifest: dict[str, Any], logs: dict[str, dict[str, Any]], trusted: bytes | None) -> list[str]:
+    """What is wrong with a manifest and the logs of its folder (game id -> parsed log); [] if nothing.
+
+    The logs themselves are verified one by one elsewhere; this checks what they say together.
+    """
+    try:
+        return _check(manifest, logs, trusted)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        return [f"malformed manifest ({type(error).__name__}: {error})"]
+
+
+def _check(manifest: dict[str, Any], logs: dict[str, dict[str, Any]], trusted: bytes | None) -> list[str]:
+    problems: list[str] = []
+    games = manifest["games"]
+    members = [checkpoints.Member(i, g["game_id"], g["key"], g["head"], None) for i, g in enumerate(games)]
+    checkpoint = manifest["checkpoint"]
+    if checkpoint is None:
+        problems += ["no signed checkpoint: the set of games is vouched for by nobody"] if trusted else []
+    else:
+        public = bytes.fromhex(checkpoint["public_key"])
+        message = keys.checkpoint_message(manifest["kind"], manifest["name"], checkpoint["games"], checkpoint["root"],
+                                          checkpoint["state"])
+        if trusted is not None and public != trusted:
+            problems.append(f"the checkpoint is signed by key {keys.fingerprint(public)}, not the given key "
+                            f"{keys.fingerprint(trusted)}")
+        if not keys.signature_holds(public, checkpoint["signature"], message):
+            problems.append("the checkpoint's signature does not hold")
+        if checkpoints.extend(None, members[:checkpoint["games"]]) != checkpoint["root"]:
+            problems.append(f"the first {checkpoint['games']} listed games do not give the checkpoint's root: a game "
+                            "was removed, added, replaced or reordered")
+        if checkpoint["state"] == checkpoints.COMPLETE and len(games) != checkpoint["games"]:
+            problems.append(f"the checkpoint says the {manifest['kind']} is complete with {checkpoint['games']} "
+                            f"games; {len(games)} are listed")
+    listed = {g["game_id"]: g for g in games}
+    for game_id, entry in listed.items():
+        log = logs.get(game_id)
+        if log is None:
+            problems.append(f"game {game_id} is listed but its log is not in the folder")
+        elif log.get("head") != entry["head"]:
+            problems.append(f"game {game_id}: its log's head is not the listed one")
+    for game_id in sorted(set(logs) - set(listed) - set(manifest["playing"])):
+        problems.append(f"game {game_id}: its log is in the folder but not in the manifest")
+    problems += _seeds(manifest, logs)
+    return problems
+
+
+def _seeds(manifest: dict[str, Any], logs: dict[str, dict[str, Any]]) -> list[str]:
+    """Each revealed seed against its commitment, and each game's seed against the one its key derives."""
+    problems: list[str] = []
+    if manifest["kind"] == checkpoints.TOURNAMENT:
+        known = {None: _revealed(problems, "the tournament's seed", manifest["seed"])}
+        pattern = TOURNAMENT_KEY
+    else:
+        known = {s["id"]: _revealed(problems, f"session {s['id']}'s seed", s) for s in manifest["sessions"]}
+        pattern = SESSION_KEY
+    for entry in manifest["games"]:
+        match = pattern.fullmatch(entry["key"] or "")
+        log = logs.get(entry["game_id"])
+        if match is None or log is None:
+            continue
+        session = None if pattern is TOURNAMENT_KEY else int(match[1])
+        table = int(match[1]) if pattern is TOURNAMENT_KEY else 0
+        seed = known.get(session)
+        if seed is not None and log.get("seed") != deal_seed(seed, table, int(match[2])):
+            problems.append(f"game {entry['game_id']}: its seed is not the one its key {entry['key']} derives from "
+                            "the revealed seed")
+    return problems
+
+
+def _revealed(problems: list[str], what: str, seed: dict[str, Any]) -> str | None:
+    value = seed.get("seed")
+    if value is None:
+        return None
+    if seeds.commitment(value) != seed.get("commitment"):
+        problems.append(f"{what} does not match its commitment")
+        return None
+    return value

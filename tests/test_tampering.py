@@ -363,7 +363,7 @@ def unsigned(cup, tmp_path) -> Path:
     for suffix in (".key", ".pub"):
         db.with_name(db.name + suffix).unlink()
     old = Ledger(str(db), upgrade=False)
-    old.downgrade("0003")
+    old.downgrade("0004")
     old.upgrade()
     old.close()
     return db

@@ -9,9 +9,9 @@ import sqlite3
 import subprocess
 import sys
 from contextlib import closing
-from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from engines import registry
@@ -40,6 +40,17 @@ def prepared_spec(folder: Path, seed: str | None = None, games: int = 2) -> runn
     return runner.Spec(GAME, k, games, seed, 1.0, 5.0, tuple(prepared.bots))
 
 
+class Interrupted(Exception):
+    """Stands for Ctrl-C in the middle of a run."""
+
+
+def interrupt_after(games: int):
+    def progress(stored: int) -> None:
+        if stored == games:
+            raise Interrupted
+    return progress
+
+
 def stored_bytes(db: Path) -> bytes:
     """Everything SQLite has written for a database: the file and its write-ahead log."""
     wal = db.with_name(db.name + "-wal")
@@ -58,11 +69,12 @@ def test_a_drawn_seed_is_committed_kept_out_of_the_database_and_revealed_at_the_
     folder = make_folder(tmp_path, good=2)
     db = tmp_path / "t.db"
     ledger = Ledger(str(db))
-    first = runner.open_run(ledger, None, prepared_spec(folder), False, folder)
+    first = runner.open_run(ledger, None, prepared_spec(folder), False, runner.default_namer(folder, GAME))
     seed = first.spec.seed
     assert first.spec.drawn and len(seed) == 64 and first.name.endswith(seeds.commitment(seed)[:8])
-    runner.execute(ledger, replace(first, pending=first.pending[:2]), 0)
-    assert first.revealed is None
+    with pytest.raises(Interrupted):
+        runner.execute(ledger, first, 0, interrupt_after(2))  # as Ctrl-C after two games would
+    assert first.revealed is None and len(first.stored) == 2
     assert seed.encode() not in stored_bytes(db)
     row = tournament_rows.get(ledger, first.name)
     assert row["seed"] == "" and row["seed_origin"] == seeds.DRAWN and row["seed_commitment"] == seeds.commitment(seed)
@@ -71,8 +83,8 @@ def test_a_drawn_seed_is_committed_kept_out_of_the_database_and_revealed_at_the_
     assert json.loads(shown.output)["seed"] == {"origin": "drawn", "commitment": seeds.commitment(seed), "seed": None}
     assert seed not in invoke("list", "--json", "--db", str(db)).output
 
-    resumed = runner.open_run(ledger, None, prepared_spec(folder), True, folder)
-    assert resumed.name == first.name and resumed.spec.seed == seed and len(resumed.pending) == first.total - 2
+    resumed = runner.open_run(ledger, None, prepared_spec(folder), True, runner.default_namer(folder, GAME))
+    assert resumed.name == first.name and resumed.spec.seed == seed and resumed.done == 2
     runner.execute(ledger, resumed, 0)
     assert resumed.revealed == seed
     assert tournament_rows.get(ledger, first.name)["seed"] == seed
@@ -103,8 +115,8 @@ def test_resume_keeps_the_tournaments_own_seed(tmp_path):
     folder = make_folder(tmp_path, good=2)
     db = tmp_path / "t.db"
     ledger = Ledger(str(db))
-    drawn = runner.open_run(ledger, "drawn", prepared_spec(folder), False, folder)
-    chosen = runner.open_run(ledger, "chosen", prepared_spec(folder, "5"), False, folder)
+    drawn = runner.open_run(ledger, "drawn", prepared_spec(folder), False)
+    chosen = runner.open_run(ledger, "chosen", prepared_spec(folder, "5"), False)
     ledger.close()
     assert drawn.spec.drawn and not chosen.spec.drawn
     common = ["run", str(folder), "--game", GAME, "--games", "2", "--jobs", "0", "--db", str(db), "--resume"]

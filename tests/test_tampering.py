@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import stat
 from contextlib import closing
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 from engines import registry
 from engines.driver import play
 from ledger import checkpoints, seeds
+from ledger import keys as ledger_keys
 from ledger import ladders as rows
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
@@ -460,3 +462,45 @@ def test_an_exported_ladder_verifies_offline_with_its_sessions(spring, tmp_path)
         seed="0" * 64, commitment=seeds.commitment("0" * 64)))
     result = verify_folder(out)
     assert result.exit_code == 1 and "its seed is not the one its key" in result.output, result.output
+
+
+# -- making the ledger key ---------------------------------------------------------------------
+
+
+def test_db_upgrade_makes_the_ledger_key_beside_the_database_and_keeps_it(tmp_path):
+    """`tourney db upgrade` makes <db>.key (mode 0600) and <db>.pub and stores the public half; upgrading again
+    keeps the same key, and the games stored afterwards are signed by it."""
+    db = tmp_path / "league.db"
+    made = invoke("db", "upgrade", "--db", str(db))
+    assert made.exit_code == 0, made.output
+    key_file, public = db.with_name("league.db.key"), db.with_name("league.db.pub")
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and public.exists()
+    ledger = Ledger(str(db), read_only=True)
+    fingerprint = ledger_keys.fingerprint(ledger.public_key())
+    assert ledger_keys.load_public(public) == ledger.public_key()
+    ledger.close()
+    assert f"ledger key {fingerprint} at {key_file}" in made.output
+    again = invoke("db", "upgrade", "--db", str(db))
+    assert again.exit_code == 0 and f"ledger key {fingerprint}" in again.output
+    folder = make_folder(tmp_path, good=2)
+    assert run(folder, db, "--name", "cup", "--seed", "3", games=1).exit_code == 0
+    verified = invoke("replay", "verify", "--db", str(db), "--key", str(public))
+    assert verified.exit_code == 0 and "all passed" in verified.output, verified.output
+
+
+def test_keys_new_ledger_makes_the_key_where_told_and_refuses_a_second(tmp_path):
+    """`tourney keys new --ledger --ledger-key PATH` writes the key there (mode 0600) for the database; a second
+    `keys new --ledger` is refused in one line, and a database whose key file is elsewhere refuses to store
+    without it."""
+    db, key_file = tmp_path / "t.db", tmp_path / "secret" / "ledger.key"
+    key_file.parent.mkdir()
+    made = invoke("keys", "new", "--ledger", "--db", str(db), "--ledger-key", str(key_file))
+    assert made.exit_code == 0, made.output
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and not db.with_name("t.db.key").exists()
+    second = invoke("keys", "new", "--ledger", "--db", str(db), "--ledger-key", str(key_file))
+    assert second.exit_code == 1 and second.output.startswith("error: ") and "has a ledger key already" in second.output
+    folder = make_folder(tmp_path, good=2)
+    refused = run(folder, db, "--name", "cup", "--seed", "3", games=1)
+    assert refused.exit_code == 1 and "error: " in refused.output and "Traceback" not in refused.output
+    stored = run(folder, db, "--name", "cup", "--seed", "3", "--ledger-key", str(key_file), games=1)
+    assert stored.exit_code == 0, stored.output

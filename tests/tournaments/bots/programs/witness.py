@@ -2,9 +2,11 @@
 
 It records its argv, its environment, its hello message, and for itself and every ancestor it
 may read (/proc/<pid>/cmdline, environ, status), one JSON file per process it runs as, in the
-folder named by its first argument. The seed tests look for the tournament's seed in them.
+folder named by its first argument (outside a sandbox), and as a line ``witness: JSON`` on stderr
+(kept with --bot-logs). The seed tests look for the tournament's seed in them.
 """
 
+import contextlib
 import json
 import os
 import sys
@@ -37,7 +39,11 @@ def main():
         message = json.loads(line)
         if message.get("type") == "hello":
             seen["messages"].append(message)
-            Path(sys.argv[1], f"{os.getpid()}.json").write_text(json.dumps(seen))  # before play: killed or not
+            # Before play (killed or not): into the folder if it can reach it, and to stderr (--bot-logs) in any case.
+            with contextlib.suppress(OSError):
+                Path(sys.argv[1], f"{os.getpid()}.json").write_text(json.dumps(seen))
+            sys.stderr.write("witness: " + json.dumps(seen) + "\n")
+            sys.stderr.flush()
             answer = {"type": "ready"}
         elif message.get("type") == "act":
             answer = {"type": "action", "action": message["legal"][0]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import shutil
 from fractions import Fraction
 
@@ -237,12 +238,16 @@ def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
             "--jobs", "0", "--db", str(db)]
     result = cli.invoke(app, args)
     assert result.exit_code == 0, result.output
-    lines = result.stdout.splitlines()
-    assert lines[0].startswith("match-random_bot-vs-random_bot#2-lemur-tails-seed1: random_bot vs random_bot#2")
-    assert lines[1] == "random_bot vs random_bot#2: 3 deals (pair each), 6 games"
-    assert lines[2].startswith("Elo (logistic): ") and lines[3].startswith("Elo (normalised): ")
-    penta = [int(x) for x in lines[5].split(": ")[1].split(", ")]
-    assert lines[5].startswith("pentanomial (pair points 0, 1/2, 1, 3/2, 2)") and sum(penta) == 3
+    header, seed, revealed, *lines = result.stdout.splitlines()
+    # No --seed: a drawn seed, its commitment's first digits in the default name, revealed at the end.
+    assert re.match(r"match-random_bot-vs-random_bot#2-lemur-tails-[0-9a-f]{8}: random_bot vs random_bot#2", header)
+    assert seed.startswith("seed drawn and secret until the end, commitment ")
+    assert revealed.startswith("the match is over: seed revealed: ")
+    assert lines[0] == "random_bot vs random_bot#2: 3 deals (pair each), 6 games"
+    assert lines[1].startswith("Elo (logistic): ") and lines[2].startswith("Elo (normalised): ")
+    penta = [int(x) for x in lines[4].split(": ")[1].split(", ")]
+    assert lines[4].startswith("pentanomial (pair points 0, 1/2, 1, 3/2, 2)") and sum(penta) == 3
     again = cli.invoke(app, [*args, "--resume"])
-    assert again.exit_code == 0 and again.stdout.splitlines()[1:] == lines[1:]
+    assert again.exit_code == 0 and again.stdout.splitlines()[:1] == [header.replace("(0 already", "(6 already")]
+    assert again.stdout.splitlines()[2:] == lines
     assert stored_count(db) == 6

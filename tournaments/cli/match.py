@@ -17,12 +17,14 @@ from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
     Db,
+    Executor,
     Jobs,
     LedgerKey,
     MaxProcesses,
     MemoryMb,
     MoveTime,
     Players,
+    RayAddress,
     Sandbox,
     TimeBank,
     games_option,
@@ -31,8 +33,8 @@ from tournaments.cli.options import (
     writing,
 )
 from tournaments.cli.run import seed_line
+from tournaments.play import executors, runner
 from tournaments.play import match as matches
-from tournaments.play import runner
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
 
 DEFAULTS = Resources()
@@ -95,6 +97,8 @@ def match(
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
+    executor: Executor = executors.LOCAL,
+    ray_address: RayAddress = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -111,6 +115,7 @@ def match(
     test = parse_sprt([sprt, *extra]) if sprt is not None else None
     if batch < 1:
         raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
+    executors.check(executor, ray_address, jobs)
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     limits = Limits(move_time, time_bank)
@@ -125,24 +130,34 @@ def match(
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             errors.print(notice, soft_wrap=True)
-        played(ledger, name, spec, resume, jobs, as_json, bot_logs)
+        played(ledger, name, spec, resume, jobs, as_json, bot_logs, executor, ray_address)
 
 
 def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
-           bot_logs: Path | None) -> None:
+           bot_logs: Path | None, executor: str = executors.LOCAL, ray_address: str | None = None) -> None:
     """Play (or resume) the match and show its statistics."""
     the_run = runner.open_run(ledger, name, spec, resume, matches.namer(spec))
     match_name = the_run.name
     plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
     workers = jobs_for(jobs, plan.limit - the_run.done)
-    console, errors = terminal.console(), terminal.console(stderr=True)
+    players_at = executors.open_executor(executor, workers, ray_address)
     if not as_json:
         form = spec.format
         seated = ", ".join([*form.field, *form.baselines[1:]])
         typer.echo(f"{match_name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
                    + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already stored), "
-                   f"{plural(workers, 'job')}")
+                   f"{players_at.describe()}")
         typer.echo(seed_line(the_run.tournament))
+    with players_at:
+        _play(ledger, the_run, plan, workers, as_json, bot_logs, players_at)
+    if the_run.revealed is not None and not as_json:
+        typer.echo(f"the match is over: seed revealed: {the_run.revealed}")
+    show(matches.statistics(plan, the_run.stored), as_json)
+
+
+def _play(ledger, the_run: runner.Run, plan: matches.MatchPlan, workers: int, as_json: bool, bot_logs: Path | None,
+          players_at: executors.Executor) -> None:
+    console, errors = terminal.console(), terminal.console(stderr=True)
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console,
@@ -157,14 +172,11 @@ def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int 
                 bar.update(task, completed=start + stored, llr=shown)
 
             runner.execute(ledger, the_run, workers, advance, bot_logs,
-                           lambda text: errors.print(f"notice: {text}", soft_wrap=True))
+                           lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at)
     except KeyboardInterrupt:
         stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
         errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")
         raise typer.Exit(130) from None
-    if the_run.revealed is not None and not as_json:
-        typer.echo(f"the match is over: seed revealed: {the_run.revealed}")
-    show(matches.statistics(plan, the_run.stored), as_json)
 
 
 def show(stats: matches.Statistics, as_json: bool) -> None:

@@ -19,6 +19,7 @@ import typer
 
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
+from tournaments.play.executors import EXECUTORS
 
 Db = Annotated[
     str | None,
@@ -116,10 +117,18 @@ MaxProcesses = Annotated[int, whole_option(
 SANDBOX_MODES = ("on", "off", "auto")
 
 
-def check_sandbox(value: str) -> str:
-    if value not in SANDBOX_MODES:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(SANDBOX_MODES)}")
-    return value
+def one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
+    """The check of an option that takes one of ``choices``."""
+
+    def check(value: str) -> str:
+        if value not in choices:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    return check
+
+
+check_sandbox = one_of(SANDBOX_MODES)
 
 
 Sandbox = Annotated[str, typer.Option(
@@ -132,6 +141,12 @@ BotLogs = Annotated[Path | None, typer.Option(
 Jobs = Annotated[int | None, typer.Option(
     "--jobs", help=f"Worker processes that play games while this process stores them (default: the CPU count; "
     f"0: play here; at most {JOBS_PER_CPU} per CPU).", callback=_optional(check_jobs), show_default=False)]
+Executor = Annotated[str, typer.Option(
+    "--executor", help="Where games are played: local (worker processes here, see --jobs) or ray (tasks on a Ray "
+    "cluster; needs tourney[ray]; see docs/scaling-ray.md).", callback=one_of(EXECUTORS))]
+RayAddress = Annotated[str | None, typer.Option(
+    "--ray-address", help="The Ray cluster to join, host:port of its head (default: RAY_ADDRESS, else a cluster "
+    "started on this machine with `ray start`, else a Ray instance of this run's own).", show_default=False)]
 Players = Annotated[int | None, whole_option(
     "--players", "Seats per table (default: the game's usual count, at most the number of bots).", 1, MAX_SEATS,
     "seats", show_default=False)]

@@ -21,12 +21,14 @@ from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
     Db,
+    Executor,
     Jobs,
     LedgerKey,
     MaxProcesses,
     MemoryMb,
     MoveTime,
     Players,
+    RayAddress,
     Sandbox,
     TimeBank,
     games_option,
@@ -36,7 +38,7 @@ from tournaments.cli.options import (
     tournament_or_newest,
     writing,
 )
-from tournaments.play import formats, runner, standings
+from tournaments.play import executors, formats, runner, standings
 
 DEFAULTS = Resources()
 
@@ -68,6 +70,8 @@ def run(
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
+    executor: Executor = executors.LOCAL,
+    ray_address: RayAddress = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -84,6 +88,7 @@ def run(
         raise typer.BadParameter("--candidate names the bot of a gauntlet: give it with --format gauntlet only")
     if rounds is not None and form != formats.SWISS:
         raise typer.BadParameter("--rounds is for --format swiss only")
+    executors.check(executor, ray_address, jobs)
     limits = Limits(move_time, time_bank)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     console, errors = terminal.console(), terminal.console(stderr=True)
@@ -106,24 +111,15 @@ def run(
         tournament_name = the_run.name
         workers = jobs_for(jobs, the_run.total - the_run.done)
         done_before = the_run.done
+        players_at = executors.open_executor(executor, workers, ray_address)
         if not as_json:
             console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, "
-                          f"{plural(the_run.total, 'game')} ({done_before} already stored), {plural(workers, 'job')}, "
+                          f"{plural(the_run.total, 'game')} ({done_before} already stored), {players_at.describe()}, "
                           f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}", soft_wrap=True)
             console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
         try:
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
-                          disable=not console.is_terminal or as_json, transient=True) as bar:
-                task = bar.add_task("games", total=the_run.total, completed=done_before, rate="")
-
-                def advance(stored: int) -> None:
-                    elapsed = bar.tasks[0].elapsed or 0.0
-                    bar.update(task, completed=done_before + stored,
-                               rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
-
-                runner.execute(ledger, the_run, workers, advance, bot_logs,
-                               lambda text: errors.print(f"notice: {text}", soft_wrap=True))
+            with players_at:
+                played(ledger, the_run, workers, done_before, console, errors, as_json, bot_logs, players_at)
         except KeyboardInterrupt:
             stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
             errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
@@ -145,6 +141,23 @@ def seed_line_of(seed: dict) -> str:
     if seed["seed"] is None:
         return f"seed drawn and secret until the end, commitment {seed['commitment']}"
     return f"seed {seed['seed']} ({'chosen by the organiser' if seed['origin'] == 'organiser' else 'drawn, revealed'})"
+
+
+def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, as_json: bool,
+           bot_logs: Path | None, players_at: executors.Executor) -> None:
+    """Play and store the run's games, with a progress bar on a terminal."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
+                  disable=not console.is_terminal or as_json, transient=True) as bar:
+        task = bar.add_task("games", total=the_run.total, completed=done_before, rate="")
+
+        def advance(stored: int) -> None:
+            elapsed = bar.tasks[0].elapsed or 0.0
+            bar.update(task, completed=done_before + stored,
+                       rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
+
+        runner.execute(ledger, the_run, workers, advance, bot_logs,
+                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at)
 
 
 def standings_(

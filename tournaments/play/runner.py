@@ -435,9 +435,11 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
 
 
 def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None,
-            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None) -> int:
+            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None, executor: Any = None) -> int:
     """Play and store every game still to play, stage by stage; returns how many were stored.
 
+    The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
+    ``workers`` processes); this process alone stores them, each once.
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
     as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``.
 
@@ -466,7 +468,8 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             jobs = [Job(run.spec, g, bot_logs is not None) for g in stage if g.key not in run.stored]
             if not jobs:
                 raise RuntimeError("a stage with every game stored is not the next stage")
-            for result in results(jobs, workers, notice):
+            played = results(jobs, workers, notice) if executor is None else executor.results(jobs, notice)
+            for result in played:
                 recorded = result.recorded
                 ids = [bot_ids[s.name] for s in recorded.seats]
                 try:

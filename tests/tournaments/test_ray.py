@@ -1,0 +1,203 @@
+"""The Ray executor (issue 20): `tourney run --executor ray` on a real local Ray cluster of two nodes.
+
+One cluster for the module (two nodes of one CPU each, every process on 127.0.0.1), real
+`tourney run` processes that join it with --ray-address, real bwrap sandboxes on the nodes,
+real SQLite files. The games a cluster plays are the local executor's games, key by key; a
+node removed mid-run loses no game and stores none twice.
+
+These tests need Ray (the test extra installs it) and bwrap: without either they fail, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tests.tournaments.test_protocol import SHIPPED, stored_games
+from tournaments.bots import sandbox
+
+GAME = "lemur-tails"
+BOTS = ("first_legal.sh", "random_program.bot.json", "random_bot.py", "heuristic_lemur_tails.py")
+TIMEOUT = 600
+LOOPBACK = {
+    # Ray swaps 127.0.0.1 for the machine's address unless told it is not a multi-machine cluster:
+    # with this every node, and every driver that joins them, stays on loopback.
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    "RAY_USAGE_STATS_ENABLED": "0",
+}
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[object]:
+    """A local Ray cluster: a head and one more node, one CPU each, on 127.0.0.1, no dashboard."""
+    problem = sandbox.unavailable()
+    if problem is not None:
+        pytest.fail(f"the Ray executor's tests sandbox bots on every node and need a working bwrap: {problem}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Ray's own deprecations are not this suite's to fix
+            from ray.cluster_utils import Cluster
+    except ImportError:
+        pytest.fail("the Ray executor's tests need Ray: pip install -e '.[test]' (it installs tourney[ray])")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in LOOPBACK.items():
+            patch.setenv(name, value)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            started = Cluster(initialize_head=True, connect=False,
+                              head_node_args={"num_cpus": 1, "node_ip_address": "127.0.0.1",
+                                              "include_dashboard": False})
+        try:
+            started.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+            started.wait_for_nodes()
+            yield started
+        finally:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                started.shutdown()
+
+
+def bots_folder(tmp_path: Path) -> Path:
+    """The shipped Lemur Tails bots: a shell program, a manifest with its script in a subfolder, two Python bots."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in BOTS:
+        shutil.copy(SHIPPED / name, folder / name)
+    shutil.copytree(SHIPPED / "programs", folder / "programs")
+    return folder
+
+
+def run_args(folder: Path, db: Path, games: int, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", str(games),
+            "--seed", "20", "--sandbox", "on", "--move-time", "5", "--json", "--db", str(db), *extra]
+
+
+def environment() -> dict[str, str]:
+    return {**os.environ, **LOOPBACK}
+
+
+def games_of(db: Path) -> dict[str, tuple]:
+    """Per game key: the bots by seat, their ranks, how it ended, and its game_ended data."""
+    return {key: (game.bots, game.ranking, game.reason, game.ended) for key, game in stored_games(db).items()}
+
+
+def verified(db: Path, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tournaments", "replay", "verify", "--db", str(db), "-q"],
+                          capture_output=True, text=True, timeout=TIMEOUT, cwd=cwd)
+
+
+@pytest.mark.slow
+def test_a_two_node_cluster_plays_the_local_executors_games_and_standings(cluster, tmp_path):
+    """For one seed, the Ray executor on two nodes stores the very games (key by key: seats, ranks,
+    ending) and standings the local executor does, every bot in its sandbox on whichever node."""
+    folder = bots_folder(tmp_path)
+    local, ray = tmp_path / "local.db", tmp_path / "ray.db"
+    here = subprocess.run(run_args(folder, local, 1, "--jobs", "2"), capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd=tmp_path, env=environment())
+    assert here.returncode == 0, here.stderr
+    there = subprocess.run(run_args(folder, ray, 1, "--executor", "ray", "--ray-address", cluster.address),
+                           capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, env=environment())
+    assert there.returncode == 0, there.stderr
+    games = games_of(ray)
+    assert len(games) == 12  # 4 bots, 6 pairs, 1 deal from both seats
+    assert games == games_of(local)
+    assert all(reason != "forfeit" for _, _, reason, _ in games.values()), games
+    ours, theirs = json.loads(there.stdout), json.loads(here.stdout)
+    assert ours["sandboxed"] and ours["standings"] == theirs["standings"]
+    check = verified(ray, tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.slow
+def test_a_node_removed_mid_run_loses_no_game_and_stores_none_twice(cluster, tmp_path):
+    """A node that joined the cluster removed (its raylet and workers killed) while it plays: Ray
+    plays its games again on the nodes left, and every game of the schedule is stored exactly once, and verifies."""
+    folder = bots_folder(tmp_path)
+    db = tmp_path / "ray.db"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        doomed = cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")  # a third node, to lose
+        cluster.wait_for_nodes()
+    process = subprocess.Popen(run_args(folder, db, 2, "--executor", "ray", "--ray-address", cluster.address),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=environment())
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not (db.exists() and stored_count(db) >= 2):
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "no game was stored"
+            time.sleep(0.2)
+        cluster.remove_node(doomed, allow_graceful=False)
+        removed_at = stored_count(db)
+        out, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        if doomed in cluster.worker_nodes:
+            cluster.remove_node(doomed)
+    assert process.returncode == 0, err
+    assert removed_at < 24, "the run was over before the node went: nothing was tested"
+    keys = [key for key, _ in stored_keys(db)]
+    assert len(keys) == len(set(keys)) == 24  # 6 pairs, 2 deals from both seats: each once
+    assert json.loads(out)["standings"]
+    check = verified(db, tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def stored_count(db: Path) -> int:
+    return len(stored_keys(db))
+
+
+def stored_keys(db: Path) -> list[tuple[str, int]]:
+    """Every stored game's key (with its tournament id), duplicates kept; none while there is no schema."""
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
+            return list(connection.execute("SELECT game_key, tournament_id FROM games"))
+    except sqlite3.OperationalError:  # no file yet, or its schema is still being created
+        return []
+
+
+@pytest.mark.parametrize("command", ["run", "match"])
+def test_the_ray_executor_without_ray_is_one_line_error(tmp_path, command):
+    """`tourney run` or `match` with `--executor ray` where Ray cannot be imported: `error: ...` naming
+    tourney[ray], exit 1, no game played."""
+    folder = bots_folder(tmp_path)
+    db = tmp_path / "t.db"
+    hide_ray = ("import sys; sys.modules['ray'] = None; sys.argv[0] = 'tourney'; "
+                "from tournaments.cli import main; main()")
+    what = [str(folder)] if command == "run" else ["random_bot", "first_legal", "--bots", str(folder)]
+    done = subprocess.run([sys.executable, "-c", hide_ray, command, *what, "--game", GAME, "--executor", "ray",
+                           "--db", str(db)], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
+    assert "tourney[ray]" in done.stderr
+    assert stored_count(db) == 0
+
+
+@pytest.mark.parametrize(("options", "code", "words"), [
+    (["--executor", "cluster"], 2, "'cluster' is not one of local, ray"),
+    (["--executor", "ray", "--jobs", "2"], 1, "--jobs is for --executor local"),
+    (["--ray-address", "127.0.0.1:6379"], 1, "--ray-address is for --executor ray only"),
+])
+def test_executor_options_that_do_not_fit_are_refused_in_one_line(tmp_path, options, code, words):
+    """An unknown executor is a usage error (2); --jobs with Ray, or --ray-address without it, is refused
+    (1); each in one line, before any game is played."""
+    folder = bots_folder(tmp_path)
+    db = tmp_path / "t.db"
+    done = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, *options,
+                           "--db", str(db)], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert done.returncode == code, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and words in done.stderr, done.stderr
+    assert stored_count(db) == 0

@@ -1,0 +1,187 @@
+"""The Ray executor: every game of a stage is a Ray task on a Ray cluster (``--executor ray``).
+
+This module alone imports Ray (tournaments.play.executors imports it only when asked for).
+
+* **One game, one task.** A task plays its job with ``runner.play_job``, exactly as a local
+  worker does: the same key, seeds and limits, every bot in its own sandbox when the run is
+  sandboxed (bubblewrap must work on every node, as it does here). The organiser's process
+  (the Ray driver) is the one writer: it stores each result as it arrives.
+* **Bounded in flight.** At most ``IN_FLIGHT_PER_CPU`` tasks per CPU of the cluster are
+  submitted at a time (at least ``MIN_IN_FLIGHT``); results are taken as they finish
+  (``ray.wait``), and each finished one makes room for the next game.
+* **Lost nodes.** A task whose worker or node dies is run again by Ray from the same job
+  (``max_retries``): the game is played again from its seed. Its result is one object, read
+  once, so a game is stored once however often it was played; after ``RETRIES`` losses the
+  run stops with an error naming the game, and ``--resume`` continues it.
+* **The bots' files travel with the run.** No shared filesystem is needed: the driver packs
+  each bot's own files (``BotSpec.files``, what its content hash covers) into one object in
+  Ray's object store per stage; each task unpacks them into a private temporary folder on
+  its node (checked against the content hash), plays, and removes them. Whatever a bot
+  needs beyond its own files (an interpreter, a library) must be installed on every node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray import exceptions as ray_errors
+
+from tournaments.bots import sandbox
+from tournaments.bots.discovery import staged_copy
+from tournaments.bots.spec import BotSpec
+from tournaments.play import runner
+from tournaments.play.executors import ExecutorError
+from tournaments.play.workers import WorkerDied
+
+RETRIES = 3
+"""How many times Ray plays a game again whose worker or node died."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for the head to answer before the run is refused."""
+IN_FLIGHT_PER_CPU = 2
+MIN_IN_FLIGHT = 2
+
+Bundle = dict[str, tuple[tuple[str, bytes, bool], ...]]
+"""Per bot name, its own files: (path relative to its folder, content, executable)."""
+
+
+def pack(bots: tuple[BotSpec, ...]) -> Bundle:
+    """Every bot's own files, read once on the driver (a bot with none, tourney's builtin, has none)."""
+    bundle: Bundle = {}
+    for bot in bots:
+        files = []
+        for name in bot.files:
+            path = Path(bot.cwd) / name
+            files.append((name, path.read_bytes(), os.access(path, os.X_OK)))
+        bundle[bot.name] = tuple(files)
+    return bundle
+
+
+def unpack(bots: tuple[BotSpec, ...], bundle: Bundle, root: Path) -> tuple[BotSpec, ...]:
+    """The bots as they play on this node: their files written under ``root`` and staged there as
+    on the driver (readable by every sandbox, checked against each bot's content hash)."""
+    incoming, staged = root / "incoming", root / "staged"
+    staged.mkdir(mode=0o755)
+    out = []
+    for bot in bots:
+        if not bot.files:
+            out.append(bot)
+            continue
+        folder = incoming / f"{len(out)}"
+        for name, content, executable in bundle[bot.name]:
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            path.chmod(0o755 if executable else 0o644)
+        here = replace(bot, cwd=str(folder), path=str(folder / Path(bot.path).name))
+        out.append(staged_copy(here, staged))
+    return tuple(out)
+
+
+def play_remote(job: runner.Job, bundle: Bundle) -> runner.Result:
+    """The body of a game's task, on whichever node Ray chose: the bots' files unpacked, the game played."""
+    with tempfile.TemporaryDirectory(prefix="tourney-ray-") as root:
+        bots = unpack(job.spec.bots, bundle, Path(root))
+        return runner.play_job(replace(job, spec=replace(job.spec, bots=bots)), in_worker=True)
+
+
+def _unreachable(address: str) -> str | None:
+    """Why nothing answers at a ``host:port`` address (Ray itself retries for minutes); None if
+    something does, or if the address is not host:port (``auto``, ``ray://...``: Ray's to judge)."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or "/" in address or not host:
+        return None
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as error:
+        return error.strerror or str(error) or type(error).__name__
+    return None
+
+
+class RayExecutor:
+    """Games as Ray tasks on the cluster at ``address`` (None: Ray's own choice, ``ray.init()``)."""
+
+    def __init__(self, address: str | None) -> None:
+        self.address = address
+        self.cpus = 0
+        self._task: Any = None
+        self._connected = False
+        self._stdout: Any = None
+
+    def __enter__(self) -> RayExecutor:
+        # tourney never reports usage to anyone; a user who wants Ray's statistics sets this to 1
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        unreachable = self.address and _unreachable(self.address)
+        if unreachable:
+            raise ExecutorError(f"cannot join the Ray cluster at {self.address}: {unreachable}")
+        try:
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.ERROR, namespace="tourney")
+        except Exception as error:  # ConnectionError, ValueError, RuntimeError: all mean no cluster here
+            where = f"at {self.address}" if self.address else "(ray.init() without an address)"
+            line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise ExecutorError(f"cannot join the Ray cluster {where}: {line}") from None
+        self._connected = True
+        self.cpus = int(ray.cluster_resources().get("CPU", 0))
+        self._task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(play_remote)
+        # Ray's driver prints the cluster's news (a node that died, say) to stdout from a thread of
+        # its own: while connected, stdout is stderr, so what a command prints there (--json) stays clean.
+        self._stdout, sys.stdout = sys.stdout, sys.stderr
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._connected:
+            ray.shutdown()  # leaves the cluster running (it stops one this run started itself)
+            self._connected = False
+            sys.stdout = self._stdout
+
+    def describe(self) -> str:
+        return f"on the Ray cluster at {self.address}" if self.address else "on Ray"
+
+    def results(self, jobs: list[runner.Job], notice: Callable[[str], None] | None = None
+                ) -> Iterator[runner.Result]:
+        """Every job played as a task; results in completion order, each one once."""
+        if not jobs:
+            return
+        if self._task is None:
+            raise RuntimeError("enter the executor (with ...) before playing")
+        bundle = ray.put(pack(jobs[0].spec.bots))
+        waiting = list(reversed(jobs))
+        limit = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_CPU * self.cpus)
+        running: dict[Any, runner.Job] = {}
+        try:
+            while waiting or running:
+                while waiting and len(running) < limit:
+                    job = waiting.pop()
+                    running[self._task.remote(job, bundle)] = job
+                done, _ = ray.wait(list(running), num_returns=1)
+                for ref in done:
+                    job = running.pop(ref)
+                    yield self._result(ref, job)
+        finally:
+            for ref in running:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+
+    @staticmethod
+    def _result(ref: Any, job: runner.Job) -> runner.Result:
+        try:
+            return ray.get(ref)
+        except ray_errors.RayTaskError as error:
+            cause = error.cause
+            if isinstance(cause, sandbox.SandboxError):
+                raise cause from None  # the sandbox cannot start on that node: one clear line, as locally
+            raise RuntimeError(f"a Ray task failed while playing game {job.scheduled.key}:\n{error}") from None
+        except (ray_errors.WorkerCrashedError, ray_errors.NodeDiedError, ray_errors.ObjectLostError,
+                ray_errors.TaskUnschedulableError, ray_errors.RaySystemError) as error:
+            raise WorkerDied(f"game {job.scheduled.key} was lost on the Ray cluster {RETRIES + 1} times "
+                             f"({type(error).__name__}); continue with the same command plus --resume") from None

@@ -78,9 +78,9 @@ def bots_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def run_args(folder: Path, db: Path, games: int, *extra: str) -> list[str]:
+def run_args(folder: Path, db: Path, games: int, *extra: str, sandboxed: str = "on") -> list[str]:
     return [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", str(games),
-            "--seed", "20", "--sandbox", "on", "--move-time", "5", "--json", "--db", str(db), *extra]
+            "--seed", "20", "--sandbox", sandboxed, "--move-time", "5", "--json", "--db", str(db), *extra]
 
 
 def environment() -> dict[str, str]:
@@ -122,19 +122,21 @@ def test_a_two_node_cluster_plays_the_local_executors_games_and_standings(cluste
 @pytest.mark.slow
 def test_a_node_removed_mid_run_loses_no_game_and_stores_none_twice(cluster, tmp_path):
     """A node that joined the cluster removed (its raylet and workers killed) while it plays: Ray
-    plays its games again on the nodes left, and every game of the schedule is stored exactly once, and verifies."""
+    plays its games again on the nodes left, and every game of the schedule is stored exactly once, and verifies
+    (without the sandbox: the Python bots play inside Ray's worker processes, the programs beside them)."""
     folder = bots_folder(tmp_path)
     db = tmp_path / "ray.db"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         doomed = cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")  # a third node, to lose
         cluster.wait_for_nodes()
-    process = subprocess.Popen(run_args(folder, db, 2, "--executor", "ray", "--ray-address", cluster.address),
+    process = subprocess.Popen(run_args(folder, db, 4, "--executor", "ray", "--ray-address", cluster.address,
+                                        sandboxed="off"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                env=environment())
     try:
         deadline = time.monotonic() + TIMEOUT
-        while not (db.exists() and stored_count(db) >= 2):
+        while not (db.exists() and stored_count(db) >= 1):
             assert process.poll() is None, process.communicate()[1]
             assert time.monotonic() < deadline, "no game was stored"
             time.sleep(0.2)
@@ -148,9 +150,9 @@ def test_a_node_removed_mid_run_loses_no_game_and_stores_none_twice(cluster, tmp
         if doomed in cluster.worker_nodes:
             cluster.remove_node(doomed)
     assert process.returncode == 0, err
-    assert removed_at < 24, "the run was over before the node went: nothing was tested"
+    assert removed_at < 48, "the run was over before the node went: nothing was tested"
     keys = [key for key, _ in stored_keys(db)]
-    assert len(keys) == len(set(keys)) == 24  # 6 pairs, 2 deals from both seats: each once
+    assert len(keys) == len(set(keys)) == 48  # 6 pairs, 4 deals from both seats: each once
     assert json.loads(out)["standings"]
     check = verified(db, tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr

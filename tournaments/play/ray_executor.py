@@ -15,16 +15,19 @@ This module alone imports Ray (tournaments.play.executors imports it only when a
   run stops with an error naming the game, and ``--resume`` continues it.
 * **The bots' files travel with the run.** No shared filesystem is needed: the driver packs
   each bot's own files (``BotSpec.files``, what its content hash covers) into one object in
-  Ray's object store per stage; each task unpacks them into a private temporary folder on
-  its node (checked against the content hash), plays, and removes them. Whatever a bot
-  needs beyond its own files (an interpreter, a library) must be installed on every node.
+  Ray's object store per stage; each Ray worker process unpacks them once into a private
+  temporary folder on its node (checked against the content hash), removed when the process
+  exits. Whatever a bot needs beyond its own files (an interpreter, a library) must be
+  installed on every node.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -66,32 +69,47 @@ def pack(bots: tuple[BotSpec, ...]) -> Bundle:
     return bundle
 
 
-def unpack(bots: tuple[BotSpec, ...], bundle: Bundle, root: Path) -> tuple[BotSpec, ...]:
-    """The bots as they play on this node: their files written under ``root`` and staged there as
-    on the driver (readable by every sandbox, checked against each bot's content hash)."""
-    incoming, staged = root / "incoming", root / "staged"
-    staged.mkdir(mode=0o755)
+_unpacked: dict[tuple[str, str], BotSpec] = {}
+"""In a Ray worker: the bots unpacked so far, by name and content hash."""
+_folder: Path | None = None
+
+
+def here(bots: tuple[BotSpec, ...], bundle: Bundle) -> tuple[BotSpec, ...]:
+    """The bots as they play in this Ray worker process: their files unpacked once per process into
+    a private temporary folder (removed when the process exits), so a later game writes nothing and
+    a Python bot playing in process (``--sandbox off``) is imported once, as in a local worker."""
+    global _folder
     out = []
     for bot in bots:
         if not bot.files:
             out.append(bot)
             continue
-        folder = incoming / f"{len(out)}"
-        for name, content, executable in bundle[bot.name]:
-            path = folder / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
-            path.chmod(0o755 if executable else 0o644)
-        here = replace(bot, cwd=str(folder), path=str(folder / Path(bot.path).name))
-        out.append(staged_copy(here, staged))
+        key = (bot.name, bot.content_hash)
+        if key not in _unpacked:
+            if _folder is None:
+                _folder = Path(tempfile.mkdtemp(prefix="tourney-ray-bots-"))
+                atexit.register(shutil.rmtree, _folder, True)
+            _unpacked[key] = unpack(bot, bundle[bot.name], _folder / "incoming" / str(len(_unpacked)),
+                                    _folder / "staged")
+        out.append(_unpacked[key])
     return tuple(out)
+
+
+def unpack(bot: BotSpec, files: tuple[tuple[str, bytes, bool], ...], folder: Path, staged: Path) -> BotSpec:
+    """One bot's files written into ``folder``, then staged under ``staged`` as on the driver
+    (readable by every sandbox, checked against the bot's content hash)."""
+    for name, content, executable in files:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        path.chmod(0o755 if executable else 0o644)
+    staged.mkdir(mode=0o755, exist_ok=True)
+    return staged_copy(replace(bot, cwd=str(folder), path=str(folder / Path(bot.path).name)), staged)
 
 
 def play_remote(job: runner.Job, bundle: Bundle) -> runner.Result:
     """The body of a game's task, on whichever node Ray chose: the bots' files unpacked, the game played."""
-    with tempfile.TemporaryDirectory(prefix="tourney-ray-") as root:
-        bots = unpack(job.spec.bots, bundle, Path(root))
-        return runner.play_job(replace(job, spec=replace(job.spec, bots=bots)), in_worker=True)
+    return runner.play_job(replace(job, spec=replace(job.spec, bots=here(job.spec.bots, bundle))), in_worker=True)
 
 
 def _unreachable(address: str) -> str | None:

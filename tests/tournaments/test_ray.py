@@ -88,8 +88,10 @@ def environment() -> dict[str, str]:
 
 
 def games_of(db: Path) -> dict[str, tuple]:
-    """Per game key: the bots by seat, their ranks, how it ended, and its game_ended data."""
-    return {key: (game.bots, game.ranking, game.reason, game.ended) for key, game in stored_games(db).items()}
+    """Per game key: the bots by seat, their ranks, how it ended, and its game_ended data but the opening
+    (the hash of game_started, whose seed commitment is salted afresh each time a game is recorded)."""
+    return {key: (game.bots, game.ranking, game.reason, {k: v for k, v in game.ended.items() if k != "opening"})
+            for key, game in stored_games(db).items()}
 
 
 def verified(db: Path, cwd: Path) -> subprocess.CompletedProcess:

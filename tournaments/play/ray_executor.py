@@ -17,8 +17,8 @@ This module alone imports Ray (tournaments.play.executors imports it only when a
   each bot's own files (``BotSpec.files``, what its content hash covers) into one object in
   Ray's object store per stage; each Ray worker process unpacks them once into a private
   temporary folder on its node (checked against the content hash), removed when the process
-  exits. Whatever a bot needs beyond its own files (an interpreter, a library) must be
-  installed on every node.
+  exits normally (a worker Ray kills with SIGKILL leaves it behind). Whatever a bot needs
+  beyond its own files (an interpreter, a library) must be installed on every node.
 """
 
 from __future__ import annotations

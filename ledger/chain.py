@@ -17,6 +17,7 @@ log still proves its chain.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 from collections.abc import Callable, Iterable, Sequence
@@ -135,8 +136,11 @@ def pack(records: Sequence[Record]) -> bytes:
 
 def unpack(blob: bytes) -> list[Record]:
     """The records of ``pack``; a fraction of what pickling each NamedTuple costs."""
-    new = tuple.__new__
-    return [new(Record, fields) for fields in marshal.loads(blob)]
+    return list(map(_new_record, marshal.loads(blob)))
+
+
+_new_record = functools.partial(tuple.__new__, Record)
+"""A Record from a tuple of its fields, without NamedTuple's Python-level __new__ (map calls it from C)."""
 
 
 class Chain:

@@ -159,7 +159,8 @@ def write(ledger: Ledger, scope: Scope, complete: bool = False, connection: Conn
     created = now()
     seq = connection.exec_driver_sql(
         f"INSERT INTO checkpoints ({scope.column}, games, through, root, state, signature, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", (scope.id, games, through, root, state, signature, created)).lastrowid
+        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+        (scope.id, games, through, root, state, signature, created)).scalar_one()
     return Checkpoint(seq, games, through, root, state, signature, created)
 
 

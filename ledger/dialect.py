@@ -1,4 +1,4 @@
-"""Everything that assumes SQLite lives here, so that a PostgreSQL URL can work later.
+"""Everything that assumes SQLite lives here; PostgreSQL's counterparts are in ledger/dialect_postgres.py.
 
 * what an SQLite file holds, read before anything may write to it (``probe``): not
   SQLite at all, another application's database, or a ledger at some revision;
@@ -22,7 +22,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine
+
+from ledger import dialect_postgres
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -37,13 +39,18 @@ NEXT_STORE_SEQ = "(SELECT COALESCE(MAX(store_seq), 0) + 1 FROM games)"
 INSERT_GAME = (f"INSERT INTO games ({', '.join(GAME_COLUMNS)}, store_seq) "
                f"VALUES ({', '.join('?' * len(GAME_COLUMNS))}, {NEXT_STORE_SEQ})")
 
+INSUFFICIENT_PRIVILEGE = "42501"
+"""The SQLSTATE of a statement the database's role may not run (PostgreSQL's application role)."""
+
 BEGIN_OPTION = "tourney_begin"
 """Execution option: "IMMEDIATE" (default) takes the write lock at BEGIN; "DEFERRED" for reads."""
 
 
-BACKENDS = {"sqlite": None}
+BACKENDS = {"sqlite": None, "postgresql": dialect_postgres.EXTRA}
 """Database backends tourney can store a ledger in, each with the pip extra its driver comes in
-(None: Python's own). A backend added later (PostgreSQL) names its extra here."""
+(None: Python's own)."""
+
+TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -77,8 +84,7 @@ def probe(path: Path) -> FileSchema | None:
         raise NotSqlite(f"{path} is not an SQLite database (it does not start with SQLite's header)")
     connection = _read_only(path)
     try:
-        tables = frozenset(row[0] for row in connection.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        tables = frozenset(row[0] for row in connection.execute(TABLES))
         revision = None
         if "alembic_version" in tables:
             found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
@@ -104,8 +110,33 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+def explicit_url(url: URL) -> URL:
+    """The URL with its backend's driver made explicit (``postgresql://`` is psycopg 3)."""
+    return dialect_postgres.explicit_url(url) if url.get_backend_name() == "postgresql" else url
+
+
+def missing_driver_hint(url: URL) -> str:
+    """What to do when the driver ``url`` names is not installed (the end of a one-line error)."""
+    backend = url.get_backend_name()
+    if backend == "postgresql" and url.get_driver_name() != dialect_postgres.DRIVER:
+        return (f" (tourney[{BACKENDS[backend]}] installs psycopg 3: write postgresql+{dialect_postgres.DRIVER}://"
+                "... or postgresql://...)")
+    if BACKENDS[backend]:
+        return f": pip install 'tourney[{BACKENDS[backend]}]'"
+    return " (Python's own sqlite3 needs none: use sqlite:///PATH)"
+
+
+def engine_options(url: URL, read_only: bool) -> dict:
+    """create_engine's keyword arguments for the backend of ``url``."""
+    return dialect_postgres.engine_options(read_only) if url.get_backend_name() == "postgresql" else {}
+
+
 def configure(engine: Engine, read_only: bool = False) -> None:
-    """Install the SQLite pragmas and BEGIN IMMEDIATE on every connection of ``engine``."""
+    """Install the SQLite pragmas and BEGIN IMMEDIATE on every connection of ``engine``
+    (on PostgreSQL: the writers' lock at BEGIN, and ``?`` placeholders for psycopg)."""
+    if engine.dialect.name == "postgresql":
+        dialect_postgres.configure(engine, BEGIN_OPTION)
+        return
     if not is_sqlite(engine):
         return
 
@@ -127,6 +158,13 @@ def configure(engine: Engine, read_only: bool = False) -> None:
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_OPTION, "IMMEDIATE")
         connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def tables(connection: Connection) -> frozenset[str]:
+    """The tables the database holds (SQLite's own left out)."""
+    if connection.dialect.name == "postgresql":
+        return dialect_postgres.tables(connection)
+    return frozenset(row[0] for row in connection.exec_driver_sql(TABLES))
 
 
 def pragma(connection: Connection, name: str):

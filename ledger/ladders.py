@@ -115,10 +115,9 @@ def create(ledger: Ledger, name: str, game: str, players: int, rating: str = "el
     with ledger.write() as connection:
         if connection.execute(select(Ladder.id).where(Ladder.name == name)).first() is not None:
             raise LedgerError(f"a ladder named {name!r} already exists")
-        cursor = connection.exec_driver_sql(
-            "INSERT INTO ladders (name, game, players, created_at, rating) VALUES (?, ?, ?, ?, ?)",
-            (name, game, players, now(), rating))
-        return cursor.lastrowid
+        return connection.exec_driver_sql(
+            "INSERT INTO ladders (name, game, players, created_at, rating) VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (name, game, players, now(), rating)).scalar_one()
 
 
 def get(ledger: Ledger, name: str) -> dict[str, Any]:
@@ -179,7 +178,7 @@ def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: s
         if existing is not None:
             return Submitted(existing[0], name, existing[1], False, [])
         connection.exec_driver_sql(
-            "INSERT OR IGNORE INTO bot_archives (bot_id, entry_point, archive) VALUES (?, ?, ?)",
+            "INSERT INTO bot_archives (bot_id, entry_point, archive) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (bot_id, entry_point, files))
         latest = connection.exec_driver_sql(
             "SELECT COALESCE(MAX(version), 0) FROM ladder_entries WHERE ladder_id = ? AND name = ?",
@@ -192,11 +191,11 @@ def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: s
         rating, sigma = start(_rating_of(connection, ladder_id, name, latest))
         joined_after = connection.exec_driver_sql(
             "SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?", (ladder_id,)).scalar()
-        cursor = connection.exec_driver_sql(
+        entry_id = connection.exec_driver_sql(
             "INSERT INTO ladder_entries (ladder_id, bot_id, name, version, status, rating, games, submitted_at, "
-            "sigma, joined_after) VALUES (?, ?, ?, ?, 'active', ?, 0, ?, ?, ?)",
-            (ladder_id, bot_id, name, latest + 1, rating, now(), sigma, joined_after))
-        return Submitted(cursor.lastrowid, name, latest + 1, True, retired)
+            "sigma, joined_after) VALUES (?, ?, ?, ?, 'active', ?, 0, ?, ?, ?) RETURNING id",
+            (ladder_id, bot_id, name, latest + 1, rating, now(), sigma, joined_after)).scalar_one()
+        return Submitted(entry_id, name, latest + 1, True, retired)
 
 
 def store_game(ledger: Ledger, ladder_id: int, store: Callable[[Connection], str], entry_ids: Sequence[int],
@@ -206,7 +205,8 @@ def store_game(ledger: Ledger, ladder_id: int, store: Callable[[Connection], str
     with ledger.write() as connection:
         game_id = store(connection)
         seq = connection.exec_driver_sql(
-            "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?)", (ladder_id, game_id)).lastrowid
+            "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?) RETURNING seq",
+            (ladder_id, game_id)).scalar_one()
         _fold_one(connection, seq, list(entry_ids), list(ranks), update)
         return seq
 
@@ -372,8 +372,9 @@ def open_session(ledger: Ledger, ladder_id: int, committed: seeds.Committed, see
     with ledger.write() as connection:
         return connection.exec_driver_sql(
             "INSERT INTO ladder_sessions (ladder_id, seed_commitment, seed, seed_origin, seed_nonce, started_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)", (ladder_id, committed.commitment, None if committed.secret else seed,
-                                          committed.origin, committed.nonce, now())).lastrowid
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", (ladder_id, committed.commitment,
+                                                       None if committed.secret else seed, committed.origin,
+                                                       committed.nonce, now())).scalar_one()
 
 
 def close_session(ledger: Ledger, session_id: int, seed: str) -> None:

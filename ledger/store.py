@@ -70,6 +70,18 @@ def now() -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """A finished game as ``store_games`` stores it: its row (keys as in ledger.models.Game), every
+    record from seq 0, the revealed seed, why it ended, and its seats."""
+
+    game: dict[str, Any]
+    records: Sequence[Record]
+    seed: str
+    end_reason: str
+    seats: Sequence[SeatRow]
+
+
+@dataclass(frozen=True, slots=True)
 class SeatRow:
     seat: int
     bot_id: int
@@ -83,7 +95,7 @@ def _alembic_config(url: str):
 
     config = AlembicConfig()
     config.set_main_option("script_location", migrations.SCRIPT_LOCATION)
-    config.set_main_option("sqlalchemy.url", url)
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))  # ConfigParser interpolates %
     return config
 
 
@@ -99,39 +111,46 @@ class Ledger:
 
     def __init__(self, url: str | None = None, *, upgrade: bool = True, read_only: bool = False,
                  ledger_key: str | Path | None = None) -> None:
-        self.url = resolve_url(url)
+        self._url = resolve_url(url)
+        self.url = _shown(self._url)
+        """The URL fit to print: a password in it is hidden."""
         self.read_only = read_only
-        self.path = default_path(self.url)
-        self.where = str(self.path) if self.path is not None else _shown(self.url)
+        self.path = default_path(self._url)
+        self.where = str(self.path) if self.path is not None else self.url
         self.key_path = keys.key_path(ledger_key, self.path)
         self._key: keys.LedgerKey | None = None
         if self.path is not None:
             self._check_file(self.path)
         self.engine: Engine = self._engine()
         dialect.configure(self.engine, read_only=read_only)
-        if read_only:
-            self._check_known(self.current())
-        elif upgrade:
-            self.upgrade()
+        try:
+            if self.path is None:
+                self._check_server()
+            if read_only:
+                self._check_known(self.current())
+            elif upgrade:
+                self.upgrade()
+        except BaseException:
+            self.engine.dispose()  # a refused database keeps no connection open
+            raise
 
     def _engine(self) -> Engine:
         try:
-            backend = make_url(self.url).get_backend_name()
+            url = make_url(self._url)
+            backend = url.get_backend_name()
         except exc.ArgumentError:
             raise LedgerError(f"cannot use database URL {self.url!r}: not a database URL or file path") from None
         if backend not in dialect.BACKENDS:
             raise LedgerError(f"cannot use database URL {self.where!r}: tourney does not support {backend} "
                               f"databases (supported: {', '.join(dialect.BACKENDS)}; give a file path for SQLite)")
+        url = dialect.explicit_url(url)
         try:
             if self.read_only and self.path is not None:
-                return dialect.read_only_engine(self.url, self.path)
-            return create_engine(self.url)
+                return dialect.read_only_engine(self._url, self.path)
+            return create_engine(url, **dialect.engine_options(url, self.read_only))
         except (exc.NoSuchModuleError, ImportError):
-            extra = dialect.BACKENDS[backend]
-            hint = f": pip install 'tourney[{extra}]'" if extra else " (Python's own sqlite3 needs none: " \
-                "use sqlite:///PATH)"
             raise LedgerError(f"cannot use database URL {self.where!r}: its driver "
-                              f"{make_url(self.url).get_driver_name()} is not installed{hint}") from None
+                              f"{url.get_driver_name()} is not installed{dialect.missing_driver_hint(url)}") from None
         except exc.ArgumentError as error:
             raise LedgerError(f"cannot use database URL {self.where!r}: {_first_line(error)}") from None
 
@@ -155,6 +174,17 @@ class Ledger:
             raise NotALedger(f"{path} is an SQLite database of another application (tables: {shown}): tourney "
                              "leaves it untouched; give --db a tourney database or a new file")
         self._check_known(schema.revision)
+
+    def _check_server(self) -> None:
+        # A database server's schema may hold another application's tables: left untouched, as a file is.
+        with self._guard(), self.read() as connection:
+            tables = dialect.tables(connection)
+            revision = self._current(connection)
+        ours = revision is not None and ("events" in tables or revision in migrations.REVISIONS)
+        if tables and not ours:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise NotALedger(f"database {self.where} holds another application's tables ({shown}): tourney "
+                             "leaves it untouched; give --db a tourney database or an empty one")
 
     def _check_known(self, revision: str | None) -> None:
         if revision is not None and revision not in migrations.REVISIONS:
@@ -186,7 +216,7 @@ class Ledger:
         self._writable()
         from alembic import command
 
-        config = _alembic_config(self.url)
+        config = _alembic_config(self._url)
         with self._guard(), self.engine.connect() as connection, connection.begin():
             if revision == "head" and self._current(connection) == migrations.HEAD:
                 return  # another process upgraded it while we waited for the lock
@@ -198,7 +228,7 @@ class Ledger:
         self._writable()
         from alembic import command
 
-        config = _alembic_config(self.url)
+        config = _alembic_config(self._url)
         with self._guard(), self.engine.connect() as connection, connection.begin():
             config.attributes["connection"] = connection
             command.downgrade(config, revision)
@@ -215,10 +245,7 @@ class Ledger:
 
     @staticmethod
     def _current(connection: Connection) -> str | None:
-        found = connection.exec_driver_sql(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
-        ).first() if connection.dialect.name == "sqlite" else True
-        if not found:
+        if "alembic_version" not in dialect.tables(connection):
             return None
         return connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
 
@@ -252,9 +279,13 @@ class Ledger:
         try:
             yield
         except exc.OperationalError as error:
-            raise LedgerError(f"database {self.url}: {_first_line(error.orig or error)}") from None
+            raise LedgerError(f"database {self.where}: {_first_line(error.orig or error)}") from None
+        except exc.ProgrammingError as error:
+            if getattr(error.orig, "sqlstate", None) != dialect.INSUFFICIENT_PRIVILEGE:
+                raise
+            raise LedgerError(f"database {self.where}: {_first_line(error.orig)}") from None
         except sqlite3.OperationalError as error:
-            raise LedgerError(f"database {self.url}: {_first_line(error)}") from None
+            raise LedgerError(f"database {self.where}: {_first_line(error)}") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -271,11 +302,10 @@ class Ledger:
         ).scalar()
         if found is not None:
             return found
-        cursor = connection.exec_driver_sql(
-            "INSERT INTO bots (name, content_hash, kind, created_at) VALUES (?, ?, ?, ?)",
+        return connection.exec_driver_sql(
+            "INSERT INTO bots (name, content_hash, kind, created_at) VALUES (?, ?, ?, ?) RETURNING id",
             (name, content_hash, kind, now()),
-        )
-        return cursor.lastrowid
+        ).scalar_one()
 
     def create_game(self, game: dict[str, Any], connection: Connection | None = None) -> None:
         """Insert a game row (keys as in ledger.models.Game); GameExists if its id is taken."""
@@ -340,27 +370,47 @@ class Ledger:
 
         Returns the head.
         """
+        return self.store_games([FinishedGame(game, records, seed, end_reason, seats)], connection)[0]
+
+    def store_games(self, games: Sequence[FinishedGame], connection: Connection | None = None) -> list[str]:
+        """Store whole finished games in one transaction, all or none; returns their heads.
+
+        Three executemany in all, however many games (the tournament writer's hot path):
+        the game rows written finished, numbered in turn and their heads signed, every event,
+        every seat.
+        """
+        if not games:
+            return []
         if connection is None:
             self.signing_key()
             with self.write() as connection:
-                return self.store_game(game, records, seed, end_reason, seats, connection)
-        game_id = game["id"]
-        if not records or records[0].seq != 0 or records[-1].seq != len(records) - 1:
-            raise LedgerError(f"game {game_id}: a whole game's records run from seq 0 without gaps")
-        head = records[-1].hash
-        # Three statements, the game row written finished and signed: the tournament writer's hot path.
-        row = {**game, "status": "finished", "events": len(records), "head": head, "seed": seed,
-               "end_reason": end_reason, "created_at": now(),
-               "signature": self.signing_key(connection).sign(keys.log_message(game_id, head))}
+                return self.store_games(games, connection)
+        key = self.signing_key(connection)
+        game_rows, event_rows, seat_rows, heads = [], [], [], []
+        created = now()
+        for finished in games:
+            game_id, records = finished.game["id"], finished.records
+            if not records or records[0][0] != 0 or records[-1][0] != len(records) - 1:
+                raise LedgerError(f"game {game_id}: a whole game's records run from seq 0 without gaps")
+            head = records[-1][-1]
+            row = {**finished.game, "status": "finished", "events": len(records), "head": head,
+                   "seed": finished.seed, "end_reason": finished.end_reason, "created_at": created,
+                   "signature": key.sign(keys.log_message(game_id, head))}
+            game_rows.append(tuple(row.get(column) for column in dialect.GAME_COLUMNS))
+            # A Record is a tuple in the events table's column order: no attribute is read per event.
+            event_rows.extend((game_id, *record) for record in records)
+            seat_rows.extend((game_id, s.seat, s.bot_id, s.rank, s.score) for s in finished.seats)
+            heads.append(head)
         try:
-            connection.exec_driver_sql(dialect.INSERT_GAME, tuple(row.get(column) for column in dialect.GAME_COLUMNS))
+            connection.exec_driver_sql(dialect.INSERT_GAME, game_rows)
         except exc.IntegrityError:
-            raise GameExists(f"game {game_id} is already stored") from None
-        connection.exec_driver_sql(
-            dialect.INSERT_EVENT, [(game_id, r.seq, r.type, r.audience, r.body, r.private, r.salt, r.hash)
-                                   for r in records])
-        connection.exec_driver_sql(dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats])
-        return head
+            taken = [g.game["id"] for g in games if self.game(g.game["id"]) is not None] if len(games) > 1 \
+                else [games[0].game["id"]]
+            raise GameExists(f"game {', '.join(taken) or games[0].game['id']} is already stored") from None
+        connection.exec_driver_sql(dialect.INSERT_EVENT, event_rows)
+        if seat_rows:
+            connection.exec_driver_sql(dialect.INSERT_SEAT, seat_rows)
+        return heads
 
     # -- the ledger key -----------------------------------------------------------------
 
@@ -483,8 +533,10 @@ class Ledger:
     def find_games(self, prefix: str) -> list[str]:
         """Ids of stored games that start with ``prefix`` (commands accept a unique prefix)."""
         with self.read() as connection:
+            # substr, not a range up to prefix + U+10FFFF: a PostgreSQL database's collation may sort
+            # that code point anywhere (a scan of the ids costs milliseconds, once per command).
             rows = connection.exec_driver_sql(
-                "SELECT id FROM games WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", (prefix, prefix + "\U0010ffff")
+                "SELECT id FROM games WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 2", (len(prefix), prefix)
             )
             return [row[0] for row in rows]
 

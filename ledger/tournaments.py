@@ -33,13 +33,12 @@ def create(ledger: Ledger, name: str, game: str, spec: str, seed: str, bot_ids: 
     with ledger.write() as connection:
         if connection.execute(select(Tournament.id).where(Tournament.name == name)).first() is not None:
             raise LedgerError(f"a tournament named {name!r} already exists")
-        cursor = connection.exec_driver_sql(
+        tournament_id = connection.exec_driver_sql(
             "INSERT INTO tournaments (name, game, spec, seed, created_at, seed_commitment, seed_origin, seed_nonce) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (name, game, spec, "" if committed.secret else seed, now(), committed.commitment, committed.origin,
              committed.nonce),
-        )
-        tournament_id = cursor.lastrowid
+        ).scalar_one()
         connection.exec_driver_sql(
             "INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)",
             [(tournament_id, bot_id) for bot_id in sorted(set(bot_ids))],
@@ -53,8 +52,8 @@ def collecting_imports(connection: Connection, name: str, game: str, bot_ids: Se
     row = connection.exec_driver_sql("SELECT id, game, spec FROM tournaments WHERE name = ?", (name,)).first()
     if row is None:
         tournament_id = connection.exec_driver_sql(
-            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (?, ?, ?, ?, ?)",
-            (name, game, canonical({"kind": IMPORTED, "game": game}).decode(), "", now())).lastrowid
+            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (name, game, canonical({"kind": IMPORTED, "game": game}).decode(), "", now())).scalar_one()
     else:
         tournament_id, stored_game, spec = row
         if loads(spec).get("kind") != IMPORTED:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
-from ledger.store import GameExists, Ledger, SeatRow
+from ledger.store import FinishedGame, GameExists, Ledger, SeatRow
 from replays import log as logfmt
 from replays import signing
 from replays.record import Recorded
@@ -85,6 +85,12 @@ def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournamen
 def store_recorded(ledger: Ledger, recorded: Recorded, bot_ids: list[int], scores: list[int] | None = None,
                    tournament_id: int | None = None, game_key: str | None = None, connection=None) -> str:
     """Store a game just recorded, in one transaction; returns its head hash."""
+    return ledger.store_games([finished_game(recorded, bot_ids, scores, tournament_id, game_key)], connection)[0]
+
+
+def finished_game(recorded: Recorded, bot_ids: list[int], scores: list[int] | None = None,
+                  tournament_id: int | None = None, game_key: str | None = None) -> FinishedGame:
+    """A game just recorded, as the ledger stores it (``Ledger.store_games`` stores many in one go)."""
     game = {
         "id": recorded.game_id,
         "game": recorded.game,
@@ -98,4 +104,4 @@ def store_recorded(ledger: Ledger, recorded: Recorded, bot_ids: list[int], score
         SeatRow(i, bot_id, recorded.ranking[i], None if scores is None else scores[i])
         for i, bot_id in enumerate(bot_ids)
     ]
-    return ledger.store_game(game, recorded.records, recorded.seed, recorded.reason, seats, connection)
+    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats)

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real SQLite ledger in a temporary directory, the toy game."""
+"""Shared fixtures: a real SQLite ledger in a temporary directory, the toy game, and ``backend``: the
+same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from engines import registry
 from ledger.store import Ledger
+from tests.backends import BACKENDS, backend_for
 from tests.toy import ENGINE as TOY
 
 registry.register(TOY)
@@ -21,3 +23,11 @@ def ledger(db_path):
     store = Ledger(str(db_path))
     yield store
     store.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, tmp_path, monkeypatch):
+    with backend_for(request.param, tmp_path) as chosen:
+        if chosen.path is None:  # a server's ledger has no file to keep its key beside (docs/scaling.md)
+            monkeypatch.setenv("TOURNEY_LEDGER_KEY", str(tmp_path / "ledger.key"))
+        yield chosen

@@ -103,7 +103,10 @@ CASES = [
     # URLs of a backend tourney does not support, or whose driver is missing.
     ("url-mysql", "ledger", ("db", "current", "--db", "mysql://ann:secret@localhost/league"), 1,
      "error: cannot use database URL 'mysql://ann:***@localhost/league': tourney does not support mysql databases "
-     "(supported: sqlite; give a file path for SQLite)"),
+     "(supported: sqlite, postgresql; give a file path for SQLite)"),
+    ("url-postgres-driver", "ledger", ("db", "current", "--db", "postgresql+pg8000://ann:secret@localhost/league"), 1,
+     "error: cannot use database URL 'postgresql+pg8000://ann:***@localhost/league': its driver pg8000 is not "
+     "installed (tourney[postgres] installs psycopg 3: write postgresql+psycopg://... or postgresql://...)"),
     ("url-driver", "ledger", ("standings", "--db", "sqlite+pysqlcipher:///{tmp}/x.db"), 1,
      "error: cannot use database URL 'sqlite+pysqlcipher:///{tmp}/x.db': its driver pysqlcipher is not installed "
      "(Python's own sqlite3 needs none: use sqlite:///PATH)"),

@@ -34,6 +34,39 @@ EVENT_TRIGGERS = {
 }
 
 
+# The same rule on PostgreSQL (ledger/dialect_postgres.py): statement triggers refuse every
+# UPDATE, DELETE and TRUNCATE of events, a row trigger the next seq; only the tables' owner
+# may drop or disable them (docs/scaling.md: the owner migrates, the application role writes).
+# ERRCODE 23000 (integrity_constraint_violation) makes the driver raise IntegrityError, as SQLite's
+# RAISE(ABORT) does.
+POSTGRES_EVENT_FUNCTIONS = {
+    "events_append_only": """
+        CREATE FUNCTION events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION USING ERRCODE = '23000',
+                MESSAGE = 'events are append-only: ' || TG_OP || ' is not allowed';
+        END $$
+    """,
+    "events_contiguous": """
+        CREATE FUNCTION events_contiguous() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.seq <> COALESCE((SELECT MAX(seq) FROM events WHERE game_id = NEW.game_id), -1) + 1 THEN
+                RAISE EXCEPTION USING ERRCODE = '23000',
+                    MESSAGE = 'events must be appended at the next seq of their game';
+            END IF;
+            RETURN NEW;
+        END $$
+    """,
+}
+POSTGRES_EVENT_TRIGGERS = (
+    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION events_append_only()",
+    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH STATEMENT EXECUTE FUNCTION events_append_only()",
+    "CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT "
+    "EXECUTE FUNCTION events_append_only()",
+    "CREATE TRIGGER events_contiguous BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION events_contiguous()",
+)
+
+
 def upgrade() -> None:
     op.create_table(
         "bots",
@@ -109,13 +142,18 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("game_id", "seat"),
     )
     op.create_index("ix_seats_bot", "seats", ["bot_id"])
-    if op.get_bind().dialect.name == "sqlite":
+    backend = op.get_bind().dialect.name
+    if backend == "sqlite":
         for sql in EVENT_TRIGGERS.values():
+            op.execute(sql)
+    elif backend == "postgresql":
+        for sql in (*POSTGRES_EVENT_FUNCTIONS.values(), *POSTGRES_EVENT_TRIGGERS):
             op.execute(sql)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == "sqlite":
+    backend = op.get_bind().dialect.name
+    if backend == "sqlite":
         for name in EVENT_TRIGGERS:
             op.execute(f"DROP TRIGGER IF EXISTS {name}")
     op.drop_index("ix_seats_bot", table_name="seats")
@@ -126,3 +164,6 @@ def downgrade() -> None:
     op.drop_table("tournament_bots")
     op.drop_table("tournaments")
     op.drop_table("bots")
+    if backend == "postgresql":  # the triggers went with the table; their functions stay until dropped
+        for name in POSTGRES_EVENT_FUNCTIONS:
+            op.execute(f"DROP FUNCTION {name}()")

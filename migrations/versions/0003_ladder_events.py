@@ -27,6 +27,18 @@ LADDER_EVENT_TRIGGERS = (
     """,
 )
 
+POSTGRES_LADDER_EVENT_FUNCTION = """
+    CREATE FUNCTION ladder_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION USING ERRCODE = '23000', MESSAGE = 'ladder events are append-only: ' || TG_OP || ' refused';
+    END $$
+"""
+POSTGRES_LADDER_EVENT_TRIGGERS = tuple(
+    f"CREATE TRIGGER ladder_events_no_{operation.lower()} BEFORE {operation} ON ladder_events FOR EACH STATEMENT "
+    "EXECUTE FUNCTION ladder_events_append_only()"
+    for operation in ("UPDATE", "DELETE", "TRUNCATE")
+)
+
 
 def upgrade() -> None:
     op.create_table(
@@ -44,11 +56,17 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("seq"),
     )
     op.create_index("ix_ladder_events_ladder", "ladder_events", ["ladder_id"])
-    if op.get_bind().dialect.name == "sqlite":
+    backend = op.get_bind().dialect.name
+    if backend == "sqlite":
         for statement in LADDER_EVENT_TRIGGERS:
+            op.execute(statement)
+    elif backend == "postgresql":
+        for statement in (POSTGRES_LADDER_EVENT_FUNCTION, *POSTGRES_LADDER_EVENT_TRIGGERS):
             op.execute(statement)
 
 
 def downgrade() -> None:
     op.drop_index("ix_ladder_events_ladder", table_name="ladder_events")
     op.drop_table("ladder_events")
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP FUNCTION ladder_events_append_only()")

@@ -31,6 +31,19 @@ CHECKPOINT_TRIGGERS = {
     """,
 }
 
+# On PostgreSQL, as for the events of 0001: statement triggers refuse UPDATE, DELETE and TRUNCATE.
+POSTGRES_CHECKPOINT_FUNCTION = """
+    CREATE FUNCTION checkpoints_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION USING ERRCODE = '23000', MESSAGE = 'checkpoints are append-only: ' || TG_OP || ' refused';
+    END $$
+"""
+POSTGRES_CHECKPOINT_TRIGGERS = tuple(
+    f"CREATE TRIGGER checkpoints_no_{operation.lower()} BEFORE {operation} ON checkpoints FOR EACH STATEMENT "
+    "EXECUTE FUNCTION checkpoints_append_only()"
+    for operation in ("UPDATE", "DELETE", "TRUNCATE")
+)
+
 
 def upgrade() -> None:
     op.create_table(
@@ -71,6 +84,9 @@ def upgrade() -> None:
     if bind.dialect.name == "sqlite":
         for statement in CHECKPOINT_TRIGGERS.values():
             op.execute(statement)
+    elif bind.dialect.name == "postgresql":
+        for statement in (POSTGRES_CHECKPOINT_FUNCTION, *POSTGRES_CHECKPOINT_TRIGGERS):
+            op.execute(statement)
 
 
 def downgrade() -> None:
@@ -80,6 +96,8 @@ def downgrade() -> None:
     op.drop_index("ix_checkpoints_ladder", table_name="checkpoints")
     op.drop_index("ix_checkpoints_tournament", table_name="checkpoints")
     op.drop_table("checkpoints")
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP FUNCTION checkpoints_append_only()")
     op.drop_index("ix_games_store_seq", table_name="games")
     op.drop_column("games", "store_seq")
     op.drop_column("games", "signature")

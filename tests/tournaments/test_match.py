@@ -205,7 +205,10 @@ def test_a_match_killed_with_sigkill_resumes_to_the_answer_of_an_uninterrupted_o
         below = descendants(process.pid)
         process.kill()
         process.wait()
-        assert wait_gone(below, timeout=5) == []
+        # The writer commits a match's short stages whole, so the kill often lands as the next stage's
+        # workers start: one still starting has not yet asked to die with its parent, and leaves only
+        # when it reads the parent's end of its pipe closed (seconds on a loaded machine).
+        assert wait_gone(below, timeout=30) == []
     with start([*args, "--db", str(db), "--jobs", "2", "--resume", "--json"], tmp_path) as process:
         out, err = process.communicate(timeout=180)
     assert process.returncode == 0, err

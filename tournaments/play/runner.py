@@ -1,9 +1,10 @@
 """The tournament runner: schedule, play (in parallel worker processes), store, resume.
 
 Only the parent process writes to the database: workers play a scheduled game from its
-key and send back the sealed records, and the parent stores each finished game in one
-transaction. A game that was not stored when the run died is simply played again from
-the start on ``--resume``; a stored one is never played twice (its key is unique in its
+key and send back the sealed records, and the parent stores finished games in groups, one
+transaction per group (tournaments.play.writer: a game is stored whole or not at all). A
+game that was not stored when the run died is simply played again from the start on
+``--resume``; a stored one is never played twice (its key is unique in its
 tournament). Every game's seeds derive from its key, so the results of a seed are the
 same whatever ``--jobs`` is and in whatever order workers finish.
 
@@ -22,7 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engines import registry
 from engines.driver import play
@@ -30,7 +31,7 @@ from ledger import checkpoints, seeds
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
-from replays.archive import store_recorded
+from replays.archive import finished_game
 from replays.record import Recorded, SeatInfo, record
 from tournaments.bots import sandbox
 from tournaments.bots.discovery import discover, staged_copy
@@ -43,6 +44,10 @@ from tournaments.play.results import by_key as stored_results
 from tournaments.play.schedule import Scheduled, ScheduleError, seat_count
 from tournaments.play.workers import box
 from tournaments.play.workers import run as run_workers
+from tournaments.play.writer import GroupCommit
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 DEFAULT_GAMES = 10
 
@@ -457,6 +462,34 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
         except OSError as error:
             raise TournamentError(f"cannot write bot logs to {bot_logs}: {error.strerror or error}") from None
     stored = 0
+
+    def store(connection: Connection, group: list[Result]) -> None:
+        ledger.store_games([finished_game(r.recorded, [bot_ids[s.name] for s in r.recorded.seats], r.scores,
+                                          run.tournament["id"], r.key) for r in group], connection)
+
+    def alone(result: Result) -> bool:
+        try:
+            with ledger.write() as connection:
+                store(connection, [result])
+        except LedgerError:
+            if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
+                raise
+            return False  # another process resumed the same tournament and stored it first (the same game)
+        return True
+
+    def committed(result: Result, new: bool) -> None:
+        nonlocal stored
+        recorded = result.recorded
+        if new:
+            stored += 1
+            if stored % checkpoints.EVERY == 0:
+                checkpoints.write(ledger, tournament_rows.scope(run.tournament))
+            if bot_logs is not None:
+                write_logs(bot_logs, result.key, result.logs)
+        run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
+        if progress is not None:
+            progress(stored)
+
     try:
         while (stage := run.plan.next_stage(run.stored)) is not None:
             for game in stage:
@@ -469,25 +502,12 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             if not jobs:
                 raise RuntimeError("a stage with every game stored is not the next stage")
             played = results(jobs, workers, notice) if executor is None else executor.results(jobs, notice)
-            for result in played:
-                recorded = result.recorded
-                ids = [bot_ids[s.name] for s in recorded.seats]
-                try:
-                    store_recorded(ledger, recorded, ids, result.scores, run.tournament["id"], result.key)
-                except LedgerError:
-                    if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
-                        raise
-                    # another process resumed the same tournament and stored it first (the same game)
-                else:
-                    stored += 1
-                    if stored % checkpoints.EVERY == 0:
-                        checkpoints.write(ledger, tournament_rows.scope(run.tournament))
-                    if bot_logs is not None:
-                        write_logs(bot_logs, result.key, result.logs)
-                run.stored[result.key] = [(s.name, rank)
-                                          for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
-                if progress is not None:
-                    progress(stored)
+            writer = GroupCommit(ledger, store, alone, committed)
+            try:
+                for result in played:
+                    writer.add(result)
+            finally:
+                writer.flush()  # the games finished so far are kept, whatever stopped the stage
     finally:
         close(ledger, run)
     return stored

@@ -44,7 +44,7 @@ from tournaments.play.results import by_key as stored_results
 from tournaments.play.schedule import Scheduled, ScheduleError, seat_count
 from tournaments.play.workers import box
 from tournaments.play.workers import run as run_workers
-from tournaments.play.writer import GroupCommit
+from tournaments.play.writer import MAX_GAMES, GroupCommit
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -502,7 +502,10 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             if not jobs:
                 raise RuntimeError("a stage with every game stored is not the next stage")
             played = results(jobs, workers, notice) if executor is None else executor.results(jobs, notice)
-            writer = GroupCommit(ledger, store, alone, committed)
+            # Played here (no workers), a game is stored as it ends: nothing overlaps the storing to
+            # save, and an interruption (the progress callback, Ctrl-C) then finds no game held back.
+            here = executor is None and workers <= 0
+            writer = GroupCommit(ledger, store, alone, committed, max_games=1 if here else MAX_GAMES)
             try:
                 for result in played:
                     writer.add(result)

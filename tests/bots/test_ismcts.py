@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from bots import ismcts, random_bot
 from engines import registry
 from engines.driver import play
-from tournaments.cli import app
+from tests.runs import run_and_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
@@ -130,13 +128,5 @@ def test_tourney_run_plays_the_search_bot_and_its_logs_verify(tmp_path, game):
     folder.mkdir()
     (folder / "search.py").write_text(WRAPPER.format(path=str(ROOT / "bots" / "ismcts.py")))
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
-    db = str(tmp_path / "t.db")
-    runner = CliRunner()
-    result = runner.invoke(app, ["run", str(folder), "--game", game, "--games", "1", "--players", "2", "--jobs", "0",
-                                 "--db", db, "--json"])
-    assert result.exit_code == 0, result.output
-    standings = json.loads(result.stdout)
-    assert {row["bot"] for row in standings["standings"]} == {"search", "random_bot"}
-    assert not any(row.get("forfeits") for row in standings["standings"])
-    verified = runner.invoke(app, ["replay", "verify", "--db", db, "--quiet"])
-    assert verified.exit_code == 0 and "all passed" in verified.output, verified.output
+    rows = run_and_verify(folder, game, tmp_path / "t.db")
+    assert {row["bot"] for row in rows} == {"search", "random_bot"}

@@ -83,6 +83,27 @@ def lemur_tails() -> list[str]:
     ]  # fmt: skip
 
 
+def markdown(game: str) -> str:
+    """The index layout of a game's actions, one row per run of one kind of action (docs/rl.md shows it)."""
+    names = SPACES[game].names
+    lines = [f"{game}: {len(names)} actions", "", "| indices | count | action | first ... last |", "|---|---|---|---|"]
+    start = 0
+    for end in range(1, len(names) + 1):
+        if end < len(names) and _family(names[end]) == _family(names[start]):
+            continue
+        span = f"{start}" if end - start == 1 else f"{start}-{end - 1}"
+        last = "" if end - start == 1 else f" ... `{names[end - 1]}`"
+        lines.append(f"| {span} | {end - start} | `{_family(names[start])}` | `{names[start]}`{last} |")
+        start = end
+    return "\n".join(lines)
+
+
+def _family(action: str) -> str:
+    """An action's kind: its words before the card, tail, seat or slot it names ("lemur:market", "play")."""
+    words = action.split(":")
+    return ":".join(words[:2]) if words[0] == "lemur" else words[0]
+
+
 SPACES = {
     "tails-on-fire": ActionSpace("tails-on-fire", tails_on_fire()),
     "nine-tails": ActionSpace("nine-tails", nine_tails()),

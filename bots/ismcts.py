@@ -12,18 +12,20 @@ One tree per move, its nodes reached by (seat, action) from the seat's decision.
    being rarely tried): ``mean + EXPLORATION * sqrt(ln(available) / visits)``, the mean being the
    reward of the seat that chose the action;
 3. **expand** one untried legal action;
-4. **play out** with uniformly random legal actions (chance steps drawn from the bot's own
-   stream) to the end of the game, or for at most ``ROLLOUT_DEPTH`` decisions;
-5. **back up** every seat's reward: its pairwise score against the others, from the ranking
-   the game gives (ALL-6; a game cut short is ranked as it stands, as ALL-5 ranks a forfeit):
-   1 for each seat ranked below it, 1/2 for each tie, over the number of other seats.
+4. **play out** with the game's playout policy (``PLAYOUT_POLICY``; a ``RANDOM_SHARE`` of the
+   decisions uniformly random; chance steps drawn from the bot's own stream) to the end of the
+   game, or for at most ``ROLLOUT_DEPTH`` decisions;
+5. **back up** every seat's reward: at the game's end its pairwise score against the others from
+   the ranking (ALL-6): 1 for each seat ranked below it, 1/2 for each tie, over the number of other
+   seats; in a playout cut short, its mean over the others of a logistic of its margin on the
+   game's score (``SCORE``: flames, ascended foxes and tails, the shortest tail).
 
 The move is the root's most visited child. Chance steps are not tree nodes (open loop): their
 outcomes come from the determinization and the bot's stream.
 
 **Budget.** ``iterations`` (deterministic: the same seed and position give the same move) or
 ``milliseconds`` per move. By default a per-game iteration count (``ITERATIONS``) chosen to take
-about a quarter of the default move time of 1 s on a 2-core machine, with a safety cap of
+about 50-250 ms of the default move time of 1 s on a loaded 2-core machine, with a safety cap of
 ``TIME_CAP_MS`` milliseconds that ends the search early on an unusually slow position or a
 loaded machine (only then is the move not a function of the seed). Constructor: ``Bot(game, seat, rng,
 iterations=None, milliseconds=None, exploration=EXPLORATION, rollout_depth=None)``.

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from adapters.actions import MAX_FOX_SLOTS, SPACES, exchange_color
+from adapters.actions import markdown as actions_markdown
 from adapters.observations import ENCODINGS, segments
+from adapters.observations import markdown as observations_markdown
 from engines import registry
 from engines.base import CHANCE, TERMINAL
 from engines.chance import Prng
@@ -101,3 +104,11 @@ def test_seats_are_relative_to_the_observer():
         vector = encoding.encode(engine.view(state, seat))
         bonfire = state.table.bonfire[seat]
         assert vector[encoding.at["player 0 bonfire"] + bonfire] == 1.0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_docs_show_the_layouts_the_code_uses(game):
+    """docs/rl.md holds each game's action index layout and observation layout exactly as the code builds them."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "rl.md").read_text()
+    assert actions_markdown(game) in docs
+    assert observations_markdown(game) in docs

@@ -33,35 +33,23 @@ from bots import ismcts  # noqa: E402 (after the sys.path line)
 GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
 GOAL = 50.0
 
-WRAPPER = '''"""bots/ismcts.py at {iterations} iterations per move (written by bench/strength.py)."""
-
-import importlib.util
-
-_spec = importlib.util.spec_from_file_location("ismcts_searched", {path!r})
-_ismcts = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ismcts)
-
-GAMES = _ismcts.GAMES
-
-
-class Bot(_ismcts.Bot):
-    def __init__(self, game, seat, rng):
-        super().__init__(game, seat, rng, iterations={iterations})
-'''
-
-
 def measure(game: str, deals: int, iterations: int, jobs: int, seed: str, folder: Path) -> dict:
     """Play the match and return its statistics (tourney match --json)."""
     candidate = folder / f"ismcts_{game.replace('-', '_')}.py"
-    candidate.write_text(WRAPPER.format(iterations=iterations, path=str(ROOT / "bots" / "ismcts.py")))
+    candidate.write_text(ismcts.bot_file(iterations))
     baseline = ROOT / "bots" / f"heuristic_{game.replace('-', '_')}.py"
     command = [sys.executable, "-m", "tournaments", "match", str(candidate), str(baseline), "--game", game,
                "--games", str(deals), "--seed", seed, "--jobs", str(jobs), "--move-time", "30",
-               "--time-bank", "120", "--json", "--db", str(folder / f"{game}.db")]
+               "--time-bank", "120", "--cpu-seconds", "3600", "--json", "--db", str(folder / f"{game}.db")]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"error: tourney match failed for {game}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+    stats = json.loads(done.stdout)
+    # A forfeit would count as a win or a loss: say how many games ended so, and why.
+    games = subprocess.run([sys.executable, "-m", "tournaments", "games", "--forfeits", "--json", "--db",
+                            str(folder / f"{game}.db")], cwd=ROOT, capture_output=True, text=True, check=True)
+    stats["forfeits"] = [f"{g['forfeit']['bot']}: {g['forfeit']['reason']}" for g in json.loads(games.stdout)]
+    return stats
 
 
 def main() -> None:
@@ -83,7 +71,9 @@ def main() -> None:
                   f"games={stats['games']}", flush=True)
             print(f"  {iterations} iterations per move, {stats['players']} seats, {stats['deals']} deals, "
                   f"score {stats['estimate']['score']:.3f}, W/D/L {stats['wins']}/{stats['draws']}/{stats['losses']}, "
-                  f"{time.perf_counter() - began:.0f} s; {verdict}", flush=True)
+                  f"{time.perf_counter() - began:.0f} s, {len(stats['forfeits'])} forfeits; {verdict}", flush=True)
+            for forfeit in sorted(set(stats["forfeits"])):
+                print(f"  forfeit: {forfeit}", flush=True)
 
 
 if __name__ == "__main__":

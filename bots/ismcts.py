@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 from engines import registry
@@ -291,3 +292,16 @@ def pairwise(ranking) -> list[float]:
     return [sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
                 for other, theirs in enumerate(ranking) if other != seat) / (n - 1)
             for seat, mine in enumerate(ranking)]
+
+
+def bot_file(iterations: int, rollout_depth: int | None = None) -> str:
+    """This bot's source as a bot file of its own at another fixed budget (bench/strength.py, tests).
+
+    A copy, not an import: a sandboxed bot reads no file but its own. Its default becomes ``iterations`` a move
+    in every game, without the time cap (so every move is a function of the seed).
+    """
+    tail = (f"\n\n# written by bots.ismcts.bot_file\nITERATIONS = dict.fromkeys(GAMES, {iterations})\n"
+            "TIME_CAP_MS = None\n")
+    if rollout_depth is not None:
+        tail += f"ROLLOUT_DEPTH = dict.fromkeys(GAMES, {rollout_depth})\n"
+    return Path(__file__).read_text() + tail

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from pathlib import Path
 
 import pytest
 
+from adapters import tabular
 from engines import registry
 from engines.driver import play
 from tests.runs import run_and_verify
@@ -41,11 +41,24 @@ def test_the_openspiel_bot_plays_legal_moves_in_and_out_of_process():
 def test_the_trained_table_plays_every_game():
     """The PettingZoo table policy has a table for each game it declares, and plays a Tails on Fire game through."""
     module = load_module(str(RL / "pettingzoo_table.py"))
-    tables = json.loads((RL / "pettingzoo_table.json").read_text())
-    assert set(tables) == set(module.GAMES)
+    assert set(module.TABLES) == set(module.GAMES)
     engine = registry.get("tails-on-fire")
     agents = [module.Bot("tails-on-fire", seat, random.Random(seat)) for seat in range(3)]
     assert play(engine, engine.configure(3), "table", agents).outcome.reason == "finished"
+
+
+def test_training_rewrites_one_game_table_in_the_bot_file(tmp_path):
+    """`python -m adapters.tabular` into a bot file puts the trained table in for that game and keeps the others."""
+    bot = tmp_path / "pettingzoo_table.py"
+    shutil.copy(RL / "pettingzoo_table.py", bot)
+    before = load_module(str(RL / "pettingzoo_table.py")).TABLES
+    tabular.main(["tails-on-fire", "3", "5", str(bot)])
+    after = load_module(str(bot)).TABLES
+    trained = tabular.train("tails-on-fire", 3, 5)
+    assert after["tails-on-fire"] == {action: round(value, 4) for action, value in trained.items()}
+    assert after["tails-on-fire"] != before["tails-on-fire"]
+    assert {game: after[game] for game in ("nine-tails", "lemur-tails")} == {
+        game: before[game] for game in ("nine-tails", "lemur-tails")}
 
 
 @pytest.mark.slow

@@ -106,27 +106,13 @@ def test_search_beats_random_in_lemur_tails():
     assert wins >= 5
 
 
-WRAPPER = '''import importlib.util
-
-_spec = importlib.util.spec_from_file_location("ismcts_small", {path!r})
-_ismcts = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ismcts)
-GAMES = _ismcts.GAMES
-
-
-class Bot(_ismcts.Bot):
-    def __init__(self, game, seat, rng):
-        super().__init__(game, seat, rng, iterations=4, rollout_depth=10)
-'''
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_tourney_run_plays_the_search_bot_and_its_logs_verify(tmp_path, game):
     """`tourney run` plays ISMCTS (at 4 iterations a move) against random in each game, and every log verifies."""
     folder = tmp_path / "bots"
     folder.mkdir()
-    (folder / "search.py").write_text(WRAPPER.format(path=str(ROOT / "bots" / "ismcts.py")))
+    (folder / "search.py").write_text(ismcts.bot_file(iterations=4, rollout_depth=10))
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
     rows = run_and_verify(folder, game, tmp_path / "t.db")
     assert {row["bot"] for row in rows} == {"search", "random_bot"}

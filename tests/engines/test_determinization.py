@@ -25,6 +25,7 @@ from engines.lemur_tails.cards import END, KIND
 from engines.nine_tails.determinize import DECK
 from engines.tails_on_fire.state import CARDS_OF, seat_bits
 from tests.engines import twins
+from tests.runs import run_and_verify
 from tests.strategies import seeds, twin_games
 from tests.toy import ENGINE as TOY
 
@@ -396,3 +397,39 @@ def test_lemur_tails_deck_top_and_end_card_are_uniform():
     for observed, expected in ((observed_tops, tops), (observed_ends, ends)):
         statistic, critical = chi_square_passes(observed, expected, samples)
         assert statistic < critical, (statistic, critical)
+
+
+CHECKING_BOT = '''"""Determinizes from the protocol's events every turn; refuses a sample unlike its view."""
+import json
+
+from engines import registry
+
+GAMES = "*"
+
+
+class Bot:
+    def __init__(self, game, seat, rng):
+        self.engine, self.seat, self.rng = registry.get(game), seat, rng
+        self.determinizer = self.engine.determinizer(seat)
+
+    def act(self, turn):
+        self.determinizer.see(turn.events)
+        sample = self.determinizer.sample(self.rng)
+        if json.loads(json.dumps(self.engine.view(sample, self.seat))) != turn.view:
+            raise RuntimeError("the sample's view is not the seat's")
+        if list(self.engine.legal_actions(sample)) != list(turn.legal):
+            raise RuntimeError("the sample's legal actions are not the seat's")
+        return self.rng.choice(turn.legal)
+'''
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_sandboxed_bot_determinizes_from_the_protocols_events(tmp_path, game):
+    """Through `tourney run`'s JSON-lines protocol in the sandbox, a seat's `events` add up to what it has seen: a bot
+    feeding them to the determinizer samples its exact view and legal actions at every turn (else it forfeits)."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "checking.py").write_text(CHECKING_BOT)
+    (folder / "checking_too.py").write_text(CHECKING_BOT)
+    rows = run_and_verify(folder, game, tmp_path / "t.db")
+    assert {row["bot"] for row in rows} == {"checking", "checking_too"}

@@ -145,6 +145,43 @@ class Engine(Protocol):
         """
         ...
 
+    # Optional (not part of the runtime check; see Determinizer below): engines that search bots
+    # can play give ``determinizer(seat) -> Determinizer`` and ``determinize(events_for_seat,
+    # seat, rng) -> state``, a full state consistent with what ``seat`` has seen.
+
+
+class Determinizer(Protocol):
+    """What one seat has seen of a game, folded event by event, and full states drawn from it.
+
+    An engine that supports search bots (ISMCTS) gives ``determinizer(seat)`` (see
+    ``determinize`` below). ``see`` folds the seat's redacted events (public events, its own
+    private parts; a private part the seat may not see is never read, whatever the event
+    carries); ``sample(rng)`` returns a full state consistent with everything seen, its hidden
+    parts (other hands, deck orders, unseen picks) drawn uniformly among the assignments
+    consistent with those facts, with ``rng`` (an engines.chance.Prng or a random.Random given
+    by the caller: only its ``shuffle`` and ``choice`` are used). Pure: no state is shared with
+    the engine, and the true state is never read.
+    """
+
+    def see(self, events: Sequence[Event]) -> None: ...
+
+    def sample(self, rng: Any) -> Any: ...
+
+
+def determinize(engine: Any, events_for_seat: Sequence[Event], seat: int, rng: Any) -> Any:
+    """The optional engine function ``determinize(events_for_seat, seat, rng) -> state`` in one call.
+
+    Engines that support it expose ``determinizer(seat) -> Determinizer`` (incremental: a bot
+    that samples many states per move folds each event once) and ``determinize`` built on
+    this helper. EngineError for an engine without it.
+    """
+    make = getattr(engine, "determinizer", None)
+    if make is None:
+        raise EngineError(f"{engine.name} cannot determinize (no determinizer in its engine)")
+    determinizer = make(seat)
+    determinizer.see(events_for_seat)
+    return determinizer.sample(rng)
+
 
 def fold(engine: Engine, events: Sequence[Event], state: Any = None) -> Any:
     """Rebuild a state from events: ``for event in events: state = apply(state, event)``."""

@@ -92,7 +92,7 @@ class Turn:
     so a Turn is valid only while ``act`` runs: an agent must not keep it.
     """
 
-    __slots__ = ("_engine", "_history", "_since", "_state", "_view", "legal", "seat")
+    __slots__ = ("_determinizer", "_engine", "_history", "_seen", "_since", "_state", "_view", "legal", "seat")
 
     def __init__(
         self, engine: Engine, state: Any, seat: int, legal: list[str], history: list[Event], since: int
@@ -105,6 +105,10 @@ class Turn:
         self._history = history
         self._since = since
         self._view: dict[str, Any] | None = None
+        # The seat's determinizer and how much of the history it has seen: made on the first
+        # determinize() and kept across the seat's decisions (the driver itself never touches them).
+        self._determinizer: Any = None
+        self._seen = 0
 
     @property
     def view(self) -> dict[str, Any]:
@@ -115,9 +119,33 @@ class Turn:
 
     @property
     def events(self) -> list[Event]:
-        """The events since this seat's last turn, redacted for this seat."""
+        """The events since this seat was last asked (its own last decision's events first), redacted for it.
+
+        Over a game, a seat's turn.events add up to every event before its current turn, once each.
+        """
         seat = self.seat
         return [redact(event, seat) for event in self._history[self._since :]]
+
+    def determinize(self, rng: Any) -> Any:
+        """A full state consistent with everything this seat has seen, its hidden parts drawn with ``rng``.
+
+        For search bots (ISMCTS): the state comes from the seat's own redacted event stream over
+        the whole game, never from the true state (engines.base.Determinizer). The events are
+        folded once, on demand, so many samples in one move cost one fold of what is new.
+        ``rng`` is the bot's: an engines.chance.Prng or a random.Random. EngineError if the game
+        has no determinizer.
+        """
+        determinizer = self._determinizer
+        if determinizer is None:
+            make = getattr(self._engine, "determinizer", None)
+            if make is None:
+                raise EngineError(f"{self._engine.name} cannot determinize (no determinizer in its engine)")
+            determinizer = self._determinizer = make(self.seat)
+        history, seat = self._history, self.seat
+        if self._seen < len(history):
+            determinizer.see([redact(event, seat) for event in history[self._seen :]])
+            self._seen = len(history)
+        return determinizer.sample(rng)
 
 
 def forfeit_ranking(ranking: Sequence[int], offender: int) -> tuple[int, ...]:
@@ -181,9 +209,11 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
                 return _forfeit(engine, state, steps, agents, seat, failure)
             for event in events:
                 state = apply(state, event)
+            # The seat's next turn.events start with this decision's own events: what its action
+            # set off (a Rogue's turn, a win) is news to it, and its events then add up to the game.
+            turn._since = len(history)
             remember(events)
             add_step(new_step(Step, (seat, action, events)))
-            turn._since = len(history)
         elif seat == CHANCE:
             events = chance(state, Prng(seed, stream))
             stream += 1

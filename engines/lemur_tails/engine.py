@@ -23,10 +23,10 @@ its version and is folded by that one, so every version-1 log still verifies (``
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event
+from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, determinize
 from engines.lemur_tails.cards import (
     BOTTOM,
     END,
@@ -42,6 +42,7 @@ from engines.lemur_tails.cards import (
     TAILS,
     canonical_ids,
 )
+from engines.lemur_tails.determinize import Sighting
 from engines.lemur_tails.rules import (
     END_BOXED,
     END_DRAWN,
@@ -233,6 +234,13 @@ class LemurTails:
 
     def ranking(self, state: State) -> list[int]:
         return ranking(state)
+
+    def determinizer(self, seat: int) -> Sighting:
+        """What ``seat`` has seen, and full tables drawn from it (engines/lemur_tails/determinize.py)."""
+        return Sighting(self, seat)
+
+    def determinize(self, events_for_seat: Sequence[Event], seat: int, rng: Any) -> State:
+        return determinize(self, events_for_seat, seat, rng)
 
     def action_of(self, event: Event) -> str | None:
         kind = event.type

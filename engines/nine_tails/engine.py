@@ -16,10 +16,20 @@ the chance steps, views, ranking.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.base import CHANCE, TERMINAL, Config, ConfigError, EngineError, Event, IllegalAction, competition_ranks
+from engines.base import (
+    CHANCE,
+    TERMINAL,
+    Config,
+    ConfigError,
+    EngineError,
+    Event,
+    IllegalAction,
+    competition_ranks,
+    determinize,
+)
 from engines.nine_tails import tricks
 from engines.nine_tails.cards import (
     ANY,
@@ -36,6 +46,7 @@ from engines.nine_tails.cards import (
     TAIL_VALUE,
     WILD_FOX,
 )
+from engines.nine_tails.determinize import Sighting
 from engines.nine_tails.fold import apply, fold_ahead
 from engines.nine_tails.state import (
     ACTION,
@@ -398,6 +409,13 @@ class NineTails:
         """NT-9: ascended foxes, then the most tails on one fox, then shared."""
         most = [max((fox.count for fox in foxes), default=0) for foxes in state.foxes]
         return competition_ranks(list(zip(state.ascended, most, strict=True)))
+
+    def determinizer(self, seat: int) -> Sighting:
+        """What ``seat`` has seen, and full tables drawn from it (engines/nine_tails/determinize.py)."""
+        return Sighting(seat)
+
+    def determinize(self, events_for_seat: Sequence[Event], seat: int, rng: Any) -> State:
+        return determinize(self, events_for_seat, seat, rng)
 
     def action_of(self, event: Event) -> str | None:
         action = _ACTION_OF.get(event.type)

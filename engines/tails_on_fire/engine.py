@@ -25,7 +25,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.base import CHANCE, NO_LINK, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
+from engines.base import (
+    CHANCE,
+    NO_LINK,
+    TERMINAL,
+    Config,
+    ConfigError,
+    Event,
+    IllegalAction,
+    competition_ranks,
+    determinize,
+)
+from engines.tails_on_fire.determinize import Sighting
 from engines.tails_on_fire.fold import FOLD
 from engines.tails_on_fire.hunt import (
     chained_follow_up,
@@ -240,6 +251,13 @@ class TailsOnFire:
 
     def ranking(self, state: State) -> list[int]:
         return competition_ranks(flames(state))
+
+    def determinizer(self, seat: int) -> Sighting:
+        """What ``seat`` has seen, and full tables drawn from it (engines/tails_on_fire/determinize.py)."""
+        return Sighting(seat)
+
+    def determinize(self, events_for_seat: Sequence[Event], seat: int, rng: Any) -> State:
+        return determinize(self, events_for_seat, seat, rng)
 
     def action_of(self, event: Event) -> str | None:
         kind = event.type

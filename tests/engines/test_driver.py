@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from engines import registry
 from engines.base import CHANCE, SETUP, Event, competition_ranks, fold
 from engines.driver import BotFailure, FirstLegal, forfeit_ranking, play, redact, setup
 from tests.toy import ENGINE as TOY
@@ -130,6 +131,28 @@ def test_turn_events_are_redacted_for_the_seat():
                 assert seat in event.audience
         dealt = [e for e in events if e.type == "hand_dealt" and e.data["seat"] != seat]
         assert dealt and all(e.private is None for e in dealt)
+
+
+@pytest.mark.parametrize("game", ["tails-on-fire", "lemur-tails"])
+def test_a_seats_turn_events_add_up_to_the_game_before_its_turn(game):
+    """Over a game, the events each turn hands a seat are every event before that turn, once each, its own
+    decisions' events (and what they set off, such as the Rogue's turns) included."""
+    engine = registry.get(game)
+    got: dict[int, list] = {}
+
+    class Collect:
+        def __init__(self, seat):
+            self.seat = seat
+            self.rng = random.Random(seat)
+
+        def act(self, turn):
+            got.setdefault(self.seat, []).extend(turn.events)
+            assert got[self.seat] == [redact(event, self.seat) for event in turn._history]
+            return self.rng.choice(turn.legal)
+
+    played = play(engine, engine.configure(2), "add-up", [Collect(0), Collect(1)])
+    assert played.outcome.reason == "finished" and got[0] and got[1]
+    assert any(event.type == "rogue_played" for event in got[0]) or game != "tails-on-fire"
 
 
 def test_redact_drops_only_what_the_viewer_may_not_see():

@@ -221,10 +221,14 @@ def python_runtime() -> tuple[str, ...]:
     """Host folders of tourney's own Python, bound read-only at the same paths.
 
     The interpreter's prefix, the virtual environment's (its site-packages: what in-process
-    bots could import), and the folders of the ``engines`` and ``tournaments`` packages (an
-    editable install keeps them outside site-packages; the rest of tourney is not bound).
+    bots could import), and the folders of the ``engines`` and ``tournaments`` packages, and of
+    ``adapters`` when installed (the RL bots' bridge, docs/rl.md): an editable install keeps them
+    outside site-packages. The rest of tourney is not bound.
     """
     found = {sys.base_prefix, sys.prefix, str(Path(engines.__file__).parent), str(Path(__file__).parents[1])}
+    adapters = Path(engines.__file__).parents[1] / "adapters"  # its folder only: tournaments never imports it
+    if (adapters / "__init__.py").is_file():
+        found.add(str(adapters))
     system = tuple(path for path in SYSTEM if os.path.isdir(path) and not os.path.islink(path))
     paths = sorted(path for path in found if not _inside(path, system))
     return tuple(path for path in paths if not _inside(path, tuple(p for p in paths if p != path)))

@@ -1,0 +1,106 @@
+"""adapters/pettingzoo.py: each game as a PettingZoo AEC environment (api_test, seed_test, rewards, forfeits)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from adapters.actions import SPACES
+from adapters.pettingzoo import PolicyBot, env, observation_of, raw_env
+from adapters.rewards import rewards
+from engines import registry
+from engines.driver import play
+
+GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
+
+# Observations are {"observation", "action_mask"} dicts in a Dict space, PettingZoo's own convention for its
+# classic card games, which api_test exempts by name only: its two warnings about that say no more.
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.parametrize(("game", "players"), [("tails-on-fire", 2), ("tails-on-fire", 4), ("nine-tails", 3),
+                                               ("lemur-tails", 2)])
+def test_api_test_passes(game, players):
+    """PettingZoo's api_test passes for each game (a whole game played through the API)."""
+    api_test(env(game, players), num_cycles=1500)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_seed_test_passes(game):
+    """PettingZoo's seed_test: two environments reset with the same seed play the same game."""
+    seed_test(lambda: env(game), num_cycles=200)
+
+
+def finish(table, seed: int, choose) -> dict[str, float]:
+    """Play ``table`` to the end from reset(seed) with ``choose(agent, observation)``; the final rewards."""
+    table.reset(seed=seed)
+    final = {}
+    for agent in table.agent_iter():
+        observation, reward, termination, truncation, _ = table.last()
+        if termination or truncation:
+            final[agent] = reward
+            table.step(None)
+        else:
+            table.step(choose(agent, observation))
+    return final
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rewards_come_from_the_ranking_and_sum_to_zero(game):
+    """At the end each agent's reward is (seats below - seats above) / (n - 1) of the engine's ranking."""
+    table = raw_env(game)
+    rng = np.random.default_rng(3)
+    final = finish(table, 11, lambda agent, observation: int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    ranking = table.engine.ranking(table.state)
+    assert [final[agent] for agent in table.possible_agents] == rewards(ranking)
+    assert abs(sum(final.values())) < 1e-9 and table.ranking == list(ranking)
+
+
+def test_an_illegal_action_forfeits():
+    """ALL-5: an index that is not legal now ends the game with the offender ranked last alone."""
+    table = raw_env("lemur-tails")
+    table.reset(seed=5)
+    agent = table.agent_selection
+    illegal = int(np.flatnonzero(table.observe(agent)["action_mask"] == 0)[0])
+    table.step(illegal)
+    seat = table.possible_agents.index(agent)
+    assert table.ranking[seat] == 2 and all(table.terminations.values())
+    assert table.rewards[agent] == -1.0 and "illegal action" in table.infos[agent]["forfeit"]
+
+
+def test_only_the_agent_to_act_has_legal_actions():
+    """The action mask marks the acting agent's legal actions; every other agent's mask is empty."""
+    table = raw_env("tails-on-fire", 3)
+    table.reset(seed=1)
+    acting = table.agent_selection
+    for agent in table.possible_agents:
+        mask = table.observe(agent)["action_mask"]
+        legal = table.engine.legal_actions(table.state)
+        assert mask.sum() == (len(legal) if agent == acting else 0)
+
+
+def test_a_policy_sees_in_a_tournament_what_it_saw_in_the_environment():
+    """PolicyBot hands its policy the very observation the environment gives the agent to act."""
+    table = raw_env("nine-tails", 3)
+    table.reset(seed=2)
+    seat = table.possible_agents.index(table.agent_selection)
+
+    class Turn:
+        view = table.engine.view(table.state, seat)
+        legal = table.engine.legal_actions(table.state)
+
+    expected = table.observe(table.agent_selection)
+    seen = observation_of("nine-tails", Turn)
+    assert np.array_equal(seen["observation"], expected["observation"])
+    assert np.array_equal(seen["action_mask"], expected["action_mask"])
+
+
+def test_a_policy_bot_plays_a_whole_game():
+    """A masked-random policy wrapped as a tourney bot plays the driver's game to its end."""
+    engine = registry.get("tails-on-fire")
+    rng = np.random.default_rng(0)
+    bots = [PolicyBot("tails-on-fire", lambda observation: rng.choice(np.flatnonzero(observation["action_mask"])))
+            for _ in range(2)]
+    played = play(engine, engine.configure(2), "policy", bots)
+    assert played.outcome.reason == "finished"
+    assert all(step.action in SPACES["tails-on-fire"].index for step in played.steps if step.actor >= 0)

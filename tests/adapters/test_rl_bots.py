@@ -1,0 +1,72 @@
+"""bots/rl/: a policy trained in PettingZoo and OpenSpiel's MCTS play tournaments as ordinary bot files."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from adapters import tabular
+from engines import registry
+from engines.driver import play
+from tests.runs import run_and_verify
+from tournaments.bots.inprocess import load_module
+
+ROOT = Path(__file__).resolve().parents[2]
+RL = ROOT / "bots" / "rl"
+
+
+@pytest.mark.slow
+def test_the_openspiel_bot_plays_legal_moves_in_and_out_of_process():
+    """OpenSpiel's MCTS on one determinization a move finishes a Lemur Tails game, with Turn.determinize and, as a
+    hosted bot sees it, from the seat's events alone."""
+    engine = registry.get("lemur-tails")
+    module = load_module(str(RL / "openspiel_mcts.py"))
+
+    class Hosted:
+        def __init__(self, bot):
+            self.bot = bot
+
+        def act(self, turn):
+            bare = type("Turn", (), {"seat": turn.seat, "legal": list(turn.legal), "events": turn.events})()
+            return self.bot.act(bare)
+
+    agents = [module.Bot("lemur-tails", 0, random.Random(1)), Hosted(module.Bot("lemur-tails", 1, random.Random(2)))]
+    played = play(engine, engine.configure(2), "spiel-bot", agents)
+    assert played.outcome.reason == "finished"
+
+
+def test_the_trained_table_plays_every_game():
+    """The PettingZoo table policy has a table for each game it declares, and plays a Tails on Fire game through."""
+    module = load_module(str(RL / "pettingzoo_table.py"))
+    assert set(module.TABLES) == set(module.GAMES)
+    engine = registry.get("tails-on-fire")
+    agents = [module.Bot("tails-on-fire", seat, random.Random(seat)) for seat in range(3)]
+    assert play(engine, engine.configure(3), "table", agents).outcome.reason == "finished"
+
+
+def test_training_rewrites_one_game_table_in_the_bot_file(tmp_path):
+    """`python -m adapters.tabular` into a bot file puts the trained table in for that game and keeps the others."""
+    bot = tmp_path / "pettingzoo_table.py"
+    shutil.copy(RL / "pettingzoo_table.py", bot)
+    before = load_module(str(RL / "pettingzoo_table.py")).TABLES
+    tabular.main(["tails-on-fire", "3", "5", str(bot)])
+    after = load_module(str(bot)).TABLES
+    trained = tabular.train("tails-on-fire", 3, 5)
+    assert after["tails-on-fire"] == {action: round(value, 4) for action, value in trained.items()}
+    assert after["tails-on-fire"] != before["tails-on-fire"]
+    assert {game: after[game] for game in ("nine-tails", "lemur-tails")} == {
+        game: before[game] for game in ("nine-tails", "lemur-tails")}
+
+
+@pytest.mark.slow
+def test_tourney_run_plays_the_rl_bots_and_the_logs_verify(tmp_path):
+    """`tourney run` of bots/rl beside random_bot in their sandboxes (numpy, pettingzoo, open_spiel and adapters
+    importable there): no forfeits, and every stored log verifies."""
+    folder = tmp_path / "bots"
+    shutil.copytree(RL, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
+    rows = run_and_verify(folder, "lemur-tails", tmp_path / "t.db")
+    assert {row["bot"] for row in rows} == {"openspiel_mcts", "pettingzoo_table", "random_bot"}

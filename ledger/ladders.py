@@ -137,8 +137,9 @@ def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
         rows = connection.exec_driver_sql(
             "SELECT l.id, l.name, l.game, l.players, l.created_at, "
             "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
-            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish FROM ladders l ORDER BY l.name")
-        keys = ("id", "name", "game", "players", "created_at", "active", "games", "publish")
+            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish, l.rating FROM ladders l "
+            "ORDER BY l.name")
+        keys = ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 

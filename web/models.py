@@ -42,6 +42,7 @@ class LadderSummary(BaseModel):
     active: int = Field(description="active bots")
     games: int
     publish: str = Field(description="spectator or full: the view anyone may see of its finished games")
+    rating: str = Field(description="its rating model: elo or openskill")
     created_at: str
 
 
@@ -50,8 +51,10 @@ class LeaderRow(BaseModel):
     bot: str
     owner: str | None
     version: int
-    rating: float
+    rating: float = Field(description="Elo, or OpenSkill's leaderboard value mu - 3 sigma")
     margin: float = Field(description="95% margin of the rating (± this many points)")
+    mu: float | None = Field(default=None, description="OpenSkill's mean (openskill ladders only)")
+    sigma: float | None = Field(default=None, description="OpenSkill's uncertainty (openskill ladders only)")
     games: int
     forfeits: int
     last_played: str | None
@@ -138,6 +141,7 @@ class HistoryPoint(BaseModel):
     version: int
     rank: int
     rating: float
+    sigma: float | None = None
 
 
 class Verification(BaseModel):

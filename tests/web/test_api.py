@@ -469,3 +469,19 @@ def test_ladder_league_functions_are_what_the_page_shows(serve, league):
     expected = ladder_league.standings(Ledger(str(league.path), read_only=True), LADDER)
     assert [(r["bot"], r["rating"], r["margin"], r["forfeits"]) for r in shown] == \
         [(s.name, round(s.rating, 1), round(s.margin, 1), s.forfeits) for s in expected]
+
+
+def test_an_openskill_ladder_shows_mu_and_sigma(serve, league):
+    """A three-seat ladder rates by OpenSkill: its leaderboard ranks by mu - 3 sigma and carries mu and sigma."""
+    db = ["--db", league.path]
+    tourney("ladder", "create", "trio", "--game", "tails-on-fire", "--players", "3", *db)
+    for bot in ("random_bot.py", "heuristic_tails_on_fire.py"):
+        tourney("ladder", "submit", "trio", ROOT / "bots" / bot, *db)
+    tourney("ladder", "submit", "trio", ROOT / "bots" / "random_bot.py", "--as", "another_random", *db)
+    tourney("ladder", "play", "trio", "--games", "3", "--jobs", "0", "--seed", "2", *db)
+    shown = serve().get("/api/ladders/trio").json()
+    assert shown["rating"] == "openskill"
+    for row in shown["leaderboard"]:
+        assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=0.1)
+        assert row["history"][-1] == pytest.approx(row["rating"], abs=0.1)
+    assert "OpenSkill" in serve().get("/ladders/trio").text

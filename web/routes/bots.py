@@ -17,6 +17,7 @@ from tournaments.play import results
 from web import models
 from web.deps import LedgerDep, OwnerDep, PagingDep
 from web.pages import query, render
+from web.routes.ladders import shown_rating
 
 api = APIRouter(prefix="/api/bots", tags=["bots"])
 pages = APIRouter(tags=["pages"])
@@ -54,7 +55,7 @@ def histories(ledger: Ledger, entries: list[models.Entry]) -> list[tuple[str, li
             if any(e.ladder == ladder and e.version == entry["version"] and e.content_hash == entry["content_hash"]
                    for e in entries):
                 points = ladder_rows.history(ledger, entry["id"])
-                out.append((f"{ladder} v{entry['version']}", [round(p["rating"], 1) for p in points]))
+                out.append((f"{ladder} v{entry['version']}", [shown_rating(p) for p in points]))
     return out
 
 

@@ -24,6 +24,11 @@ def summaries(ledger: Ledger) -> list[models.LadderSummary]:
             for row in rows.all_ladders(ledger)]
 
 
+def shown_rating(point: dict) -> float:
+    """A history point as the leaderboard ranks: Elo, or OpenSkill's mu - 3 sigma."""
+    return round(point["rating"] - 3 * point["sigma"] if point.get("sigma") is not None else point["rating"], 1)
+
+
 def etag(ledger: Ledger, name: str) -> str:
     """Changes whenever the leaderboard may: a game stored, a ladder event, a new entry, a submission decided."""
     ladder = rows.get(ledger, name)
@@ -45,7 +50,9 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
             rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
             rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
             forfeits=standing.forfeits, last_played=last.get(entry["id"]), provisional=standing.provisional,
-            status=standing.status, history=[round(point["rating"], 1) for point in rows.history(ledger, entry["id"])]))
+            mu=None if standing.mu is None else round(standing.mu, 2),
+            sigma=None if standing.sigma is None else round(standing.sigma, 2),
+            status=standing.status, history=[shown_rating(point) for point in rows.history(ledger, entry["id"])]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
     return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
 

@@ -25,10 +25,11 @@ def sparkline(values: Sequence[float], width: int = 120, height: int = 28, label
                   f'aria-label="{escape(label)}">{title}<polyline class="series-0" points="{points}"/></svg>')
 
 
-def chart(series: Sequence[tuple[str, Sequence[float]]], width: int = 640, height: int = 260,
-          label: str = "rating history") -> Markup:
-    """Rating after each game, one line per series (a bot, or a version), with its axis and a legend."""
-    drawn = [(name, list(values)) for name, values in series if values][:SERIES]
+def chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], width: int = 640, height: int = 260,
+          label: str = "rating history", x_label: str = "game") -> Markup:
+    """Ratings as lines of (x, rating) points, one line per series (a bot, or a version), on a shared x axis
+    (a ladder's game number, or a bot's own), with its axes and a legend."""
+    drawn = [(name, list(points)) for name, points in series if points][:SERIES]
     left, top, right, bottom = 48, 10, width - 10, height - 28
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}">'
              f"<title>{escape(label)}</title>"]
@@ -36,21 +37,27 @@ def chart(series: Sequence[tuple[str, Sequence[float]]], width: int = 640, heigh
         parts.append(f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" class="axis" text-anchor="middle">'
                      "no rated games yet</text></svg>")
         return Markup("".join(parts))
-    low = min(min(values) for _, values in drawn)
-    high = max(max(values) for _, values in drawn)
+    low = min(y for _, points in drawn for _, y in points)
+    high = max(y for _, points in drawn for _, y in points)
     if high - low < 20:
         low, high = low - 10, high + 10
-    longest = max(len(values) for _, values in drawn)
+    first = min(x for _, points in drawn for x, _ in points)
+    last = max(x for _, points in drawn for x, _ in points)
     for fraction in (0.0, 0.5, 1.0):
         y = bottom - fraction * (bottom - top)
         value = low + fraction * (high - low)
         parts.append(f'<line class="grid" x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}"/>'
                      f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value:.0f}</text>')
-    parts.append(f'<text class="axis" x="{left}" y="{height - 10}">game 1</text>'
-                 f'<text class="axis" x="{right}" y="{height - 10}" text-anchor="end">game {longest}</text>')
-    for index, (name, values) in enumerate(drawn):
-        points = _points(values, 0, max(longest - 1, 1), low, high, left, top, right - left, bottom - top)
-        parts.append(f'<polyline class="series-{index}" points="{points}"><title>{escape(name)}</title></polyline>')
+    parts.append(f'<text class="axis" x="{left}" y="{height - 10}">{escape(x_label)} {first:.0f}</text>'
+                 f'<text class="axis" x="{right}" y="{height - 10}" text-anchor="end">{escape(x_label)} {last:.0f}'
+                 "</text>")
+    span_x = (last - first) or 1.0
+    span_y = high - low
+    for index, (name, points) in enumerate(drawn):
+        coordinates = " ".join(f"{left + (right - left) * (x - first) / span_x:.1f},"
+                               f"{top + (bottom - top) * (1 - (y - low) / span_y):.1f}" for x, y in points)
+        parts.append(f'<polyline class="series-{index}" points="{coordinates}"><title>{escape(name)}</title>'
+                     "</polyline>")
     parts.append("</svg>")
     legend = "".join(f'<li><span class="swatch series-{index}"></span>{escape(name)}</li>'
                      for index, (name, _) in enumerate(drawn))

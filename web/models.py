@@ -61,6 +61,7 @@ class LeaderRow(BaseModel):
     provisional: bool
     status: str
     history: list[float] = Field(default_factory=list, description="its rating after each of its ladder games")
+    history_games: list[int] = Field(default_factory=list, description="the ladder game number of each")
 
 
 class Ladder(LadderSummary):

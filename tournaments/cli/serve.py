@@ -79,8 +79,10 @@ def serve(
 
     typer.echo(f"serving {url} on http://{host}:{port}/ ({'submissions open' if submissions else 'read-only'}); "
                "Ctrl-C stops")
+    # X-Forwarded-Proto and -For are believed from a proxy on this machine only (uvicorn's default), so
+    # that pages behind a TLS proxy show https URLs.
     uvicorn.run(APPLICATION, factory=True, host=host, port=port, log_level="warning", server_header=False,
-                proxy_headers=False)
+                proxy_headers=True, forwarded_allow_ips="127.0.0.1")
 
 
 def _check_port(host: str, port: int) -> None:

@@ -82,7 +82,7 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
         if active >= ladder["players"]:
             count = league.play(ledger, ladder_name, games, workers, limits, rng)
             played += count
-            say(f"played {count} games on {ladder_name}")
+            say(f"played {count} game{'' if count == 1 else 's'} on {ladder_name}")
             busy = True
         if not busy and (rounds is None or done < rounds):
             time.sleep(idle)

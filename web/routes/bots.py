@@ -46,7 +46,7 @@ def bot(ledger: Ledger, name: str) -> models.Bot:
                                                created_at=v["created_at"]) for v in versions])
 
 
-def histories(ledger: Ledger, entries: list[models.Entry]) -> list[tuple[str, list[float]]]:
+def histories(ledger: Ledger, entries: list[models.Entry]) -> list[tuple[str, list[tuple[int, float]]]]:
     """Per ladder entry (ladder and version), its rating after each game: the bot page's chart."""
     out = []
     for ladder in sorted({entry.ladder for entry in entries}):
@@ -55,7 +55,8 @@ def histories(ledger: Ledger, entries: list[models.Entry]) -> list[tuple[str, li
             if any(e.ladder == ladder and e.version == entry["version"] and e.content_hash == entry["content_hash"]
                    for e in entries):
                 points = ladder_rows.history(ledger, entry["id"])
-                out.append((f"{ladder} v{entry['version']}", [shown_rating(p) for p in points]))
+                out.append((f"{ladder} v{entry['version']}",
+                            [(number, shown_rating(p)) for number, p in enumerate(points, start=1)]))
     return out
 
 

@@ -46,13 +46,15 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     board = []
     for standing in standings:
         entry = entries[(standing.name, standing.version)]
+        points = rows.history(ledger, entry["id"])
         board.append(models.LeaderRow(
             rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
             rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
             forfeits=standing.forfeits, last_played=last.get(entry["id"]), provisional=standing.provisional,
             mu=None if standing.mu is None else round(standing.mu, 2),
             sigma=None if standing.sigma is None else round(standing.sigma, 2),
-            status=standing.status, history=[shown_rating(point) for point in rows.history(ledger, entry["id"])]))
+            status=standing.status, history=[shown_rating(point) for point in points],
+            history_games=[point["seq"] for point in points]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
     return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
 
@@ -93,7 +95,8 @@ def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPo
 def ladder_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDep):
     shown = ladder(ledger, name)
     return render(request, "ladder.html", {
-        "ladder": shown, "etag": etag(ledger, name), "series": [(row.bot, row.history) for row in shown.leaderboard],
+        "ladder": shown, "etag": etag(ledger, name),
+        "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
         "games": games(ledger, name, paging.offset, paging.limit),
         "query": lambda **changes: query(request, **changes)})
 

@@ -65,8 +65,9 @@ async def submit(
     except owner_rows.NameTaken as error:
         raise HTTPException(403, str(error)) from None
     row = queue.get(site.ledger, submission)
+    # A path, not a URL: behind a TLS proxy this server may not know its public scheme and host.
     return JSONResponse(shown(row).model_dump(), status_code=202,
-                        headers={"Location": str(request.url_for("get_submission", submission_id=submission))})
+                        headers={"Location": request.app.url_path_for("get_submission", submission_id=submission)})
 
 
 @api.get("/submissions/{submission_id}", response_model=models.Submission, responses=AUTH,

@@ -1,4 +1,4 @@
-"""Shared fixtures: a real SQLite ledger in a temporary directory, the toy game."""
+"""Shared fixtures: a real SQLite ledger in a temporary directory, the toy game, the browser (tests/browser.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 
 from engines import registry
 from ledger.store import Ledger
+from tests.browser import browser, open_page  # noqa: F401 (one Chromium for every browser test, found by name)
 from tests.toy import ENGINE as TOY
 
 registry.register(TOY)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import browser, open_page  # noqa: F401
 from tests.web.league import Api, League, seed
 from web.app import create_app
 from web.settings import Settings

@@ -8,6 +8,7 @@ writing to it); ``python -m tests.web.league PATH`` makes one to look at with `t
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import shutil
 import sqlite3
@@ -82,7 +83,10 @@ class Api:
             async with httpx.AsyncClient(transport=transport, base_url="http://league.test") as client:
                 return await client.request(method, url, headers=headers, **kwargs)
 
-        return asyncio.run(send())
+        # In a thread of its own: a test session that holds Playwright's sync API has an event loop
+        # running in the main thread, where asyncio.run refuses to start another.
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, send()).result()
 
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
         return self.request("GET", url, **kwargs)

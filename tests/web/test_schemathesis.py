@@ -5,6 +5,7 @@ a bounded number of examples per operation keeps it well under a minute)."""
 from __future__ import annotations
 
 import hypothesis
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, given
 
@@ -15,6 +16,7 @@ EXAMPLES = 15
 """Generated requests per operation (about 20 operations)."""
 
 
+@pytest.mark.slow
 def test_no_generated_request_fails_the_server(league):
     """Every operation of /openapi.json answers below 500 to the requests Schemathesis makes of it, with
     the token of a real owner (so the owner routes run past authentication) or the generated one."""

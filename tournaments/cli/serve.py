@@ -83,6 +83,7 @@ def serve(
     # that pages behind a TLS proxy show https URLs.
     uvicorn.run(APPLICATION, factory=True, host=host, port=port, log_level="warning", server_header=False,
                 proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+    typer.echo("stopped")  # uvicorn takes Ctrl-C itself: the normal way to stop a server, not an error
 
 
 def _check_port(host: str, port: int) -> None:

@@ -134,3 +134,21 @@ def test_serve_answers_only_on_the_loopback_by_default(live):
         with socket.socket() as probe, pytest.raises(OSError):
             probe.settimeout(2)
             probe.connect((address, port))
+
+
+def test_pages_work_without_javascript(browser, live):
+    """With JavaScript off, the ladder page still shows its leaderboard and chart, and the bot page's filter
+    form still filters (everything but the replay is drawn by the server)."""
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(f"{live}ladders/{LADDER}")
+        expect(page.locator("table.leaderboard tbody tr")).to_have_count(2)
+        expect(page.locator("svg.chart polyline")).to_have_count(2)
+        page.goto(f"{live}bots/raises")
+        page.select_option("select[name=result]", "loss")
+        page.get_by_role("button", name="show").click()
+        page.wait_for_url("**result=loss**")
+        expect(page.locator("table.games tbody tr").first).to_be_visible()
+    finally:
+        context.close()

@@ -429,14 +429,18 @@ def last_played(ledger: Ledger, ladder_id: int) -> dict[int, str]:
         return {entry: created for entry, created in rows}
 
 
-def version_of(ledger: Ledger, ladder_id: int) -> tuple[int, int, int]:
-    """What changes when a ladder's standings may: (latest ladder game, latest ladder event, latest entry)."""
+def version_of(ledger: Ledger, ladder_id: int) -> tuple[Any, ...]:
+    """What changes whenever a ladder's standings may: its latest game, event and entry, what it
+    publishes, and its entries' ratings, games and statuses (a rebuild or a retirement moves those)."""
     with ledger.read() as connection:
         return tuple(connection.exec_driver_sql(
             "SELECT (SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?), "
             "(SELECT COALESCE(MAX(seq), 0) FROM ladder_events WHERE ladder_id = ?), "
-            "(SELECT COALESCE(MAX(id), 0) FROM ladder_entries WHERE ladder_id = ?)",
-            (ladder_id, ladder_id, ladder_id)).first())
+            "(SELECT COALESCE(MAX(id), 0) FROM ladder_entries WHERE ladder_id = ?), "
+            "(SELECT publish FROM ladders WHERE id = ?), "
+            "(SELECT COALESCE(SUM(rating), 0) || '/' || COALESCE(SUM(games), 0) || '/' || "
+            "COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0) FROM ladder_entries WHERE ladder_id = ?)",
+            (ladder_id, ladder_id, ladder_id, ladder_id, ladder_id)).first())
 
 
 def ladder_of_game(ledger: Ledger, game_id: str) -> dict[str, Any] | None:

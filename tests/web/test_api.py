@@ -3,6 +3,7 @@ tokens, uploads, name ownership, rate limits, ETags, the published views, the he
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import zipfile
@@ -485,3 +486,19 @@ def test_an_openskill_ladder_shows_mu_and_sigma(serve, league):
         assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=0.1)
         assert row["history"][-1] == pytest.approx(row["rating"], abs=0.1)
     assert "OpenSkill" in serve().get("/ladders/trio").text
+
+
+@pytest.mark.parametrize("change", [("ladder", "retire", LADDER, "random_bot"), ("ladder", "rebuild", LADDER),
+                                    ("ladder", "publish", LADDER, "full")])
+def test_leaderboard_etag_moves_with_a_retirement_a_rebuild_or_a_publication(serve, league, change):
+    """A retirement, a publication and a rebuild's rewritten ratings change the ladder's ETag (no stale cache)."""
+    api = serve()
+    tag = api.get(f"/api/ladders/{LADDER}").headers["etag"]
+    if change[1] == "rebuild":  # a rebuild only moves ratings that had drifted: make one drift
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(league.path)) as raw, raw:
+            raw.execute("UPDATE ladder_entries SET rating = rating + 7 WHERE name = 'random_bot'")
+        tag = api.get(f"/api/ladders/{LADDER}").headers["etag"]
+    tourney(*change, "--db", league.path)
+    assert api.get(f"/api/ladders/{LADDER}", headers={"If-None-Match": tag}).status_code == 200

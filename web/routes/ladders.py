@@ -3,6 +3,8 @@ a bot's rating history on it."""
 
 from __future__ import annotations
 
+import hashlib
+
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
@@ -12,7 +14,7 @@ from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.ladder import league
 from web import models
-from web.deps import LedgerDep, PagingDep
+from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 
 api = APIRouter(prefix="/api/ladders", tags=["ladders"])
@@ -32,8 +34,9 @@ def shown_rating(point: dict) -> float:
 def etag(ledger: Ledger, name: str) -> str:
     """Changes whenever the leaderboard may: a game stored, a ladder event, a new entry, a submission decided."""
     ladder = rows.get(ledger, name)
-    games, events, entries = rows.version_of(ledger, ladder["id"])
-    return f'W/"ladder-{ladder["id"]}-{games}-{events}-{entries}-{queue.waiting(ledger, ladder["id"])}"'
+    version = (*rows.version_of(ledger, ladder["id"]), queue.waiting(ledger, ladder["id"]))
+    digest = hashlib.sha256(repr(version).encode()).hexdigest()[:20]
+    return f'W/"ladder-{ladder["id"]}-{digest}"'
 
 
 def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
@@ -59,6 +62,11 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
 
 
+def cached(site: Site, name: str, tag: str, retired: bool = False) -> models.Ladder:
+    """The ladder as of its ETag: computed once per change however many pages poll it."""
+    return site.caches["standings"].get(("ladder", name, tag, retired), lambda: ladder(site.ledger, name, retired))
+
+
 def games(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[models.GameSummary]:
     """The ladder's games, newest first."""
     return models.games_page(ledger, rows.game_ids(ledger, rows.get(ledger, name)["id"])[::-1], offset, limit)
@@ -71,13 +79,13 @@ def list_ladders(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.Lad
 
 @api.get("/{name}", response_model=models.Ladder, summary="A ladder and its leaderboard",
          responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
-def get_ladder(name: str, request: Request, response: Response, ledger: LedgerDep, retired: bool = False):
-    tag = etag(ledger, name) + ("-all" if retired else "")
+def get_ladder(name: str, request: Request, response: Response, site: SiteDep, retired: bool = False):
+    tag = etag(site.ledger, name) + ("-all" if retired else "")
     if (same := unchanged(request, tag)) is not None:
         return same
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-cache"
-    return ladder(ledger, name, retired)
+    return cached(site, name, tag, retired)
 
 
 @api.get("/{name}/games", response_model=models.Page[models.GameSummary], summary="A ladder's games, newest first")
@@ -92,10 +100,12 @@ def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPo
 
 
 @pages.get("/ladders/{name}", response_class=HTMLResponse, summary="A ladder's page")
-def ladder_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDep):
-    shown = ladder(ledger, name)
+def ladder_page(name: str, request: Request, site: SiteDep, paging: PagingDep):
+    ledger = site.ledger
+    tag = etag(ledger, name)
+    shown = cached(site, name, tag)
     return render(request, "ladder.html", {
-        "ladder": shown, "etag": etag(ledger, name),
+        "ladder": shown, "etag": tag,
         "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
         "games": games(ledger, name, paging.offset, paging.limit),
         "query": lambda **changes: query(request, **changes)})
@@ -103,9 +113,9 @@ def ladder_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDe
 
 @pages.get("/ladders/{name}/leaderboard", response_class=HTMLResponse, summary="A ladder's leaderboard (a fragment)",
            responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
-def leaderboard(name: str, request: Request, ledger: LedgerDep):
-    tag = etag(ledger, name)
+def leaderboard(name: str, request: Request, site: SiteDep):
+    tag = etag(site.ledger, name)
     if (same := unchanged(request, tag)) is not None:
         return same
-    return render(request, "leaderboard.html", {"ladder": ladder(ledger, name)},
+    return render(request, "leaderboard.html", {"ladder": cached(site, name, tag)},
                   headers={"ETag": tag, "Cache-Control": "no-cache"})

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 
 from typer.testing import CliRunner
 
+from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
+from ledger import submissions as queue
 from ledger.store import Ledger
-from tests.web.league import LADDER
+from tests.web.league import LADDER, ROOT
 from tournaments.cli import app
 
 runner = CliRunner()
@@ -70,3 +73,21 @@ def test_ladder_publish_and_work_refuse_what_does_not_exist(league):
     assert result.exit_code == 1 and result.output.startswith("error: no ladder 'nope'")
     published = tourney("ladder", "publish", LADDER, "full", "--db", league.path)
     assert published.output == f"{LADDER} publishes full logs of its finished games\n"
+
+
+def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(league, tmp_path):
+    """With no bwrap on PATH, `ladder work` stops in one line before claiming anything: a waiting submission
+    stays pending (never refused for the machine's fault)."""
+    ledger = Ledger(str(league.path))
+    ladder = ladder_rows.get(ledger, LADDER)["id"]
+    alice = next(row["id"] for row in owner_rows.all_owners(ledger) if row["name"] == "alice")
+    waiting = queue.add(ledger, ladder, alice, "alices", "alices.py", "alices.py",
+                        (ROOT / "bots" / "random_bot.py").read_bytes())
+    ledger.close()
+    env = {**os.environ, "PATH": str(tmp_path / "no-such-folder")}
+    done = subprocess.run([sys.executable, "-m", "tournaments", "ladder", "work", LADDER, "--rounds", "1",
+                           "--db", str(league.path)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == ("error: ladders run every bot in a sandbox, and bwrap (bubblewrap) is not installed; "
+                           "install it with `apt-get install bubblewrap`\n")
+    assert queue.get(Ledger(str(league.path), read_only=True), waiting)["status"] == queue.PENDING

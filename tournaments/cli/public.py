@@ -10,9 +10,11 @@ import typer
 from ledger import ladders as rows
 from tournaments.cli.ladder import limits_of
 from tournaments.cli.options import (
+    BotLogs,
     CpuSeconds,
     Db,
     Jobs,
+    MaxProcesses,
     MemoryMb,
     MoveTime,
     TimeBank,
@@ -39,21 +41,24 @@ def work(
     time_bank: TimeBank = 5.0,
     cpu_seconds: CpuSeconds = league.CPU_SECONDS,
     memory_mb: MemoryMb = league.MEMORY_MB,
+    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    bot_logs: BotLogs = None,
     db: Db = None,
 ) -> None:
     """Run a ladder: validate the bots submitted through `tourney serve`, then play games, round after round.
 
     Each round validates every waiting submission (the same validation games as `ladder submit`,
-    in the sandbox) and then plays --games matchmade games.
+    in the sandbox) and then plays --games matchmade games. The end of each bot's stderr per game is
+    stored with the game for its owner to read on the web (and, with --bot-logs, written to files too).
 
     Example: tourney ladder work spring --games 50 --jobs 2 --db league.db
     """
     ledger = writing(db)
-    limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, league.MAX_PROCESSES)
+    limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
     try:
         played = worker.work(ledger, name, games, jobs_for(jobs, games), limits, random.Random(seed), rounds, idle,
-                             typer.echo)
+                             typer.echo, bot_logs)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: every game stored so far is rated on {name}; run `tourney ladder work` again to "
                    "go on", err=True)

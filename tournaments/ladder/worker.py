@@ -66,11 +66,15 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> De
 
 
 def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, rng: random.Random,
-         rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print) -> int:
+         rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print,
+         bot_logs: Path | None = None) -> int:
     """Rounds of: validate every waiting submission, then play ``games`` games (when the ladder has enough
     active bots), or wait ``idle`` seconds when there was nothing to do. ``rounds`` None: until
-    interrupted. Returns the games played."""
+    interrupted. ``bot_logs``: as ``league.play``'s. Returns the games played."""
     ladder = rows.get(ledger, ladder_name)
+    # Before claiming anything: without a sandbox every submission would be refused for the
+    # machine's fault, not its bot's.
+    league.require_sandbox()
     played = done = 0
     while rounds is None or done < rounds:
         done += 1
@@ -80,7 +84,7 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
             busy = True
         active = len(rows.entries(ledger, ladder["id"]))
         if active >= ladder["players"]:
-            count = league.play(ledger, ladder_name, games, workers, limits, rng)
+            count = league.play(ledger, ladder_name, games, workers, limits, rng, bot_logs=bot_logs)
             played += count
             say(f"played {count} game{'' if count == 1 else 's'} on {ladder_name}")
             busy = True

@@ -115,6 +115,18 @@ def current_owner(
 OwnerDep = Annotated[dict[str, Any], Depends(current_owner)]
 
 
+def optional_owner(
+    request: Request,
+    authorization: Annotated[str | None, Header(description="Bearer TOKEN: the owner sees more of their own "
+                                                        "bots' pages.")] = None,
+) -> dict[str, Any] | None:
+    """The owner whose token the request carries, or None without the header (a bad token is still a 401)."""
+    return None if authorization is None else current_owner(request, authorization)
+
+
+MaybeOwnerDep = Annotated[dict[str, Any] | None, Depends(optional_owner)]
+
+
 def writable(request: Request) -> None:
     """403 on a server started without --submissions (its database is opened read-only)."""
     if not site(request).settings.submissions:

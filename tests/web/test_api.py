@@ -11,7 +11,6 @@ import zipfile
 import orjson
 import pytest
 
-from ledger import games as game_rows
 from ledger import ladders as ladder_rows
 from ledger.store import Ledger
 from replays import log as logfmt
@@ -383,20 +382,71 @@ def serve_read_only(league):
     return Api(create_app(Settings(db=str(league.path))))
 
 
-def test_stderr_excerpts_only_for_the_bots_owner(api, league):
-    """A bot's stderr excerpts are shown to its owner; another owner gets 403, no token 401."""
-    upload(api, league.tokens["alice"], RANDOM_BOT, bot="alices-random")
+CHATTY_BOT = b"""import sys
+
+GAMES = "*"
+
+
+class Bot:
+    def __init__(self, game, seat, rng):
+        self.rng = rng
+        print(f"chatty at seat {seat} <script>alert(1)</script>", file=sys.stderr)
+
+    def act(self, turn):
+        return self.rng.choice(turn.legal)
+"""
+"""A bot that writes on stderr (markup included) in each of its games."""
+
+
+@pytest.mark.slow
+def test_stderr_of_ladder_games_is_its_owners_only(api, league):
+    """What a bot wrote on stderr in the ladder games `ladder work` played in the sandbox is stored with
+    each game and shown, escaped, to its owner (API and bot page with their token), never to another
+    owner or to anyone without a token, and the page saying it is never cached for others."""
+    assert upload(api, league.tokens["alice"], CHATTY_BOT, bot="chatty").status_code == 202
     tourney("ladder", "work", LADDER, "--rounds", "1", "--games", "2", "--jobs", "0", "--db", league.path)
-    ledger = Ledger(str(league.path))
-    game_id = api.get("/api/bots/alices-random/games").json()["items"][0]["game_id"]
-    seat = next(s["seat"] for s in api.get(f"/api/games/{game_id}").json()["seats"] if s["bot"] == "alices-random")
-    game_rows.store_logs(ledger, game_id, [(seat, b"thinking hard\n<script>x</script>\n")])
-    url = "/api/bots/alices-random/logs"
-    assert api.get(url).status_code == 401
-    assert api.get(url, token=league.tokens["bob"]).status_code == 403
-    logs = api.get(url, token=league.tokens["alice"]).json()
-    assert logs["total"] == 1 and logs["items"][0]["stderr"].startswith("thinking hard")
-    assert "thinking hard" not in api.get("/bots/alices-random").text
+    played = api.get("/api/bots/chatty/games").json()
+    assert played["total"] >= 2
+    logs = api.get("/api/bots/chatty/logs", token=league.tokens["alice"]).json()
+    assert logs["total"] == played["total"]
+    seats = {(g["game_id"], s["seat"]) for g in played["items"] for s in g["seats"] if s["bot"] == "chatty"}
+    assert {(item["game_id"], item["seat"]) for item in logs["items"]} == seats
+    for item in logs["items"]:
+        assert f"chatty at seat {item['seat']} <script>alert(1)</script>" in item["stderr"]
+
+    owners_page = api.get("/bots/chatty", token=league.tokens["alice"])
+    assert "chatty at seat" in owners_page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in owners_page.text
+    assert "<script>alert(1)" not in owners_page.text
+    assert owners_page.headers["cache-control"] == "private, no-store"
+    assert owners_page.headers["vary"] == "Authorization"
+
+    assert api.get("/api/bots/chatty/logs").status_code == 401
+    assert api.get("/api/bots/chatty/logs", token=league.tokens["bob"]).status_code == 403
+    for page in (api.get("/bots/chatty"), api.get("/bots/chatty", token=league.tokens["bob"])):
+        assert page.status_code == 200 and "chatty at seat" not in page.text
+        assert page.headers["vary"] == "Authorization"
+    assert api.get("/bots/chatty", token="tourney_not-a-token").status_code == 401
+
+
+@pytest.mark.slow
+def test_ladder_play_stores_stderr_too(league, tmp_path):
+    """`tourney ladder play` stores each bot process's stderr tail with its game, as `ladder work` does; a
+    bot that wrote nothing has no row."""
+    (tmp_path / "chatty.py").write_bytes(CHATTY_BOT)
+    tourney("ladder", "submit", LADDER, tmp_path / "chatty.py", "--db", league.path)
+    tourney("ladder", "play", LADDER, "--games", "4", "--jobs", "0", "--seed", "2", "--db", league.path)
+    ledger = Ledger(str(league.path), read_only=True)
+    try:
+        with ledger.read() as connection:
+            stored = connection.exec_driver_sql(
+                "SELECT b.name, l.stderr FROM bot_logs l JOIN seats s ON s.game_id = l.game_id AND s.seat = l.seat "
+                "JOIN bots b ON b.id = s.bot_id").all()
+            chatty_seats = connection.exec_driver_sql(
+                "SELECT COUNT(*) FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = 'chatty'").scalar()
+    finally:
+        ledger.close()
+    assert chatty_seats >= 1 and len(stored) == chatty_seats
+    assert all(name == "chatty" and b"chatty at seat" in bytes(stderr) for name, stderr in stored)
 
 
 # -- pages and headers -------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from ledger.store import Ledger
 from replays.record import SEAT_FORFEITED
 from tournaments.play import results
 from web import models
-from web.deps import LedgerDep, OwnerDep, PagingDep
+from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep
 from web.pages import query, render
 from web.routes.ladders import shown_rating
 
@@ -25,6 +25,8 @@ pages = APIRouter(tags=["pages"])
 Result = Annotated[Literal["win", "draw", "loss"] | None, Query(
     description="win: first alone; draw: first, shared; loss: any other place")]
 Forfeited = Annotated[bool | None, Query(description="true: only games it forfeited; false: only games it did not")]
+PAGE_EXCERPTS = 10
+"""The newest stderr excerpts the bot page shows its owner (the API pages through all of them)."""
 
 
 
@@ -95,16 +97,25 @@ def bot_games(name: str, ledger: LedgerDep, paging: PagingDep, result: Result = 
          summary="What the bot's processes wrote on stderr, game by game (its owner only)",
          responses={401: {"description": "no valid token"}, 403: {"description": "not this bot's owner"}})
 def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.LogExcerpt]:
-    if name not in owner_rows.bots_of(ledger, owner["id"]):
+    if not owns(ledger, owner, name):
         raise HTTPException(403, f"only the owner of {name!r} may read its logs")
-    found, total = game_rows.logs_of(ledger, name, paging.limit, paging.offset)
+    return excerpts(ledger, name, paging.offset, paging.limit)
+
+
+def owns(ledger: Ledger, owner: dict | None, name: str) -> bool:
+    return owner is not None and name in owner_rows.bots_of(ledger, owner["id"])
+
+
+def excerpts(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[models.LogExcerpt]:
+    """What the bot's processes wrote on stderr, newest game first: for its owner's eyes only."""
+    found, total = game_rows.logs_of(ledger, name, limit, offset)
     return models.Page[models.LogExcerpt].of(
         [models.LogExcerpt(**{**row, "stderr": row["stderr"].decode("utf-8", "replace")}) for row in found],
-        total, paging.offset, paging.limit)
+        total, offset, limit)
 
 
 @pages.get("/bots/{name}", response_class=HTMLResponse, summary="A bot's page")
-def bot_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDep,
+def bot_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDep, owner: MaybeOwnerDep,
              result: Annotated[str | None, Query(description="win, draw, loss, or empty for any")] = None,
              forfeited: Annotated[str | None, Query(description="true, false, or empty for any")] = None):
     # The page's filter form sends an empty value for "any".
@@ -115,7 +126,12 @@ def bot_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDep,
         raise HTTPException(422, f"forfeited is true or false, not {forfeited!r}")
     forfeited = None if not forfeited else forfeited == "true"
     shown = bot(ledger, name)
+    # Shown to the owner only, who asks with their token: the page then varies by that header, and
+    # no cache (the browser's, a proxy's) may keep it or hand it to anyone else.
+    logs = excerpts(ledger, name, 0, PAGE_EXCERPTS) if owns(ledger, owner, name) else None
     return render(request, "bot.html", {
         "bot": shown, "chart_series": histories(ledger, shown.entries), "result": result, "forfeited": forfeited,
-        "games": games(ledger, name, result, forfeited, paging.offset, paging.limit),
-        "query": lambda **changes: query(request, **changes)})
+        "games": games(ledger, name, result, forfeited, paging.offset, paging.limit), "logs": logs,
+        "query": lambda **changes: query(request, **changes)},
+        headers={"Vary": "Authorization",
+                 **({"Cache-Control": "private, no-store"} if "authorization" in request.headers else {})})

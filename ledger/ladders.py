@@ -408,7 +408,7 @@ def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:
 
 
 PUBLISHED_VIEWS = ("spectator", "full")
-"""What a ladder may publish of its finished games on the web (ladders.publish, revision 0005)."""
+"""What a ladder may publish of its finished games on the web (ladders.publish, added with the owners revision)."""
 
 
 def set_publish(ledger: Ledger, ladder_id: int, view: str) -> None:

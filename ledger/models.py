@@ -119,7 +119,7 @@ class Ladder(SQLModel, table=True):
     created_at: str
     rating: str = Field(default="elo", description="the rating model: elo or openskill")
     publish: str = Field(default="spectator", description="spectator or full: the view of its finished games "
-                         "anyone may see (revision 0005)")
+                         "anyone may see (added with the owners revision)")
 
 
 class LadderEntry(SQLModel, table=True):

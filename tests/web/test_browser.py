@@ -57,8 +57,11 @@ def live(league: League) -> Iterator[str]:
 
 
 @pytest.fixture
-def visit(open_page, live):
-    """Open a path of the live server; the page may load nothing but the server's own URLs."""
+def visit(live, open_page):
+    """Open a path of the live server; the page may load nothing but the server's own URLs.
+
+    The server is started first so that it stops last: the pages (a ladder page polls its
+    leaderboard) are closed while it still answers, never polling a server already gone."""
     return lambda path, **size: open_page(live + path.lstrip("/"), allowed=(live,), **size)
 
 

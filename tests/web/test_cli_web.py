@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -91,3 +92,10 @@ def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(le
     assert done.stderr == ("error: ladders run every bot in a sandbox, and bwrap (bubblewrap) is not installed; "
                            "install it with `apt-get install bubblewrap`\n")
     assert queue.get(Ledger(str(league.path), read_only=True), waiting)["status"] == queue.PENDING
+
+
+def test_serve_defaults_to_the_loopback_and_port_8000():
+    """`tourney serve --help` documents the issue's defaults: --host 127.0.0.1, --port 8000, --db as every command."""
+    shown = " ".join(runner.invoke(app, ["serve", "--help"], terminal_width=200).output.split())
+    assert re.search(r"--host <str> .*? \[default: 127\.0\.0\.1\]", shown)
+    assert re.search(r"--port <int> .*? \[default: 8000\]", shown) and "--db <str>" in shown

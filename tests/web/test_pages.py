@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 
 import pytest
 
@@ -125,6 +126,45 @@ def test_no_page_has_a_form_that_changes_anything(serve):
         page = api.get(url).text
         for form in re.findall(r"<form[^>]*>", page):
             assert 'method="get"' in form, f"{url}: {form}"
+
+
+PROCESS_EVENTS = {"subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.forkpty", "os.system",
+                  "os.spawn", "os.startfile", "pty.spawn"}
+"""Audit events (PEP 578) of starting a program or a process."""
+started: list[str] | None = None
+"""While a test watches: the process events seen; None otherwise (audit hooks cannot be removed)."""
+
+
+def _watch(event: str, args: tuple) -> None:
+    if started is not None and event in PROCESS_EVENTS:
+        started.append(f"{event} {args[:2]!r}")
+
+
+sys.addaudithook(_watch)
+
+
+def test_the_server_starts_no_process(api, league):
+    """Taking uploads (a Python file, a program, a zip) and serving every page and API answer starts no
+    process at all: bot code runs in `ladder work` only, never in the web process."""
+    global started
+    program = b"#!/bin/sh\necho never run\n"
+    started = []
+    try:
+        for filename, content in (("mine.py", b"import os\nos.system('touch /tmp/pwned')\nGAMES = '*'\n"),
+                                  ("mine.sh", program)):
+            response = api.post(f"/api/ladders/{LADDER}/submissions", token=league.tokens["alice"],
+                                files={"file": (filename, content)}, data={"bot": filename.replace(".", "-")})
+            assert response.status_code == 202
+        game_id = first_game(api)
+        for url in ("/", f"/ladders/{LADDER}", f"/tournaments/{TOURNAMENT}", "/bots/random_bot",
+                    f"/games/{game_id}", f"/games/{game_id}/replay", f"/api/games/{game_id}/log",
+                    "/api/me/submissions"):
+            assert api.get(url, token=league.tokens["alice"]).status_code == 200, url
+    finally:
+        seen, started = started, None
+    assert seen == []
+    pending = api.get("/api/me/submissions", token=league.tokens["alice"]).json()["items"]
+    assert [item["status"] for item in pending] == ["pending", "pending"]
 
 
 def test_docs_show_the_screenshots_and_the_readme_links_them():

@@ -16,6 +16,7 @@ from ledger.owners import UnknownOwner
 from ledger.store import Ledger, LedgerError
 from ledger.submissions import UnknownSubmission
 from ledger.tournaments import UnknownTournament
+from replays import facts
 from tournaments.ladder.league import LadderError
 from web.deps import Site
 from web.pages import render, templates
@@ -94,6 +95,13 @@ def _errors(app: FastAPI) -> None:
         ledger = request.app.state.site.ledger
         detail = str(error).splitlines()[0].replace(ledger.url, "this league").replace(ledger.where, "this league")
         return answer(request, 404 if isinstance(error, NOT_FOUND) else 409, detail)
+
+    @app.exception_handler(facts.Tampered)
+    async def tampered(request: Request, error: facts.Tampered) -> Response:
+        # The stored rows disagree with the hashed events: nothing derived from them is shown, and
+        # the operator is told how to find out (the reason names rows, never a file).
+        return answer(request, 503, f"this league's database does not verify ({error.reason}); its operator "
+                                    "can list every difference with `tourney replay verify --db`")
 
     @app.exception_handler(LadderError)
     async def ladder_error(request: Request, error: LadderError) -> Response:

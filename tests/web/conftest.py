@@ -24,6 +24,10 @@ def league(seeded: League, tmp_path: Path) -> League:
     """A copy of the seeded league this test may change."""
     path = tmp_path / "league.db"
     shutil.copy(seeded.path, path)
+    for suffix in (".key", ".pub"):  # the ledger's signing key beside it, which stores games
+        kept = seeded.path.with_name(seeded.path.name + suffix)
+        if kept.exists():
+            shutil.copy2(kept, path.with_name(path.name + suffix))
     return League(path, seeded.tokens)
 
 

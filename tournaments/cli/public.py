@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Annotated
 
 import typer
@@ -14,6 +13,7 @@ from tournaments.cli.options import (
     CpuSeconds,
     Db,
     Jobs,
+    LedgerKey,
     MaxProcesses,
     MemoryMb,
     MoveTime,
@@ -36,7 +36,10 @@ def work(
         show_default=False)] = None,
     idle: Annotated[float, seconds_option("--idle", "Seconds to wait when a round found nothing to do.")] = 10.0,
     jobs: Jobs = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the matchmaking (default: random).")] = None,
+    seed: Annotated[str | None, typer.Option(
+        "--seed", help="Seed of the rounds' matchmaking and deals, chosen by you: round N plays session seed SEED-rN "
+        "(default: each round's seed drawn at random, committed, and revealed when its session stops).",
+        show_default=False)] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
     cpu_seconds: CpuSeconds = league.CPU_SECONDS,
@@ -44,6 +47,7 @@ def work(
     max_processes: MaxProcesses = league.MAX_PROCESSES,
     bot_logs: BotLogs = None,
     db: Db = None,
+    ledger_key: LedgerKey = None,
 ) -> None:
     """Run a ladder: validate the bots submitted through `tourney serve`, then play games, round after round.
 
@@ -53,11 +57,11 @@ def work(
 
     Example: tourney ladder work spring --games 50 --jobs 2 --db league.db
     """
-    ledger = writing(db)
+    ledger = writing(db, ledger_key)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
     try:
-        played = worker.work(ledger, name, games, jobs_for(jobs, games), limits, random.Random(seed), rounds, idle,
+        played = worker.work(ledger, name, games, jobs_for(jobs, games), limits, seed, rounds, idle,
                              typer.echo, bot_logs)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: every game stored so far is rated on {name}; run `tourney ladder work` again to "

@@ -11,7 +11,6 @@ one ladder: a claim is one conditional UPDATE, so no upload is validated twice.
 
 from __future__ import annotations
 
-import random
 import tempfile
 import time
 from collections.abc import Callable
@@ -65,12 +64,14 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> De
     return Decided(row["id"], row["name"], row["owner"], queue.LISTED, None, listed.version)
 
 
-def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, rng: random.Random,
+def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
          rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print,
          bot_logs: Path | None = None) -> int:
     """Rounds of: validate every waiting submission, then play ``games`` games (when the ladder has enough
     active bots), or wait ``idle`` seconds when there was nothing to do. ``rounds`` None: until
-    interrupted. ``bot_logs``: as ``league.play``'s. Returns the games played."""
+    interrupted. Each round's games are one session of ``league.play``: its seed drawn and secret until
+    the session ends, or, with ``seed``, ``SEED-rN`` for round N (never the same deals twice).
+    ``bot_logs``: as ``league.play``'s. Returns the games played."""
     ladder = rows.get(ledger, ladder_name)
     # Before claiming anything: without a sandbox every submission would be refused for the
     # machine's fault, not its bot's.
@@ -84,7 +85,9 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
             busy = True
         active = len(rows.entries(ledger, ladder["id"]))
         if active >= ladder["players"]:
-            count = league.play(ledger, ladder_name, games, workers, limits, rng, bot_logs=bot_logs)
+            session_seed = None if seed is None else f"{seed}-r{done}"
+            count = league.play(ledger, ladder_name, games, workers, limits, session_seed, announce=say,
+                                bot_logs=bot_logs)
             played += count
             say(f"played {count} game{'' if count == 1 else 's'} on {ladder_name}")
             busy = True

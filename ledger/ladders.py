@@ -136,8 +136,9 @@ def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
         rows = connection.exec_driver_sql(
             "SELECT l.id, l.name, l.game, l.players, l.created_at, "
             "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
-            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id) FROM ladders l ORDER BY l.name")
-        keys = ("id", "name", "game", "players", "created_at", "active", "games")
+            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish, l.rating FROM ladders l "
+            "ORDER BY l.name")
+        keys = ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
@@ -405,3 +406,48 @@ def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:
             "JOIN ladder_games g ON g.seq = r.game_seq WHERE r.entry_id = ? ORDER BY r.game_seq", (entry_id,))
         return [{"seq": seq, "game": game, "rank": rank, "rating": rating,
                  **({} if sigma is None else {"sigma": sigma})} for seq, game, rank, rating, sigma in rows]
+
+
+PUBLISHED_VIEWS = ("spectator", "full")
+"""What a ladder may publish of its finished games on the web (ladders.publish, added with the owners revision)."""
+
+
+def set_publish(ledger: Ledger, ladder_id: int, view: str) -> None:
+    if view not in PUBLISHED_VIEWS:
+        raise LedgerError(f"a ladder publishes {' or '.join(PUBLISHED_VIEWS)} logs, not {view!r}")
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE ladders SET publish = ? WHERE id = ?", (view, ladder_id))
+
+
+def last_played(ledger: Ledger, ladder_id: int) -> dict[int, str]:
+    """Ladder entry -> when its latest ladder game was stored."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT e.id, MAX(gm.created_at) FROM ladder_games g JOIN games gm ON gm.id = g.game_id "
+            "JOIN seats s ON s.game_id = g.game_id "
+            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
+            "WHERE g.ladder_id = ? GROUP BY e.id", (ladder_id,))
+        return {entry: created for entry, created in rows}
+
+
+def version_of(ledger: Ledger, ladder_id: int) -> tuple[Any, ...]:
+    """What changes whenever a ladder's standings may: its latest game, event and entry, what it
+    publishes, and its entries' ratings, games and statuses (a rebuild or a retirement moves those)."""
+    with ledger.read() as connection:
+        return tuple(connection.exec_driver_sql(
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?), "
+            "(SELECT COALESCE(MAX(seq), 0) FROM ladder_events WHERE ladder_id = ?), "
+            "(SELECT COALESCE(MAX(id), 0) FROM ladder_entries WHERE ladder_id = ?), "
+            "(SELECT publish FROM ladders WHERE id = ?), "
+            "(SELECT COALESCE(SUM(rating), 0) || '/' || COALESCE(SUM(games), 0) || '/' || "
+            "COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0) FROM ladder_entries WHERE ladder_id = ?)",
+            (ladder_id, ladder_id, ladder_id, ladder_id, ladder_id)).first())
+
+
+def ladder_of_game(ledger: Ledger, game_id: str) -> dict[str, Any] | None:
+    """The ladder a game was played on (its row), or None."""
+    with ledger.read() as connection:
+        row = connection.exec_driver_sql(
+            "SELECT l.name FROM ladder_games g JOIN ladders l ON l.id = g.ladder_id WHERE g.game_id = ?",
+            (game_id,)).first()
+    return None if row is None else get(ledger, row[0])

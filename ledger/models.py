@@ -118,6 +118,8 @@ class Ladder(SQLModel, table=True):
     players: int
     created_at: str
     rating: str = Field(default="elo", description="the rating model: elo or openskill")
+    publish: str = Field(default="spectator", description="spectator or full: the view of its finished games "
+                         "anyone may see (added with the owners revision)")
 
 
 class LadderEntry(SQLModel, table=True):
@@ -240,3 +242,58 @@ class LadderSession(SQLModel, table=True):
     seed_nonce: str | None = None
     started_at: str
     ended_at: str | None = None
+
+
+class Owner(SQLModel, table=True):
+    """Someone who submits bots through the HTTP API; only the SHA-256 of their token is stored."""
+
+    __tablename__ = "owners"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    token_hash: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    created_at: str
+
+
+class BotOwner(SQLModel, table=True):
+    """A bot name and the owner who claimed it: only they may submit versions under it."""
+
+    __tablename__ = "bot_owners"
+    __table_args__ = (Index("ix_bot_owners_owner", "owner_id"),)
+
+    name: str = Field(primary_key=True)
+    owner_id: int = Field(sa_column=Column(Integer, ForeignKey("owners.id"), nullable=False))
+    claimed_at: str
+
+
+class Submission(SQLModel, table=True):
+    """An uploaded bot waiting for (or done with) its validation game, which a worker plays."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (Index("ix_submissions_status", "ladder_id", "status"),
+                      Index("ix_submissions_owner", "owner_id", "created_at"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
+    owner_id: int = Field(sa_column=Column(Integer, ForeignKey("owners.id"), nullable=False))
+    name: str
+    filename: str
+    entry_point: str
+    upload: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: str = Field(description="pending, validating, listed or refused")
+    reason: str | None = None
+    entry_id: int | None = Field(default=None, sa_column=Column(Integer, ForeignKey("ladder_entries.id"),
+                                                               nullable=True))
+    created_at: str
+    claimed_at: str | None = None
+    decided_at: str | None = None
+
+
+class BotLog(SQLModel, table=True):
+    """The end of a bot process's stderr in one game (its owner may read it)."""
+
+    __tablename__ = "bot_logs"
+
+    game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
+    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    stderr: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

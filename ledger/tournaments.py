@@ -77,7 +77,8 @@ def find(ledger: Ledger, ref: str) -> dict[str, Any] | None:
     table = Tournament.__table__
     with ledger.read() as connection:
         row = None
-        if ref.isdigit():
+        # ASCII digits that fit an SQL integer: "²" and a 30-digit number are names, never ids.
+        if ref.isascii() and ref.isdigit() and len(ref) <= 18:
             row = connection.execute(select(table).where(table.c.id == int(ref))).mappings().first()
         if row is None:
             row = connection.execute(select(table).where(table.c.name == ref)).mappings().first()

@@ -7,7 +7,8 @@ Without it the browser tests FAIL, saying so; they never skip.
 Use the fixtures from a conftest.py (``from tests.browser import browser, open_page  # noqa: F401``):
 ``browser`` is one Chromium for the whole session; ``open_page(url)`` opens a fresh page in its own
 context that may load only ``file:`` URLs (anything else is aborted and fails the test), and fails
-the test on any console error, page error or dialog.
+the test on any console error, page error or dialog. ``open_page(url, allowed=("http://127.0.0.1:PORT/",))``
+lets it load from a live server instead (tests/web/), and from nowhere else.
 """
 
 from __future__ import annotations
@@ -67,14 +68,14 @@ def open_page(browser) -> Iterator[Callable[..., Any]]:
     """Open a URL in a fresh, isolated page; at the end of the test, fail on anything the page did wrong."""
     contexts: list[tuple[Any, Watched]] = []
 
-    def open_(url: str, width: int = 1400, height: int = 900) -> Any:
+    def open_(url: str, width: int = 1400, height: int = 900, allowed: tuple[str, ...] = ALLOWED_SCHEMES) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
         context.set_default_timeout(TIMEOUT_MS)
         watched = Watched()
 
         def route(request_route: Any) -> None:
             url = request_route.request.url
-            if url.startswith(ALLOWED_SCHEMES):
+            if url.startswith(allowed):
                 request_route.continue_()
             else:
                 request_route.abort()  # the request listener has named it
@@ -82,7 +83,7 @@ def open_page(browser) -> Iterator[Callable[..., Any]]:
         context.route("**/*", route)
         page = context.new_page()
         # Routing sees network requests; this sees every request, whatever its scheme.
-        page.on("request", lambda request: request.url.startswith(ALLOWED_SCHEMES) or watched.problems.append(
+        page.on("request", lambda request: request.url.startswith(allowed) or watched.problems.append(
             f"request to {request.url}"))
         page.on("console", lambda message: message.type == "error" and watched.problems.append(
             f"console error: {message.text}"))

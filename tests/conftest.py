@@ -1,5 +1,5 @@
-"""Shared fixtures: a real SQLite ledger in a temporary directory, the toy game, and ``backend``: the
-same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py)."""
+"""Shared fixtures: a real SQLite ledger in a temporary directory, the toy game, the browser (tests/browser.py),
+and ``backend``: the same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from engines import registry
 from ledger.store import Ledger
 from tests.backends import BACKENDS, backend_for
+from tests.browser import browser, open_page  # noqa: F401 (one Chromium for every browser test, found by name)
 from tests.toy import ENGINE as TOY
 
 registry.register(TOY)

@@ -23,7 +23,7 @@ from ledger.canonical import CanonicalError
 from ledger.store import LedgerError
 from replays.log import LogError
 from tournaments.bots.spec import BotError
-from tournaments.cli import db, keys, ladder, listing, match, replay, run
+from tournaments.cli import db, keys, ladder, listing, match, public, replay, run, serve, users
 from tournaments.ladder.league import LadderError
 from tournaments.play.runner import TournamentError
 from tournaments.play.schedule import ScheduleError
@@ -31,7 +31,7 @@ from tournaments.play.workers import WorkerDied
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError, WorkerDied,
-    LadderError,
+    LadderError, serve.WebMissing,
 )
 
 # Typer ships click (or its own copy of it): its errors come from the module BadParameter lives in.
@@ -145,6 +145,10 @@ app.add_typer(db.app, name="db")
 app.add_typer(replay.app, name="replay")
 app.add_typer(keys.app, name="keys")
 app.add_typer(ladder.app, name="ladder")
+app.add_typer(users.app, name="users")
+app.command("serve")(serve.serve)
+ladder.app.command("work")(public.work)
+ladder.app.command("publish")(public.publish)
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ import orjson
 
 from engines import registry
 from ledger import checkpoints, seeds
+from ledger import games as game_rows
 from ledger import ladders as rows
 from ledger.store import Ledger
 from replays import facts
@@ -275,7 +276,8 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
     ``s<session>-d<deal>-r<rotation>``. When the session stops (done, interrupted or failed)
     a signed checkpoint covers the ladder's games and the seed is revealed.
 
-    With ``bot_logs``, the end of each bot's stderr per game goes there as ``<game id>-seat<N>.log``.
+    The end of each bot process's stderr per game is stored with the game (table ``bot_logs``: its
+    owner reads it on the web); with ``bot_logs``, it also goes there as ``<game id>-seat<N>.log``.
     """
     ladder = rows.get(ledger, ladder_name)
     require_sandbox()
@@ -311,15 +313,18 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Lim
                 for rotation in range(k):
                     seated = tuple(table[rotation:] + table[:rotation])
                     jobs.append(Job(spec, Scheduled(f"s{session}-d{deal}-r{rotation}", 0, deal, rotation, seated,
-                                                    dealt), keep_logs=bot_logs is not None))
+                                                    dealt), keep_logs=True))
                 deal += 1
             for result in played(jobs, workers):
                 recorded = result.recorded
                 seated = [by_name[seat.name] for seat in recorded.seats]
 
-                def store(connection, recorded=recorded, seated=seated, scores=result.scores, key=result.key):
+                def store(connection, recorded=recorded, seated=seated, scores=result.scores, key=result.key,
+                          logs=result.logs):
                     store_recorded(ledger, recorded, [e["bot_id"] for e in seated], scores, game_key=key,
                                    connection=connection)
+                    game_rows.store_logs(ledger, recorded.game_id,
+                                         [(seat, log) for seat, log in enumerate(logs or ()) if log], connection)
                     return recorded.game_id
 
                 rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),

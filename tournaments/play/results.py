@@ -9,17 +9,20 @@ what `replay verify` checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ledger import games as game_rows
 from ledger import tournaments as tournament_rows
+from ledger.canonical import loads
 from ledger.store import Ledger
 from replays import facts
 from replays.facts import Forfeit, Trust
+from replays.record import SEAT_FORFEITED
 
-__all__ = ["Checked", "Forfeit", "GameResult", "SeatResult", "by_key", "checked", "forfeit_counts",
-           "of_tournament"]
+__all__ = ["Checked", "Forfeit", "GameResult", "SeatResult", "by_key", "checked", "forfeit_counts", "forfeits_of",
+           "of_games", "of_tournament"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,29 @@ def by_key(ledger: Ledger, tournament_id: int) -> dict[str, list[tuple[str, int]
 def of_tournament(ledger: Ledger, tournament_id: int) -> list[GameResult]:
     """Every finished game of a tournament, in key order."""
     return checked(ledger, tournament_id).games
+
+
+def of_games(ledger: Ledger, game_ids: Sequence[str]) -> list[GameResult]:
+    """The stored games of ``game_ids`` (one page of a ladder's, a tournament's or a bot's games), in that
+    order: what the web's lists show (the tournament pages' standings come from ``checked``)."""
+    forfeits = forfeits_of(game_rows.event_bodies(ledger, game_ids, SEAT_FORFEITED))
+    games: dict[str, list[dict[str, Any]]] = {}
+    for row in game_rows.seats(ledger, game_ids):
+        games.setdefault(row["game_id"], []).append(row)
+    return [
+        GameResult(seats[0]["key"], game_id, seats[0]["end_reason"], seats[0]["created_at"],
+                   tuple(SeatResult(s["seat"], s["bot"], s["rank"], s["score"]) for s in seats), forfeits.get(game_id))
+        for game_id, seats in games.items()
+    ]
+
+
+def forfeits_of(bodies: Iterable[tuple[str, bytes]]) -> dict[str, Forfeit]:
+    """Game id -> its forfeit, from the hashed bodies of ``seat_forfeited`` events."""
+    out = {}
+    for game_id, body in bodies:
+        data = loads(body)["data"]
+        out[game_id] = Forfeit(int(data["seat"]), str(data["reason"]))
+    return out
 
 
 def forfeit_counts(games: Iterable[GameResult]) -> dict[str, int]:

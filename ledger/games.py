@@ -1,0 +1,95 @@
+"""Games read by id, whatever holds them (a tournament, a ladder, imports): their seats, the bodies
+of their events of one type, a bot's games, and what bot processes wrote on stderr."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ledger.store import Ledger
+
+SEAT_KEYS = ("key", "game_id", "end_reason", "created_at", "seat", "bot", "rank", "score")
+
+
+def seats(ledger: Ledger, game_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Every seat of the given games, in the order of ``game_ids`` and then seat (the same rows as
+    ``ledger.tournaments.game_seats``)."""
+    if not game_ids:
+        return []
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT g.game_key, g.id, g.end_reason, g.created_at, s.seat, b.name, s.rank, s.score FROM games g "
+            "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id "
+            f"WHERE g.id IN ({_marks(game_ids)})", tuple(game_ids)).all()
+    order = {game_id: position for position, game_id in enumerate(game_ids)}
+    found = [dict(zip(SEAT_KEYS, row, strict=True)) for row in rows]
+    return sorted(found, key=lambda seat: (order[seat["game_id"]], seat["seat"]))
+
+
+def event_bodies(ledger: Ledger, game_ids: Sequence[str], event_type: str) -> list[tuple[str, bytes]]:
+    """(game id, hashed body) of every event of one type in the given games."""
+    if not game_ids:
+        return []
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            f"SELECT game_id, body FROM events WHERE type = ? AND game_id IN ({_marks(game_ids)})",
+            (event_type, *game_ids)).all()
+    return [(game_id, bytes(body)) for game_id, body in rows]
+
+
+def versions(ledger: Ledger, name: str) -> list[dict[str, Any]]:
+    """Every version (content hash) stored under a bot name, oldest first."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT id, content_hash, kind, created_at FROM bots WHERE name = ? ORDER BY id", (name,)).all()
+    return [{"id": id_, "content_hash": content_hash, "kind": kind, "created_at": created}
+            for id_, content_hash, kind, created in rows]
+
+
+def of_bot(ledger: Ledger, name: str) -> list[dict[str, Any]]:
+    """Every finished game a bot (any version) sat in, newest first: game id, its seat, its rank,
+    and how many seats shared first place (a shared first is a draw)."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT g.id, s.seat, s.rank, (SELECT COUNT(*) FROM seats f WHERE f.game_id = g.id AND f.rank = 1) "
+            "FROM seats s JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = s.game_id "
+            "WHERE b.name = ? AND g.status = 'finished' ORDER BY g.created_at DESC, g.id DESC", (name,)).all()
+    return [{"game_id": game_id, "seat": seat, "rank": rank, "firsts": firsts} for game_id, seat, rank, firsts in rows]
+
+
+def event_bodies_of_bot(ledger: Ledger, name: str, event_type: str) -> list[tuple[str, bytes]]:
+    """(game id, hashed body) of every event of one type in the games a bot (any version) sat in."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT e.game_id, e.body FROM events e WHERE e.type = ? AND e.game_id IN "
+            "(SELECT s.game_id FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ?)",
+            (event_type, name)).all()
+    return [(game_id, bytes(body)) for game_id, body in rows]
+
+
+def store_logs(ledger: Ledger, game_id: str, logs: Sequence[tuple[int, bytes]], connection=None) -> None:
+    """Keep what bot processes wrote on stderr in a game: (seat, its end) per seat that wrote any."""
+    if connection is None:
+        with ledger.write() as connection:
+            return store_logs(ledger, game_id, logs, connection)
+    if logs:
+        connection.exec_driver_sql("INSERT INTO bot_logs (game_id, seat, stderr) VALUES (?, ?, ?)",
+                                   [(game_id, seat, stderr) for seat, stderr in logs])
+    return None
+
+
+def logs_of(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """What a bot (any version) wrote on stderr, newest game first: one page and the total."""
+    query = ("FROM bot_logs l JOIN seats s ON s.game_id = l.game_id AND s.seat = l.seat "
+             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = l.game_id WHERE b.name = ?")
+    with ledger.read() as connection:
+        total = connection.exec_driver_sql(f"SELECT COUNT(*) {query}", (name,)).scalar()
+        rows = connection.exec_driver_sql(
+            f"SELECT l.game_id, l.seat, b.content_hash, g.created_at, l.stderr {query} "
+            "ORDER BY g.created_at DESC, g.id DESC LIMIT ? OFFSET ?", (name, limit, offset)).all()
+    return [{"game_id": game_id, "seat": seat, "content_hash": content_hash, "created_at": created,
+             "stderr": bytes(stderr)} for game_id, seat, content_hash, created, stderr in rows], total
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ", ".join("?" * len(values))

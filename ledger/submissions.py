@@ -1,0 +1,120 @@
+"""The queue of bots uploaded through the HTTP API, waiting for their validation game.
+
+The web process only adds rows (``add``); a worker (`tourney ladder work`) claims the oldest
+pending one (``claim_next``), validates it, and records the outcome (``decide``). A claim is a
+lease: a submission whose worker died while validating it is claimed again once the lease has
+run out. Claiming is one conditional UPDATE, so two workers never validate the same upload
+(plain SQL that SQLite and PostgreSQL both run).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ledger import owners
+from ledger.store import Ledger, LedgerError, now
+
+PENDING = "pending"
+VALIDATING = "validating"
+LISTED = "listed"
+REFUSED = "refused"
+LEASE = timedelta(minutes=15)
+"""How long a worker may take over one validation before another may claim the submission again."""
+
+COLUMNS = ("id", "ladder_id", "owner_id", "name", "filename", "entry_point", "status", "reason", "entry_id",
+           "created_at", "claimed_at", "decided_at")
+_SELECT = f"SELECT {', '.join('s.' + column for column in COLUMNS)}, l.name, o.name FROM submissions s " \
+          "JOIN ladders l ON l.id = s.ladder_id JOIN owners o ON o.id = s.owner_id"
+
+
+class UnknownSubmission(LedgerError):
+    """No submission with that id (or none of this owner's)."""
+
+
+def add(ledger: Ledger, ladder_id: int, owner_id: int, name: str, filename: str, entry_point: str,
+        upload: bytes) -> int:
+    """Queue an upload under ``name`` for the owner, claiming the name in the same transaction
+    (NameTaken if it is not theirs to use). Returns the submission's id."""
+    with ledger.write() as connection:
+        owners.claim(connection, name, owner_id)
+        return connection.exec_driver_sql(
+            "INSERT INTO submissions (ladder_id, owner_id, name, filename, entry_point, upload, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (ladder_id, owner_id, name, filename, entry_point, upload, PENDING, now())).lastrowid
+
+
+def count_since(ledger: Ledger, owner_id: int, since: datetime) -> int:
+    """How many submissions the owner made since ``since`` (the per-owner rate limit counts them)."""
+    with ledger.read() as connection:
+        return connection.exec_driver_sql(
+            "SELECT COUNT(*) FROM submissions WHERE owner_id = ? AND created_at >= ?",
+            (owner_id, _stamp(since))).scalar()
+
+
+def get(ledger: Ledger, submission_id: int) -> dict[str, Any]:
+    with ledger.read() as connection:
+        row = connection.exec_driver_sql(f"{_SELECT} WHERE s.id = ?", (submission_id,)).first()
+    if row is None:
+        raise UnknownSubmission(f"no submission {submission_id}")
+    return _row(row)
+
+
+def of_owner(ledger: Ledger, owner_id: int, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """The owner's submissions, newest first: one page of them and how many there are in all."""
+    with ledger.read() as connection:
+        total = connection.exec_driver_sql("SELECT COUNT(*) FROM submissions WHERE owner_id = ?", (owner_id,)).scalar()
+        rows = connection.exec_driver_sql(f"{_SELECT} WHERE s.owner_id = ? ORDER BY s.id DESC LIMIT ? OFFSET ?",
+                                          (owner_id, limit, offset)).all()
+    return [_row(row) for row in rows], total
+
+
+def waiting(ledger: Ledger, ladder_id: int) -> int:
+    """Submissions to a ladder not decided yet (pending or being validated)."""
+    with ledger.read() as connection:
+        return connection.exec_driver_sql(
+            "SELECT COUNT(*) FROM submissions WHERE ladder_id = ? AND status IN (?, ?)",
+            (ladder_id, PENDING, VALIDATING)).scalar()
+
+
+def claim_next(ledger: Ledger, ladder_id: int, at: datetime | None = None) -> tuple[dict[str, Any], bytes] | None:
+    """Claim the oldest submission to validate (pending, or validating with its lease run out):
+    the row and its upload, or None when there is none."""
+    at = at or datetime.now(UTC)
+    expired = _stamp(at - LEASE)
+    with ledger.write() as connection:
+        while True:
+            found = connection.exec_driver_sql(
+                "SELECT id FROM submissions WHERE ladder_id = ? AND (status = ? OR (status = ? AND claimed_at < ?)) "
+                "ORDER BY id LIMIT 1", (ladder_id, PENDING, VALIDATING, expired)).scalar()
+            if found is None:
+                return None
+            taken = connection.exec_driver_sql(
+                "UPDATE submissions SET status = ?, claimed_at = ? WHERE id = ? AND "
+                "(status = ? OR (status = ? AND claimed_at < ?))",
+                (VALIDATING, _stamp(at), found, PENDING, VALIDATING, expired)).rowcount
+            if taken:
+                row = connection.exec_driver_sql(f"{_SELECT} WHERE s.id = ?", (found,)).first()
+                upload = connection.exec_driver_sql("SELECT upload FROM submissions WHERE id = ?", (found,)).scalar()
+                return _row(row), bytes(upload)
+
+
+def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None) -> None:
+    """Record a validation's outcome: LISTED (with the ladder entry) or REFUSED (with the reason)."""
+    if status not in (LISTED, REFUSED):
+        raise ValueError(f"a submission is decided as {LISTED} or {REFUSED}, not {status}")
+    with ledger.write() as connection:
+        connection.exec_driver_sql(
+            "UPDATE submissions SET status = ?, reason = ?, entry_id = ?, decided_at = ? WHERE id = ?",
+            (status, reason, entry_id, now(), submission_id))
+
+
+def _stamp(moment: datetime) -> str:
+    # The same form as ledger.store.now(), so stored times compare as text in every database.
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _row(row: Any) -> dict[str, Any]:
+    out = dict(zip(COLUMNS, row[: len(COLUMNS)], strict=True))
+    out["ladder"], out["owner"] = row[len(COLUMNS)], row[len(COLUMNS) + 1]
+    return out

@@ -1,0 +1,115 @@
+"""The submission queue and the upload checks behind the web API: leases, claims, names, zip safety."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from ledger import ladders as ladder_rows
+from ledger import owners as owner_rows
+from ledger import submissions as queue
+from ledger.store import Ledger
+from tournaments.ladder import owners, uploads
+
+
+@pytest.fixture
+def queued(ledger: Ledger):
+    ladder = ladder_rows.create(ledger, "spring", "tails-on-fire", 2)
+    owner = owner_rows.add(ledger, "alice", owners.token_hash(owners.new_token()))
+    first = queue.add(ledger, ladder, owner, "one", "one.py", "one.py", b"x")
+    second = queue.add(ledger, ladder, owner, "two", "two.py", "two.py", b"y")
+    return ladder, first, second
+
+
+def test_claims_take_the_oldest_pending_once(ledger, queued):
+    """Each claim takes the oldest pending submission; a claimed one is not claimed again; then None."""
+    ladder, first, second = queued
+    taken = [queue.claim_next(ledger, ladder)[0]["id"] for _ in range(2)]
+    assert taken == [first, second] and queue.claim_next(ledger, ladder) is None
+    assert queue.get(ledger, first)["status"] == queue.VALIDATING
+
+
+def test_a_claim_whose_lease_ran_out_is_claimed_again(ledger, queued):
+    """A submission left validating by a worker that died is claimed again once its lease has run out."""
+    ladder, first, _ = queued
+    start = datetime.now(UTC)
+    row, upload = queue.claim_next(ledger, ladder, at=start)
+    assert (row["id"], upload) == (first, b"x")
+    queue.claim_next(ledger, ladder, at=start)
+    assert queue.claim_next(ledger, ladder, at=start + queue.LEASE / 2) is None
+    again = queue.claim_next(ledger, ladder, at=start + queue.LEASE + timedelta(seconds=1))
+    assert again[0]["id"] == first
+
+
+def test_a_decided_submission_is_never_claimed(ledger, queued):
+    """Listed and refused submissions stay decided, whatever the time."""
+    ladder, first, _ = queued
+    for _ in range(2):
+        row, _ = queue.claim_next(ledger, ladder)
+        queue.decide(ledger, row["id"], queue.REFUSED, "no", None)
+    assert queue.claim_next(ledger, ladder, at=datetime.now(UTC) + 10 * queue.LEASE) is None
+    assert queue.get(ledger, first)["reason"] == "no"
+
+
+def test_a_name_belongs_to_its_first_owner(ledger, queued):
+    """Another owner cannot queue under a name already claimed; the first owner can."""
+    ladder, _, _ = queued
+    bob = owner_rows.add(ledger, "bob", owners.token_hash(owners.new_token()))
+    with pytest.raises(owner_rows.NameTaken):
+        queue.add(ledger, ladder, bob, "one", "one.py", "one.py", b"z")
+    assert queue.add(ledger, ladder, 1, "one", "one.py", "one.py", b"z")
+
+
+def test_tokens_are_random_and_checked_by_hash(ledger):
+    """Two tokens differ; authenticate finds the owner by the hash alone and refuses anything else."""
+    token = owners.add(ledger, "carol")
+    assert token != owners.new_token() and token.startswith(owners.TOKEN_PREFIX)
+    assert owners.authenticate(ledger, token)["name"] == "carol"
+    assert owners.authenticate(ledger, token + "x") is None and owners.authenticate(ledger, "x" * 300) is None
+    with pytest.raises(owners.BadName):
+        owners.add(ledger, "../carol")
+
+
+def zipped(entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info, content in entries:
+            archive.writestr(info, content)
+    return buffer.getvalue()
+
+
+def test_a_zip_bomb_is_refused_from_its_directory(tmp_path):
+    """A zip that would unpack past the limit is refused before anything is written."""
+    bomb = zipped([("bot.py", b"\0" * (uploads.MAX_UNPACKED + 1))])
+    assert len(bomb) < 100_000
+    with pytest.raises(uploads.UploadError, match="unpacks to more than"):
+        uploads.check("bot.zip", bomb)
+
+
+@pytest.mark.parametrize("name", ["../bot.py", "/etc/bot.py", "a/../../bot.py", ".hidden.py", "dir\\bot.py"])
+def test_zip_names_leading_out_are_refused(name):
+    """Absolute paths, '..' and odd names inside a zip are refused."""
+    with pytest.raises(uploads.UploadError):
+        uploads.check("bot.zip", zipped([(name, b"x"), ("main.py", b"GAMES = '*'")]), "main.py")
+
+
+def test_a_zip_unpacks_with_its_executable_bits_only(tmp_path):
+    """Unpacking writes the files under the folder, executables 0755 and the rest 0644."""
+    program = zipfile.ZipInfo("run.sh")
+    program.external_attr = 0o4777 << 16  # setuid asked for: never given
+    data = zipped([(program, b"#!/bin/sh\n"), ("bot.bot.json", b'{"command": ["./run.sh"]}'), ("lib/x.txt", b"x")])
+    checked = uploads.check("bot.zip", data)
+    entry = uploads.unpack(checked, data, tmp_path)
+    assert entry == tmp_path / "bot.bot.json"
+    assert (tmp_path / "run.sh").stat().st_mode & 0o7777 == 0o755
+    assert (tmp_path / "lib" / "x.txt").stat().st_mode & 0o7777 == 0o644
+
+
+def test_a_single_program_upload_is_made_executable(tmp_path):
+    """A single file starting with #! is a program: unpacked executable."""
+    checked = uploads.check("C:\\Users\\me\\bot", b"#!/bin/sh\necho\n")
+    assert checked.entry_point == "bot"
+    assert uploads.unpack(checked, b"#!/bin/sh\necho\n", tmp_path).stat().st_mode & 0o111

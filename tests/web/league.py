@@ -1,0 +1,105 @@
+"""A seeded league for the web tests: a tournament with a forfeit, a two-seat ladder whose bots
+include one named like an HTML injection, two owners with tokens.
+
+Made once per session with the `tourney` commands themselves (tests copy the file before
+writing to it); ``python -m tests.web.league PATH`` makes one to look at with `tourney serve`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import shutil
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from typer.testing import CliRunner
+
+from tournaments.cli import app as cli
+
+ROOT = Path(__file__).resolve().parents[2]
+XSS = "<img src=x onerror=alert(1)>"
+LADDER = "duel"
+TOURNAMENT = "cup"
+GAME = "tails-on-fire"
+
+
+@dataclass(frozen=True)
+class League:
+    path: Path
+    tokens: dict[str, str]
+    """Owner name -> API token."""
+
+
+def tourney(*args: str) -> str:
+    """Run a `tourney` command in this process; its output (fails the caller on a non-zero exit)."""
+    result = CliRunner().invoke(cli, [str(arg) for arg in args], catch_exceptions=False)
+    assert result.exit_code == 0, f"tourney {' '.join(map(str, args))}: {result.output}"
+    return result.output
+
+
+def token_of(output: str) -> str:
+    return output.strip().splitlines()[-1]
+
+
+def seed(path: Path, work: Path) -> League:
+    """Seed a league database at ``path`` (``work``: a folder for the bots)."""
+    bots = work / "bots"
+    bots.mkdir()
+    for source in (ROOT / "bots" / "random_bot.py", ROOT / "bots" / "heuristic_tails_on_fire.py",
+                   ROOT / "tests" / "tournaments" / "bots" / "raises.py"):
+        shutil.copy(source, bots / source.name)
+    db = ["--db", str(path)]
+    tourney("run", bots, "--game", GAME, "--players", "2", "--games", "2", "--jobs", "0", "--name", TOURNAMENT, *db)
+    tourney("ladder", "create", LADDER, "--game", GAME, "--players", "2", *db)
+    tourney("ladder", "submit", LADDER, ROOT / "bots" / "heuristic_tails_on_fire.py", "--as", XSS, *db)
+    tourney("ladder", "submit", LADDER, ROOT / "bots" / "random_bot.py", *db)
+    tourney("ladder", "play", LADDER, "--games", "4", "--jobs", "0", "--seed", "1", *db)
+    tokens = {name: token_of(tourney("users", "add", name, *db)) for name in ("alice", "bob")}
+    # Everything into the main file, so that copying it copies the whole league.
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return League(path, tokens)
+
+
+class Api:
+    """Requests to the application through httpx's ASGI transport (no server, no socket)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def request(self, method: str, url: str, token: str | None = None, **kwargs: Any) -> httpx.Response:
+        headers = dict(kwargs.pop("headers", {}) or {})
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+
+        async def send() -> httpx.Response:
+            transport = httpx.ASGITransport(app=self.app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://league.test") as client:
+                return await client.request(method, url, headers=headers, **kwargs)
+
+        # In a thread of its own: a test session that holds Playwright's sync API has an event loop
+        # running in the main thread, where asyncio.run refuses to start another.
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, send()).result()
+
+    def get(self, url: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", url, **kwargs)
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "league.db")
+    with tempfile.TemporaryDirectory() as folder:
+        made = seed(target, Path(folder))
+    for owner, token in made.tokens.items():
+        print(f"{owner}: {token}")

@@ -1,0 +1,63 @@
+"""`tourney users`: the owners who submit bots through the HTTP API of `tourney serve`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import orjson
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ledger import owners as owner_rows
+from tournaments.cli import terminal
+from tournaments.cli.options import Db, reading, writing
+from tournaments.ladder import owners
+
+app = typer.Typer(help="Owners of bots on a served league, and their API tokens.", no_args_is_help=True)
+
+Name = Annotated[str, typer.Argument(help="The owner's name (letters, digits, '.', '_', '-').")]
+
+
+def _shown(name: str, token: str) -> None:
+    typer.echo(f"API token of {name} (shown this once; only its hash is kept):")
+    typer.echo(token)
+
+
+@app.command("add")
+def add(name: Name, db: Db = None) -> None:
+    """Add an owner and print their API token, once (they send it as `Authorization: Bearer TOKEN`).
+
+    Example: tourney users add alice --db league.db
+    """
+    try:
+        token = owners.add(writing(db), name)
+    except owners.BadName as error:
+        raise typer.BadParameter(str(error)) from None
+    _shown(name, token)
+
+
+@app.command("token")
+def token(name: Name, db: Db = None) -> None:
+    """Give an owner a new API token and print it once; their old token stops working at once.
+
+    Example: tourney users token alice --db league.db
+    """
+    _shown(name, owners.new_token_for(writing(db), name))
+
+
+@app.command("list")
+def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False, db: Db = None) -> None:
+    """List the owners and the bot names they own (read-only; tokens are never shown again).
+
+    Example: tourney users list --db league.db
+    """
+    found = owner_rows.all_owners(reading(db))
+    if as_json:
+        typer.echo(orjson.dumps([{k: row[k] for k in ("name", "created_at", "bots")} for row in found],
+                                option=orjson.OPT_INDENT_2).decode())
+        return
+    table = Table("owner", "bots", "added")
+    for row in found:
+        table.add_row(Text(row["name"]), Text(", ".join(row["bots"])), row["created_at"])
+    terminal.console().print(table)

@@ -1,0 +1,64 @@
+"""Owners and their API tokens: made here, stored as a hash (ledger/owners.py), checked here.
+
+A token is 32 random bytes (URL-safe base64) behind the prefix ``tourney_``, shown once when
+made. Only its SHA-256 is stored: a token is as strong as a random key, so a plain hash (not a
+slow password hash) keeps a stolen database from yielding a usable token, as GitHub and PyPI do
+with theirs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from typing import Any
+
+from ledger import owners as rows
+from ledger.store import Ledger
+
+TOKEN_PREFIX = "tourney_"
+TOKEN_BYTES = 32
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+"""The names an owner, or a bot submitted through the API, may have: letters, digits, ".", "_"
+and "-", starting with a letter or digit, at most 64 characters (they appear in URLs)."""
+
+
+class BadName(ValueError):
+    """A name outside ``NAME``; the message is one line."""
+
+
+def check_name(name: str, what: str) -> str:
+    if not NAME.fullmatch(name):
+        raise BadName(f"{what} {name!r} is not a name here: use letters, digits, '.', '_' and '-' "
+                         "(starting with a letter or digit, at most 64 characters)")
+    return name
+
+
+def new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def add(ledger: Ledger, name: str) -> str:
+    """Make an owner; their token (the only time it is ever shown)."""
+    check_name(name, "owner")
+    token = new_token()
+    rows.add(ledger, name, token_hash(token))
+    return token
+
+
+def new_token_for(ledger: Ledger, name: str) -> str:
+    """Replace an owner's token (a lost or leaked one stops working); the new token."""
+    token = new_token()
+    rows.replace_token(ledger, name, token_hash(token))
+    return token
+
+
+def authenticate(ledger: Ledger, token: str) -> dict[str, Any] | None:
+    """The owner a token belongs to, or None."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+        return None
+    return rows.by_token_hash(ledger, token_hash(token))

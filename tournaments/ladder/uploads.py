@@ -1,0 +1,122 @@
+"""Bots uploaded through the HTTP API: checked when they arrive, unpacked when a worker validates them.
+
+An upload is one bot file (a Python file, a ``.bot.json`` manifest is useless alone, or a
+program with a ``#!`` line) or a zip of a bot's files with its entry point named (or found:
+the only ``.bot.json`` at the top, else the only ``.py`` at the top). Nothing here runs or
+imports anything of it: ``check`` reads the zip's directory only, and ``unpack`` writes the
+files into a fresh folder, refusing any name that would lead out of it and any zip that would
+unpack to more than ``MAX_UNPACKED`` bytes or ``MAX_FILES`` files (a zip bomb).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from tournaments.bots.spec import MANIFEST_SUFFIX
+
+MAX_FILES = 64
+MAX_UNPACKED = 16 * 1024 * 1024
+ZIP_MAGIC = b"PK\x03\x04"
+SAFE_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+class UploadError(ValueError):
+    """An upload that cannot be a bot; the message is one line, said to the uploader."""
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    filename: str
+    entry_point: str
+
+
+def check(filename: str, data: bytes, entry: str | None = None) -> Checked:
+    """The upload's safe file name and entry point; UploadError if it cannot be a bot."""
+    name = PurePosixPath(filename.replace("\\", "/")).name
+    if not data:
+        raise UploadError("the upload is empty")
+    if data.startswith(ZIP_MAGIC):
+        return Checked(_safe(name or "bot.zip", "file name"), _entry_of(_members(data), entry))
+    name = _safe(name, "file name")
+    if entry not in (None, name):
+        raise UploadError(f"entry {entry!r} names a file inside a zip, and {name} is a single file")
+    if name.endswith(MANIFEST_SUFFIX):
+        raise UploadError(f"a {MANIFEST_SUFFIX} manifest names other files: upload it in a zip with them")
+    if not name.endswith(".py") and not data.startswith(b"#!"):
+        raise UploadError(f"{name}: a single file is a Python bot (.py) or a program starting with #! "
+                          "(anything else: a zip with a .bot.json manifest)")
+    return Checked(name, name)
+
+
+def unpack(checked: Checked, data: bytes, folder: Path) -> Path:
+    """Write the upload's files into ``folder`` (which must be empty); the path of its entry point."""
+    if not data.startswith(ZIP_MAGIC):
+        path = folder / checked.entry_point
+        path.write_bytes(data)
+        path.chmod(0o644 if checked.entry_point.endswith(".py") else 0o755)
+        return path
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = _members(data)
+        for info in members:
+            target = folder.joinpath(*PurePosixPath(info.filename).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source:
+                content = source.read(MAX_UNPACKED + 1)
+            if len(content) != info.file_size:
+                raise UploadError(f"{info.filename}: its size differs from the zip's directory")
+            target.write_bytes(content)
+            target.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
+    return folder.joinpath(*PurePosixPath(checked.entry_point).parts)
+
+
+def _members(data: bytes) -> list[zipfile.ZipInfo]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = [info for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, ValueError, EOFError) as error:
+        raise UploadError(f"not a readable zip ({error})") from None
+    if len(infos) > MAX_FILES:
+        raise UploadError(f"the zip holds {len(infos)} files, more than {MAX_FILES}")
+    if sum(info.file_size for info in infos) > MAX_UNPACKED:
+        raise UploadError(f"the zip unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MiB")
+    seen = set()
+    for info in infos:
+        parts = PurePosixPath(info.filename).parts
+        if not parts or any(not SAFE_PART.fullmatch(part) for part in parts) or info.filename.startswith("/"):
+            raise UploadError(f"the zip names a file {info.filename!r}: only letters, digits, '.', '_' and '-' "
+                              "in names, no absolute paths and no '..'")
+        if info.flag_bits & 0x1:
+            raise UploadError(f"{info.filename}: encrypted zips are refused")
+        if info.filename.lower() in seen:
+            raise UploadError(f"the zip holds {info.filename!r} twice")
+        seen.add(info.filename.lower())
+    if not infos:
+        raise UploadError("the zip holds no files")
+    return infos
+
+
+def _entry_of(members: list[zipfile.ZipInfo], entry: str | None) -> str:
+    names = [info.filename for info in members]
+    if entry is not None:
+        if entry not in names:
+            raise UploadError(f"the zip holds no file {entry!r} to start the bot with")
+        return entry
+    top = [name for name in names if "/" not in name]
+    for suffix in (MANIFEST_SUFFIX, ".py"):
+        found = [name for name in top if name.endswith(suffix)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise UploadError(f"the zip holds several {suffix} files at its top ({', '.join(sorted(found))}): "
+                              "name the one to start with (entry)")
+    raise UploadError(f"the zip holds no {MANIFEST_SUFFIX} manifest or .py file at its top: name the entry point")
+
+
+def _safe(name: str, what: str) -> str:
+    if not SAFE_PART.fullmatch(name):
+        raise UploadError(f"{what} {name!r}: only letters, digits, '.', '_' and '-' (starting with a letter or digit)")
+    return name

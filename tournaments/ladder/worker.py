@@ -1,0 +1,96 @@
+"""The ladder worker (`tourney ladder work`): the only place submitted bots are validated and played
+for a ladder served on the web.
+
+Its loop is a queue of jobs, each claimed, done and stored: first every waiting submission
+(claimed from ``ledger.submissions`` with a lease, validated by ``league.submit`` in the
+sandbox exactly as `tourney ladder submit` does, and decided: listed or refused with the
+reason), then a batch of matchmade games (``league.play``, each game stored and rated as it
+ends). The web process never runs bot code; it only queues uploads. Several workers may serve
+one ladder: a claim is one conditional UPDATE, so no upload is validated twice.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ledger import ladders as rows
+from ledger import submissions as queue
+from ledger.store import Ledger
+from tournaments.bots.spec import BotError
+from tournaments.ladder import league, uploads
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What became of one submission."""
+
+    submission: int
+    name: str
+    owner: str
+    status: str
+    reason: str | None = None
+    version: int | None = None
+
+    def line(self) -> str:
+        if self.status == queue.LISTED:
+            return f"submission {self.submission}: listed {self.name} v{self.version} (owner {self.owner})"
+        return f"submission {self.submission}: refused {self.name} (owner {self.owner}): {self.reason}"
+
+
+def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> Decided | None:
+    """Claim the oldest waiting submission of the ladder, validate it and record the outcome; None if
+    none waits."""
+    ladder = rows.get(ledger, ladder_name)
+    claimed = queue.claim_next(ledger, ladder["id"])
+    if claimed is None:
+        return None
+    row, upload = claimed
+    with tempfile.TemporaryDirectory(prefix="tourney-upload-") as folder:
+        try:
+            checked = uploads.check(row["filename"], upload, row["entry_point"])
+            path = uploads.unpack(checked, upload, Path(folder))
+            listed = league.submit(ledger, ladder_name, path, row["name"], limits)
+        except (league.LadderError, BotError, uploads.UploadError) as error:
+            # The reason is said to the uploader: without this machine's temporary folder in it.
+            reason = str(error).replace(f"{folder}/", "")
+            queue.decide(ledger, row["id"], queue.REFUSED, reason, None)
+            return Decided(row["id"], row["name"], row["owner"], queue.REFUSED, reason)
+    queue.decide(ledger, row["id"], queue.LISTED, None if listed.new else "the same content was already listed",
+                 listed.entry_id)
+    return Decided(row["id"], row["name"], row["owner"], queue.LISTED, None, listed.version)
+
+
+def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
+         rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print,
+         bot_logs: Path | None = None) -> int:
+    """Rounds of: validate every waiting submission, then play ``games`` games (when the ladder has enough
+    active bots), or wait ``idle`` seconds when there was nothing to do. ``rounds`` None: until
+    interrupted. Each round's games are one session of ``league.play``: its seed drawn and secret until
+    the session ends, or, with ``seed``, ``SEED-rN`` for round N (never the same deals twice).
+    ``bot_logs``: as ``league.play``'s. Returns the games played."""
+    ladder = rows.get(ledger, ladder_name)
+    # Before claiming anything: without a sandbox every submission would be refused for the
+    # machine's fault, not its bot's.
+    league.require_sandbox()
+    played = done = 0
+    while rounds is None or done < rounds:
+        done += 1
+        busy = False
+        while (decided := validate_next(ledger, ladder_name, limits)) is not None:
+            say(decided.line())
+            busy = True
+        active = len(rows.entries(ledger, ladder["id"]))
+        if active >= ladder["players"]:
+            session_seed = None if seed is None else f"{seed}-r{done}"
+            count = league.play(ledger, ladder_name, games, workers, limits, session_seed, announce=say,
+                                bot_logs=bot_logs)
+            played += count
+            say(f"played {count} game{'' if count == 1 else 's'} on {ladder_name}")
+            busy = True
+        if not busy and (rounds is None or done < rounds):
+            time.sleep(idle)
+    return played

@@ -1,0 +1,121 @@
+"""The application: ``create_app(settings)`` builds it (uvicorn runs ``web.app:create_app`` as a
+factory, with the settings in its environment; tests pass Settings directly)."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from ledger.ladders import UnknownLadder
+from ledger.owners import UnknownOwner
+from ledger.store import Ledger, LedgerError
+from ledger.submissions import UnknownSubmission
+from ledger.tournaments import UnknownTournament
+from replays import facts
+from tournaments.ladder.league import LadderError
+from web.deps import Site
+from web.pages import render, templates
+from web.routes import bots, games, home, ladders, submissions, tournaments
+from web.security import BodyLimit, RateLimit, SecurityHeaders
+from web.settings import Settings
+
+STATIC = Path(__file__).resolve().parent / "static"
+MULTIPART_OVERHEAD = 64 * 1024
+"""Room for the form fields and boundaries around an upload of the largest size accepted."""
+NOT_FOUND = (UnknownLadder, UnknownTournament, UnknownSubmission, UnknownOwner)
+
+
+def open_ledger(settings: Settings) -> Ledger:
+    """Read-only unless submissions are on: a server that only shows the league cannot write a byte."""
+    if settings.submissions:
+        return Ledger(settings.db)
+    ledger = Ledger(settings.db, read_only=True)
+    ledger.require_head()
+    return ledger
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    app = FastAPI(
+        title="tourney",
+        version=_version(),
+        summary="A league of card-game bots: ladders, tournaments, bots, games and their verifiable logs.",
+        description="Every list is paginated (offset, limit). Writes need `Authorization: Bearer TOKEN` "
+                    "(`tourney users add NAME` on the server). docs/web.md has the whole story.",
+        docs_url=None,  # the interactive pages load scripts from a CDN: never from this site
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.site = Site(settings, open_ledger(settings), templates(), RateLimit(settings.requests_per_minute))
+    for module in (home, ladders, tournaments, bots, games, submissions):
+        for router in ("api", "pages"):
+            if hasattr(module, router):
+                app.include_router(getattr(module, router))
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _errors(app)
+    app.add_middleware(BodyLimit, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    """Errors are JSON under /api and a page elsewhere; a library's 'no such thing' is a 404."""
+
+    def answer(request: Request, status: int, detail: str, headers: dict[str, str] | None = None) -> Response:
+        if request.url.path.startswith("/api/") or request.url.path == "/openapi.json":
+            return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+        return render(request, "error.html", {"status": status, "detail": detail}, status=status, headers=headers)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        if request.url.path.startswith("/static/"):
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+        return answer(request, error.status_code, str(error.detail), getattr(error, "headers", None))
+
+    @app.exception_handler(404)
+    async def not_found(request: Request, error: Exception) -> Response:
+        return answer(request, 404, str(getattr(error, "detail", "not found")))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": _plain(error.errors())}, status_code=422)
+        first = error.errors()[0] if error.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("query", "path", "body"))
+        return answer(request, 422, f"{where}: {first.get('msg', 'invalid')}" if where else "invalid request")
+
+    @app.exception_handler(LedgerError)
+    async def ledger_error(request: Request, error: LedgerError) -> Response:
+        # The library names the database (its path) for the operator; the public is told "this league".
+        ledger = request.app.state.site.ledger
+        detail = str(error).splitlines()[0].replace(ledger.url, "this league").replace(ledger.where, "this league")
+        return answer(request, 404 if isinstance(error, NOT_FOUND) else 409, detail)
+
+    @app.exception_handler(facts.Tampered)
+    async def tampered(request: Request, error: facts.Tampered) -> Response:
+        # The stored rows disagree with the hashed events: nothing derived from them is shown, and
+        # the operator is told how to find out (the reason names rows, never a file).
+        return answer(request, 503, f"this league's database does not verify ({error.reason}); its operator "
+                                    "can list every difference with `tourney replay verify --db`")
+
+    @app.exception_handler(LadderError)
+    async def ladder_error(request: Request, error: LadderError) -> Response:
+        # The league's "no bot X on ladder Y" and the like: something asked for that is not there.
+        return answer(request, 404, str(error).splitlines()[0])
+
+
+def _plain(errors: list) -> list:
+    """Validation errors as JSON can carry them (pydantic puts the raw input, maybe bytes, in each)."""
+    return [{key: value for key, value in error.items() if key in ("type", "loc", "msg")} for error in errors]
+
+
+def _version() -> str:
+    try:
+        return metadata.version("tourney")
+    except metadata.PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,137 @@
+"""The dependencies routes declare: the site (settings, ledger, templates), paging, the current owner.
+
+As in FastAPI's full-stack template, a route names what it needs (``LedgerDep``, ``OwnerDep``,
+``PagingDep``) and these functions provide it; the owner comes only from the
+``Authorization: Bearer TOKEN`` header (never a cookie, a query or a form field).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Header, HTTPException, Query, Request
+from fastapi.templating import Jinja2Templates
+
+from ledger.store import Ledger
+from tournaments.ladder import owners
+from web.security import RateLimit
+from web.settings import Settings
+
+T = TypeVar("T")
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+MAX_PAGE = 200
+
+
+class Cache:
+    """A small thread-safe LRU of computed values (verifications, standings, replay documents), keyed by
+    what determines them (a game's head hash, a tournament's game count), so an entry never goes stale."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+@dataclass
+class Site:
+    settings: Settings
+    ledger: Ledger
+    templates: Jinja2Templates
+    requests: RateLimit
+    caches: dict[str, Cache] = field(default_factory=lambda: {
+        "verified": Cache(1024), "standings": Cache(64), "replay": Cache(16)})
+
+
+def site(request: Request) -> Site:
+    return request.app.state.site
+
+
+SiteDep = Annotated[Site, Depends(site)]
+
+
+def ledger(request: Request) -> Ledger:
+    return site(request).ledger
+
+
+LedgerDep = Annotated[Ledger, Depends(ledger)]
+
+
+@dataclass(frozen=True, slots=True)
+class Paging:
+    offset: int
+    limit: int
+
+
+def paging(offset: Annotated[int, Query(ge=0, le=10**9, description="How many items to skip.")] = 0,
+           limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items per page.")] = 50) -> Paging:
+    return Paging(offset, limit)
+
+
+PagingDep = Annotated[Paging, Depends(paging)]
+
+
+def unauthorized(detail: str) -> HTTPException:
+    return HTTPException(401, detail, headers={"WWW-Authenticate": 'Bearer realm="tourney"'})
+
+
+def current_owner(
+    request: Request,
+    authorization: Annotated[str | None, Header(description="Bearer TOKEN (from `tourney users add`).")] = None,
+) -> dict[str, Any]:
+    """The owner whose token the request carries; 401 without a valid one, 429 past the rate limit."""
+    if authorization is None:
+        raise unauthorized("this needs an API token: send the header Authorization: Bearer TOKEN")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise unauthorized("the Authorization header is Bearer TOKEN")
+    the_site = site(request)
+    owner = owners.authenticate(the_site.ledger, token.strip())
+    if owner is None:
+        raise unauthorized("this API token is not valid (a new one: `tourney users token NAME` on the server)")
+    wait = the_site.requests.take(owner["id"])
+    if wait is not None:
+        raise HTTPException(429, f"more than {the_site.requests.count} requests a minute with this token: "
+                                 f"wait {wait:.0f} s", headers={"Retry-After": str(max(1, round(wait)))})
+    return owner
+
+
+OwnerDep = Annotated[dict[str, Any], Depends(current_owner)]
+
+
+def optional_owner(
+    request: Request,
+    authorization: Annotated[str | None, Header(description="Bearer TOKEN: the owner sees more of their own "
+                                                        "bots' pages.")] = None,
+) -> dict[str, Any] | None:
+    """The owner whose token the request carries, or None without the header (a bad token is still a 401)."""
+    return None if authorization is None else current_owner(request, authorization)
+
+
+MaybeOwnerDep = Annotated[dict[str, Any] | None, Depends(optional_owner)]
+
+
+def writable(request: Request) -> None:
+    """403 on a server started without --submissions (its database is opened read-only)."""
+    if not site(request).settings.submissions:
+        raise HTTPException(403, "this server is read-only: it accepts no submissions or changes "
+                                 "(the operator starts it with `tourney serve --submissions`)")
+
+
+WritableDep = Depends(writable)

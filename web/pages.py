@@ -1,0 +1,61 @@
+"""Rendering pages: the Jinja2 environment (autoescaped), its filters, and ETag answers."""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from web import charts
+from web.deps import TEMPLATES, site
+
+TITLES = {"tails-on-fire": "Tails on Fire", "nine-tails": "Nine Tails", "lemur-tails": "Lemur Tails"}
+
+
+def templates() -> Jinja2Templates:
+    made = Jinja2Templates(directory=str(TEMPLATES))
+    env = made.env
+    env.autoescape = True  # every template, whatever its name ends with
+    env.filters["segment"] = lambda text: urllib.parse.quote(str(text), safe="")
+    env.filters["game_title"] = lambda game: TITLES.get(game, game)
+    env.filters["short"] = lambda text, size=12: str(text)[:size]
+    env.filters["when"] = when
+    env.globals["sparkline"] = charts.sparkline
+    env.globals["chart"] = charts.chart
+    return made
+
+
+def render(request: Request, name: str, context: dict[str, Any], status: int = 200,
+           headers: dict[str, str] | None = None) -> HTMLResponse:
+    the_site = site(request)
+    return the_site.templates.TemplateResponse(
+        request, name, {"settings": the_site.settings, **context}, status_code=status, headers=headers)
+
+
+def unchanged(request: Request, etag: str) -> Response | None:
+    """A 304 answer when the client already has this version (If-None-Match), else None."""
+    wanted = request.headers.get("if-none-match", "")
+    if etag in {tag.strip() for tag in wanted.split(",")} or wanted.strip() == "*":
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": "no-cache"})
+    return None
+
+
+def query(request: Request, **changes: Any) -> str:
+    """The current URL's query with ``changes`` applied (None removes a key): for pager and filter links."""
+    params = dict(request.query_params)
+    for key, value in changes.items():
+        if value is None:
+            params.pop(key, None)
+        else:
+            params[key] = str(value)
+    return "?" + urllib.parse.urlencode(params) if params else request.url.path
+
+
+def when(stamp: str | None) -> str:
+    """A stored time (ISO 8601, UTC) as people read it: 2026-11-30 16:03 UTC."""
+    if not stamp:
+        return ""
+    return stamp[:16].replace("T", " ") + (" UTC" if stamp.endswith("+00:00") else "")

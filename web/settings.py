@@ -1,0 +1,59 @@
+"""The server's settings, read from its environment (what `tourney serve` sets; any ASGI server can
+run ``web.app:create_app`` with the same variables)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+VIEWS = ("spectator", "full")
+
+
+class SettingsError(ValueError):
+    """A setting out of range; the message names the variable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    db: str | None = None
+    """The ledger (TOURNEY_DB, as for every command)."""
+    submissions: bool = False
+    """TOURNEY_SUBMISSIONS=1: accept uploads and retirements (the database is opened for writing)."""
+    signing_key: Path | None = None
+    """TOURNEY_SIGNING_KEY: an Ed25519 key; when set, game pages offer signed log downloads."""
+    tournament_logs: str = "spectator"
+    """TOURNEY_TOURNAMENT_LOGS: spectator, or full (every hand, once a tournament game is over)."""
+    max_upload_bytes: int = 1024 * 1024
+    """TOURNEY_MAX_UPLOAD_KB: the largest bot upload; a larger request body is refused unread."""
+    submissions_per_hour: int = 10
+    """TOURNEY_SUBMISSIONS_PER_HOUR: per owner, counted in the database (so across restarts)."""
+    requests_per_minute: int = 120
+    """TOURNEY_REQUESTS_PER_MINUTE: authenticated API requests per token (per server process)."""
+    poll_seconds: int = 10
+    """TOURNEY_POLL_SECONDS: how often a ladder page asks whether its leaderboard changed."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
+        key = environ.get("TOURNEY_SIGNING_KEY") or None
+        logs = environ.get("TOURNEY_TOURNAMENT_LOGS") or "spectator"
+        if logs not in VIEWS:
+            raise SettingsError(f"TOURNEY_TOURNAMENT_LOGS is spectator or full, not {logs!r}")
+        return cls(
+            db=environ.get("TOURNEY_DB") or None,
+            submissions=environ.get("TOURNEY_SUBMISSIONS", "0") == "1",
+            signing_key=Path(key) if key else None,
+            tournament_logs=logs,
+            max_upload_bytes=1024 * _whole(environ, "TOURNEY_MAX_UPLOAD_KB", 1024),
+            submissions_per_hour=_whole(environ, "TOURNEY_SUBMISSIONS_PER_HOUR", 10),
+            requests_per_minute=_whole(environ, "TOURNEY_REQUESTS_PER_MINUTE", 120),
+            poll_seconds=_whole(environ, "TOURNEY_POLL_SECONDS", 10),
+        )
+
+
+def _whole(environ: Mapping[str, str], name: str, default: int) -> int:
+    text = environ.get(name) or str(default)
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise SettingsError(f"{name} is a whole number of 1 or more, not {text!r}")
+    return int(text)

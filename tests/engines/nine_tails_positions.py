@@ -169,3 +169,18 @@ def wasted_window(table, seat):
     while table.actor >= 0 and table.state.phase == "trick window":
         table.do("decline")
     return table
+
+
+def trick_table(trick, performer, *, state=None, hand0=("windfall",)):
+    """Seat 0 sneaks a wild fox; seat 1 plays ``trick`` with fox ``performer``; nobody cancels."""
+    state = state or lay()
+    state = set_hand(state, 0, hand0)
+    state = set_hand(state, 2, ["second-wind"] if trick != "second-wind" else ["lure"])
+    state = set_hand(state, 1, [trick])
+    if performer not in [fox.card for fox in state.foxes[1]]:
+        state = place_fox(state, 1, performer, first=True)
+    table = Table(to_village(state, "W-SAC") if "W-SAC" not in state.village else state)
+    table.do("sneak", "take:W-SAC", f"trick:{trick}", f"fox:{performer}")
+    while table.state.phase == "cancel window":
+        table.do("decline")
+    return table

@@ -373,7 +373,8 @@ def test_a_program_that_fails_its_handshake_is_left_out(tmp_path, monkeypatch, m
 PYTHON_CASES = {
     "raises": r"^bot failure: crashed: RuntimeError: the bot tripped over its tail$",
     "non_string": r"^bot failure: answered list \['[^']+'\], not one of its legal actions$",
-    "loops": r"^bot failure: timed out( after \d+\.\d\d s|: no answer within 0\.20 s)$",
+    # what is left of the bank when the answer is awaited: 0.20 s, or a hair less on a busy machine
+    "loops": r"^bot failure: timed out( after \d+\.\d\d s|: no answer within 0\.(20|1\d) s)$",
     "exits": r"^bot failure: crashed: SystemExit: 0$",
     "illegal": r"^illegal action: seat [01] cannot 'teleport:moon'",
 }

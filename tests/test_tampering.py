@@ -180,6 +180,7 @@ def test_the_application_role_cannot_touch_events_and_its_forged_rank_is_caught(
         game_id = first_game(backend)
         for statement, refusal in (("UPDATE events SET type = 'forged'", "permission denied"),
                                    ("DELETE FROM events", "permission denied"),
+                                   ("UPDATE checkpoints SET signature = '00'", "permission denied"),
                                    ("ALTER TABLE events DISABLE TRIGGER USER", "must be owner"),
                                    ("DROP TRIGGER events_no_update ON events", "must be owner")):
             with roles.connect(roles.app) as connection, pytest.raises(backend.errors, match=refusal):

@@ -103,6 +103,22 @@ def test_a_rewritten_result_without_new_hashes_breaks_the_link(cup):
     assert_tournament_reads_refused(cup, game_id, "does not hash to its stored hash")
 
 
+def test_the_triggers_fire_per_row_on_sqlite_and_per_statement_on_postgres(cup):
+    """SQLite's append-only triggers fire for each event a statement touches, PostgreSQL's for the statement: a
+    DELETE that matches no event is a harmless no-op on SQLite and refused on PostgreSQL, which also refuses
+    TRUNCATE (SQLite has none). No event is lost either way."""
+    events = fetch(cup, "SELECT COUNT(*) FROM events")
+    nothing = "DELETE FROM events WHERE game_id = 'no-such-game'"
+    if cup.path is not None:
+        tamper(cup, nothing)
+    else:
+        for statement in (nothing, "TRUNCATE events CASCADE"):
+            with pytest.raises(cup.errors, match=r"events are append-only: (DELETE|TRUNCATE) is not allowed"):
+                tamper(cup, statement)
+    assert fetch(cup, "SELECT COUNT(*) FROM events") == events
+    assert invoke("replay", "verify", "--db", cup.url, "--quiet").exit_code == 0
+
+
 def test_a_game_resealed_without_the_key_is_caught_by_its_signature_and_the_checkpoint(cup):
     """A game replaced by another one recorded with tourney's own recorder (a forged loss for its winner, every
     hash recomputed): verify fails on its signature; reads refuse it through the checkpoint."""

@@ -83,6 +83,13 @@ def test_a_resealed_ladder_game_is_caught(spring):
     attack.assert_refused(on_spring("rebuild", spring), None, "re-sealed")
 
 
+def test_a_forged_reveal_of_a_session_seed_fails_verification(spring):
+    """A ladder session's revealed seed replaced by another value: its commitment no longer holds."""
+    attack.tamper(spring, "UPDATE ladder_sessions SET seed = 'forged'")
+    attack.assert_verify_fails(spring, None, "session 1: its revealed seed does not match its commitment",
+                               "--ladder", "spring")
+
+
 def test_an_exported_ladder_verifies_offline_with_its_sessions(spring, tmp_path):
     """A ladder's export lists its games in rating order and its sessions' seeds; it verifies offline, and a
     game's seed that its session's seed does not give fails."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ledger import ladders as rows
 from ledger import seeds
 from ledger.store import Ledger
@@ -71,6 +73,23 @@ def test_a_forged_ladder_rating_is_refused_and_a_rebuild_restores_the_fold(sprin
     assert ratings(spring) == before
     restored = on_spring("standings", spring)
     assert restored.exit_code == 0 and "checkpoint " in restored.output, restored.output
+
+
+def test_a_removed_void_is_refused_by_the_triggers_and_caught_once_they_are_lifted(spring):
+    """A voided game's void event deleted, to make the game count again: both backends refuse it while the
+    ladder_events triggers stand; once the owner lifts them, standings refuse the ratings (not the fold of
+    the games that count) and verify fails."""
+    game_id = attack.first_game(spring)
+    voided = attack.invoke("ladder", "void", "spring", game_id, "--reason", "a test", "--db", spring.url)
+    assert voided.exit_code == 0, voided.output
+    assert on_spring("standings", spring).exit_code == 0
+    remove = "DELETE FROM ladder_events WHERE kind = 'void'"
+    with pytest.raises(spring.errors, match="ladder events are append-only: DELETE refused"):
+        attack.tamper(spring, remove)
+    spring.lift_append_only("ladder_events")
+    attack.tamper(spring, remove)
+    attack.assert_refused(on_spring("standings", spring), None, "is stored with rating")
+    attack.assert_verify_fails(spring, None, "is stored with rating", "--ladder", "spring")
 
 
 def test_a_resealed_ladder_game_is_caught(spring):

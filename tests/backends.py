@@ -4,6 +4,10 @@ The PostgreSQL server is the one the libpq variables name (PGHOST, PGPORT, PGUSE
 `.ci/with-services` starts a throwaway one and sets TOURNEY_TEST_POSTGRES=1, which makes a missing
 server a failure. Without that variable (a developer's plain pytest) the PostgreSQL tests are
 skipped, with the reason shown by ``-ra``.
+
+Also here: what an attacker with the owner's rights can do to either backend (``Backend.raw``,
+``Backend.lift_append_only``), a ledger built once per backend and copied into each test's database
+(``copied_ledger``), and PostgreSQL's owner and application roles (``two_roles``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ was revealed; and the cards an ascension put under the Wilds Deck lie there in a
   or a seat the observer does not see is pickpocketed while its hand mixes pools or known cards,
   those pools (and known cards) merge into one: the sample is then drawn from a set a little
   larger than the consistent one, never a smaller one, so the true table always remains
-  possible. docs/rl.md says this in a bot author's words.
+  possible. A hand of known cards alone, pickpocketed unseen, becomes a pool of its own (no merge,
+  nothing given up). docs/rl.md says this in a bot author's words.
 
 Every pool and segment is a uniform shuffle of its own cards (copies of a trick counted apart),
 and they are independent, so the sample is uniform among the tables the facts allow. Nothing
@@ -180,11 +181,13 @@ class Sighting:
 
     def _blind_move(self, victim: int, thief: int) -> None:
         """A card of ``victim`` the observer did not see went to ``thief`` (Pickpocket, NT-6 7)."""
-        pools = [pool for pool in self.pools if pool.places.get(victim)]
         known = self.known[victim]
         if known.total():
-            pools.append(Pool(known.copy(), {victim: known.total()}))
+            # Registered before the choice below: when the victim's only hidden cards are known ones, this pool
+            # alone gives the card, and an unregistered pool would lose it from every later sample.
+            self.pools.append(Pool(known.copy(), {victim: known.total()}))
             known.clear()
+        pools = [pool for pool in self.pools if pool.places.get(victim)]
         pool = self._merge(pools) if len(pools) > 1 else pools[0]
         pool.move(victim, thief)
 

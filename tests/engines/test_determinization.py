@@ -142,6 +142,29 @@ def test_nine_tails_pools_follow_reshuffles_and_pickpockets_to_the_end():
     assert kept_apart and merged
 
 
+def test_nine_tails_a_pickpocketed_known_card_is_not_lost():
+    """Nine Tails (NT-6 7): when a seat whose only hidden card is one the observer saw it steal is pickpocketed
+    unseen, that card stays in play: the thief's later cancel with it still fits, and the sample fills every hand."""
+    engine = registry.get("nine-tails")
+    steps = random_steps(engine, engine.configure(5), "16b", 600)
+    observer, index = 0, 527
+    history = [event for step in steps[:index] for event in step.events]
+    # The position's story, in order: seat 4 steals the observer's befuddle (its only hidden card then), seat 1
+    # steals an unseen card from seat 4, and seat 1 later cancels with a befuddle.
+    stolen = next(i for i, event in enumerate(history) if event.type == "card_pickpocketed"
+                  and event.data == {"seat": 4, "target": observer} and event.private == {"trick": "befuddle"})
+    blind = next(i for i, event in enumerate(history) if i > stolen and event.type == "card_pickpocketed"
+                 and event.data == {"seat": 1, "target": 4})
+    assert any(event.type == "trick_cancelled" and event.data == {"seat": 1, "trick": "befuddle"}
+               for event in history[blind:])
+    determinizer = engine.determinizer(observer)
+    determinizer.see([redact(event, observer) for event in history])
+    for sample_seed in range(5):
+        sample = determinizer.sample(random.Random(sample_seed))
+        assert engine.view(sample, observer) == engine.view(steps[index - 1].state, observer)
+        assert [len(hand) for hand in sample.hands] == [len(hand) for hand in steps[index - 1].state.hands]
+
+
 # --- only what the seat has seen ---------------------------------------------------------------
 
 

@@ -69,3 +69,21 @@ def test_lemur_tails_version_2_names_kinds_only():
     """LT-21: with every copy of every kind traded, version 2's games look the same to both seats and a spectator."""
     assert copies_swapped(2, (0, 1, None)) is None
 
+
+
+def test_tails_on_fire_a_rogue_card_drawn_before_the_round_ended_stays_seen():
+    """TOF-8: a rogue card drawn face up in the round's last turn is seen by all, though the round's end gathers the
+    whole rogue deck again: the twins trade only the cards the Rogue never drew, and no seat tells them apart."""
+    engine = registry.get("tails-on-fire")
+    config = engine.configure(2)
+    a = twins.random_playout(engine, config, "17c", 583)[:55]
+    assert [event.type for event in a[-1].events][1::2] == ["rogue_reserved", "round_prepared"]
+    assert a[-1].state.table.rogue_deck is None  # gathered for the next round's shuffle
+    (symmetry,) = [s for s in twins.tails_on_fire(a, config) if s.name == "the rogue deck below what was drawn"]
+    (shuffle,) = symmetry.shuffles
+    assert shuffle.groups == (tuple(range(1, 9)),)  # the top card is the one reserved face up
+    (group,) = shuffle.groups
+    b = twins.replay(engine, config, "17c", a, symmetry, {(shuffle.stream, shuffle.call): (*group[1:], group[0])})
+    dealt = [step.state.table.rogue_deck for game in (a, b) for step in game if step.stream == shuffle.stream]
+    assert dealt[0][0] == dealt[1][0] and dealt[0] != dealt[1]
+    assert twins.first_difference(engine, a, b, (0, 1, None)) is None

@@ -244,10 +244,17 @@ def tails_on_fire(game: list[Step], config: Config) -> list[Symmetry]:
     if table.iguana_size > 1:
         out.append(Symmetry("deck", "the Iguana pile below its top",
                             (Shuffle(iguana, 0, (_last(9, table.iguana_size - 1),)),)))
-    rogue = [step.stream for step in game if any(e.type == "rogue_shuffled" for e in step.events)]
-    if rogue and table.rogue_deck_size:
-        out.append(Symmetry("deck", "the rogue deck below what was drawn",
-                            (Shuffle(rogue[-1], 0, (_last(9, table.rogue_deck_size),)),)))
+    rogue = [index for index, step in enumerate(game) if any(e.type == "rogue_shuffled" for e in step.events)]
+    if rogue:
+        # Counted from the events, not read off the last table: the round's end gathers every rogue card for the
+        # next shuffle (rulebook "Prepare the Rogue for Next Round"), and the cards drawn face up stay seen.
+        shuffled = game[rogue[-1]]
+        size = next(e.data["size"] for e in shuffled.events if e.type == "rogue_shuffled")
+        left = size - sum(1 for step in game[rogue[-1] + 1 :] for e in step.events
+                          if e.type == "rogue_reserved" or (e.type == "rogue_played" and e.data["from"] == "deck"))
+        if left:
+            out.append(Symmetry("deck", "the rogue deck below what was drawn",
+                                (Shuffle(shuffled.stream, 0, (_last(size, left),)),)))
     # A seat's picks of one round are consecutive pick decisions by that seat (TOF-14).
     runs: list[list[int]] = []
     for index, step in enumerate(game):

@@ -38,6 +38,7 @@ from tests.replays.forgery import RandomAgent, real_log
 from tests.tournaments.test_protocol import GAME, make_folder, run
 from tournaments.cli import app
 from tournaments.ladder import league as ladder
+from tournaments.ladder import sessions
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
@@ -307,7 +308,7 @@ def spring(tmp_path_factory) -> Path:
     rows.create(ledger, "spring", GAME, 2)
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
-    ladder.play(ledger, "spring", 4, 0, FAST, "7")
+    sessions.play(ledger, "spring", 4, 0, FAST, "7")
     ledger.close()
     return db
 

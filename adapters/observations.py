@@ -12,6 +12,7 @@ seat may know.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,17 +22,36 @@ from engines.nine_tails.cards import STARTING_FOX_IDS, TRICK_NAMES, WILD_FOX_IDS
 
 Segment = tuple[str, int, int, str]
 """(name, first index, size, what it holds)."""
+Field = tuple[str, int, str]
+"""(name, size, what it holds): one segment of a layout, or one field of a block."""
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Fields repeated once per member (a relative seat, a tail, a fox card): segments "<kind> <member> <field>"."""
+
+    kind: str
+    members: Sequence[Any]
+    fields: tuple[Field, ...]
 
 
 class Encoding:
-    """A game's observation layout: named segments of one float32 vector, and how to fill it from a view."""
+    """A game's observation layout (segments laid out from fields and blocks) and how to fill it from a view."""
 
-    def __init__(self, game: str, fill: Callable[[Encoding, np.ndarray, dict[str, Any]], None]) -> None:
+    def __init__(self, game: str, layout: Sequence[Field | Block],
+                 fill: Callable[[Encoding, np.ndarray, dict[str, Any]], None]) -> None:
         self.game = game
         self.segments: list[Segment] = []
         self.at: dict[str, int] = {}
         self.size = 0
         self._fill = fill
+        for entry in layout:
+            if isinstance(entry, Block):
+                for member in entry.members:
+                    for name, size, meaning in entry.fields:
+                        self.add(f"{entry.kind} {member} {name}", size, meaning)
+            else:
+                self.add(*entry)
 
     def add(self, name: str, size: int, meaning: str) -> None:
         self.segments.append((name, self.size, size, meaning))
@@ -70,43 +90,40 @@ def relative(seat: int | None, observer: int | None, seats: int) -> int | None:
 
 TOF_SEATS = 6
 TOF_PHASES = ("setup", "shuffle", "choose", "hunt", "round over", "over")
-TOF_PLAYER = (("seated", 1), ("bonfire", 10), ("stack numbers", 9), ("fire cards", 9), ("flames", 1),
-              ("exhausted", 10), ("hand size", 1), ("chosen size", 1), ("to choose", 1))
-
-
-def _tof_layout(encoding: Encoding) -> None:
-    add = encoding.add
-    add("seats", 5, "table size 2-6, one-hot")
-    add("phase", len(TOF_PHASES), "one-hot: " + ", ".join(TOF_PHASES))
-    add("round", 1, "round / 10")
-    add("leader", TOF_SEATS, "the round's first seat, relative, one-hot")
-    add("turn", TOF_SEATS + 1, "the seat to act, relative, one-hot; the last slot: the Rogue")
-    add("starting number", 10, "one-hot 0-9 (0: none)")
-    add("numbers offered", 1, "starting numbers offered this Hunt / 9")
-    add("iguana top", 10, "the Iguana pile's top fire card, one-hot 0-9 (0: empty)")
-    add("iguana size", 1, "cards in the Iguana pile / 9")
-    add("boxed", 9, "fire cards 1-9 out of the game")
-    add("discard owner", TOF_SEATS + 1, "the top card's owner, relative, one-hot; the last slot: the Rogue")
-    add("discard number", 10, "the number the top card shows, one-hot")
-    add("discard size", 1, "cards on the discard pile / 30")
-    add("rogue", 1, "1 when the Rogue plays")
-    add("rogue deck size", 1, "rogue deck / 9")
-    add("rogue reserve", 9, "rogue cards 1-9 in the reserve")
-    add("rogue reserve top", 10, "the reserve's top card, one-hot")
-    for slot in range(TOF_SEATS):
-        for name, size in TOF_PLAYER:
-            add(f"player {slot} {name}", size, _TOF_MEANING[name])
-    add("hand", 10, "own unchosen opossums (0 = trickster)")
-    add("chosen", 10, "own chosen opossums still in hand")
-    add("turns", 1, "decisions so far / 2000")
-
-
-_TOF_MEANING = {
-    "seated": "1 when this relative seat is at the table", "bonfire": "its bonfire opossum, one-hot",
-    "stack numbers": "numbers 1-9 its fire stacks show", "fire cards": "fire cards 1-9 in its stacks",
-    "flames": "its flames / 20", "exhausted": "its exhausted opossums", "hand size": "unchosen cards in hand / 10",
-    "chosen size": "chosen cards still in hand / 3", "to choose": "picks still to make / 3",
-}
+TOF_PLAYER: tuple[Field, ...] = (
+    ("seated", 1, "1 when this relative seat is at the table"),
+    ("bonfire", 10, "its bonfire opossum, one-hot"),
+    ("stack numbers", 9, "numbers 1-9 its fire stacks show"),
+    ("fire cards", 9, "fire cards 1-9 in its stacks"),
+    ("flames", 1, "its flames / 20"),
+    ("exhausted", 10, "its exhausted opossums"),
+    ("hand size", 1, "unchosen cards in hand / 10"),
+    ("chosen size", 1, "chosen cards still in hand / 3"),
+    ("to choose", 1, "picks still to make / 3"),
+)
+TOF_LAYOUT: tuple[Field | Block, ...] = (
+    ("seats", 5, "table size 2-6, one-hot"),
+    ("phase", len(TOF_PHASES), "one-hot: " + ", ".join(TOF_PHASES)),
+    ("round", 1, "round / 10"),
+    ("leader", TOF_SEATS, "the round's first seat, relative, one-hot"),
+    ("turn", TOF_SEATS + 1, "the seat to act, relative, one-hot; the last slot: the Rogue"),
+    ("starting number", 10, "one-hot 0-9 (0: none)"),
+    ("numbers offered", 1, "starting numbers offered this Hunt / 9"),
+    ("iguana top", 10, "the Iguana pile's top fire card, one-hot 0-9 (0: empty)"),
+    ("iguana size", 1, "cards in the Iguana pile / 9"),
+    ("boxed", 9, "fire cards 1-9 out of the game"),
+    ("discard owner", TOF_SEATS + 1, "the top card's owner, relative, one-hot; the last slot: the Rogue"),
+    ("discard number", 10, "the number the top card shows, one-hot"),
+    ("discard size", 1, "cards on the discard pile / 30"),
+    ("rogue", 1, "1 when the Rogue plays"),
+    ("rogue deck size", 1, "rogue deck / 9"),
+    ("rogue reserve", 9, "rogue cards 1-9 in the reserve"),
+    ("rogue reserve top", 10, "the reserve's top card, one-hot"),
+    Block("player", range(TOF_SEATS), TOF_PLAYER),
+    ("hand", 10, "own unchosen opossums (0 = trickster)"),
+    ("chosen", 10, "own chosen opossums still in hand"),
+    ("turns", 1, "decisions so far / 2000"),
+)
 
 
 def _tof_fill(encoding: Encoding, out: np.ndarray, view: dict[str, Any]) -> None:
@@ -160,52 +177,49 @@ NT_PHASES = ("action", "choose", "place", "pay", "discard", "trick window", "per
 NT_SOURCES = ("venture", "sneak", "windfall", "quick-paws", "lure")
 NT_FOXES = STARTING_FOX_IDS + WILD_FOX_IDS
 NT_SYMBOLS = "ACGSQ*"
-NT_FOX = (("owner", NT_SEATS), ("tails", 1), ("open slots", 1), ("exhausted slots", 1), ("studies", 1),
-          ("open by symbol", len(NT_SYMBOLS)))
+NT_FOX: tuple[Field, ...] = (
+    ("owner", NT_SEATS, "its seat, relative, one-hot (all 0: not in play)"),
+    ("tails", 1, "tails / 9"),
+    ("open slots", 1, "open trait slots / 24"),
+    ("exhausted slots", 1, "slots with a counter / 24"),
+    ("studies", 1, "tucked studies / 10"),
+    ("open by symbol", len(NT_SYMBOLS), "open slots per symbol A C G S Q * / 8"),
+)
+NT_SEAT: tuple[Field, ...] = (
+    ("ascended", 1, "foxes it helped ascend / 3"),
+    ("ascended cards", 1, "Ascended Fox Cards it holds / 10"),
+    ("hand size", 1, "trickery cards in hand / 10"),
+)
+NT_LAYOUT: tuple[Field | Block, ...] = (
+    ("seats", 4, "table size 2-5, one-hot"),
+    ("fast", 1, "1 in the fast game (two ascended foxes win)"),
+    ("phase", len(NT_PHASES), "one-hot: " + ", ".join(NT_PHASES)),
+    ("active", NT_SEATS, "the seat whose turn it is, relative, one-hot"),
+    ("decider", NT_SEATS, "the seat to decide, relative, one-hot"),
+    ("turns", 1, "turns / 3000"),
+    Block("fox", NT_FOXES, NT_FOX),
+    Block("seat", range(NT_SEATS), NT_SEAT),
+    ("ascended stack", 1, "Ascended Fox Cards left / 10"),
+    ("pile", 1, "exhaustion counters in the pile / 40"),
+    ("village", len(WILDS_IDS), "Wilds cards in the Village (cards.WILDS_IDS order)"),
+    ("revealed", len(WILDS_IDS), "Wilds cards revealed and not yet resolved"),
+    ("held", len(WILDS_IDS), "the study or tail being given to a fox, one-hot"),
+    ("source", len(NT_SOURCES), "where the card to choose comes from, one-hot: " + ", ".join(NT_SOURCES)),
+    ("decks", 3, "Starting Fox Deck / 10, Wilds Deck / 45, Trickery Deck / 30"),
+    ("discard", len(TRICK_NAMES), "trickery discard pile, copies per trick / 3"),
+    ("hand", len(TRICK_NAMES), "own trickery cards, copies per trick / 3"),
+    ("trick", len(TRICK_NAMES), "the trick in play, one-hot"),
+    ("trick seat", NT_SEATS, "its player, relative, one-hot"),
+    ("trick fox", len(NT_FOXES), "the fox performing it, one-hot"),
+    ("paying fox", len(NT_FOXES), "the fox choosing which part of a cost to pay, one-hot"),
+    ("paying chosen", len(NT_SYMBOLS), "cost symbols chosen so far / 4"),
+    ("befuddle fox", len(NT_FOXES), "the fox Befuddle aims at, one-hot"),
+    ("befuddle left", 1, "counters it may still receive / 2"),
+    ("winner", NT_SEATS, "the winner, relative, one-hot"),
+)
 _WILDS_INDEX = {card: i for i, card in enumerate(WILDS_IDS)}
 _FOX_INDEX = {card: i for i, card in enumerate(NT_FOXES)}
 _TRICK_INDEX = {trick: i for i, trick in enumerate(TRICK_NAMES)}
-
-
-def _nt_layout(encoding: Encoding) -> None:
-    add = encoding.add
-    add("seats", 4, "table size 2-5, one-hot")
-    add("fast", 1, "1 in the fast game (two ascended foxes win)")
-    add("phase", len(NT_PHASES), "one-hot: " + ", ".join(NT_PHASES))
-    add("active", NT_SEATS, "the seat whose turn it is, relative, one-hot")
-    add("decider", NT_SEATS, "the seat to decide, relative, one-hot")
-    add("turns", 1, "turns / 3000")
-    for card in NT_FOXES:
-        for name, size in NT_FOX:
-            add(f"fox {card} {name}", size, _NT_MEANING[name])
-    for slot in range(NT_SEATS):
-        add(f"seat {slot} ascended", 1, "foxes it helped ascend / 3")
-        add(f"seat {slot} ascended cards", 1, "Ascended Fox Cards it holds / 10")
-        add(f"seat {slot} hand size", 1, "trickery cards in hand / 10")
-    add("ascended stack", 1, "Ascended Fox Cards left / 10")
-    add("pile", 1, "exhaustion counters in the pile / 40")
-    add("village", len(WILDS_IDS), "Wilds cards in the Village (cards.WILDS_IDS order)")
-    add("revealed", len(WILDS_IDS), "Wilds cards revealed and not yet resolved")
-    add("held", len(WILDS_IDS), "the study or tail being given to a fox, one-hot")
-    add("source", len(NT_SOURCES), "where the card to choose comes from, one-hot: " + ", ".join(NT_SOURCES))
-    add("decks", 3, "Starting Fox Deck / 10, Wilds Deck / 45, Trickery Deck / 30")
-    add("discard", len(TRICK_NAMES), "trickery discard pile, copies per trick / 3")
-    add("hand", len(TRICK_NAMES), "own trickery cards, copies per trick / 3")
-    add("trick", len(TRICK_NAMES), "the trick in play, one-hot")
-    add("trick seat", NT_SEATS, "its player, relative, one-hot")
-    add("trick fox", len(NT_FOXES), "the fox performing it, one-hot")
-    add("paying fox", len(NT_FOXES), "the fox choosing which part of a cost to pay, one-hot")
-    add("paying chosen", len(NT_SYMBOLS), "cost symbols chosen so far / 4")
-    add("befuddle fox", len(NT_FOXES), "the fox Befuddle aims at, one-hot")
-    add("befuddle left", 1, "counters it may still receive / 2")
-    add("winner", NT_SEATS, "the winner, relative, one-hot")
-
-
-_NT_MEANING = {
-    "owner": "its seat, relative, one-hot (all 0: not in play)", "tails": "tails / 9",
-    "open slots": "open trait slots / 24", "exhausted slots": "slots with a counter / 24",
-    "studies": "tucked studies / 10", "open by symbol": "open slots per symbol A C G S Q * / 8",
-}
 
 
 def _nt_fill(encoding: Encoding, out: np.ndarray, view: dict[str, Any]) -> None:
@@ -268,37 +282,32 @@ def _nt_fill(encoding: Encoding, out: np.ndarray, view: dict[str, Any]) -> None:
 # --- Lemur Tails ------------------------------------------------------------------------------
 
 LT_PHASES = ("play", "taken", "swap", "pass", "chance", "over")
-LT_TAIL = (("length", 1), ("last", len(KIND_NAMES)), ("anchor", 10), ("jokers", 1))
-
-
-def _lt_layout(encoding: Encoding) -> None:
-    add = encoding.add
-    add("phase", len(LT_PHASES), "one-hot: " + ", ".join(LT_PHASES))
-    add("my turn", 1, "1 when it is the observer's turn")
-    for slot in range(4):
-        for name, size in LT_TAIL:
-            add(f"tail {slot} {name}", size, _LT_MEANING[name])
-    add("hand", len(KIND_NAMES), "own hand, copies per kind / 4 (kinds W0-W9, WJ, B0-B9, BJ)")
-    add("market", len(KIND_NAMES), "the market, copies per kind / 4")
-    add("discard pile", len(KIND_NAMES), "the discard pile, copies per kind / 4")
-    add("hand sizes", 2, "cards in hand, observer then opponent / 16")
-    add("sun lemurs", 4, "present and empty Sun lemurs, observer then opponent / 10")
-    add("sun lemurs aside", 1, "Sun lemurs still set aside / 8")
-    add("deck size", 1, "cards in the deck / 64")
-    add("end card drawn", 1, "1 once the End card came up")
-    add("game ending", 1, "1 when this round is the last")
-    add("turns played", 2, "completed turns, observer then opponent / 200")
-    add("added this turn", 1, "tail cards added this turn / 10")
-    add("series tail", 4, "the own tail of the current series, relative, one-hot")
-    add("series length", 1, "cards in the current series / 10")
-    add("discards made", 1, "cards discarded in this swap or pass / 3")
-    add("taken", len(KIND_NAMES), "the card a Sun lemur just brought, one-hot")
-
-
-_LT_MEANING = {
-    "length": "tail cards / 40", "last": "the last card's kind, one-hot (none: only the start card)",
-    "anchor": "the number the next card must fit, one-hot (none: any number)", "jokers": "jokers in it / 8",
-}
+LT_TAIL: tuple[Field, ...] = (
+    ("length", 1, "tail cards / 40"),
+    ("last", len(KIND_NAMES), "the last card's kind, one-hot (none: only the start card)"),
+    ("anchor", 10, "the number the next card must fit, one-hot (none: any number)"),
+    ("jokers", 1, "jokers in it / 8"),
+)
+LT_LAYOUT: tuple[Field | Block, ...] = (
+    ("phase", len(LT_PHASES), "one-hot: " + ", ".join(LT_PHASES)),
+    ("my turn", 1, "1 when it is the observer's turn"),
+    Block("tail", range(4), LT_TAIL),
+    ("hand", len(KIND_NAMES), "own hand, copies per kind / 4 (kinds W0-W9, WJ, B0-B9, BJ)"),
+    ("market", len(KIND_NAMES), "the market, copies per kind / 4"),
+    ("discard pile", len(KIND_NAMES), "the discard pile, copies per kind / 4"),
+    ("hand sizes", 2, "cards in hand, observer then opponent / 16"),
+    ("sun lemurs", 4, "present and empty Sun lemurs, observer then opponent / 10"),
+    ("sun lemurs aside", 1, "Sun lemurs still set aside / 8"),
+    ("deck size", 1, "cards in the deck / 64"),
+    ("end card drawn", 1, "1 once the End card came up"),
+    ("game ending", 1, "1 when this round is the last"),
+    ("turns played", 2, "completed turns, observer then opponent / 200"),
+    ("added this turn", 1, "tail cards added this turn / 10"),
+    ("series tail", 4, "the own tail of the current series, relative, one-hot"),
+    ("series length", 1, "cards in the current series / 10"),
+    ("discards made", 1, "cards discarded in this swap or pass / 3"),
+    ("taken", len(KIND_NAMES), "the card a Sun lemur just brought, one-hot"),
+)
 
 
 def _lt_tails(me: int | None) -> list[str]:
@@ -350,16 +359,10 @@ def _lt_fill(encoding: Encoding, out: np.ndarray, view: dict[str, Any]) -> None:
         e.one_hot(out, "taken", KIND_OF_NAME[view["taken"]])
 
 
-def _encoding(game: str, layout: Callable[[Encoding], None], fill) -> Encoding:
-    encoding = Encoding(game, fill)
-    layout(encoding)
-    return encoding
-
-
 ENCODINGS = {
-    "tails-on-fire": _encoding("tails-on-fire", _tof_layout, _tof_fill),
-    "nine-tails": _encoding("nine-tails", _nt_layout, _nt_fill),
-    "lemur-tails": _encoding("lemur-tails", _lt_layout, _lt_fill),
+    "tails-on-fire": Encoding("tails-on-fire", TOF_LAYOUT, _tof_fill),
+    "nine-tails": Encoding("nine-tails", NT_LAYOUT, _nt_fill),
+    "lemur-tails": Encoding("lemur-tails", LT_LAYOUT, _lt_fill),
 }
 """The observation encoding of each game."""
 

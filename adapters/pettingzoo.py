@@ -34,9 +34,8 @@ from adapters.actions import SPACES
 from adapters.observations import ENCODINGS
 from adapters.rewards import rewards
 from engines import registry
-from engines.base import CHANCE, TERMINAL
-from engines.chance import Prng
-from engines.driver import forfeit_ranking
+from engines.base import TERMINAL
+from engines.driver import chance_steps, forfeit_ranking
 
 
 class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment class
@@ -90,12 +89,10 @@ class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment cl
         self._settle()
 
     def _settle(self) -> None:
-        """Play chance steps until a seat decides or the game is over; then select that agent or end."""
+        """Chance steps as the driver deals them, until a seat decides or the game ends; then select or end."""
         engine = self.engine
-        while (actor := engine.actor(self.state)) == CHANCE:
-            for event in engine.chance(self.state, Prng(self.game_seed, self._stream)):
-                self.state = engine.apply(self.state, event)
-            self._stream += 1
+        self.state, _, self._stream = chance_steps(engine, self.state, self.game_seed, self._stream)
+        actor = engine.actor(self.state)
         if actor == TERMINAL:
             self._end(list(engine.ranking(self.state)))
         else:

@@ -165,9 +165,17 @@ def opening(engine: Engine, config: Config, seed: str) -> tuple[Any, list[Step],
     Returns the state, the steps taken and the next chance stream.
     """
     start = tuple(engine.start(config))
-    state = fold(engine, start)
-    steps = [Step(SETUP, None, start)]
-    stream = 0
+    state, steps, stream = chance_steps(engine, fold(engine, start), seed, 0)
+    return state, [Step(SETUP, None, start), *steps], stream
+
+
+def chance_steps(engine: Engine, state: Any, seed: str, stream: int) -> tuple[Any, list[Step], int]:
+    """Chance steps from ``state`` until a seat acts or the game is over; the state then, the steps, the next stream.
+
+    The k-th chance step of a game draws from stream k of its seed, so whatever plays a game by
+    this (the driver, adapters.pettingzoo) deals what the driver deals for that seed.
+    """
+    steps = []
     while engine.actor(state) == CHANCE:
         events = tuple(engine.chance(state, Prng(seed, stream)))
         state = fold(engine, events, state)
@@ -185,9 +193,7 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
     """Play one game to the end; never raises for an agent's fault (ALL-5)."""
     if len(agents) != config.seats:
         raise ValueError(f"{engine.name} with {config.seats} seats needs {config.seats} agents, got {len(agents)}")
-    apply, actor, decide, chance, legal_actions = (
-        engine.apply, engine.actor, engine.decide, engine.chance, engine.legal_actions
-    )
+    apply, actor, decide, legal_actions = engine.apply, engine.actor, engine.decide, engine.legal_actions
     state, steps, stream = opening(engine, config, seed)
     history: list[Event] = [event for step in steps for event in step.events]
     turns = [Turn(engine, state, seat, [], history, 0) for seat in range(config.seats)]
@@ -215,12 +221,10 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
             remember(events)
             add_step(new_step(Step, (seat, action, events)))
         elif seat == CHANCE:
-            events = chance(state, Prng(seed, stream))
-            stream += 1
-            for event in events:
-                state = apply(state, event)
-            remember(events)
-            add_step(new_step(Step, (CHANCE, None, events)))
+            state, dealt, stream = chance_steps(engine, state, seed, stream)
+            for step in dealt:
+                remember(step.events)
+                add_step(step)
         elif seat == TERMINAL:
             break
         else:

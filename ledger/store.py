@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -122,6 +123,9 @@ class Ledger:
         if self.path is not None:
             self._check_file(self.path)
         self.engine: Engine = self._engine()
+        # A ledger dropped without close() (a command run in-process, by a test or an embedding program) closes its
+        # pooled connections when collected, instead of leaving server sessions to the driver's finaliser.
+        weakref.finalize(self, self.engine.dispose)
         dialect.configure(self.engine, read_only=read_only)
         try:
             if self.path is None:

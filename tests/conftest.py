@@ -30,5 +30,5 @@ def ledger(db_path):
 def backend(request, tmp_path, monkeypatch):
     with backend_for(request.param, tmp_path) as chosen:
         if chosen.path is None:  # a server's ledger has no file to keep its key beside (docs/scaling.md)
-            monkeypatch.setenv("TOURNEY_LEDGER_KEY", str(tmp_path / "ledger.key"))
+            monkeypatch.setenv("TOURNEY_LEDGER_KEY", str(chosen.key))
         yield chosen

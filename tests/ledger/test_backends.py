@@ -6,13 +6,12 @@ from __future__ import annotations
 import multiprocessing
 import subprocess
 import sys
-import uuid
 
 import pytest
 
 from ledger.chain import seal, verify_chain
 from ledger.store import Ledger, LedgerError, NotALedger, SeatRow, StaleAppend
-from tests.backends import opened_ledger, server_url
+from tests.backends import opened_ledger, server_url, two_roles
 
 WRITERS = 3
 GAMES_EACH = 6
@@ -131,41 +130,12 @@ def test_a_database_of_another_application_is_left_untouched(backend):
 
 # -- PostgreSQL's two roles (docs/scaling.md) ---------------------------------------------------------
 
-APPLICATION_GRANTS = (
-    "GRANT CONNECT ON DATABASE {database} TO {app}",
-    "GRANT USAGE ON SCHEMA public TO {app}",
-    "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {app}",
-    "REVOKE UPDATE, DELETE ON events, ladder_events FROM {app}",
-    "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {app}",
-)
-
 
 @pytest.fixture
 def roles(backend):
     """The owner role migrated the database; the application role got only the grants of docs/scaling.md."""
-    suffix = uuid.uuid4().hex[:8]
-    owner, app = f"tourney_owner_{suffix}", f"tourney_app_{suffix}"
-    with backend.raw() as raw:
-        raw.autocommit = True
-        raw.execute(f"CREATE ROLE {owner} LOGIN PASSWORD 'owner-pw'")
-        raw.execute(f"CREATE ROLE {app} LOGIN PASSWORD 'app-pw'")
-        raw.execute(f"GRANT CREATE ON SCHEMA public TO {owner}")
-        raw.execute(f"GRANT ALL ON DATABASE {backend.database} TO {owner}")
-    host_port = backend.url.split("@", 1)[1]
-    owner_url = f"postgresql+psycopg://{owner}:owner-pw@{host_port}"
-    Ledger(owner_url).close()
-    import psycopg
-
-    with psycopg.connect(dbname=backend.database, user=owner, password="owner-pw", autocommit=True) as connection:
-        for grant in APPLICATION_GRANTS:
-            connection.execute(grant.format(database=backend.database, app=app))
-    yield owner, app, f"postgresql+psycopg://{app}:app-pw@{host_port}"
-    with backend.raw() as raw:
-        raw.autocommit = True
-        for role in (owner, app):
-            raw.execute(f"DROP OWNED BY {role} CASCADE")
-        for role in (owner, app):
-            raw.execute(f"DROP ROLE {role}")
+    with two_roles(backend) as made:
+        yield made
 
 
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -181,14 +151,11 @@ def roles(backend):
 ])
 def test_application_role_appends_but_cannot_undo_the_append_only_rule(backend, roles, statement):
     """The application role stores games, yet may not drop, disable or replace the triggers, nor edit events."""
-    _owner, app, app_url = roles
-    ledger = Ledger(app_url)
+    ledger = Ledger(roles.url(roles.app))
     bot = ledger.ensure_bot("alpha", "a" * 64, "python")
     ledger.store_game(game_row("g1"), sealed("g1", 5), "seed", "finished", [SeatRow(0, bot, 1, None)])
-    import psycopg
-
-    with psycopg.connect(dbname=backend.database, user=app, password="app-pw") as connection, \
-            pytest.raises(psycopg.Error, match=r"must be owner|permission denied|append-only"):
+    with roles.connect(roles.app) as connection, \
+            pytest.raises(backend.errors, match=r"must be owner|permission denied|append-only"):
         connection.execute(statement)
     assert ledger.records("g1") == sealed("g1", 5)
     assert len(backend.triggers()) >= 4
@@ -198,12 +165,11 @@ def test_application_role_appends_but_cannot_undo_the_append_only_rule(backend, 
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_application_role_cannot_migrate_and_says_so(backend, roles):
     """The application role opening a database the owner has not yet upgraded gets one line, not a traceback."""
-    owner, _app, app_url = roles
-    owner_ledger = Ledger(app_url.replace(_app, owner).replace("app-pw", "owner-pw"))
+    owner_ledger = Ledger(roles.url(roles.owner))
     owner_ledger.downgrade("0003")
     owner_ledger.close()
     with pytest.raises(LedgerError, match=r"permission denied|must be owner"):
-        Ledger(app_url)
+        Ledger(roles.url(roles.app))
 
 
 def test_missing_driver_names_the_extra(tmp_path):

@@ -1,15 +1,18 @@
-"""Signed checkpoints: extended game by game, recomputed whole by the audit, append-only."""
+"""Signed checkpoints: extended game by game, recomputed whole by the audit, append-only, on every backend."""
 
 from __future__ import annotations
-
-import sqlite3
-from contextlib import closing
 
 import pytest
 
 from ledger import checkpoints
 from ledger.checkpoints import Member, Scope
+from tests.backends import opened_ledger
 from tests.ledger.test_keys import stored_game
+
+
+@pytest.fixture
+def ledger(backend):
+    yield from opened_ledger(backend)
 
 
 @pytest.fixture
@@ -62,14 +65,13 @@ def test_each_checkpoint_extends_the_last_and_an_unchanged_scope_writes_none(sco
     (["UPDATE games SET game_key = 'other' WHERE id = 'g3'"], "a game it covers was changed"),
     (["UPDATE checkpoints SET signature = '00'"], "signature does not hold"),
 ])
-def test_the_audit_names_what_breaks_a_checkpoint(scoped, db_path, tamper, problem):
+def test_the_audit_names_what_breaks_a_checkpoint(scoped, backend, tamper, problem):
     """A game removed, re-sealed (another head), reordered or re-keyed, or a forged checkpoint signature, breaks
-    the checkpoint that covers it."""
+    the checkpoint that covers it (the attacker has the owner's rights, and lifts the append-only rule first)."""
     ledger, scope = scoped
     checkpoints.write(ledger, scope)
-    with closing(sqlite3.connect(db_path)) as connection:
-        for trigger in ("events_no_delete", "checkpoints_no_update"):
-            connection.execute(f"DROP TRIGGER {trigger}")
+    backend.lift_append_only("events", "checkpoints")
+    with backend.raw() as connection:
         for statement in tamper:
             connection.execute(statement)
         connection.commit()
@@ -88,11 +90,16 @@ def test_a_game_added_after_a_complete_checkpoint_is_named(scoped):
                                                       "a game was added")]
 
 
-def test_checkpoints_cannot_be_changed_or_removed(scoped, db_path):
-    """The database refuses UPDATE and DELETE of a checkpoint (revision 0005's triggers)."""
+def test_checkpoints_cannot_be_changed_or_removed(scoped, backend):
+    """The database refuses UPDATE and DELETE of a checkpoint (revision 0005's triggers), and on PostgreSQL
+    TRUNCATE too (SQLite has no TRUNCATE: its DELETE without WHERE meets the DELETE trigger)."""
     ledger, scope = scoped
     checkpoints.write(ledger, scope)
-    with closing(sqlite3.connect(db_path)) as connection:
-        for statement in ("UPDATE checkpoints SET root = 'x'", "DELETE FROM checkpoints"):
-            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                connection.execute(statement)
+    statements = ["UPDATE checkpoints SET root = 'x'", "DELETE FROM checkpoints"]
+    if backend.path is None:
+        statements.append("TRUNCATE checkpoints")
+    for statement in statements:
+        with backend.raw() as connection, pytest.raises(backend.errors, match="checkpoints are append-only"):
+            connection.execute(statement)
+    result = audit(ledger, scope)
+    assert result.problems == [] and result.covered == 5

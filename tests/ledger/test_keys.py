@@ -1,4 +1,8 @@
-"""The ledger key: outside the database, mode 0600, its public half stored; signs every stored game's head."""
+"""The ledger key: outside the database, mode 0600, its public half stored; signs every stored game's head.
+
+The tests that use the ``ledger`` fixture run on every backend (tests/backends.py); on PostgreSQL the key is
+where $TOURNEY_LEDGER_KEY says.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,12 @@ import pytest
 from ledger import keys
 from ledger.chain import Chain
 from ledger.store import Ledger, LedgerError, SeatRow
+from tests.backends import opened_ledger
+
+
+@pytest.fixture
+def ledger(backend):
+    yield from opened_ledger(backend)
 
 
 def stored_game(ledger: Ledger, game_id: str = "g1") -> str:
@@ -19,16 +29,18 @@ def stored_game(ledger: Ledger, game_id: str = "g1") -> str:
                               "seed_commitment": "c"}, records, "s", "finished", [SeatRow(0, bot, 1, None)])
 
 
-def test_the_first_stored_game_makes_the_key_beside_the_database(ledger, db_path):
-    """Storing a game makes <db>.key (mode 0600) and <db>.pub, stores the public key, and signs the head."""
+def test_the_first_stored_game_makes_the_key_where_it_belongs(ledger, backend):
+    """Storing a game makes the key (mode 0600: <db>.key beside an SQLite file) and its .pub, stores the public
+    key, and signs the head."""
     head = stored_game(ledger)
-    key_file = db_path.with_name(db_path.name + ".key")
-    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-    assert keys.load_public(db_path.with_name(db_path.name + ".pub")) == ledger.public_key()
+    assert stat.S_IMODE(backend.key.stat().st_mode) == 0o600
+    assert keys.load_public(backend.key.with_suffix(".pub")) == ledger.public_key()
     signature = ledger.game("g1")["signature"]
     assert keys.signature_holds(ledger.public_key(), signature, keys.log_message("g1", head))
     assert not keys.signature_holds(ledger.public_key(), signature, keys.log_message("g1", "0" * 64))
-    assert key_file.read_bytes() not in db_path.read_bytes()
+    assert ledger.key_path == backend.key
+    if backend.path is not None:  # the private key's bytes are nowhere in the database file
+        assert backend.key.read_bytes() not in backend.path.read_bytes()
 
 
 def test_a_ledger_key_given_by_path_or_environment(tmp_path, monkeypatch):
@@ -42,19 +54,18 @@ def test_a_ledger_key_given_by_path_or_environment(tmp_path, monkeypatch):
         Ledger("sqlite://").signing_key()
 
 
-def test_a_missing_or_foreign_key_file_is_refused_before_anything_is_written(ledger, db_path, tmp_path):
+def test_a_missing_or_foreign_key_file_is_refused_before_anything_is_written(ledger, backend, tmp_path):
     """Once a ledger has a key, writing without its file, or with another key's, is refused naming both."""
     stored_game(ledger)
     fingerprint = keys.fingerprint(ledger.public_key())
     ledger.close()
-    key_file = db_path.with_name(db_path.name + ".key")
-    key_file.rename(tmp_path / "moved.key")
+    backend.key.rename(tmp_path / "moved.key")
     with pytest.raises(LedgerError, match=f"fingerprint {fingerprint}.* is not at"):
-        Ledger(str(db_path)).signing_key()
-    keys.new_keys(key_file, tmp_path / "other.pub")
+        Ledger(backend.url).signing_key()
+    keys.new_keys(backend.key, tmp_path / "other.pub")
     with pytest.raises(LedgerError, match=f"is not the key of .*{fingerprint}"):
-        Ledger(str(db_path)).signing_key()
-    moved = Ledger(str(db_path), ledger_key=tmp_path / "moved.key")
+        Ledger(backend.url).signing_key()
+    moved = Ledger(backend.url, ledger_key=tmp_path / "moved.key")
     assert stored_game(moved, "g2") and moved.signing_key().fingerprint == fingerprint
 
 

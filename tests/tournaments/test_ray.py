@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -24,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.test_protocol import SHIPPED, stored_games
+from tests.tournaments.test_protocol import SHIPPED, stored_games, wait_gone
+from tests.tournaments.test_runner import descendants
 from tournaments.bots import sandbox
 
 GAME = "lemur-tails"
@@ -158,6 +160,57 @@ def test_a_node_removed_mid_run_loses_no_game_and_stores_none_twice(cluster, tmp
     assert json.loads(out)["standings"]
     check = verified(db, tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_under_ray_exits_130_keeps_whole_games_and_leaves_no_task_or_bot_running(cluster, tmp_path):
+    """Ctrl-C (SIGINT to the run's process group, as a terminal sends it) while games play on the cluster:
+    exit 130 with the one "interrupted" line, every stored game complete and verifying, and the Ray workers
+    that were playing and their sandboxed bots all gone."""
+    folder = bots_folder(tmp_path)
+    db = tmp_path / "ray.db"
+    process = subprocess.Popen(run_args(folder, db, 4, "--executor", "ray", "--ray-address", cluster.address),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=environment(), start_new_session=True)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # some games stored, and games in flight with their bots running
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "no game was stored while others played"
+            players = playing_workers()
+            bots = [pid for worker in players for pid in descendants(worker)]
+            if stored_count(db) >= 2 and bots:
+                break
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    stored = stored_count(db)
+    assert 0 < stored < 48, "the run was over before Ctrl-C: nothing was tested"
+    assert err.splitlines()[-1] == (f"interrupted: {stored} of 48 games stored; continue with the same command "
+                                    "plus --resume"), err
+    assert "Traceback" not in err, err
+    assert wait_gone(players + bots, timeout=10) == [], "a Ray worker or a bot outlived the interrupted run"
+    assert playing_workers() == []
+    assert {game.reason for game in stored_games(db).values()} <= {"finished", "forfeit"}
+    check = verified(db, tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def playing_workers() -> list[int]:
+    """The Ray worker processes playing a game now (Ray titles a worker by the task it runs)."""
+    out = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().startswith(b"ray::play_remote"):
+                out.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return out
 
 
 def stored_count(db: Path) -> int:

@@ -143,7 +143,7 @@ Jobs = Annotated[int | None, typer.Option(
     f"0: play here; at most {JOBS_PER_CPU} per CPU).", callback=_optional(check_jobs), show_default=False)]
 Executor = Annotated[str, typer.Option(
     "--executor", help="Where games are played: local (worker processes here, see --jobs) or ray (tasks on a Ray "
-    "cluster; needs tourney[ray]; see docs/scaling-ray.md).", callback=one_of(EXECUTORS))]
+    "cluster; needs tourney[ray]; see docs/scaling.md).", callback=one_of(EXECUTORS))]
 RayAddress = Annotated[str | None, typer.Option(
     "--ray-address", help="The Ray cluster to join, host:port of its head (default: RAY_ADDRESS, else a cluster "
     "started on this machine with `ray start`, else a Ray instance of this run's own).", show_default=False)]

@@ -13,6 +13,8 @@ This module alone imports Ray (tournaments.play.executors imports it only when a
   (``max_retries``): the game is played again from its seed. Its result is one object, read
   once, so a game is stored once however often it was played; after ``RETRIES`` losses the
   run stops with an error naming the game, and ``--resume`` continues it.
+* **Stopping early** (Ctrl-C, an error): leaving the executor disconnects the driver, which
+  ends its Ray job; Ray kills the job's workers, and with them the games in flight and their bots.
 * **The bots' files travel with the run.** No shared filesystem is needed: the driver packs
   each bot's own files (``BotSpec.files``, what its content hash covers) into one object in
   Ray's object store per stage; each Ray worker process unpacks them once into a private
@@ -24,7 +26,6 @@ This module alone imports Ray (tournaments.play.executors imports it only when a
 from __future__ import annotations
 
 import atexit
-import contextlib
 import logging
 import os
 import shutil
@@ -176,19 +177,18 @@ class RayExecutor:
         waiting = list(reversed(jobs))
         limit = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_CPU * self.cpus)
         running: dict[Any, runner.Job] = {}
-        try:
-            while waiting or running:
-                while waiting and len(running) < limit:
-                    job = waiting.pop()
-                    running[self._task.remote(job, bundle)] = job
-                done, _ = ray.wait(list(running), num_returns=1)
-                for ref in done:
-                    job = running.pop(ref)
-                    yield self._result(ref, job)
-        finally:
-            for ref in running:
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
+        # Games still in flight when this stops early (Ctrl-C, an error) are not cancelled one by one:
+        # Ray 2.60's ray.cancel races with a task that is just finishing and then aborts the driver
+        # (RAY_CHECK "Tried to complete task that was not pending"). Leaving the executor disconnects
+        # the driver instead, which ends the job, and Ray kills the job's workers with their bots.
+        while waiting or running:
+            while waiting and len(running) < limit:
+                job = waiting.pop()
+                running[self._task.remote(job, bundle)] = job
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                job = running.pop(ref)
+                yield self._result(ref, job)
 
     @staticmethod
     def _result(ref: Any, job: runner.Job) -> runner.Result:

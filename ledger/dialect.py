@@ -43,7 +43,13 @@ INSUFFICIENT_PRIVILEGE = "42501"
 """The SQLSTATE of a statement the database's role may not run (PostgreSQL's application role)."""
 
 BEGIN_OPTION = "tourney_begin"
-"""Execution option: "IMMEDIATE" (default) takes the write lock at BEGIN; "DEFERRED" for reads."""
+"""Execution option: "IMMEDIATE" (default) takes the write lock at BEGIN; "DEFERRED" for reads;
+ROW_LOCKS for a write that locks only the rows it touches (PostgreSQL; SQLite has no row locks,
+so there it is IMMEDIATE)."""
+ROW_LOCKS = "ROWS"
+
+CLOCK = "((julianday('now') - 2440587.5) * 86400.0)"
+"""The database's clock, in seconds since 1970 (SQLite: the clock of the machine that writes the file)."""
 
 
 BACKENDS = {"sqlite": None, "postgresql": dialect_postgres.EXTRA}
@@ -157,7 +163,7 @@ def configure(engine: Engine, read_only: bool = False) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_OPTION, "IMMEDIATE")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        connection.exec_driver_sql(f"BEGIN {'IMMEDIATE' if mode == ROW_LOCKS else mode}")
 
 
 def tables(connection: Connection) -> frozenset[str]:
@@ -165,6 +171,19 @@ def tables(connection: Connection) -> frozenset[str]:
     if connection.dialect.name == "postgresql":
         return dialect_postgres.tables(connection)
     return frozenset(row[0] for row in connection.exec_driver_sql(TABLES))
+
+
+def clock(connection: Connection) -> str:
+    """SQL for the database's clock in seconds since 1970: leases are measured on it, so the clocks of
+    the machines that hold them need not agree."""
+    return dialect_postgres.CLOCK if connection.dialect.name == "postgresql" else CLOCK
+
+
+def skip_locked(connection: Connection) -> str:
+    """The end of a SELECT that claims rows: on PostgreSQL it locks them and skips rows another
+    transaction has locked (so claimers never wait for each other); on SQLite nothing, since the
+    claim's BEGIN IMMEDIATE already makes it the only writer."""
+    return dialect_postgres.SKIP_LOCKED if connection.dialect.name == "postgresql" else ""
 
 
 def pragma(connection: Connection, name: str):

@@ -31,6 +31,10 @@ WRITE_LOCK = 0x746F75726E6579  # "tourney": the advisory lock every write transa
 """The key of the advisory lock that serialises writers (any bigint; other applications sharing the
 database would only collide by choosing the same number)."""
 
+CLOCK = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
+"""The server's clock in seconds since 1970 (clock_timestamp: the time now, not the transaction's start)."""
+SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"
+
 
 def explicit_url(url: URL) -> URL:
     """``postgresql://`` made explicit as psycopg 3; another named driver is kept (and refused if missing)."""

@@ -199,17 +199,27 @@ def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: s
         return Submitted(entry_id, name, latest + 1, True, retired)
 
 
-def store_game(ledger: Ledger, ladder_id: int, store: Callable[[Connection], str], entry_ids: Sequence[int],
-               ranks: Sequence[int], update: Update) -> int:
-    """In one transaction: store the game (``store`` writes it and returns its id), fold its
-    result into the seats' ratings with ``update``, and record the history. Returns its seq."""
+Game = tuple[Callable[[Connection], str], Sequence[int], Sequence[int]]
+"""One game to store: ``store`` (writes the game, returns its id), the seats' entries, their ranks."""
+
+
+def store_games(ledger: Ledger, ladder_id: int, games: Sequence[Game], update: Update,
+                guard: Callable[[Connection], None] | None = None) -> list[int]:
+    """In one transaction: ``guard`` first (it raises to store nothing: a match no longer held), then
+    each game stored, its result folded into the seats' ratings with ``update``, and the history
+    recorded. Returns their seqs."""
     with ledger.write() as connection:
-        game_id = store(connection)
-        seq = connection.exec_driver_sql(
-            "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?) RETURNING seq",
-            (ladder_id, game_id)).scalar_one()
-        _fold_one(connection, seq, list(entry_ids), list(ranks), update)
-        return seq
+        if guard is not None:
+            guard(connection)
+        seqs = []
+        for store, entry_ids, ranks in games:
+            game_id = store(connection)
+            seq = connection.exec_driver_sql(
+                "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?) RETURNING seq",
+                (ladder_id, game_id)).scalar_one()
+            _fold_one(connection, seq, list(entry_ids), list(ranks), update)
+            seqs.append(seq)
+        return seqs
 
 
 def _rating_of(connection: Connection, ladder_id: int, name: str, version: int) -> Rating | None:
@@ -365,28 +375,46 @@ def scope(ladder: dict[str, Any]) -> Scope:
     return Scope(LADDER, ladder["id"], ladder["name"])
 
 
-# -- sessions: one `ladder play` run and its seed ---------------------------------------
+# -- sessions: one `ladder play` run, or one round of `ladder work`, and its seed ----------------
 
 
-def open_session(ledger: Ledger, ladder_id: int, committed: seeds.Committed, seed: str) -> int:
-    """Record a session's seed before it plays: a chosen seed at once, a drawn one by its commitment only."""
+def open_session(ledger: Ledger, ladder_id: int, committed: seeds.Committed, seed: str, planned: int | None = None,
+                 batch: int | None = None) -> int:
+    """Record a session's seed before it plays: a chosen seed at once, a drawn one by its commitment only.
+    ``planned`` games are queued ``batch`` deals at a time (ledger.matches)."""
     with ledger.write() as connection:
         return connection.exec_driver_sql(
-            "INSERT INTO ladder_sessions (ladder_id, seed_commitment, seed, seed_origin, seed_nonce, started_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", (ladder_id, committed.commitment,
-                                                       None if committed.secret else seed, committed.origin,
-                                                       committed.nonce, now())).scalar_one()
+            "INSERT INTO ladder_sessions (ladder_id, seed_commitment, seed, seed_origin, seed_nonce, started_at, "
+            "planned, batch, deals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
+            (ladder_id, committed.commitment, None if committed.secret else seed, committed.origin, committed.nonce,
+             now(), planned, batch)).scalar_one()
 
 
 def close_session(ledger: Ledger, session_id: int, seed: str) -> None:
     """The session is over: its seed revealed (LedgerError if it is not the committed one)."""
     with ledger.write() as connection:
-        committed = connection.exec_driver_sql(
-            "SELECT seed_commitment FROM ladder_sessions WHERE id = ?", (session_id,)).scalar()
-        if committed != seeds.commitment(seed):
-            raise LedgerError(f"ladder session {session_id}: the seed to reveal does not match its commitment")
-        connection.exec_driver_sql("UPDATE ladder_sessions SET seed = ?, ended_at = ? WHERE id = ?",
-                                   (seed, now(), session_id))
+        reveal(connection, session_id, seed)
+
+
+def reveal(connection: Connection, session_id: int, seed: str) -> bool:
+    """End the session and reveal its seed, unless it has ended already; True if this call ended it.
+    LedgerError if the seed is not the committed one."""
+    committed = connection.exec_driver_sql(
+        "SELECT seed_commitment FROM ladder_sessions WHERE id = ?", (session_id,)).scalar()
+    if committed != seeds.commitment(seed):
+        raise LedgerError(f"ladder session {session_id}: the seed to reveal does not match its commitment")
+    return connection.exec_driver_sql("UPDATE ladder_sessions SET seed = ?, ended_at = ? WHERE id = ? AND "
+                                      "ended_at IS NULL", (seed, now(), session_id)).rowcount == 1
+
+
+def committed_seed(ledger: Ledger, session_id: int) -> tuple[seeds.Committed, str | None]:
+    """What is stored of a session's seed, and the seed itself when it is stored (chosen, or revealed)."""
+    with ledger.read() as connection:
+        row = connection.exec_driver_sql("SELECT seed_origin, seed_commitment, seed_nonce, seed FROM ladder_sessions "
+                                         "WHERE id = ?", (session_id,)).first()
+    if row is None:
+        raise LedgerError(f"no ladder session {session_id}")
+    return seeds.Committed(row[0], row[1], row[2]), row[3]
 
 
 def sessions(ledger: Ledger, ladder_id: int) -> list[dict[str, Any]]:

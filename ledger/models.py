@@ -242,6 +242,35 @@ class LadderSession(SQLModel, table=True):
     seed_nonce: str | None = None
     started_at: str
     ended_at: str | None = None
+    planned: int | None = Field(default=None, description="games to play (None: a session of before the queue)")
+    batch: int | None = Field(default=None, description="deals queued at a time, matchmade at the ratings then")
+    deals: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+
+
+class LadderMatch(SQLModel, table=True):
+    """One deal of a session at one table, waiting in the queue, claimed by a worker, or stored.
+
+    A worker holds a match while its lease (on the database's clock) runs; it renews the lease
+    while it plays, and stores the match's games in the transaction that marks it stored, only
+    if it still holds it. A match whose lease ran out may be claimed by another worker.
+    """
+
+    __tablename__ = "ladder_matches"
+    __table_args__ = (UniqueConstraint("session_id", "deal", name="uq_ladder_matches_deal"),
+                      Index("ix_ladder_matches_status", "ladder_id", "status"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
+    session_id: int = Field(sa_column=Column(Integer, ForeignKey("ladder_sessions.id"), nullable=False))
+    deal: int
+    entries: str = Field(description="JSON list of the table's ladder entries, in the seats of rotation 0")
+    status: str = Field(description="queued, playing, stored or cancelled")
+    worker: str | None = None
+    attempts: int = 0
+    lease_until: float | None = Field(default=None, description="seconds since 1970 on the database's clock")
+    created_at: str
+    claimed_at: str | None = None
+    stored_at: str | None = None
 
 
 class Owner(SQLModel, table=True):

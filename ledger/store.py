@@ -256,11 +256,16 @@ class Ledger:
     # -- connections --------------------------------------------------------------------
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A connection in one BEGIN IMMEDIATE transaction, committed on success."""
+    def write(self, serial: bool = True) -> Iterator[Connection]:
+        """A connection in one BEGIN IMMEDIATE transaction, committed on success. ``serial`` False: on
+        PostgreSQL the transaction does not queue behind other writers and locks only the rows it
+        touches (a work queue's claims and lease renewals); on SQLite it is the same."""
         self._writable()
-        with self._guard(), self.engine.connect() as connection, connection.begin():
-            yield connection
+        with self._guard(), self.engine.connect() as connection:
+            if not serial:
+                connection = connection.execution_options(**{dialect.BEGIN_OPTION: dialect.ROW_LOCKS})
+            with connection.begin():
+                yield connection
 
     def _writable(self) -> None:
         if self.read_only:

@@ -18,6 +18,7 @@ from ledger.store import Ledger
 from tests.tournaments.test_protocol import make_folder, run
 from tournaments.cli import app, version
 from tournaments.ladder import league as ladder
+from tournaments.ladder import sessions
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
@@ -141,7 +142,7 @@ def spring(tmp_path):
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "first_legal.sh", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
-    ladder.play(ledger, "spring", 8, 0, FAST, "3")
+    sessions.play(ledger, "spring", 8, 0, FAST, "3")
     return ledger
 
 
@@ -160,7 +161,7 @@ def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incrementa
         seq = connection.execute("SELECT seq FROM ladder_games WHERE game_id = ?", (games[2],)).fetchone()[0]
     assert seq not in {s for s, _ in ladder.rated(spring, rows.get(spring, "spring"))[0]}
     assert sum(e["games"] for e in rows.entries(spring, 1)) == 2 * (len(games) - 1)
-    ladder.play(spring, "spring", 2, 0, FAST, "4")
+    sessions.play(spring, "spring", 2, 0, FAST, "4")
     incremental = ratings(spring)
     rebuilt = invoke("ladder", "rebuild", "spring", "--db", spring.url)
     assert "equal the incremental ones" in rebuilt.stdout, rebuilt.output
@@ -183,7 +184,7 @@ def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
     before = ratings(spring)["random_bot"]
     result = invoke("ladder", "retire", "spring", "random_bot", "--reason", "withdrawn", "--db", spring.url)
     assert result.exit_code == 0 and "retired random_bot v1" in result.stdout
-    ladder.play(spring, "spring", 4, 0, FAST, "5")
+    sessions.play(spring, "spring", 4, 0, FAST, "5")
     assert ratings(spring)["random_bot"] == before
     invoke("ladder", "rebuild", "spring", "--db", spring.url)
     listed = json.loads(invoke("ladder", "standings", "spring", "--all", "--json", "--db", spring.url).stdout)

@@ -18,6 +18,7 @@ from tests import tamper as attack
 from tests.backends import Backend, copied_ledger
 from tests.tournaments.test_protocol import GAME
 from tournaments.ladder import league as ladder
+from tournaments.ladder import sessions
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
@@ -29,7 +30,7 @@ def build_spring(template: Backend) -> None:
     rows.create(ledger, "spring", GAME, 2)
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
-    ladder.play(ledger, "spring", 4, 0, FAST, "7")
+    sessions.play(ledger, "spring", 4, 0, FAST, "7")
     ledger.close()
 
 

@@ -14,9 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger import ladders as rows
+from ledger import matches
 from ledger.store import Ledger
 from tournaments.cli import app
 from tournaments.ladder import league as ladder
+from tournaments.ladder import sessions
 from tournaments.play.schedule import Scheduled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +62,7 @@ def test_new_content_is_a_new_version_and_the_old_one_retires_with_its_history(l
     """Changed content under the same name: v2 is listed, v1 retires from matchmaking but keeps its games."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", "alpha", FAST)
     ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
-    ladder.play(league, "spring", 4, 0, FAST, "1")
+    sessions.play(league, "spring", 4, 0, FAST, "1")
     changed = bot_file(tmp_path, "alpha", "        return turn.legal[-1]")
     second = ladder.submit(league, "spring", changed, "alpha", FAST)
     assert second.new and second.version == 2 and second.retired
@@ -118,7 +120,7 @@ def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league
     """Games are stored and rated as they end; refolding the ledger gives the very same numbers."""
     for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
         ladder.submit(league, "spring", BOTS / path, None, FAST)
-    played = ladder.play(league, "spring", 12, 2, FAST, "3")
+    played = sessions.play(league, "spring", 12, 2, FAST, "3")
     assert played >= 12
     ladder_id = rows.get(league, "spring")["id"]
     before = {e["id"]: e["rating"] for e in rows.entries(league, ladder_id)}
@@ -164,7 +166,7 @@ def test_standings_converge_and_a_resubmitted_identical_bot_does_not_move(league
     """With the shipped bots the heuristic ranks above random within 60 games; resubmitting it changes nothing."""
     ladder.submit(league, "spring", BOTS / "heuristic_lemur_tails.py", "heuristic", FAST)
     ladder.submit(league, "spring", BOTS / "random_bot.py", "random", FAST)
-    ladder.play(league, "spring", 60, 2, FAST, "11")
+    sessions.play(league, "spring", 60, 2, FAST, "11")
     standings = {s.name: s for s in ladder.standings(league, "spring")}
     assert standings["heuristic"].rating > standings["random"].rating
     assert standings["heuristic"].rating - standings["heuristic"].margin > standings["random"].rating
@@ -192,6 +194,11 @@ def test_cli_ladder_commands(tmp_path):
     assert all(row["provisional"] for row in standings) and all(row["games"] == 2 for row in standings)
     history = json.loads(cli.invoke(app, ["ladder", "history", "cup", "first_legal", "--json", *db]).output)
     assert len(history) == 2
+    waiting = cli.invoke(app, ["ladder", "queue", "cup", *db])
+    assert waiting.exit_code == 0 and "no match is waiting or being played" in waiting.output
+    (match,) = json.loads(cli.invoke(app, ["ladder", "queue", "cup", "--all", "--json", *db]).output)
+    assert (match["deal"], match["status"], match["attempts"]) == (0, "stored", 1)
+    assert sorted(match["table"]) == ["first_legal v1", "random_bot v1"]
     rebuilt = cli.invoke(app, ["ladder", "rebuild", "cup", *db])
     assert "all 2 ratings equal the incremental ones" in rebuilt.output
     listing = cli.invoke(app, ["ladder", "list", *db])
@@ -206,7 +213,7 @@ def test_play_needs_enough_active_bots(league):
     """A ladder with fewer active bots than seats says so instead of playing."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
     with pytest.raises(ladder.LadderError, match="needs 2 active bots to play, it has 1"):
-        ladder.play(league, "spring", 2, 0, FAST, "1")
+        sessions.play(league, "spring", 2, 0, FAST, "1")
 
 
 def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
@@ -231,7 +238,7 @@ def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_pa
     original = cached.read_bytes()
     cached.write_text("GAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n"
                       "    def act(self, turn):\n        return 'teleport:moon'\n")
-    assert ladder.play(league, "spring", 2, 0, FAST, "1") == 2
+    assert sessions.play(league, "spring", 2, 0, FAST, "1") == 2
     assert cached.read_bytes() == original
     assert [s.forfeits for s in ladder.standings(league, "spring")] == [0, 0]
 
@@ -246,7 +253,7 @@ def test_a_renamed_copy_of_a_submitted_bot_is_accepted_as_the_same_content(leagu
     assert listed.new and listed.name == "copy_of_random"
     hashes = {e["name"]: e["content_hash"] for e in rows.entries(league, rows.get(league, "spring")["id"])}
     assert hashes["copy_of_random"] == hashes["random_bot"]
-    assert ladder.play(league, "spring", 2, 0, FAST, "2") == 2
+    assert sessions.play(league, "spring", 2, 0, FAST, "2") == 2
 
 
 def test_validation_uses_a_fresh_seed_like_any_ladder_game(league, tmp_path):
@@ -263,3 +270,26 @@ def test_validation_uses_a_fresh_seed_like_any_ladder_game(league, tmp_path):
                     "\n    def act(self, turn):\n"
                     "        return 'refuse:validation' if self.validated else turn.legal[0]\n")
     assert ladder.submit(league, "spring", path, None, FAST).new
+
+
+def test_a_queued_match_whose_bot_retired_since_is_cancelled_not_played(league):
+    """Matches are matchmade when they are queued; one whose table has a bot retired before it is played is
+    cancelled (no game of the retired bot after its retirement), the others are played and the session ends."""
+    for path in ("random_bot.py", "first_legal.sh", "heuristic_lemur_tails.py"):
+        ladder.submit(league, "spring", BOTS / path, None, FAST)
+    worker = sessions.Worker(league, rows.get(league, "spring"), FAST, 0)
+    session = worker.open(8, "6")
+    while worker.queue_next(session):  # queue every deal of the session, as a worker would, batch by batch
+        matches.claim(league, 1, "queueing", 60.0, 100)
+    queued = matches.matches(league, 1)
+    matches.release(league, "queueing", [m["id"] for m in queued])
+    retired = queued[0]["entries"][0]
+    name = next(e["name"] for e in rows.entries(league, 1) if e["id"] == retired)
+    ladder.retire(league, "spring", name, "withdrawn by its author")
+    assert worker.drive(session) == 2 * sum(retired not in m["entries"] for m in queued)
+    assert {m["id"]: m["status"] for m in matches.matches(league, 1)} == {
+        m["id"]: "cancelled" if retired in m["entries"] else "stored" for m in queued}
+    worker.stop_session(session)
+    assert rows.sessions(league, 1)[0]["ended_at"] is not None
+    played = [e for e in rows.entries(league, 1, active_only=False) if e["id"] == retired]
+    assert played[0]["games"] == 0

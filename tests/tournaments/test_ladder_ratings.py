@@ -20,7 +20,7 @@ from ledger.store import Ledger
 from tests.tournaments.test_ladder import BOTS, FAST, GAME, bot_file
 from tournaments.cli import app
 from tournaments.ladder import league as ladder
-from tournaments.ladder import matchmaking
+from tournaments.ladder import matchmaking, sessions
 from tournaments.ratings import openskill
 
 cli = CliRunner()
@@ -61,7 +61,7 @@ def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_s
     ladder.submit(ledger, "skill", BOTS / "first_legal.sh", None, FAST)
     fresh = ladder.standings(ledger, "skill")
     assert {(s.mu, s.sigma) for s in fresh} == {(openskill.MU, openskill.SIGMA)}
-    ladder.play(ledger, "skill", 12, 0, FAST, "2")
+    sessions.play(ledger, "skill", 12, 0, FAST, "2")
     played = ladder.standings(ledger, "skill")
     assert all(s.sigma < openskill.SIGMA for s in played)
     assert [s.rating for s in played] == sorted((s.rating for s in played), reverse=True)
@@ -75,7 +75,7 @@ def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_s
     v2 = {(s.name, s.version): s for s in ladder.standings(ledger, "skill")}[("random_bot", 2)]
     assert v2.mu == before.mu
     assert v2.sigma == pytest.approx(min(openskill.SIGMA, math.sqrt(before.sigma**2 + openskill.VERSION_SIGMA**2)))
-    ladder.play(ledger, "skill", 6, 0, FAST, "3")
+    sessions.play(ledger, "skill", 6, 0, FAST, "3")
     refolded_equals_incremental(ledger, "skill")
     first_game = rows.game_ids(ledger, rows.get(ledger, "skill")["id"])[0]
     ladder.void(ledger, "skill", first_game, "a test of the refold")  # refolds without it, versions included
@@ -98,12 +98,12 @@ def test_an_elo_ladder_with_a_new_version_rebuilds_to_the_same_numbers(tmp_path)
     ladder.create(ledger, "classic", GAME, 2)
     ladder.submit(ledger, "classic", BOTS / "random_bot.py", "alpha", FAST)
     ladder.submit(ledger, "classic", BOTS / "first_legal.sh", None, FAST)
-    ladder.play(ledger, "classic", 4, 0, FAST, "1")
+    sessions.play(ledger, "classic", 4, 0, FAST, "1")
     ladder.submit(ledger, "classic", bot_file(tmp_path, "alpha", "        return turn.legal[-1]"), "alpha", FAST)
     entries = rows.entries(ledger, rows.get(ledger, "classic")["id"], active_only=False)
     newest = next(e for e in entries if e["name"] == "alpha" and e["version"] == 2)
     assert (newest["rating"], newest["sigma"], newest["joined_after"]) == (1500.0, None, 4)
-    ladder.play(ledger, "classic", 4, 0, FAST, "2")
+    sessions.play(ledger, "classic", 4, 0, FAST, "2")
     refolded_equals_incremental(ledger, "classic")
     assert all(s.mu is None for s in ladder.standings(ledger, "classic"))
 

@@ -24,7 +24,7 @@ from tests.tournaments.test_protocol import FIXTURES, GAME, ROOT, SHIPPED, make_
 from tournaments.bots import sandbox as sandboxing
 from tournaments.bots.spec import Limits
 from tournaments.cli import app
-from tournaments.ladder import league
+from tournaments.ladder import league, sessions
 from tournaments.play import runner
 from tournaments.play.schedule import deal_seed, schedule
 
@@ -208,7 +208,7 @@ def test_a_ladder_session_draws_commits_and_reveals_its_seed(tmp_path):
     league.submit(ledger, "spring", SHIPPED / "random_bot.py", None, limits)
     league.submit(ledger, "spring", SHIPPED / "first_legal.sh", None, limits)
     lines: list[str] = []
-    league.play(ledger, "spring", 4, 0, limits, None, None, lines.append)
+    sessions.play(ledger, "spring", 4, 0, limits, None, None, lines.append)
     (session,) = ladder_rows.sessions(ledger, 1)
     ledger.close()
     seed = session["seed"]

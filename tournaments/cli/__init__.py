@@ -148,6 +148,7 @@ app.add_typer(ladder.app, name="ladder")
 app.add_typer(users.app, name="users")
 app.command("serve")(serve.serve)
 ladder.app.command("work")(public.work)
+ladder.app.command("queue")(public.queue)
 ladder.app.command("publish")(public.publish)
 
 

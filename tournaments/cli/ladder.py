@@ -32,7 +32,7 @@ from tournaments.cli.options import (
     whole_option,
     writing,
 )
-from tournaments.ladder import league
+from tournaments.ladder import league, sessions
 
 app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
                   no_args_is_help=True)
@@ -140,7 +140,7 @@ def play(
                       console=console, disable=not console.is_terminal, transient=True) as bar:
             task = bar.add_task(f"{name}", total=games)
             limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
-            played = league.play(ledger, name, games, workers, limits, seed, advance,
+            played = sessions.play(ledger, name, games, workers, limits, seed, advance,
                                  lambda line: console.print(Text(line), soft_wrap=True), bot_logs)
     except KeyboardInterrupt:
         terminal.console(stderr=True).print(

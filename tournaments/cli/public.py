@@ -1,12 +1,18 @@
-"""`tourney ladder work` and `tourney ladder publish`: running a ladder that `tourney serve` shows."""
+"""`tourney ladder work`, `ladder queue` and `ladder publish`: running a ladder that `tourney serve` shows."""
 
 from __future__ import annotations
 
+import signal
 from typing import Annotated
 
+import orjson
 import typer
+from rich.table import Table
+from rich.text import Text
 
 from ledger import ladders as rows
+from ledger import matches
+from tournaments.cli import terminal
 from tournaments.cli.ladder import limits_of
 from tournaments.cli.options import (
     BotLogs,
@@ -21,11 +27,12 @@ from tournaments.cli.options import (
     games_option,
     jobs_for,
     plural,
+    reading,
     seconds_option,
     whole_option,
     writing,
 )
-from tournaments.ladder import league, worker
+from tournaments.ladder import league, sessions, worker
 
 
 def work(
@@ -46,28 +53,70 @@ def work(
     memory_mb: MemoryMb = league.MEMORY_MB,
     max_processes: MaxProcesses = league.MAX_PROCESSES,
     bot_logs: BotLogs = None,
+    lease: Annotated[float, seconds_option(
+        "--lease", "Seconds a claimed match stays this worker's without renewal (renewed every third of that while "
+        "it plays): when a worker dies, another claims its match once its lease has run out.")] = sessions.LEASE,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
     """Run a ladder: validate the bots submitted through `tourney serve`, then play games, round after round.
 
     Each round validates every waiting submission (the same validation games as `ladder submit`,
-    in the sandbox) and then plays --games matchmade games. The end of each bot's stderr per game is
-    stored with the game for its owner to read on the web (and, with --bot-logs, written to files too).
+    in the sandbox) and then plays matches from the ladder's queue in the database, opening a session
+    of --games matchmade games when no open session has any left. Any number of workers, on any number
+    of machines sharing the database (PostgreSQL) and the ledger key, may work one ladder: each match
+    is claimed by one worker with a lease and stored exactly once. The end of each bot's stderr per game
+    is stored with the game for its owner to read on the web (and, with --bot-logs, written to files too).
+    SIGTERM stops a worker as Ctrl-C does: the matches it holds go back to the queue at once.
 
     Example: tourney ladder work spring --games 50 --jobs 2 --db league.db
     """
     ledger = writing(db, ledger_key)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         played = worker.work(ledger, name, games, jobs_for(jobs, games), limits, seed, rounds, idle,
-                             typer.echo, bot_logs)
+                             typer.echo, bot_logs, lease)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: every game stored so far is rated on {name}; run `tourney ladder work` again to "
                    "go on", err=True)
         raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     typer.echo(f"stopped after {plural(rounds or 0, 'round')}: {plural(played, 'game')} played on {name}")
+
+
+def _interrupt(_signum, _frame) -> None:
+    raise KeyboardInterrupt
+
+
+def queue(
+    name: Annotated[str, typer.Argument(help="The league.")],
+    every: Annotated[bool, typer.Option("--all", help="Also list the stored and cancelled matches.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: Db = None,
+) -> None:
+    """Show a ladder's match queue: the matches waiting or being played, with their table and worker.
+
+    Example: tourney ladder queue spring --all --json
+    """
+    ledger = reading(db)
+    ladder = rows.get(ledger, name)
+    labels = {e["id"]: f"{e['name']} v{e['version']}" for e in rows.entries(ledger, ladder["id"], active_only=False)}
+    shown = [{**match, "table": [labels[e] for e in match.pop("entries")]}
+             for match in matches.matches(ledger, ladder["id"])
+             if every or match["status"] in (matches.QUEUED, matches.PLAYING)]
+    if as_json:
+        typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
+        return
+    table = Table("match", "session", "deal", "table", "status", "worker", "attempts", title=f"ladder {name} queue")
+    for match in shown:
+        table.add_row(str(match["id"]), str(match["session"]), str(match["deal"]), Text(", ".join(match["table"])),
+                      match["status"], Text(match["worker"] or ""), str(match["attempts"]))
+    terminal.console().print(table)
+    if not shown:
+        typer.echo("no match is waiting or being played" + ("" if every else " (--all lists the stored ones)"))
 
 
 def publish(

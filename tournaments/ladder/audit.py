@@ -8,7 +8,7 @@ Each game is verified on its own by replays.audit; this checks the ladder's deri
   seat's bot is one of the ladder's entries;
 * each session's seed: revealed (or chosen) and matching its commitment, and every game of
   the session dealt from the deal seed its key derives from it; a session whose seed is
-  not revealed yet (still playing, or its `ladder play` was killed) is reported, not failed.
+  not revealed yet (its session is still being played, or its last worker was killed) is reported, not failed.
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ def _sessions(ledger: Ledger, verdict: Verdict, row: dict[str, Any], found: list
     for session in rows.sessions(ledger, row["id"]):
         seed = session["seed"]
         if seed is None:
-            verdict.notes.append(f"session {session['id']}: seed not revealed yet (still playing, or its "
-                                 "`ladder play` was killed)")
+            verdict.notes.append(f"session {session['id']}: seed not revealed yet (still being played, or its last "
+                                 "worker was killed: the next worker of the ladder ends it)")
         elif seeds.commitment(seed) != session["commitment"]:
             verdict.fail(None, f"session {session['id']}: its revealed seed does not match its commitment")
             seed = None

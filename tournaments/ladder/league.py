@@ -10,36 +10,29 @@ unpacks them into a private cache, checked against the content hash before each 
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
-import random
 import re
 import secrets
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from engines import registry
-from ledger import checkpoints, seeds
-from ledger import games as game_rows
 from ledger import ladders as rows
 from ledger.store import Ledger
 from replays import facts
-from replays.archive import store_recorded
 from tournaments.bots import sandbox
 from tournaments.bots.discovery import describe
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
-from tournaments.play.runner import Job, Spec, write_logs
+from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
-from tournaments.play.schedule import Scheduled, deal_seed
+from tournaments.play.schedule import Scheduled
 from tournaments.ratings import elo, openskill
 
 CPU_SECONDS = Resources().cpu_seconds
@@ -262,101 +255,18 @@ def _forfeit_reason(recorded) -> str | None:
     return None
 
 
-# -- play ------------------------------------------------------------------------------
+# -- play (tournaments.ladder.sessions plays from the queue) ------------------------------
 
 
-def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: Limits, seed: str | None = None,
-         progress: Callable[[int], None] | None = None, announce: Callable[[str], None] | None = None,
-         bot_logs: Path | None = None) -> int:
-    """Play at least ``games`` games (whole seat rotations), each stored and rated at once.
-
-    One call is one session with one seed (``seed``, chosen by the organiser, or drawn and
-    kept secret until the session ends, ledger.seeds): the matchmaking draws from it, and
-    deal d of the session is dealt from ``deal_seed(seed, 0, d)``, its games keyed
-    ``s<session>-d<deal>-r<rotation>``. When the session stops (done, interrupted or failed)
-    a signed checkpoint covers the ladder's games and the seed is revealed.
-
-    The end of each bot process's stderr per game is stored with the game (table ``bot_logs``: its
-    owner reads it on the web); with ``bot_logs``, it also goes there as ``<game id>-seat<N>.log``.
-    """
-    ladder = rows.get(ledger, ladder_name)
-    require_sandbox()
-    engine = registry.get(ladder["game"])
-    k = ladder["players"]
-    rating = model(ladder)
-    key = ledger.signing_key()  # before any bot starts
-    if seed is None:
-        seed, committed = seeds.draw(key)
-    else:
-        committed = seeds.chosen(seed)
-    session = rows.open_session(ledger, ladder["id"], committed, seed)
-    say = announce or (lambda _line: None)
-    say(f"session {session}: " + (f"seed {seed} (chosen by the organiser)" if not committed.secret else
-                                  f"seed drawn and secret until the session stops, commitment {committed.commitment}"))
-    rng = random.Random(matchmaking_seed(seed))
-    stored = deal = 0
-    try:
-        while stored < games:
-            active = rows.entries(ledger, ladder["id"])
-            if len(active) < k:
-                raise LadderError(f"ladder {ladder_name!r} needs {k} active bots to play, it has {len(active)}: "
-                                  "submit more with `tourney ladder submit`")
-            by_name = {entry["name"]: entry for entry in active}
-            specs = {entry["name"]: _runnable(ledger, entry, limits) for entry in active}
-            candidates = _candidates(ledger, ladder, active)
-            jobs: list[Job] = []
-            while len(jobs) < max(1, min(games - stored, 2 * workers * k)):
-                table = matchmaking.next_table(candidates, k, rng, spread=rating.spread)
-                dealt = deal_seed(seed, 0, deal)
-                spec = Spec(engine.name, k, 1, dealt, limits.move_time, limits.time_bank,
-                            tuple(specs[name] for name in table), sandbox=True, resources=limits.resources)
-                for rotation in range(k):
-                    seated = tuple(table[rotation:] + table[:rotation])
-                    jobs.append(Job(spec, Scheduled(f"s{session}-d{deal}-r{rotation}", 0, deal, rotation, seated,
-                                                    dealt), keep_logs=True))
-                deal += 1
-            for result in played(jobs, workers):
-                recorded = result.recorded
-                seated = [by_name[seat.name] for seat in recorded.seats]
-
-                def store(connection, recorded=recorded, seated=seated, scores=result.scores, key=result.key,
-                          logs=result.logs):
-                    store_recorded(ledger, recorded, [e["bot_id"] for e in seated], scores, game_key=key,
-                                   connection=connection)
-                    game_rows.store_logs(ledger, recorded.game_id,
-                                         [(seat, log) for seat, log in enumerate(logs or ()) if log], connection)
-                    return recorded.game_id
-
-                rows.store_game(ledger, ladder["id"], store, [e["id"] for e in seated], list(recorded.ranking),
-                                rating.update)
-                if bot_logs is not None:
-                    bot_logs.mkdir(parents=True, exist_ok=True)
-                    write_logs(bot_logs, recorded.game_id, result.logs)
-                stored += 1
-                if stored % checkpoints.EVERY == 0:
-                    checkpoints.write(ledger, rows.scope(ladder))
-                if progress is not None:
-                    progress(stored)
-    finally:
-        checkpoints.write(ledger, rows.scope(ladder))
-        rows.close_session(ledger, session, seed)
-        if committed.secret:
-            say(f"session {session} is over: seed revealed: {seed}")
-    return stored
-
-
-def matchmaking_seed(seed: str) -> int:
-    """The matchmaking RNG's seed, from the session's (so a secret seed keeps the tables unpredictable too)."""
-    return int.from_bytes(hashlib.sha256(f"tourney-matchmaking-v1/{seed}".encode()).digest()[:16], "big")
-
-
-def _runnable(ledger: Ledger, entry: dict[str, Any], limits: Limits) -> BotSpec:
+def stored_bot(ledger: Ledger, entry: dict[str, Any]) -> BotSpec:
+    """A ladder entry's bot, unpacked from the ledger into the private cache, as the runner plays it."""
     entry_point, files = rows.archive(ledger, entry["bot_id"])
     directory = materialize(entry["content_hash"], entry_point, files)
     return runnable(entry["name"], entry["content_hash"], directory, entry_point)
 
 
-def _candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, Any]]) -> list:
+def candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, Any]]) -> list[matchmaking.Candidate]:
+    """The active entries as matchmaking weighs them: rating, games, and the rating's uncertainty."""
     if model(ladder) is MODELS[OPENSKILL]:  # sigma is the uncertainty itself
         return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], entry["sigma"])
                 for entry in active]

@@ -4,9 +4,11 @@ for a ladder served on the web.
 Its loop is a queue of jobs, each claimed, done and stored: first every waiting submission
 (claimed from ``ledger.submissions`` with a lease, validated by ``league.submit`` in the
 sandbox exactly as `tourney ladder submit` does, and decided: listed or refused with the
-reason), then a batch of matchmade games (``league.play``, each game stored and rated as it
-ends). The web process never runs bot code; it only queues uploads. Several workers may serve
-one ladder: a claim is one conditional UPDATE, so no upload is validated twice.
+reason), then matches from the ladder's match queue (tournaments.ladder.sessions: each match
+claimed with a lease, played, and stored with its games' ratings in one transaction). The web
+process never runs bot code; it only queues uploads. Any number of workers, on any number of
+machines sharing one database, may serve one ladder: a submission's claim is one conditional
+UPDATE, so no upload is validated twice, and a match is stored exactly once.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledger import ladders as rows
+from ledger import matches
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.bots.spec import BotError
-from tournaments.ladder import league, uploads
+from tournaments.ladder import league, sessions, uploads
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +69,20 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> De
 
 def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
          rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print,
-         bot_logs: Path | None = None) -> int:
-    """Rounds of: validate every waiting submission, then play ``games`` games (when the ladder has enough
-    active bots), or wait ``idle`` seconds when there was nothing to do. ``rounds`` None: until
-    interrupted. Each round's games are one session of ``league.play``: its seed drawn and secret until
-    the session ends, or, with ``seed``, ``SEED-rN`` for round N (never the same deals twice).
-    ``bot_logs``: as ``league.play``'s. Returns the games played."""
+         bot_logs: Path | None = None, lease: float = sessions.LEASE) -> int:
+    """Rounds of: validate every waiting submission, then play matches from the ladder's queue until none is
+    left to claim (when the ladder has enough active bots), or wait ``idle`` seconds when there was nothing
+    to do. ``rounds`` None: until interrupted.
+
+    A round plays the open sessions' matches, whichever worker opened them; when no open session has
+    work left it first opens one of ``games`` games, its seed drawn and secret until the session ends, or,
+    with ``seed``, ``SEED-rN`` for round N (never the same deals twice). ``lease``: seconds a claimed match
+    stays this worker's without renewal. ``bot_logs``: as ``sessions.play``'s. Returns the games played."""
     ladder = rows.get(ledger, ladder_name)
     # Before claiming anything: without a sandbox every submission would be refused for the
     # machine's fault, not its bot's.
     league.require_sandbox()
+    worker = sessions.Worker(ledger, ladder, limits, workers, lease, say, bot_logs=bot_logs)
     played = done = 0
     while rounds is None or done < rounds:
         done += 1
@@ -83,14 +90,13 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
         while (decided := validate_next(ledger, ladder_name, limits)) is not None:
             say(decided.line())
             busy = True
-        active = len(rows.entries(ledger, ladder["id"]))
-        if active >= ladder["players"]:
-            session_seed = None if seed is None else f"{seed}-r{done}"
-            count = league.play(ledger, ladder_name, games, workers, limits, session_seed, announce=say,
-                                bot_logs=bot_logs)
+        if len(rows.entries(ledger, ladder["id"])) >= ladder["players"]:
+            if not matches.open_sessions(ledger, ladder["id"], with_work=True):
+                worker.open(games, None if seed is None else f"{seed}-r{done}")
+            count = worker.drive()
             played += count
             say(f"played {count} game{'' if count == 1 else 's'} on {ladder_name}")
-            busy = True
+            busy = busy or count > 0
         if not busy and (rounds is None or done < rounds):
             time.sleep(idle)
     return played

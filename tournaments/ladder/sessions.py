@@ -1,0 +1,294 @@
+"""Ladder sessions, played from the match queue in the database: `ladder play` and `ladder work`.
+
+A session is one seed (chosen by the organiser, or drawn and kept secret until the session ends:
+ledger.seeds) and a number of games. Its deals are matchmade a batch at a time, at the ratings
+as they stand (the tables of the batch starting at deal d come from ``matchmaking_seed(seed,
+d)``), and queued in the database (ledger.matches). A worker claims matches (one deal at one
+table: every seat rotation of it), plays them in their sandboxes, renews its lease while it
+plays, and stores each match's games in the one transaction that marks it stored. Any number of
+workers, on any machine that has the database and the ledger key, may feed one ladder: a match
+whose worker died is claimed again once its lease runs out, and none is stored twice. The worker
+that stores a session's last match ends it: a signed checkpoint, and the seed revealed.
+
+Deal d of session s is dealt from ``deal_seed(seed, 0, d)`` and its games keyed
+``s<s>-d<d>-r<rotation>``, whoever plays it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import secrets
+import socket
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engines import registry
+from ledger import checkpoints, matches, seeds
+from ledger import games as game_rows
+from ledger import ladders as rows
+from ledger.store import Ledger, LedgerError
+from replays.archive import store_recorded
+from tournaments.bots.spec import BotSpec
+from tournaments.ladder import league, matchmaking
+from tournaments.play.runner import Job, Result, Spec, write_logs
+from tournaments.play.runner import results as played
+from tournaments.play.schedule import Scheduled, deal_seed
+
+LEASE = 60.0
+"""Seconds a claimed match stays a worker's without renewal (`ladder work --lease`); a worker renews
+the leases it holds every third of that, so only a worker that died (or cannot reach the database)
+loses one."""
+
+
+def matchmaking_seed(seed: str, first_deal: int) -> int:
+    """The seed of the matchmaking of the batch of deals starting at ``first_deal``, from the session's seed
+    (so a secret seed keeps the tables unpredictable too, and any worker draws the same ones)."""
+    digest = hashlib.sha256(f"tourney-matchmaking-v2/{seed}/{first_deal}".encode()).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+def worker_name() -> str:
+    """A worker's name in the queue: its machine, its process and a nonce (a restarted worker is another)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class Lease(threading.Thread):
+    """Renews the lease of every match its worker holds, every third of the lease, until stopped."""
+
+    def __init__(self, ledger: Ledger, worker: str, seconds: float) -> None:
+        super().__init__(name="tourney-lease", daemon=True)
+        self.ledger, self.worker, self.seconds = ledger, worker, seconds
+        self._held: set[int] = set()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+
+    def hold(self, ids: Iterable[int]) -> None:
+        with self._lock:
+            self._held.update(ids)
+
+    def drop(self, ids: Iterable[int]) -> None:
+        with self._lock:
+            self._held.difference_update(ids)
+
+    @property
+    def held(self) -> list[int]:
+        with self._lock:
+            return sorted(self._held)
+
+    def run(self) -> None:
+        while not self._stopped.wait(self.seconds / 3):
+            try:
+                matches.renew(self.ledger, self.worker, self.held, self.seconds)
+            except LedgerError:
+                # The database is out of reach for now: try again next time. A lease that runs out
+                # meanwhile is found when the match is stored (matches.Lost).
+                continue
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self.join()
+
+
+@dataclass
+class Worker:
+    """One process playing a ladder's matches from the queue, ``workers`` games at a time."""
+
+    ledger: Ledger
+    ladder: dict[str, Any]
+    limits: league.Limits
+    workers: int
+    lease: float = LEASE
+    say: Callable[[str], None] = lambda _line: None
+    progress: Callable[[int], None] | None = None
+    bot_logs: Path | None = None
+    name: str = field(default_factory=worker_name)
+    stored: int = 0
+    """Games this worker has stored."""
+    _seeds: dict[int, str] = field(default_factory=dict)
+    _specs: dict[int, BotSpec] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        league.require_sandbox()
+        self.engine = registry.get(self.ladder["game"])
+        self.players = self.ladder["players"]
+        self.rating = league.model(self.ladder)
+        self.key = self.ledger.signing_key()  # before any bot starts
+        # Matches claimed (and deals queued) at once: enough to keep every process busy while the last
+        # games of a batch end, and few enough that matchmaking follows the ratings closely.
+        self.batch = 2 * max(1, self.workers)
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def open(self, games: int, seed: str | None = None) -> int:
+        """Open a session of ``games`` games (whole seat rotations) with its seed committed; its id."""
+        if seed is None:
+            seed, committed = seeds.draw(self.key)
+        else:
+            committed = seeds.chosen(seed)
+        session = rows.open_session(self.ledger, self.ladder["id"], committed, seed, games, self.batch)
+        self._seeds[session] = seed
+        self.say(f"session {session}: " + (
+            f"seed {seed} (chosen by the organiser)" if not committed.secret else
+            f"seed drawn and secret until the session stops, commitment {committed.commitment}"))
+        return session
+
+    def stop_session(self, session: int) -> None:
+        """Queue nothing more of the session, and end it unless another worker is still playing a match of it
+        (that worker ends it when it stores the match)."""
+        matches.stop_queueing(self.ledger, session)
+        self._end_if_done(session)
+
+    def _seed(self, session: int) -> str:
+        if session not in self._seeds:
+            committed, stored = rows.committed_seed(self.ledger, session)
+            self._seeds[session] = stored if stored is not None else seeds.recover(self.key, committed)
+        return self._seeds[session]
+
+    def _end_if_done(self, session: int) -> None:
+        with self.ledger.write() as connection:
+            ended = matches.done(connection, session) and rows.reveal(connection, session, self._seed(session))
+        if ended:
+            checkpoints.write(self.ledger, rows.scope(self.ladder))
+            if rows.committed_seed(self.ledger, session)[0].secret:
+                self.say(f"session {session} is over: seed revealed: {self._seed(session)}")
+
+    # -- the queue -----------------------------------------------------------------------
+
+    def drive(self, session: int | None = None) -> int:
+        """Claim, play and store matches of the ladder (of one session, if given) until none is left to claim
+        and no session has a deal left to queue; the games this call stored. Matches it still holds when it
+        stops (an interrupt, an error) go back to the queue for any worker."""
+        before = self.stored
+        lease = Lease(self.ledger, self.name, self.lease)
+        lease.start()
+        try:
+            while True:
+                claimed = matches.claim(self.ledger, self.ladder["id"], self.name, self.lease, self.batch, session)
+                if not claimed:
+                    if self.queue_next(session):
+                        continue
+                    break
+                lease.hold(match.id for match in claimed)
+                self._play(claimed, lease)
+        finally:
+            lease.stop()
+            # If the database is out of reach the leases run out instead, and other workers claim the matches.
+            with contextlib.suppress(LedgerError):
+                matches.release(self.ledger, self.name, lease.held)
+        return self.stored - before
+
+    def queue_next(self, session: int | None) -> bool:
+        """Queue the next batch of deals of the session (None: of the first open session of the ladder that has
+        deals left and none waiting), matchmade now; whether any was queued."""
+        for candidate in [session] if session is not None else matches.open_sessions(self.ledger, self.ladder["id"]):
+            if matches.top_up(self.ledger, candidate, lambda _connection, first, count, s=candidate:
+                              self._tables(s, first, count)):
+                return True
+        return False
+
+    def _tables(self, session: int, first_deal: int, count: int) -> list[list[int]]:
+        active = rows.entries(self.ledger, self.ladder["id"])
+        if len(active) < self.players:
+            raise league.LadderError(
+                f"ladder {self.ladder['name']!r} needs {self.players} active bots to play, it has {len(active)}: "
+                "submit more with `tourney ladder submit`")
+        rng = random.Random(matchmaking_seed(self._seed(session), first_deal))
+        candidates = league.candidates(self.ledger, self.ladder, active)
+        ids = {entry["name"]: entry["id"] for entry in active}
+        return [[ids[name] for name in matchmaking.next_table(candidates, self.players, rng, spread=self.rating.spread)]
+                for _ in range(count)]
+
+    def _play(self, claimed: list[matches.Match], lease: Lease) -> None:
+        entries = {entry["id"]: entry for entry in rows.entries(self.ledger, self.ladder["id"], active_only=False)}
+        retired = [match for match in claimed if any(entries[e]["status"] != "active" for e in match.entries)]
+        if retired:
+            matches.cancel(self.ledger, self.name, [match.id for match in retired])
+            lease.drop(match.id for match in retired)
+            self.say(f"cancelled {len(retired)} queued match(es): a seat's bot was retired since they were queued")
+        jobs: list[Job] = []
+        of_game: dict[str, tuple[matches.Match, int]] = {}
+        for match in claimed:
+            if match in retired:
+                continue
+            table = [entries[e] for e in match.entries]
+            dealt = deal_seed(self._seed(match.session_id), 0, match.deal)
+            spec = Spec(self.engine.name, self.players, 1, dealt, self.limits.move_time, self.limits.time_bank,
+                        tuple(self._spec(entry) for entry in table), sandbox=True, resources=self.limits.resources)
+            names = [entry["name"] for entry in table]
+            for rotation in range(self.players):
+                key = f"s{match.session_id}-d{match.deal}-r{rotation}"
+                seated = tuple(names[rotation:] + names[:rotation])
+                jobs.append(Job(spec, Scheduled(key, 0, match.deal, rotation, seated, dealt), keep_logs=True))
+                of_game[key] = (match, rotation)
+        finished: dict[int, dict[int, Result]] = {}
+        for result in played(jobs, self.workers):
+            match, rotation = of_game[result.key]
+            finished.setdefault(match.id, {})[rotation] = result
+            if len(finished[match.id]) == self.players:
+                by_rotation = finished.pop(match.id)
+                self._store(match, [entries[e] for e in match.entries], [by_rotation[r] for r in sorted(by_rotation)])
+                lease.drop([match.id])
+
+    def _spec(self, entry: dict[str, Any]) -> BotSpec:
+        if entry["id"] not in self._specs:
+            self._specs[entry["id"]] = league.stored_bot(self.ledger, entry)
+        return self._specs[entry["id"]]
+
+    def _store(self, match: matches.Match, table: list[dict[str, Any]], results: list[Result]) -> None:
+        """Store the match's games, rated in rotation order, in the transaction that marks it stored."""
+        by_name = {entry["name"]: entry for entry in table}
+        games: list[rows.Game] = []
+        for result in results:
+            recorded = result.recorded
+            seated = [by_name[seat.name] for seat in recorded.seats]
+
+            def store(connection, recorded=recorded, seated=seated, result=result) -> str:
+                store_recorded(self.ledger, recorded, [entry["bot_id"] for entry in seated], result.scores,
+                               game_key=result.key, connection=connection)
+                game_rows.store_logs(self.ledger, recorded.game_id,
+                                     [(seat, log) for seat, log in enumerate(result.logs or ()) if log], connection)
+                return recorded.game_id
+
+            games.append((store, [entry["id"] for entry in seated], list(recorded.ranking)))
+        try:
+            rows.store_games(self.ledger, self.ladder["id"], games, self.rating.update,
+                             lambda connection: matches.finish(connection, match.id, self.name))
+        except matches.Lost as lost:
+            self.say(f"{lost}: the games this worker played of it are dropped")
+            return
+        for result in results:
+            if self.bot_logs is not None:
+                self.bot_logs.mkdir(parents=True, exist_ok=True)
+                write_logs(self.bot_logs, result.recorded.game_id, result.logs)
+            self.stored += 1
+            if self.stored % checkpoints.EVERY == 0:
+                checkpoints.write(self.ledger, rows.scope(self.ladder))
+            if self.progress is not None:
+                self.progress(self.stored)
+        self._end_if_done(match.session_id)
+
+
+def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
+         progress: Callable[[int], None] | None = None, announce: Callable[[str], None] | None = None,
+         bot_logs: Path | None = None) -> int:
+    """`ladder play`: one session of at least ``games`` games (whole seat rotations), each stored and rated as
+    its match ends; the games this process stored.
+
+    When it stops (done, interrupted or failed) the session queues nothing more; it ends (a signed
+    checkpoint, the seed revealed) once no other worker is playing a match of it. The end of each bot
+    process's stderr per game is stored with the game (its owner reads it on the web); with ``bot_logs``,
+    it also goes there as ``<game id>-seat<N>.log``.
+    """
+    worker = Worker(ledger, rows.get(ledger, ladder_name), limits, workers, say=announce or (lambda _line: None),
+                    progress=progress, bot_logs=bot_logs)
+    session = worker.open(games, seed)
+    try:
+        return worker.drive(session)
+    finally:
+        worker.stop_session(session)

@@ -26,6 +26,7 @@ the last ``STDERR_TAIL`` bytes per game, for ``--bot-logs``.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import resource
@@ -239,19 +240,41 @@ def _signal_name(number: int) -> str:
 
 
 def _limiter(resources: Resources):
-    """Without the sandbox: the memory and CPU-time rlimits a bot's process sets on itself.
+    """Without the sandbox: the memory and CPU-time rlimits a bot's process sets on itself, and
+    (on Linux) its death with the process starting it.
 
     RLIMIT_NPROC is left alone here: outside a user namespace of its own it would count every
     process of the user running tourney, and root's not at all (docs/security.md).
+    PR_SET_PDEATHSIG (SIGKILL) fires when the starting thread dies, here the main thread of a
+    worker or of tourney; a starter that died before it was armed is caught by the parent
+    check. A preexec_fn was already needed for the rlimits, so this adds no new risk in a
+    process with threads (the sandbox avoids one: tournaments.bots.sandbox._guard).
     """
+    starter = os.getpid()
+    prctl = _prctl()
 
     def limit() -> None:
         cpu = resources.cpu_seconds
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         size = resources.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != starter:
+                os._exit(1)
 
     return limit
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Any:
+    """libc's prctl, or None where there is none (not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return ctypes.CDLL(None).prctl
 
 
 def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits) -> dict[str, Any]:

@@ -5,12 +5,15 @@ what it leaves open, and how to check it on a machine. In short, a sandboxed bot
 user, PID, IPC, UTS, network and mount namespaces; a read-only root made of the system's
 programs and libraries, tourney's own Python and the bot's own files (at /bot, its working
 directory); a fresh empty home and /tmp for this game only; its own /proc; a cleared
-environment; rlimits set inside; no terminal. Killing its bwrap process ends the game's whole
+environment; rlimits set inside; no terminal. Killing its process group ends the game's whole
 PID namespace, so nothing the bot started outlives the game.
+
+Nor does a sandbox outlive the process that starts it (a worker), however that process dies
+and whenever: ``_guard`` below, and docs/security.md, "A sandbox never outlives its starter".
 
 RLIMIT_NPROC (the process limit) is not applied to root's processes and counts per host uid:
 a sandbox started by root therefore drops, before bwrap runs, to a host uid of its own
-(``HOST_UID_BASE`` + the pid of its bwrap), after making the few host folders it binds
+(``HOST_UID_BASE`` + the pid of its guard), after making the few host folders it binds
 reachable from a private mount namespace (root's home is often mode 0700).
 """
 
@@ -37,7 +40,7 @@ HOME = "/home/bot"
 UID = 65534
 """The bot's uid and gid inside its sandbox (nobody's, by convention)."""
 HOST_UID_BASE = 0x7A000000
-"""Host uids of sandboxes started by root: this plus the pid of the sandbox's bwrap process.
+"""Host uids of sandboxes started by root: this plus the pid of the sandbox's guard process.
 Above the uids accounts and container tools hand out; below 2**31."""
 ENVIRONMENT = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -75,8 +78,9 @@ def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequ
         # cgroup and mount namespaces; no user namespace nested inside.
         "--unshare-all", "--unshare-user", "--disable-userns",
         "--uid", str(UID), "--gid", str(UID), "--hostname", "bot",
-        # Killed when its bwrap or bwrap's parent dies; a new session, so no controlling terminal.
-        "--die-with-parent", "--new-session",
+        # Killed when bwrap's parent dies. No --new-session: the sandbox stays in its guard's
+        # session (without a controlling terminal) and process group, which is killed whole.
+        "--die-with-parent",
         "--clearenv", *[part for name, value in ENVIRONMENT.items() for part in ("--setenv", name, value)],
         # A read-only root: the system's programs and libraries, a user entry of its own.
         *_system(),
@@ -135,7 +139,8 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
     os.set_blocking(info_read, False)
     try:
         process = Sandboxed(
-            command(argv, files, resources, runtime, data, info_write), stdin=subprocess.PIPE,
+            _guard(command(argv, files, resources, runtime, data, info_write), (*data.values(), info_write)),
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=stderr, env={}, cwd="/", start_new_session=True, bufsize=0,
             pass_fds=(*data.values(), info_write), preexec_fn=preexec,
         )
@@ -147,6 +152,33 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
             os.close(fd)
     process.info = info_read
     return process
+
+
+def _guard(bwrap_command: list[str], passed: Sequence[int]) -> list[str]:
+    """``bwrap_command`` run by a guard that kills the whole sandbox when its starter dies.
+
+    bwrap's own --die-with-parent leaves two windows (docs/security.md, "A sandbox never outlives
+    its starter"): bwrap arms it only after creating the sandbox's init, and the init arms its
+    own only after its setup; a starter dying in between leaves the init (and then the bot)
+    running, reparented to pid 1. So the process tourney starts is a guard: ``setpriv`` arms
+    PR_SET_PDEATHSIG (SIGTERM) and execs ``sh``, which traps SIGTERM to SIGKILL its whole
+    process group (itself, bwrap, the sandbox's init: the PID namespace dies with the init),
+    exits at once if its parent is no longer the starter (it died before the signal was armed),
+    then runs bwrap in the background (with the empty environment tourney gave it: sh would
+    export PWD) and waits for it, its exit status being bwrap's.
+
+    No Python runs between fork and exec (a preexec_fn is unsafe in a process with threads, as
+    a Ray worker is; root's ``_fresh_user`` is the exception), so Popen may even use vfork.
+    PR_SET_PDEATHSIG fires when the *thread* that forked dies: sandboxes are started by the
+    thread that plays the game, the main thread of a worker process or of tourney, which lives
+    as long as its process. dash puts stdin on /dev/null for a background command: the guard
+    keeps it on a spare descriptor (one of 3-9 not passed to bwrap) to hand it on.
+    """
+    spare = next(fd for fd in range(3, 10) if fd not in passed)
+    script = (f'trap "kill -KILL 0" TERM; [ "$PPID" = "$1" ] || exit 1; shift; unset PWD; exec {spare}<&0; '
+              f'"$@" <&{spare} {spare}<&- & exec {spare}<&- 0<&- 1>&- 2>&-; wait $!')
+    return [_setpriv(), "--pdeathsig", "TERM", "--", "/bin/sh", "-c", script, "tourney-guard", str(os.getpid()),
+            *bwrap_command]
 
 
 def resolve(mode: str) -> tuple[bool, str | None]:
@@ -214,6 +246,11 @@ def bwrap() -> str | None:
 @functools.cache
 def _prlimit() -> str:
     return shutil.which("prlimit") or "/usr/bin/prlimit"
+
+
+@functools.cache
+def _setpriv() -> str:
+    return shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
 @functools.cache

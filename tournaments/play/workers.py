@@ -71,6 +71,10 @@ def _init(extra_engines: list, on_exit: Callable[[memoryview], None] | None) -> 
     signal.signal(signal.SIGTERM, terminated)
     with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, even on SIGKILL
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        # A parent that died before that was armed sends no signal: this worker is an orphan already.
+        parent = multiprocessing.parent_process()
+        if parent is not None and os.getppid() != parent.pid:
+            terminated(signal.SIGTERM, None)
 
 
 def _serve(connection: Connection, work: Callable[[Any], Any], extra_engines: list, shared,

@@ -1,7 +1,8 @@
 """Ladder workers that scale out: two real `tourney ladder work` processes feed one ladder on PostgreSQL, one of
 them is killed with SIGKILL in the middle of a match, and the other claims that match again once its lease has run
 out: every match is stored exactly once, nothing the killed worker started outlives it, SIGTERM stops the other
-one cleanly, and the ratings rebuilt from the games equal the incremental ones."""
+one cleanly, and the ratings rebuilt from the games equal the incremental ones. And a `ladder play` stopped with
+Ctrl-C ends its session: what it had not played is cancelled, and its secret seed is revealed."""
 
 from __future__ import annotations
 
@@ -147,3 +148,41 @@ def test_a_worker_killed_mid_match_loses_nothing_and_stores_nothing_twice(tmp_pa
         assert "equal the incremental ones" in rebuilt.stdout, rebuilt.stdout
         verified = tourney("replay", "verify", "--db", url, "--ladder", "duo", env=env)
         assert "all passed" in verified.stdout, verified.stdout
+
+
+@pytest.mark.slow
+def test_ladder_play_stopped_with_ctrl_c_cancels_what_is_left_and_reveals_its_seed(tmp_path):
+    """SIGINT to a real `ladder play` mid-session: exit 130 saying how many games count; its session is over with
+    its drawn seed revealed, every match of it is stored or cancelled (none left queued or held, so no later worker
+    plays them), the stored games are exactly the stored matches' and verify."""
+    env = {**os.environ, "TOURNEY_LEDGER_KEY": str(tmp_path / "ledger.key"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    db = str(tmp_path / "league.db")
+    tourney("ladder", "create", "duo", "--game", GAME, "--db", db, env=env)
+    for bot, name in ((THOUGHTFUL, "thinker"), (ROOT / "bots" / "random_bot.py", "random")):
+        tourney("ladder", "submit", "duo", str(bot), "--as", name, "--move-time", "2", "--db", db, env=env)
+    ledger = Ledger(db)
+    play = subprocess.Popen([sys.executable, "-m", "tournaments", "ladder", "play", "duo", "--games", "40", "--jobs",
+                             "1", "--move-time", "2", "--db", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=env)
+    try:
+        wait_for(lambda: any(m["status"] == "stored" for m in matches.matches(ledger, 1)), "a stored match")
+        play.send_signal(signal.SIGINT)
+        out, err = play.communicate(timeout=60)
+    finally:
+        if play.poll() is None:
+            play.kill()
+    assert play.returncode == 130, out + err
+    stored = [m for m in matches.matches(ledger, 1) if m["status"] == "stored"]
+    assert f"interrupted: {2 * len(stored)} games stored and rated on duo" in err, err
+    assert {m["status"] for m in matches.matches(ledger, 1)} == {"stored", "cancelled"}
+    with ledger.read() as connection:
+        keys = sorted(row[0] for row in connection.exec_driver_sql(
+            "SELECT g.game_key FROM ladder_games l JOIN games g ON g.id = l.game_id"))
+        (session,) = connection.exec_driver_sql("SELECT seed, ended_at, planned, deals FROM ladder_sessions").all()
+    assert keys == sorted(f"s1-d{m['deal']}-r{r}" for m in stored for r in range(2))
+    seed, ended, planned, deals = session
+    assert ended is not None and f"session 1 is over: seed revealed: {seed}" in out
+    assert planned == 2 * deals < 40  # it queues no more
+    ledger.close()
+    verified = tourney("replay", "verify", "--db", db, "--ladder", "duo", env=env)
+    assert "all passed" in verified.stdout and "not revealed" not in verified.stdout, verified.stdout

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -30,6 +31,7 @@ from tests.tournaments.test_runner import descendants
 from tournaments.bots import sandbox
 
 GAME = "lemur-tails"
+HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
 BOTS = ("first_legal.sh", "random_program.bot.json", "random_bot.py", "heuristic_lemur_tails.py")
 TIMEOUT = 600
 LOOPBACK = {
@@ -199,6 +201,29 @@ def test_ctrl_c_under_ray_exits_130_keeps_whole_games_and_leaves_no_task_or_bot_
     assert {game.reason for game in stored_games(db).values()} <= {"finished", "forfeit"}
     check = verified(db, tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.slow
+def test_an_unsandboxed_bot_that_kills_its_ray_worker_is_replayed_then_stops_the_run_naming_the_game(cluster,
+                                                                                                    tmp_path):
+    """With --sandbox off a Python bot plays inside the Ray worker: one that SIGKILLs its own process takes the
+    worker with it, so Ray plays the game again from its seed; after four losses the run stops with one line
+    naming the game and --resume (docs/scaling.md), and no half game is stored."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "kill_own_process.py", folder / "kill_own_process.py")
+    shutil.copy(SHIPPED / "random_bot.py", folder / "random_bot.py")
+    db = tmp_path / "ray.db"
+    ran = subprocess.run(run_args(folder, db, 1, "--executor", "ray", "--ray-address", cluster.address,
+                                  sandboxed="off"),
+                         capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, env=environment())
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    last = ran.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(r"error: game t0-d0-r[01] was lost on the Ray cluster 4 times \(\w+\); continue with "
+                        r"the same command plus --resume", last), ran.stderr
+    assert "Traceback" not in ran.stderr
+    with closing(sqlite3.connect(db)) as connection:  # both games seat the killer: neither is stored, nor half
+        assert connection.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
 
 
 def playing_workers() -> list[int]:

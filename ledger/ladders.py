@@ -1,8 +1,8 @@
 """Ladder rows: entries, submitted bot archives, games in fold order, rating history, play sessions.
 
 The ledger stores and orders; it does not rate, and it does not read results from events.
-``store_game`` takes the rating update as a function, runs it on the ratings as they stand
-inside the game's own transaction, and stores the results, so two processes feeding one
+``store_games`` takes the rating update as a function, runs it on the ratings as they stand
+inside the games' own transaction, and stores the results, so two processes feeding one
 ladder serialize on the write lock and every game is folded exactly once, in ``seq`` order.
 A refold (``rebuild``, ``void``) takes the results as a function of the connection too
 (tournaments.ladder.league reads them from the games' hashed events, inside the same
@@ -388,12 +388,6 @@ def open_session(ledger: Ledger, ladder_id: int, committed: seeds.Committed, see
             "planned, batch, deals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
             (ladder_id, committed.commitment, None if committed.secret else seed, committed.origin, committed.nonce,
              now(), planned, batch)).scalar_one()
-
-
-def close_session(ledger: Ledger, session_id: int, seed: str) -> None:
-    """The session is over: its seed revealed (LedgerError if it is not the committed one)."""
-    with ledger.write() as connection:
-        reveal(connection, session_id, seed)
 
 
 def reveal(connection: Connection, session_id: int, seed: str) -> bool:

@@ -62,6 +62,7 @@ class Session:
     """What a worker needs of an open session to queue its next deals."""
 
     id: int
+    ladder_id: int
     planned: int
     batch: int
     deals: int
@@ -97,13 +98,11 @@ def top_up(ledger: Ledger, session_id: int, plan: Plan) -> int:
         tables = plan(connection, session.deals, count)
         if len(tables) != count:
             raise ValueError(f"a plan of {count} deals gave {len(tables)} tables")
-        ladder_id = connection.exec_driver_sql("SELECT ladder_id FROM ladder_sessions WHERE id = ?",
-                                               (session_id,)).scalar()
         stamp = now()
         connection.exec_driver_sql(
             "INSERT INTO ladder_matches (ladder_id, session_id, deal, entries, status, attempts, created_at) "
             "VALUES (?, ?, ?, ?, 'queued', 0, ?)",
-            [(ladder_id, session_id, session.deals + i, orjson.dumps(table).decode(), stamp)
+            [(session.ladder_id, session_id, session.deals + i, orjson.dumps(table).decode(), stamp)
              for i, table in enumerate(tables)])
         connection.exec_driver_sql("UPDATE ladder_sessions SET deals = deals + ? WHERE id = ?", (count, session_id))
         return count
@@ -111,8 +110,9 @@ def top_up(ledger: Ledger, session_id: int, plan: Plan) -> int:
 
 def _open_session(connection: Connection, session_id: int) -> Session | None:
     row = connection.exec_driver_sql(
-        "SELECT s.id, s.planned, s.batch, s.deals, l.players FROM ladder_sessions s JOIN ladders l ON l.id = "
-        "s.ladder_id WHERE s.id = ? AND s.ended_at IS NULL AND s.planned IS NOT NULL", (session_id,)).first()
+        "SELECT s.id, s.ladder_id, s.planned, s.batch, s.deals, l.players FROM ladder_sessions s "
+        "JOIN ladders l ON l.id = s.ladder_id WHERE s.id = ? AND s.ended_at IS NULL AND s.planned IS NOT NULL",
+        (session_id,)).first()
     return None if row is None else Session(*row)
 
 

@@ -110,7 +110,8 @@ class Worker:
     name: str = field(default_factory=worker_name)
     stored: int = 0
     """Games this worker has stored."""
-    _seeds: dict[int, str] = field(default_factory=dict)
+    _seeds: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    """Per session: its seed, and whether it is secret until the session ends."""
     _specs: dict[int, BotSpec] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -132,7 +133,7 @@ class Worker:
         else:
             committed = seeds.chosen(seed)
         session = rows.open_session(self.ledger, self.ladder["id"], committed, seed, games, self.batch)
-        self._seeds[session] = seed
+        self._seeds[session] = (seed, committed.secret)
         self.say(f"session {session}: " + (
             f"seed {seed} (chosen by the organiser)" if not committed.secret else
             f"seed drawn and secret until the session stops, commitment {committed.commitment}"))
@@ -147,15 +148,16 @@ class Worker:
     def _seed(self, session: int) -> str:
         if session not in self._seeds:
             committed, stored = rows.committed_seed(self.ledger, session)
-            self._seeds[session] = stored if stored is not None else seeds.recover(self.key, committed)
-        return self._seeds[session]
+            seed = stored if stored is not None else seeds.recover(self.key, committed)
+            self._seeds[session] = (seed, committed.secret)
+        return self._seeds[session][0]
 
     def _end_if_done(self, session: int) -> None:
         with self.ledger.write() as connection:
             ended = matches.done(connection, session) and rows.reveal(connection, session, self._seed(session))
         if ended:
             checkpoints.write(self.ledger, rows.scope(self.ladder))
-            if rows.committed_seed(self.ledger, session)[0].secret:
+            if self._seeds[session][1]:
                 self.say(f"session {session} is over: seed revealed: {self._seed(session)}")
 
     # -- the queue -----------------------------------------------------------------------

@@ -79,9 +79,8 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
     with ``seed``, ``SEED-rN`` for round N (never the same deals twice). ``lease``: seconds a claimed match
     stays this worker's without renewal. ``bot_logs``: as ``sessions.play``'s. Returns the games played."""
     ladder = rows.get(ledger, ladder_name)
-    # Before claiming anything: without a sandbox every submission would be refused for the
-    # machine's fault, not its bot's.
-    league.require_sandbox()
+    # Before claiming anything, the worker checks that a sandbox can be made: without one every
+    # submission would be refused for the machine's fault, not its bot's.
     worker = sessions.Worker(ledger, ladder, limits, workers, lease, say, bot_logs=bot_logs)
     played = done = 0
     while rounds is None or done < rounds:

@@ -43,6 +43,14 @@ def clusters(base: Path) -> list[Path]:
     return sorted(base.glob("tourney-pg.*"))
 
 
+def wait_for_server(base: Path, run: subprocess.Popen) -> None:
+    """Until the server of ``run`` (a with-services process) has written its pid file."""
+    deadline = time.monotonic() + 120
+    while not any((c / "data" / "postmaster.pid").exists() for c in clusters(base)):
+        assert time.monotonic() < deadline and run.poll() is None, "the run's server never started"
+        time.sleep(0.2)
+
+
 @pytest.mark.slow
 def test_two_runs_at_once_each_get_a_server_of_their_own(base):
     """Two runs started together both pass, each on its own port with its own password, and both clusters
@@ -64,10 +72,7 @@ def test_a_killed_run_leaves_a_cluster_the_next_run_removes(base):
     server and removes it, then passes on a server of its own."""
     env = bare_env(base)
     first = subprocess.Popen([str(SCRIPT), "sleep", "60"], env=env, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while not any((c / "data" / "postmaster.pid").exists() for c in clusters(base)):
-        assert time.monotonic() < deadline and first.poll() is None, "the first run's server never started"
-        time.sleep(0.2)
+    wait_for_server(base, first)
     left = clusters(base)
     server = int((left[0] / "data" / "postmaster.pid").read_text().split()[0])
     first.send_signal(signal.SIGKILL)
@@ -88,10 +93,7 @@ def test_a_terminated_run_stops_its_command_and_server_at_once(base):
     """SIGTERM to the script ends the command it runs and removes its cluster, without waiting for the command."""
     env = bare_env(base)
     run = subprocess.Popen([str(SCRIPT), "sleep", "60"], env=env, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while not any((c / "data" / "postmaster.pid").exists() for c in clusters(base)):
-        assert time.monotonic() < deadline and run.poll() is None, "the server never started"
-        time.sleep(0.2)
+    wait_for_server(base, run)
     time.sleep(0.5)
     run.send_signal(signal.SIGTERM)
     assert run.wait(timeout=30) == 143  # within 30 s: not after the 60 s of its command

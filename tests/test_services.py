@@ -7,9 +7,9 @@ would, while the suite itself runs beside its own server.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
-import shutil
 import sys
 import tempfile
 import time

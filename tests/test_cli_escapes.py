@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.runs import on_terminal
 from tests.tournaments.test_protocol import SHIPPED
 from tournaments.cli.escapes import printable
 
@@ -57,29 +55,7 @@ def tourney(*args: str, cwd: Path, terminal: bool) -> tuple[int, bytes]:
         done = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=240,
                               env={**os.environ, "COLUMNS": "1000"})
         return done.returncode, done.stdout
-    controller, child = pty.openpty()
-    process = subprocess.Popen(argv, cwd=cwd, stdin=child, stdout=child, stderr=child, start_new_session=True,
-                               env={**os.environ, "COLUMNS": "1000"})
-    os.close(child)
-    shown = b""
-    deadline = time.monotonic() + 240
-    try:
-        while time.monotonic() < deadline:
-            if select.select([controller], [], [], 0.2)[0]:
-                try:
-                    chunk = os.read(controller, 65536)
-                except OSError:  # the last writer closed the terminal
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            elif process.poll() is not None:
-                break
-        return process.wait(timeout=30), shown
-    finally:
-        if process.poll() is None:
-            process.kill()
-        os.close(controller)
+    return on_terminal(argv, cwd=cwd, env={**os.environ, "COLUMNS": "1000"})
 
 
 def assert_escaped(shown: bytes) -> None:

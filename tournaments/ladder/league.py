@@ -116,6 +116,13 @@ class Limits:
         return Resources(memory_mb=self.memory_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes)
 
 
+def confined() -> dict[str, Any]:
+    """How a ladder's games are confined (Spec's fields): sandboxed, timed and frozen as strictly as
+    this machine allows (the CPU clock and no pondering with cgroups); no option relaxes it."""
+    clock, ponder = sandbox.timing()
+    return {"sandbox": True, "clock": clock, "ponder": ponder}
+
+
 def require_sandbox() -> None:
     """Ladders run strangers' bots: without a working sandbox they refuse (one line saying how to get it)."""
     problem = sandbox.unavailable()
@@ -230,8 +237,8 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None
     opponents = [runnable(f"random-{i}", opponent_hash, folder, entry_point) for i in range(k - 1)]
     bots = (candidate, *opponents)
     seed = f"{secrets.randbits(128):032x}"
-    spec = Spec(ladder["game"], k, 1, seed, limits.move_time, limits.time_bank, bots, sandbox=True,
-                resources=limits.resources)
+    spec = Spec(ladder["game"], k, 1, seed, limits.move_time, limits.time_bank, bots, resources=limits.resources,
+                **confined())
     names = [b.name for b in bots]
     for rotation in range(k):
         seated = tuple(names[rotation:] + names[:rotation])

@@ -18,14 +18,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tournaments.play import runner
+from tournaments.play.runner import ExecutorError
 
 LOCAL = "local"
 RAY = "ray"
 EXECUTORS = (LOCAL, RAY)
-
-
-class ExecutorError(runner.TournamentError):
-    """An executor that cannot start (Ray missing, a cluster out of reach); one clear line."""
 
 
 class Executor(Protocol):

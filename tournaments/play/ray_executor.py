@@ -1,6 +1,7 @@
 """The Ray executor: every game of a stage is a Ray task on a Ray cluster (``--executor ray``).
 
-This module alone imports Ray (tournaments.play.executors imports it only when asked for).
+This module alone imports Ray (tournaments.play.executors imports it only when asked for, and it
+imports nothing of that module: no import circle).
 
 * **One game, one task.** A task plays its job with ``runner.play_job``, exactly as a local
   worker does: the same key, seeds and limits, every bot in its own sandbox when the run is
@@ -44,7 +45,7 @@ from tournaments.bots import sandbox
 from tournaments.bots.discovery import staged_copy
 from tournaments.bots.spec import BotSpec
 from tournaments.play import runner
-from tournaments.play.executors import ExecutorError
+from tournaments.play.runner import ExecutorError
 from tournaments.play.workers import WorkerDied
 
 RETRIES = 3

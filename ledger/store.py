@@ -138,6 +138,11 @@ class Ledger:
             self.engine.dispose()  # a refused database keeps no connection open
             raise
 
+    def reopen_url(self) -> str:
+        """The URL another process opens this database with: an SQLite file by its absolute path (a worker may
+        run elsewhere), a server's URL with its password (never print it: ``url`` is the one to show)."""
+        return f"sqlite:///{self.path.resolve()}" if self.path is not None else self._url
+
     def _engine(self) -> Engine:
         try:
             url = make_url(self._url)

@@ -17,7 +17,7 @@ path), and the last line is the smallest ratio over the games:
     ratio: 2.37
 
 Then verification on every core (issue 30): a ledger of G random-bot Tails on Fire games
-(default 800, played and sealed in memory, stored in one SQLite file) is verified as
+(default 2,000, played and sealed in memory, stored in one SQLite file) is verified as
 ``tourney replay verify --db`` verifies it (replays.audit.stored_games: each game exported,
 refolded, its rows and signature checked) by one worker process and by two
 (``--jobs 1``, ``--jobs 2``: the workers are started in the timed part, as the command starts
@@ -145,7 +145,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--game", choices=sorted(SEATS))
     parser.add_argument("--only", choices=("ratio", "speedup"), help="one of the two measures (default: both)")
-    parser.add_argument("--games", type=int, default=800, help="games of the ledger the speed-up is measured on")
+    parser.add_argument("--games", type=int, default=2000, help="games of the ledger the speed-up is measured on")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the speed-up (the best is kept)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:

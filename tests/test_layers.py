@@ -276,3 +276,25 @@ def test_the_checker_finds_each_kind_of_circle(tmp_path):
         "tournaments.play.runner (tournaments/play/runner.py:1) -> tournaments.play.seeding "
         "(tournaments/play/seeding.py:3) -> tournaments.play.runner",
     ]
+
+
+BENCH_ONLY = ("eventsourcing",)
+"""Libraries of the `bench` extra (pyproject.toml): bench/ may import them, tourney itself never."""
+
+
+def bench_only_imports(root: Path = ROOT) -> list[str]:
+    """Every import of a bench-only library by a checked module, as "file:line imports module"."""
+    return [f"{path.relative_to(root)}:{line} imports {target}" for path in project_modules(root)
+            for line, target in imports_of(path, root) if target.split(".")[0] in BENCH_ONLY]
+
+
+def test_no_checked_module_imports_a_bench_only_library():
+    """pyeventsourcing is the peer bench/peer_eventstore.py measures against, never a runtime dependency."""
+    found = bench_only_imports()
+    assert not found, found
+
+
+def test_the_bench_only_check_sees_an_import_of_one(tmp_path):
+    """The check above reports a lazy import of a bench-only library (it cannot pass vacuously)."""
+    write_tree(tmp_path, {"ledger/__init__.py": "", "ledger/store.py": "def f():\n    import eventsourcing.sqlite\n"})
+    assert bench_only_imports(tmp_path) == ["ledger/store.py:2 imports eventsourcing.sqlite"]

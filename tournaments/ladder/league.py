@@ -27,7 +27,7 @@ from ledger import ladders as rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.bots import sandbox
-from tournaments.bots.discovery import describe
+from tournaments.bots.discovery import describe, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
 from tournaments.play.runner import Job, Spec
@@ -136,13 +136,16 @@ def package(path: Path) -> tuple[BotSpec, str, bytes]:
         raise LadderError(f"{path}: {error}") from None
     if spec is None:
         raise LadderError(f"{path}: not a bot (a .py file with GAMES and Bot, an executable, or a manifest)")
+    try:
+        files = read_files(spec)  # bounded, and only the bot's own regular files, as discovery reads them
+    except BotError as error:
+        raise LadderError(f"{path}: {error}") from None
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in spec.files:
-            file = path.parent / name
+        for name, content, executable in files:
             info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
-            info.external_attr = (file.stat().st_mode & 0o777) << 16
-            archive.writestr(info, file.read_bytes())
+            info.external_attr = (0o755 if executable else 0o644) << 16
+            archive.writestr(info, content)
     return spec, path.name, buffer.getvalue()
 
 

@@ -316,6 +316,8 @@ class Submission(SQLModel, table=True):
     created_at: str
     claimed_at: str | None = None
     decided_at: str | None = None
+    attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"),
+                          description="how many times a worker claimed it for validation (added with revision 0009)")
 
 
 class BotLog(SQLModel, table=True):

@@ -28,7 +28,8 @@ def add(ledger: Ledger, name: str, token_hash: str) -> int:
         if connection.exec_driver_sql("SELECT 1 FROM owners WHERE name = ?", (name,)).first() is not None:
             raise LedgerError(f"an owner named {name!r} already exists (a new token: `tourney users token {name}`)")
         return connection.exec_driver_sql(
-            "INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?)", (name, token_hash, now())).lastrowid
+            "INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id",
+            (name, token_hash, now())).scalar_one()
 
 
 def replace_token(ledger: Ledger, name: str, token_hash: str) -> None:

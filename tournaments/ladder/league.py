@@ -54,6 +54,10 @@ class LadderError(ValueError):
     """A ladder request that cannot be done; the message is one clear line."""
 
 
+class Unavailable(LadderError):
+    """This machine cannot run a ladder's bots now (no working sandbox): its fault, never a bot's."""
+
+
 def default_rating(players: int) -> str:
     """OpenSkill for 3 or more seats (a ranking is one observation, not pairs), Elo for two."""
     return OPENSKILL if players >= 3 else ELO
@@ -120,7 +124,7 @@ def require_sandbox() -> None:
     """Ladders run strangers' bots: without a working sandbox they refuse (one line saying how to get it)."""
     problem = sandbox.unavailable()
     if problem is not None:
-        raise LadderError(f"ladders run every bot in a sandbox, and {problem}")
+        raise Unavailable(f"ladders run every bot in a sandbox, and {problem}")
 
 
 # -- submissions -----------------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from ledger import ladders as rows
+from ledger import owners as owner_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.bots import sandbox
@@ -209,18 +210,24 @@ def runnable(name: str, content_hash: str, directory: Path, entry_point: str) ->
     return BotSpec(name, spec.kind, spec.path, content_hash, ("*",), spec.command, str(directory), spec.files)
 
 
-def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits) -> rows.Submitted:
-    """Validate a submission in games against random, then list it; LadderError if it fails."""
+def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits,
+           owner_id: int | None = None) -> rows.Submitted:
+    """Validate a submission in games against random, then list it; LadderError if it fails. ``owner_id``:
+    the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
+    owner_rows.NameTaken, before any game)."""
     ladder = rows.get(ledger, ladder_name)
     spec, entry_point, files = package(path)
     name = as_name or spec.name
     if spec.plays(ladder["game"]) is False:
         raise LadderError(f"{path.name} plays {', '.join(spec.games or ())}, not {ladder['game']}")
+    if owner_id is None:
+        with ledger.read() as connection:
+            owner_rows.check_operators_name(connection, name)
     require_sandbox()
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
     validate(ladder, candidate, limits)
     return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
-                       model(ladder).start)
+                       model(ladder).start, owner_id)
 
 
 def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None:

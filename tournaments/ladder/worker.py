@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ledger import ladders as rows
 from ledger import matches
+from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.bots.sandbox import SandboxError
@@ -77,13 +78,13 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> De
         try:
             checked = uploads.check(row["filename"], upload, row["entry_point"])
             path = uploads.unpack(checked, Path(folder))
-            listed = league.submit(ledger, ladder_name, path, row["name"], limits)
+            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"])
         except (KeyboardInterrupt, SystemExit):
             queue.release(ledger, row["id"])  # stopping: another worker takes it at once
             raise
         except (league.Unavailable, SandboxError) as error:
             return _machine_failed(ledger, row, said(error))
-        except (league.LadderError, BotError, uploads.UploadError) as error:
+        except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
             return _decided(ledger, row, queue.REFUSED, said(error))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
             return _machine_failed(ledger, row, f"{type(error).__name__}: {said(error)}"[:MACHINE_REASON])

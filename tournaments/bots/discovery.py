@@ -69,7 +69,7 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
         if path.name.startswith((".", "_")):
             continue
         try:
-            spec = None if _is_folder(path) else describe(path)
+            spec = None if path.is_dir() else describe(path)  # stat reads no content, wherever it leads
         except BotError as error:
             notices.append(f"skipped {path.name}: {error}")
             continue
@@ -171,13 +171,6 @@ def _inside(path: Path, folder: Path) -> str:
     if os.path.commonpath([real, root]) != root:
         raise BotError(f"{name} leads outside the bots folder (to {real})")
     return real
-
-
-def _is_folder(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _executable(path: Path) -> bool:
@@ -293,6 +286,6 @@ def _own_file(folder: Path, part: str) -> str | None:
     if not part or os.path.isabs(written) or written == ".." or written.startswith("../"):
         return None
     named = folder / written
-    if not os.path.lexists(named) or _is_folder(named) or os.path.isdir(named):
+    if not os.path.lexists(named) or named.is_dir():
         return None
     return written

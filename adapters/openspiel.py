@@ -307,9 +307,8 @@ class InformationSetBot(SearchBot):
     ``resample_from_infostate`` draws every world from the seat's determinizer (fed once per event)."""
 
     def root(self, sample: Any) -> TourneyState:
-        rules = self.spiel_game.rules if hasattr(self.spiel_game, "rules") else Rules(*game_of(self.spiel_game))
         n = len(self.seen.items)
-        core = Core.at(rules, sample, Past(self.seen, n, self.seat, sample))
+        core = Core.at(self.spiel_game.rules, sample, Past(self.seen, n, self.seat, sample))
         core.memo[self.seat] = (n, self.sighting)
         return TourneyState(self.spiel_game, core)
 

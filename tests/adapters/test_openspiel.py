@@ -11,6 +11,8 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import outcome_sampling_mccfr
+from open_spiel.python.algorithms.ismcts import ISMCTSBot
+from open_spiel.python.algorithms.mcts import RandomRolloutEvaluator
 from open_spiel.python.observation import make_observation
 
 import adapters.openspiel  # noqa: F401 (registers the games with pyspiel)
@@ -391,6 +393,29 @@ def test_the_state_struct_api_speaks_the_games_words():
         named = state.action_to_struct(action)
         assert json.loads(named.to_json()) == {"action": SPACES["tails-on-fire"].names[action]}
         assert state.struct_to_actions(named) == [action]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_openspiel_ismcts_runs_unmodified_with_its_default_settings(game):
+    """OpenSpiel's ISMCTSBot, given only its required arguments (OpenSpiel's own random-rollout evaluator), searches
+    seat 0's moves of a real game through resample_from_infostate and information-state strings: its own check
+    that every world has the root's information state holds, and every move it picks is legal."""
+    spiel_game = load(game, 2)
+    random_state = np.random.RandomState(7)
+    bot = ISMCTSBot(spiel_game, RandomRolloutEvaluator(1, random_state, max_length=300), 2.0, 8,
+                    random_state=random_state)
+    searched = 0
+    rng = random.Random(7)
+    state = spiel_game.new_initial_state()
+    while not state.is_terminal() and searched < 25:
+        if state.current_player() == 0 and len(state.legal_actions()) > 1:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            searched += 1
+        else:
+            action = rng.choice(state.legal_actions())
+        state.apply_action(action)
+    assert searched >= 10
 
 
 @pytest.mark.parametrize("game", ["tails-on-fire", "lemur-tails"])

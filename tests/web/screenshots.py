@@ -60,7 +60,7 @@ def shots(league: Any, out: Path) -> None:
             page.locator("table.games a.game").first.click()
             page.get_by_role("link", name="full view", exact=True).click()
             frame = page.frame_locator("iframe.replay")
-            frame.locator("#verify .check.good").first.wait_for()
+            frame.locator("#verify[data-verdict=verified]").wait_for()
             for _ in range(12):
                 frame.locator("#next").click()
             page.evaluate("window.scrollTo(0, 0)")

@@ -48,7 +48,7 @@ def shots(league: Any, out: Path) -> None:
 
     from tests.browser import CHROMIUM, CHROMIUM_ARGS
     from tests.web.league import LADDER
-    from tests.web.test_browser import start
+    from tests.web.live import start
 
     with sync_playwright() as driver:
         process, base = start(league)

@@ -18,7 +18,8 @@ from tournaments.play import standings
 
 def headers_of(page: str) -> list[list[str]]:
     """The column headings of each table of a page, in order, as text."""
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<th>(.*?)</th>", head)]
+    return [[html.unescape(re.sub(r'<span class="arrow".*?</span>|<[^>]+>', "", cell)).strip()
+             for cell in re.findall(r"<th[^>]*>(.*?)</th>", head)]
             for head in re.findall(r"<thead>(.*?)</thead>", page, re.S)]
 
 
@@ -43,7 +44,7 @@ def test_tournament_page_standings_head_to_head_los_and_games(serve, league):
     page = serve().get(f"/tournaments/{TOURNAMENT}").text
     tables = headers_of(page)
     assert tables[0] == ["#", "bot", "games", "first", "mean place", "score %", "Elo", "95% interval", "forfeits"]
-    for heading in ("Head to head", "Likelihood of superiority", "Games"):
+    for heading in ("Head to head", "Likelihood of superiority", "Latest games"):
         assert f"<h2>{heading}</h2>" in page
     expected = standings.of_tournament(Ledger(str(league.path), read_only=True), TOURNAMENT).to_json()
     assert {row["bot"] for row in expected["standings"]} <= set(tables[1]) and len(tables) >= 4
@@ -119,7 +120,8 @@ def test_a_token_counts_only_in_the_authorization_header(api, league, how):
 
 
 def test_no_page_has_a_form_that_changes_anything(serve):
-    """Every form of every page is a GET (so no cross-site form can change anything; writes need the header)."""
+    """Every form of every page anyone sees is a GET: only a signed-in owner's pages hold forms that change
+    something, each with its CSRF token (tests/web/test_owners.py)."""
     api = serve()
     for url in ("/", f"/ladders/{LADDER}", f"/tournaments/{TOURNAMENT}", "/bots/random_bot",
                 f"/games/{first_game(api)}"):

@@ -320,6 +320,15 @@ const Tourney = (() => {
         forfeit ? h("div", {class: "forfeit"}, `${seatLabel(forfeit.seat)} forfeited: ${forfeit.reason}`) : null);
     }
 
+    /** Scroll the story, and only the story, to a step: never the page, whose controls must stay where the
+     * reader is (below the table on a phone, the story is below the controls). */
+    function showInList(item) {
+      const top = item.offsetTop;
+      const bottom = top + item.offsetHeight;
+      if (top < eventList.scrollTop) eventList.scrollTop = top;
+      else if (bottom > eventList.scrollTop + eventList.clientHeight) eventList.scrollTop = bottom - eventList.clientHeight;
+    }
+
     const ownHash = () => `#step=${ui.step}` + (ui.mode === data.views[0] ? "" : `&view=${ui.mode}`);
 
     function draw() {
@@ -333,7 +342,7 @@ const Tourney = (() => {
       slider.value = String(step);
       for (const item of eventList.querySelectorAll(".step.current")) item.classList.remove("current");
       stepItems[step].classList.add("current");
-      stepItems[step].scrollIntoView({block: "nearest"});
+      showInList(stepItems[step]);
       // The address follows once stepping pauses: browsers limit how often it may be replaced. It is
       // replaced only if nobody asked for another step meanwhile (a new #step= whose hashchange has
       // not arrived yet): the latest step asked for always wins over the page's own update.

@@ -206,6 +206,14 @@ def test_the_replay_stacks_at_a_phones_width(open_page, tmp_path):
             for control in ("#first", "#back", "#play", "#next", "#last", "#slider", "#speed"):
                 box = viewer.locator(control).bounding_box()
                 assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (name, control, box)
+        # Stepping scrolls the story to the step, never the page: Next stays under the reader's finger.
+        viewer.evaluate("window.scrollTo(0, 0)")
+        ask(viewer, opening(data))
+        for step in range(opening(data) + 1, opening(data) + 8):
+            viewer.click("#next")
+            drawn(viewer, step, data["views"][0])
+            assert viewer.evaluate("window.scrollY") == 0, (name, step)
+        assert viewer.evaluate("document.getElementById('events').scrollTop") > 0 or last < 20
 
 
 def test_play_runs_the_steps_and_stops_at_the_end(open_page, tmp_path):

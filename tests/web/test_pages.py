@@ -170,12 +170,17 @@ def test_the_server_starts_no_process(api, league):
 
 
 def test_docs_show_the_screenshots_and_the_readme_links_them():
-    """docs/web.md shows the committed leaderboard and game screenshots (PNG files), covers serve, the
-    worker, the sandbox and a TLS proxy, and the README links it."""
+    """docs/web.md shows the committed screenshots of each page at 1280 and 390 px (PNG files), walks the owner's
+    path in the browser, covers serve, the worker, the sandbox and a TLS proxy, and the README links it."""
+    from tests.web.screenshots import PAGES, WIDTHS, name
+
     doc = (ROOT / "docs" / "web.md").read_text()
-    for image in ("img/web-leaderboard.png", "img/web-game.png"):
-        assert f"]({image})" in doc
-        assert (ROOT / "docs" / image).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    for needed in ("tourney serve", "tourney ladder work", "bwrap", "reverse_proxy", "proxy_pass"):
-        assert needed in doc
+    for page in PAGES:
+        for width in WIDTHS:
+            image = f"img/{name(page, width)}"
+            assert f"]({image})" in doc, image
+            assert (ROOT / "docs" / image).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), image
+    for needed in ("tourney serve", "tourney ladder work", "bwrap", "reverse_proxy", "proxy_pass",
+                   "## Owners in the browser", "1. **Sign in.**", "6. **Sign out.**", "CSRF", "--checks all"):
+        assert needed in doc, needed
     assert "(docs/web.md)" in (ROOT / "README.md").read_text()

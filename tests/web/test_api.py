@@ -68,6 +68,18 @@ def test_rating_history_of_a_bot_on_a_ladder(serve):
     assert [point["seq"] for point in history] == sorted(point["seq"] for point in history) and len(history) == 4
 
 
+def test_rating_history_is_numbered_by_the_ladders_own_games(serve):
+    """A leaderboard row's history and a bot's history number games on that ladder (1 is its first), not by the
+    store's count shared by every ladder: the second ladder's games are 1 to 3, not 5 to 7."""
+    api = serve()
+    trio = api.get(f"/api/ladders/{TRIO}").json()
+    numbered = {number for row in trio["leaderboard"] for number in row["history_games"]}
+    assert numbered == set(range(1, trio["games"] + 1))
+    history = api.get(f"/api/ladders/{TRIO}/bots/random_bot/history").json()
+    assert [point["number"] for point in history] == list(range(1, len(history) + 1))
+    assert min(point["seq"] for point in history) > api.get(f"/api/ladders/{LADDER}").json()["games"]
+
+
 def test_tournament_standings_are_the_clis(serve, league):
     """GET /api/tournaments/NAME gives the standings `tourney standings` computes, head-to-head and LOS included."""
     api = serve()

@@ -11,9 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.terminal as terminal
 from engines import registry
 from ledger import ladders as rows
-from tournaments.cli import terminal
 from tournaments.cli.options import (
     MAX_SEATS,
     BotLogs,

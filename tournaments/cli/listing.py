@@ -9,9 +9,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.terminal as terminal
 from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
-from tournaments.cli import terminal
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
 from tournaments.play import results
 

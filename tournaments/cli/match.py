@@ -9,10 +9,10 @@ import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+import tournaments.cli.terminal as terminal
 from engines import registry
 from ledger import tournaments as tournament_rows
 from tournaments.bots.spec import Limits, Resources
-from tournaments.cli import terminal
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,

@@ -10,9 +10,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.terminal as terminal
 from ledger import ladders as rows
 from ledger import matches
-from tournaments.cli import terminal
 from tournaments.cli.ladder import limits_of
 from tournaments.cli.options import (
     BotLogs,

@@ -18,17 +18,20 @@ from ledger.store import Ledger, LedgerError
 from replays import archive, audit, html, render, signing
 from replays import log as logfmt
 from replays.narration.words import seat_name, show_value
-from replays.verify import Summary, clock, collector_paused, verify_log
-from tournaments.cli.options import Db, LedgerKey, plural, reading, writing
+from replays.verify import Pool, Summary, clock, verified_files
+from tournaments.cli.options import Db, Executor, LedgerKey, RayAddress, check_jobs, cpu_count, plural, reading, writing
 from tournaments.ladder import audit as ladder_audit
 from tournaments.play import audit as tournament_audit
-from tournaments.play import manifest
+from tournaments.play import executors, manifest
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
 
 View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
 LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name: every game played on it.")]
+VerifyJobs = Annotated[int | None, typer.Option(
+    "--jobs", help="Worker processes that verify games (default: the CPU count; 0: verify here).",
+    callback=lambda value: None if value is None else check_jobs(value), show_default=False)]
 
 
 def log_files(paths: list[Path]) -> list[Path]:
@@ -161,6 +164,7 @@ def import_(
 
 @app.command("verify")
 def verify(
+    ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(help="Log files or directories of .json logs.")] = None,
     key: Annotated[Path | None, typer.Option("--key", help="Ed25519 public key file every log must be signed by.")]
     = None,
@@ -169,19 +173,26 @@ def verify(
     db: Annotated[str | None, typer.Option("--db", help="Verify the games stored in this database instead of files.",
                                            show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures and the summary.")] = False,
+    jobs: VerifyJobs = None,
+    executor: Executor = executors.LOCAL,
+    ray_address: RayAddress = None,
 ) -> None:
     """Re-derive every game of the logs and check it: chain, seed, chance, moves, result, signature.
 
     With --db: every game stored there (or of --tournament, or --ladder), whatever its status,
     and every derived row against the events, the signatures, checkpoints, schedules and seeds.
+    The games are verified on every core (--jobs) or on a Ray cluster (--executor ray), and
+    reported in the same order, with the same lines, however many verify them.
 
     Example: tourney replay verify logs/ --key league.pub
     """
     trusted = signing.load_public(key) if key is not None else None
+    executors.check(executor, ray_address, jobs)
+    pool = executors.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address, quiet_stdout=False)
     if db is not None or tournament is not None or ladder is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
-        if verify_ledger(reading(db), tournament, ladder, trusted, quiet):
+        if verify_ledger(reading(db), tournament, ladder, trusted, quiet, ctx.with_resource(pool)):
             raise typer.Exit(1)
         return
     if not paths:
@@ -192,18 +203,18 @@ def verify(
     manifests = manifest_files(paths)
     seen: dict[Path, dict[str, dict]] = {}
     # A manifest named alone is checked with the logs of its folder, which are verified too.
-    for path in log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths))):
-        name = str(path)
+    files = log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths)))
+    verdicts = verified_files([(str(path), str(path.resolve())) for path in files], trusted, ctx.with_resource(pool))
+    for path, verdict in zip(files, verdicts, strict=True):
+        name = verdict.name
         summary.games += 1
-        try:
-            log = logfmt.read(path)
-            seen.setdefault(path.parent, {})[log["game_id"]] = {"head": log.get("head"), "seed": log.get("seed")}
-            with collector_paused():
-                report = verify_log(log, name, trusted)
-        except (logfmt.LogError, KeyError, TypeError) as error:
+        if verdict.game_id is not None:
+            seen.setdefault(path.parent, {})[verdict.game_id] = {"head": verdict.head, "seed": verdict.seed}
+        if verdict.report is None:
             summary.failures += 1
-            typer.echo(f"FAIL {name}: {error}", err=True)
+            typer.echo(f"FAIL {name}: {verdict.failure}", err=True)
             continue
+        report = verdict.report
         summary.events += report.events
         withheld += report.hidden_decisions
         if not quiet:
@@ -237,9 +248,9 @@ def manifest_files(paths: list[Path]) -> list[Path]:
 
 
 def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, trusted: bytes | None,
-                  quiet: bool) -> int:
-    """`replay verify --db`: every game of the scope, then each tournament and ladder as a whole; prints what
-    it finds and returns how many failures (0: all passed)."""
+                  quiet: bool, pool: Pool | None = None) -> int:
+    """`replay verify --db`: every game of the scope (on ``pool``, None: here), then each tournament and ladder as
+    a whole; prints what it finds and returns how many failures (0: all passed)."""
     if tournament is not None and ladder is not None:
         raise logfmt.LogError("give --tournament or --ladder, not both")
     if tournament is not None:
@@ -258,7 +269,7 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
                               "none")
     public = ledger.public_key()
     summary, still_playing, began = Summary(), 0, clock()
-    for verdict in audit.stored_games(ledger, ids, trusted):
+    for verdict in audit.stored_games(ledger, ids, trusted, pool):
         summary.games += 1
         if verdict.state == audit.FAIL:
             summary.failures += 1

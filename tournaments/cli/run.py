@@ -13,10 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.terminal as terminal
 from engines import registry
 from ledger import tournaments as tournament_rows
 from tournaments.bots.spec import Limits, Resources
-from tournaments.cli import terminal
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,

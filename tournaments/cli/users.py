@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.terminal as terminal
 from ledger import owners as owner_rows
-from tournaments.cli import terminal
 from tournaments.cli.options import Db, reading, writing
 from tournaments.ladder import owners
 

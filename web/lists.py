@@ -35,14 +35,17 @@ def of_games(ledger: Ledger, game_ids: Sequence[str]) -> list[GameResult]:
     return out
 
 
+def placed(game: GameResult, rank: int) -> str:
+    """win, draw or loss for a seat of ``game`` at ``rank``."""
+    if rank != 1:
+        return "loss"
+    return "win" if sum(1 for seat in game.seats if seat.rank == 1) == 1 else "draw"
+
+
 def result_of(game: GameResult, bot: str) -> str | None:
     """win, draw or loss for ``bot`` (its best seat, if it sat twice), or None if it did not play."""
     ranks = [seat.rank for seat in game.seats if seat.bot == bot and seat.rank is not None]
-    if not ranks:
-        return None
-    if min(ranks) != 1:
-        return "loss"
-    return "win" if sum(1 for seat in game.seats if seat.rank == 1) == 1 else "draw"
+    return placed(game, min(ranks)) if ranks else None
 
 
 # -- game filters ---------------------------------------------------------------------------------
@@ -203,9 +206,7 @@ def record(games: Iterable[GameResult], bot: str, losses: int) -> models.BotReco
     for game in games:
         for seat in game.seats:
             if seat.bot == bot and seat.rank is not None:
-                firsts = sum(1 for other in game.seats if other.rank == 1)
-                by_seat.setdefault(seat.seat, []).append(
-                    "loss" if seat.rank != 1 else "win" if firsts == 1 else "draw")
+                by_seat.setdefault(seat.seat, []).append(placed(game, seat.rank))
         scores: dict[str, list[float]] = {}
         for mine, opponent, score in pairs(game):
             if mine == bot and opponent != bot:

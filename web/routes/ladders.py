@@ -113,12 +113,16 @@ def results(site: Site, name: str, tag: str) -> list[GameResult]:
 
 
 def head_to_head(site: Site, name: str, tag: str) -> models.HeadToHead:
-    """Every pair of the ladder's bots: their score against each other over its rated games (voids left out)."""
-    ladder_id = rows.get(site.ledger, name)["id"]
-    with site.ledger.read() as connection:
-        void = rows.voided(connection, ladder_id)
-    bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=True).leaderboard))
-    return lists.head_to_head([game for game in results(site, name, tag) if game.game_id not in void], bots)
+    """Every pair of the ladder's bots: their score against each other over its rated games (voids left out),
+    worked out once per ETag."""
+    def work() -> models.HeadToHead:
+        ladder_id = rows.get(site.ledger, name)["id"]
+        with site.ledger.read() as connection:
+            void = rows.voided(connection, ladder_id)
+        bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=True).leaderboard))
+        return lists.head_to_head([game for game in results(site, name, tag) if game.game_id not in void], bots)
+
+    return site.caches["standings"].get(("head-to-head", name, tag), work)
 
 
 def games(site: Site, name: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:

@@ -334,3 +334,18 @@ class BotLog(SQLModel, table=True):
     game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
     seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     stderr: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class WebSession(SQLModel, table=True):
+    """An owner signed in in a browser (`tourney serve`): only the SHA-256 of the cookie's secret is kept,
+    with the hash of the API token it was opened with (a new token ends it) and when it expires."""
+
+    __tablename__ = "web_sessions"
+    __table_args__ = (Index("ix_web_sessions_expires", "expires_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    secret_hash: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    owner_id: int = Field(sa_column=Column(Integer, ForeignKey("owners.id"), nullable=False))
+    token_hash: str
+    created_at: str
+    expires_at: str

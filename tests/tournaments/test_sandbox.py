@@ -705,8 +705,8 @@ def median_slowdown(tmp_path: Path, opponent: str | None, *extra: str) -> float:
 @pytest.mark.slow
 @pytest.mark.usefixtures("_cgroups")
 def test_a_spinning_bot_does_not_slow_its_opponent(tmp_path):
-    """Attack: the bot starts twice as many spinning processes as there are cores and answers at once, so that
-    they burn CPU while its opponent (a stopwatch bot doing the same work each move) thinks. Its cgroup is
+    """Attack: the bot starts twice as many spinning processes as there are cores (at import) and answers at
+    once, so that they burn CPU while its opponent (a stopwatch bot doing the same work each move) thinks. Its cgroup is
     frozen from its answer to its next request: the stopwatch's moves are no slower, wall time over CPU
     time, than in the same games against a bot that does not spin (within 25%). With --ponder (trusted bots)
     the same spinners do slow it: the check can fail."""
@@ -714,7 +714,7 @@ def test_a_spinning_bot_does_not_slow_its_opponent(tmp_path):
     frozen = median_slowdown(tmp_path / "frozen", "spinner")
     pondering = median_slowdown(tmp_path / "ponder", "spinner", "--ponder")
     assert frozen < 1.25 * control, (control, frozen, pondering)
-    assert pondering > 1.4 * frozen, (control, frozen, pondering)
+    assert pondering > 1.3 * frozen, (control, frozen, pondering)
 
 
 SLEEPER = 'import time\nGAMES = "*"\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n' \

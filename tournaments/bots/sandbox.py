@@ -196,7 +196,7 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
     return process
 
 
-JOIN = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; n=$((n - 1)); shift; done; exec "$@"'
+JOIN = 'unset PWD; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; n=$((n - 1)); shift; done; exec "$@"'
 """The sandbox's first process: it joins the cgroup (its pid to each ``cgroup.procs``), then becomes bwrap."""
 
 

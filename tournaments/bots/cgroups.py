@@ -191,19 +191,23 @@ def _start_time(pid: int) -> str:
 
 
 class Box:
-    """One sandbox's cgroup (a folder per hierarchy), its limits set, for one game."""
+    """One sandbox's cgroup (a folder per hierarchy), its limits set, for one game; or (``memory_mb``
+    and ``max_processes`` None) a warm sandbox's, unlimited, whose games get groups ``inside`` it."""
 
-    def __init__(self, found: Hierarchy, memory_mb: int, max_processes: int) -> None:
+    def __init__(self, found: Hierarchy, memory_mb: int | None, max_processes: int | None,
+                 inside: Box | None = None) -> None:
         self.hierarchy = found
         self.memory_mb = memory_mb
         name = f"{PREFIX}{os.getpid()}-{_start_time(os.getpid())}-{next(_counter)}"
-        self.folders = tuple(parent / name for parent in found.parents)
+        self.folders = tuple(parent / name for parent in (inside.folders if inside else found.parents))
+        self._fds: dict[str, int] = {}
         made = []
         try:
             for folder in self.folders:
                 folder.mkdir()
                 made.append(folder)
-            self._limit(memory_mb * MIB, max_processes)
+            if memory_mb is not None and max_processes is not None:
+                self._limit(memory_mb * MIB, max_processes)
         except OSError as error:
             for folder in reversed(made):
                 with contextlib.suppress(OSError):
@@ -254,15 +258,35 @@ class Box:
             with open(procs, "w") as file:
                 file.write(text)
 
+    def _read(self, path: Path) -> bytes:
+        """A control file's contents, through a descriptor kept open (this is read at every move)."""
+        fd = self._fds.get(str(path))
+        if fd is None:
+            fd = self._fds[str(path)] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 4096, 0)
+
+    def _write(self, path: Path, value: bytes) -> None:
+        key = f"w:{path}"
+        fd = self._fds.get(key)
+        if fd is None:
+            fd = self._fds[key] = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        os.pwrite(fd, value, 0)
+
+    def _close(self) -> None:
+        for fd in self._fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
     def cpu_seconds(self) -> float:
         """CPU time used so far by every task that was ever in the group (user and system)."""
         if self.hierarchy.version == 2:
-            for line in self._file("cpu", "cpu.stat").read_text().splitlines():
+            for line in self._read(self._file("cpu", "cpu.stat")).decode().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "usage_usec":
                     return int(value) / 1e6
             return 0.0
-        return int(self._file("cpuacct", "cpuacct.usage").read_text()) / 1e9
+        return int(self._read(self._file("cpuacct", "cpuacct.usage"))) / 1e9
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a task of the group for going over its memory limit."""
@@ -289,15 +313,27 @@ class Box:
         return []
 
     def freeze(self) -> None:
-        """Stop every task of the group where it is, until ``thaw``; returns once all are stopped."""
+        """Stop every task of the group where it is, until ``thaw``.
+
+        It returns as soon as the kernel has the order, not once every task has stopped (waiting
+        costs more than the stop itself: this happens at every move): a task stops at its next
+        entry into the kernel or tick, within microseconds, and a task that moves into the group
+        is stopped too."""
         if not self.frozen:
-            self._set_frozen(True)
+            self._order_frozen(True)
             self.frozen = True
 
     def thaw(self) -> None:
         if self.frozen:
-            self._set_frozen(False)
+            self._order_frozen(False)
             self.frozen = False
+
+    def _order_frozen(self, frozen: bool) -> None:
+        if self.hierarchy.version == 2:
+            self._write(self._file("", "cgroup.freeze"), b"1" if frozen else b"0")
+        else:
+            _keep_freezer_warm(self.hierarchy)
+            self._write(self._file("freezer", "freezer.state"), b"FROZEN" if frozen else b"THAWED")
 
     def _set_frozen(self, frozen: bool) -> None:
         if self.hierarchy.version == 2:
@@ -343,7 +379,11 @@ class Box:
         self.frozen = False
 
     def remove(self) -> None:
-        """Kill what is left and remove the group's folders (a removed group is gone for good)."""
+        """Kill what is left (in the groups inside it too) and remove the group's folders (a removed
+        group is gone for good)."""
+        self._close()
+        for inner in {folder.name for outer in self.folders for folder in _subgroups(outer)}:
+            _stale_box(self.hierarchy, inner, self.folders).remove()
         self.kill()
         for folder in self.folders:
             deadline = time.monotonic() + SETTLE_SECONDS
@@ -387,9 +427,45 @@ def _owner(name: str) -> tuple[int, str] | None:
     return int(parts[0]), parts[1]
 
 
-def _stale_box(found: Hierarchy, name: str) -> Box:
+def _stale_box(found: Hierarchy, name: str, parents: tuple[Path, ...] | None = None) -> Box:
+    """A group made earlier (by a process that is gone, or inside a group being removed), to remove."""
     box = Box.__new__(Box)
     box.hierarchy = found
-    box.folders = tuple(parent / name for parent in found.parents)
+    box.memory_mb = None
+    box.folders = tuple(parent / name for parent in (parents or found.parents))
     box.frozen = False
+    box._fds = {}
     return box
+
+
+def _subgroups(folder: Path) -> list[Path]:
+    with contextlib.suppress(OSError):
+        return [child for child in folder.iterdir() if child.is_dir()]
+    return []
+
+
+_keepers: dict[Hierarchy, Box] = {}
+
+
+def release() -> None:
+    """Remove this process's own helper groups (the frozen keeper): at the end of its play."""
+    while _keepers:
+        _, keeper = _keepers.popitem()
+        with contextlib.suppress(OSError):
+            keeper._close()
+            keeper._set_frozen(False)
+            keeper.remove()
+
+
+def _keep_freezer_warm(found: Hierarchy) -> None:
+    """Keep one empty group frozen for as long as this process freezes others (cgroup v1).
+
+    The v1 freezer switches a kernel-wide static key on when the first group on the machine is
+    frozen and off when the last is thawed, and patching the kernel's code each time costs ~70 µs
+    per freeze and per thaw; with a group that stays frozen the key stays on, and a freeze or a
+    thaw is one write of a few µs (measured: 147 µs against 14 µs a freeze-thaw pair)."""
+    if found in _keepers:
+        return
+    keeper = _keepers[found] = Box(found, None, None)
+    with contextlib.suppress(OSError):
+        keeper._write(keeper._file("freezer", "freezer.state"), b"FROZEN")

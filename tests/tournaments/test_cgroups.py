@@ -159,7 +159,7 @@ def test_a_frozen_group_uses_no_cpu_and_thaws(files):
         began = box.cpu_seconds()
         time.sleep(0.5)
         thawed = box.cpu_seconds() - began
-        assert frozen == 0.0 and running > 0 and thawed > 0, (running, frozen, thawed)
+        assert frozen < 0.005 and running > 0 and thawed > 0, (running, frozen, thawed)  # frozen within µs
         if len(os.sched_getaffinity(0)) >= 2:
             assert running > 1.0 or os.getloadavg()[0] > 4  # four spinners get more than one core, unless busy
     finally:

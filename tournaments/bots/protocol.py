@@ -35,15 +35,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import orjson
 
-import engines
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import cgroups, sandbox
+from tournaments.bots import cgroups, sandbox, warm
 from tournaments.bots.spec import BUILTIN, CPU, PYTHON, WALL_CAP, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
@@ -79,10 +77,7 @@ def _pyhost_boot() -> str:
     """pyhost's start without the ``site`` module (half of Python's start-up here, most of it an
     editable install's import hook): sys.path gets the folders holding tourney's own packages and
     this interpreter's site-packages (what a Python bot may import), as ``site`` would give it."""
-    packages = [str(Path(engines.__file__).parents[1]), str(Path(__file__).parents[2])]
-    found = [path for path in sys.path if path.endswith(("site-packages", "dist-packages")) and os.path.isdir(path)]
-    paths = list(dict.fromkeys([*packages, *found]))
-    return f"import sys; sys.path += {paths!r}; from tournaments.bots.pyhost import main; main()"
+    return f"import sys; sys.path += {sandbox.pyhost_paths()!r}; from tournaments.bots.pyhost import main; main()"
 
 
 class MoveClock:
@@ -135,8 +130,12 @@ class ProgramProcess:
         self.cpu_clock = confinement.clock == CPU
         argv = argv_of(spec)
         if self.sandboxed:
-            self.process: subprocess.Popen = sandbox.start(argv, spec.cwd, confinement.resources, subprocess.PIPE,
-                                                           paused and not self.ponder)
+            # Warm where there are cgroups (a fresh bot forked in a sandbox kept for the bot), else cold.
+            if cgroups.hierarchy() is not None:
+                self.process: Any = warm.pool.spawn(spec, confinement.resources, paused and not self.ponder)
+            else:
+                self.process = sandbox.start(argv, spec.cwd, confinement.resources, subprocess.PIPE,
+                                             paused and not self.ponder)
             self.box = self.process.box
             if self.box is None and (self.cpu_clock or not self.ponder):
                 self.process.end()

@@ -69,7 +69,8 @@ class SandboxError(BotError):
 
 
 def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequence[tuple[str, str]],
-            data: dict[str, int], info_fd: int, filter_fd: int | None = None, grouped: bool = False) -> list[str]:
+            data: dict[str, int], info_fd: int, filter_fd: int | None = None, grouped: bool = False,
+            zygote: bool = False) -> list[str]:
     """The bwrap command line that runs ``argv`` in a new sandbox (docs/security.md, "The sandbox").
 
     ``files`` is the host folder of the bot's own files, ``runtime`` the (host, sandbox) folders
@@ -78,16 +79,29 @@ def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequ
     ``filter_fd`` where bwrap reads the seccomp filter from (None: no filter), and ``grouped``
     whether the sandbox runs in a cgroup of its own, whose memory limit then replaces the
     per-process address-space rlimit.
+
+    ``zygote``: the sandbox of a warm bot (tournaments.bots.warm), whose first process is
+    tourney's zygote: it keeps CAP_SYS_ADMIN inside the sandbox's user namespace (to give each
+    game fresh namespaces and mounts), and sets each game's limits itself, so none here.
     """
     scratch = ["--size", str(resources.scratch_mb * MIB)]
     cpu = resources.cpu_seconds
     memory = [] if grouped else [f"--as={resources.memory_mb * MIB}"]
+    limits = [] if zygote else [
+        # Limits set inside, after the user namespace exists: RLIMIT_NPROC then counts the
+        # processes of this sandbox's user only.
+        _prlimit(),
+        *memory, f"--cpu={cpu}:{cpu + 1}", f"--nproc={resources.max_processes}",
+        f"--fsize={resources.file_mb * MIB}", f"--nofile={resources.open_files}", "--core=0",
+        "--",
+    ]
     return [
         bwrap() or "bwrap",
         # Its own user (one unprivileged uid), PID, IPC, UTS, network (only a loopback of its own),
         # cgroup and mount namespaces; no user namespace nested inside.
         "--unshare-all", "--unshare-user", "--disable-userns",
         "--uid", str(UID), "--gid", str(UID), "--hostname", "bot",
+        *(["--cap-add", "CAP_SYS_ADMIN"] if zygote else []),
         # Killed when bwrap's parent dies. No --new-session: the sandbox stays in its guard's
         # session (without a controlling terminal) and process group, which is killed whole.
         "--die-with-parent",
@@ -106,12 +120,7 @@ def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequ
         # The seccomp filter, loaded into the bot's process just before its command starts.
         *(["--seccomp", str(filter_fd)] if filter_fd is not None else []),
         "--",
-        # Limits set inside, after the user namespace exists: RLIMIT_NPROC then counts the
-        # processes of this sandbox's user only.
-        _prlimit(),
-        *memory, f"--cpu={cpu}:{cpu + 1}", f"--nproc={resources.max_processes}",
-        f"--fsize={resources.file_mb * MIB}", f"--nofile={resources.open_files}", "--core=0",
-        "--",
+        *limits,
         *argv,
     ]
 
@@ -122,6 +131,11 @@ class Sandboxed(subprocess.Popen):
     info: int
     up = False
     box: cgroups.Box | None = None
+
+    @property
+    def guard(self) -> int:
+        """The pid of the sandbox's guard (SIGTERM to it ends the sandbox, frozen or not)."""
+        return self.pid
 
     def started(self) -> bool:
         """Whether bwrap reported the sandbox up (False: bwrap failed before running the bot)."""
@@ -151,12 +165,27 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
           ) -> Sandboxed:
     """Start ``argv`` in a fresh sandbox with the bot's ``files``; pipes on its stdin and stdout.
 
-    With cgroups the sandbox gets a group of its own, joined by its guard before bwrap starts,
-    so that every process of the sandbox is in it from the first; ``paused``: the group is
-    frozen from the start (until ``box.thaw()``)."""
-    runtime = [(path, path) for path in python_runtime()]
+    With cgroups the sandbox gets a group of its own, joined by its first process before bwrap
+    starts, so that every process of the sandbox is in it from the first; ``paused``: the group
+    is frozen from the start (until ``box.thaw()``)."""
     found = cgroups.hierarchy()
     box = cgroups.Box(found, resources.memory_mb, resources.max_processes) if found is not None else None
+    if paused and box is not None:
+        box.freeze()  # the sandbox's first process joins a frozen group, and stops there
+    try:
+        return launch(argv, files, resources, stderr, box)
+    except SandboxError:
+        if box is not None:
+            with contextlib.suppress(OSError):
+                box.remove()
+        raise
+
+
+def launch(argv: Sequence[str], files: str, resources: Resources, stderr: int | None, box: cgroups.Box | None,
+           zygote: bool = False, passed: Sequence[int] = ()) -> Sandboxed:
+    """bwrap running ``argv`` with the bot's ``files``, in ``box`` (if any), behind its guard; ``zygote``
+    (see ``command``) with the zygote's filter, and the descriptors ``passed`` left open for it."""
+    runtime = [(path, path) for path in python_runtime()]
     preexec = None
     if os.geteuid() == 0:
         sources = [host for host, _ in runtime] + [files]
@@ -168,28 +197,24 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
     data = {"/etc/passwd": _memfd(PASSWD), "/etc/group": _memfd(GROUP)}
     info_read, info_write = os.pipe()
     os.set_blocking(info_read, False)
-    passed = [*data.values(), info_write]
+    ours = [*data.values(), info_write]
     filter_fd = None
     try:
         if seccomp.program() is not None:
-            filter_fd = seccomp.descriptor()
-            passed.append(filter_fd)
-        bwrap_command = command(argv, files, resources, runtime, data, info_write, filter_fd, box is not None)
-        if paused and box is not None:
-            box.freeze()  # the sandbox's first process joins a frozen group, and stops there
+            filter_fd = seccomp.descriptor(seccomp.ZYGOTE if zygote else seccomp.STRICT)
+            ours.append(filter_fd)
+        bwrap_command = command(argv, files, resources, runtime, data, info_write, filter_fd, box is not None,
+                                zygote)
         process = Sandboxed(
-            _guard(bwrap_command, passed, box), stdin=subprocess.PIPE,
+            _guard(bwrap_command, [*ours, *passed], box), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=stderr, env={}, cwd="/", start_new_session=True, bufsize=0,
-            pass_fds=passed, preexec_fn=preexec,
+            pass_fds=[*ours, *passed], preexec_fn=preexec,
         )
     except (OSError, subprocess.SubprocessError, BotError) as error:
         os.close(info_read)
-        if box is not None:
-            with contextlib.suppress(OSError):
-                box.remove()
         raise SandboxError(f"could not start the sandbox: {error}") from None
     finally:
-        for fd in passed:
+        for fd in ours:
             os.close(fd)
     process.info = info_read
     process.box = box
@@ -208,7 +233,7 @@ def _guard(bwrap_command: list[str], passed: Sequence[int], box: cgroups.Box | N
     own only after its setup; a starter dying in between leaves the init (and then the bot)
     running, reparented to pid 1. So the process tourney starts is a guard: ``setpriv`` arms
     PR_SET_PDEATHSIG (SIGTERM) and execs ``sh``, which traps SIGTERM to thaw the sandbox's
-    cgroup (a frozen task cannot die) and SIGKILL its whole process group (itself, bwrap, the
+    cgroup and the groups inside it (a frozen task cannot die) and SIGKILL its whole process group (itself, bwrap, the
     sandbox's init: the PID namespace dies with the init), exits at once if its parent is no
     longer the starter (it died before the signal was armed), then starts a child that joins
     the cgroup (``JOIN``: bwrap and all it starts inherit the group; the guard itself stays out
@@ -226,7 +251,9 @@ def _guard(bwrap_command: list[str], passed: Sequence[int], box: cgroups.Box | N
     spare = next(fd for fd in range(3, 10) if fd not in passed)
     joins = box.procs if box is not None else ()
     thaw, thawed = box.thaw_control if box is not None else ("", "")
-    script = (f'trap \'[ -n "$f" ] && echo "$v" > "$f"; kill -KILL 0\' TERM; [ "$PPID" = "$1" ] || exit 1; '
+    # The trap thaws the group and the groups inside it (a warm sandbox's games), then kills.
+    script = (f'trap \'[ -n "$f" ] && for x in "$f" "${{f%/*}}"/*/"${{f##*/}}"; do echo "$v" > "$x"; done; '
+              f'kill -KILL 0\' TERM; [ "$PPID" = "$1" ] || exit 1; '
               f'f=$2; v=$3; j=$4; n=$5; shift 5; unset PWD; exec {spare}<&0; '
               f'/bin/sh -c "$j" tourney-join "$n" "$@" <&{spare} {spare}<&- & exec {spare}<&- 0<&- 1>&- 2>&-; '
               f'wait $!')
@@ -346,6 +373,15 @@ def python_runtime() -> tuple[str, ...]:
     system = tuple(path for path in SYSTEM if os.path.isdir(path) and not os.path.islink(path))
     paths = sorted(path for path in found if not _inside(path, system))
     return tuple(path for path in paths if not _inside(path, tuple(p for p in paths if p != path)))
+
+
+@functools.cache
+def pyhost_paths() -> list[str]:
+    """What a Python bot's process puts on sys.path (it starts without ``site``): the folders holding
+    tourney's own packages, and this interpreter's site-packages (what a Python bot may import)."""
+    packages = [str(Path(engines.__file__).parents[1]), str(Path(__file__).parents[2])]
+    found = [path for path in sys.path if path.endswith(("site-packages", "dist-packages")) and os.path.isdir(path)]
+    return list(dict.fromkeys([*packages, *found]))
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:

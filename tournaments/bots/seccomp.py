@@ -90,13 +90,22 @@ TERMINAL_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
 """ioctl requests that push keystrokes into a terminal (or drive the console): EPERM."""
 
 
+STRICT = "strict"
+ZYGOTE = "zygote"
+ZYGOTE_ALLOWED = ("mount", "umount2", "unshare")
+"""What the zygote of a warm sandbox (tournaments.bots.zygote: tourney's code, never a bot's) may do
+beyond a bot: give each game fresh mount, IPC and PID namespaces and fresh scratch mounts. Its
+filter still refuses a new user namespace; each game's bot then loads the strict filter itself."""
+
+
 class SeccompError(BotError):
     """The filter cannot be built; the message is one clear line."""
 
 
 @functools.cache
-def program() -> bytes | None:
-    """The filter as a classic BPF program (what bwrap --seccomp reads), or None without libseccomp."""
+def program(variant: str = STRICT) -> bytes | None:
+    """The filter as a classic BPF program (what bwrap --seccomp reads), or None without libseccomp;
+    ``variant`` ZYGOTE: the warm sandbox's zygote's (ZYGOTE_ALLOWED)."""
     try:
         import pyseccomp as seccomp
     except (ImportError, OSError):  # not installed, or no libseccomp.so.2 to load
@@ -105,8 +114,13 @@ def program() -> bytes | None:
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     rules.set_attr(seccomp.Attr.ACT_BADARCH, refuse)  # x32 and i386 calls on x86_64: refused whole
     for name in DENIED:
+        if variant == ZYGOTE and name in ZYGOTE_ALLOWED:
+            continue
         if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:  # unknown to this libseccomp: not a call here
             rules.add_rule(refuse, name)
+    if variant == ZYGOTE:
+        rules.add_rule(refuse, "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, NAMESPACE_FLAGS["CLONE_NEWUSER"],
+                                                       NAMESPACE_FLAGS["CLONE_NEWUSER"]))
     for flag in NAMESPACE_FLAGS.values():
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     # clone3 passes its flags in memory, which a filter cannot read: ENOSYS makes the C library
@@ -140,9 +154,9 @@ def unavailable() -> str | None:
     return "the filter could not be built"
 
 
-def descriptor() -> int:
+def descriptor(variant: str = STRICT) -> int:
     """A new descriptor from which bwrap reads the filter (the caller closes it once bwrap started)."""
-    code = program()
+    code = program(variant)
     if code is None:
         raise SeccompError(f"no seccomp filter: {unavailable()}")
     fd = os.memfd_create("tourney-seccomp")

@@ -93,6 +93,10 @@ class CleanErrors(TyperGroup):
         finally:
             if handler is not None:
                 signal.signal(signal.SIGINT, handler)
+            # A command's warm sandboxes end with it (in a test's process too, which lives on).
+            warm = sys.modules.get("tournaments.bots.warm")
+            if warm is not None:
+                warm.pool.close()
 
 
 def _take_ctrl_c() -> Any:

@@ -315,7 +315,7 @@ def _flight_recorded(agents: list[Any], recorder: salvage.FlightRecorder | None)
         return agents
     # A sandbox's guard (recorded negated) is told to end its sandbox: a frozen cgroup must be thawed
     # before its processes can die, which the guard does; SIGKILL to its group would leave them frozen.
-    recorder.programs([-agent.process.process.pid if agent.process.sandboxed else agent.process.process.pid
+    recorder.programs([-agent.process.process.guard if agent.process.sandboxed else agent.process.process.pid
                        for agent in agents if isinstance(agent, ProgramAgent) and agent.process is not None])
     if not any(isinstance(agent, PythonAgent) for agent in agents):
         return agents

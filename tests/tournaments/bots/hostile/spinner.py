@@ -1,7 +1,8 @@
 """Attack: starve the opponent of CPU. As soon as it is imported it starts twice as many spinning
-processes as the machine has cores (each burning CPU forever), then answers every request at once,
-so that its spinners run while its opponent thinks (on a machine with spare cores there would be
-nothing to starve, so it takes all of them)."""
+processes as the machine has cores (each burning CPU forever, each in a session of its own, so that
+the kernel's per-session fair share, autogroup, gives each as much as its opponent's whole session),
+then answers every request at once, so that its spinners run while its opponent thinks (on a machine
+with spare cores there would be nothing to starve, so it takes all of them)."""
 
 import os
 import sys
@@ -11,6 +12,7 @@ GAMES = "*"
 
 def spin() -> None:
     if os.fork() == 0:
+        os.setsid()
         while True:
             pass
 

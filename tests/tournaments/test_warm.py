@@ -1,0 +1,83 @@
+"""Warm sandboxes (tournaments.bots.warm): a bot's sandbox is kept from one game to the next, and
+nothing of one game is in the next.
+
+Real `tourney run` processes, real bwrap and cgroups. The attack bot of
+tests/tournaments/bots/hostile/rememberer.py leaves files, a process, a System V segment and a
+module global behind in each game and looks for them in the next, across the seat rotations of
+one deal and across deals, all played by one worker (so by one warm sandbox).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from tests.tournaments.test_sandbox import (
+    GAME,
+    assert_nothing_left,
+    hostile_folder,
+    logs_of,
+    play,
+    stored_games,
+    tourney,
+)
+from tournaments.bots import cgroups
+
+
+@pytest.fixture(autouse=True)
+def _cgroups():
+    problem = cgroups.unavailable()
+    if problem is not None:
+        pytest.fail(f"warm sandboxes need cgroups: {problem}")
+
+
+@pytest.mark.parametrize("ponder", [False, True], ids=["frozen", "pondering"])
+def test_nothing_of_one_game_is_in_the_next(tmp_path, ponder):
+    """Attack: in every game the bot leaves a note in its home, /tmp and /dev/shm, a running process, a System V
+    segment and a module global, and looks for them at its first act. Six games in one warm sandbox (one
+    worker; three deals, each from both seats): it finds nothing, every time, though each time it left all
+    of them; and the games are played to the end."""
+    folder, tag = hostile_folder(tmp_path, "rememberer")
+    play(tmp_path, folder, "--games", "3", *(["--ponder"] if ponder else []))
+    logs = logs_of(tmp_path, f"rememberer_{tag}")
+    assert len(logs) == 6
+    for log in logs:
+        assert "found: []" in log, log
+        assert "left: ['/home/bot', '/tmp', '/dev/shm', 'process', 'sysv', 'global']" in log, log
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+    assert_nothing_left(tag)
+
+
+def test_a_bot_is_imported_only_when_its_game_begins(tmp_path):
+    """A game's bot is prepared (forked, set up) while the bot's previous game is still being played, but its
+    code runs only once its own game has begun: each game's import comes after the previous game's last move
+    (--ponder, so that nothing is frozen that could hide it)."""
+    folder, tag = hostile_folder(tmp_path, "rememberer")
+    play(tmp_path, folder, "--games", "3", "--ponder")
+    games = sorted(stored_games(tmp_path / "t.db").values(), key=lambda game: game.key)
+    spans = []
+    for game in games:
+        log = (tmp_path / "logs" / f"{game.key}-seat{game.bots.index(f'rememberer_{tag}')}.log").read_text()
+        imported = float(re.search(r"imported (\d+\.\d+)", log).group(1))
+        last = max(float(t) for t in re.findall(r"acted (\d+\.\d+)", log))
+        spans.append((imported, last))
+    spans.sort()
+    for (_, last), (imported, _) in itertools.pairwise(spans):
+        assert imported > last, spans
+    assert len(spans) == 6
+
+
+def test_a_warm_sandbox_plays_the_games_a_bot_plays_anywhere(tmp_path):
+    """The same seed gives the same games in warm sandboxes as without any (random bots, whose moves follow
+    the seed the hello gives them)."""
+    folder, _ = hostile_folder(tmp_path, good=2)
+    runs = {}
+    for mode in ("on", "off"):
+        db = tmp_path / f"{mode}.db"
+        done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--games", "2", "--seed", "4", "--jobs", "1",
+                       "--sandbox", mode, "--db", str(db))
+        assert done.returncode == 0, done.stderr
+        runs[mode] = {key: (game.bots, game.ranking) for key, game in stored_games(db).items()}
+    assert runs["on"] == runs["off"] and len(runs["on"]) == 4

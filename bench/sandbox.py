@@ -10,12 +10,16 @@ process, one game at a time, nothing stored), three ways:
   default: with a cgroup of its own where the machine offers them (frozen between its turns,
   timed by its CPU time) and the seccomp filter.
 
-Rounds alternate the three ways, the best rate of each is kept. A game's cost with the
-sandbox is mostly starting a fresh Python per bot per game (no state may last from one game to
-the next); the last line is the ratio of on to off:
+Then two copies of bots/programs/random_player.py run as a program (a manifest naming
+``python3 programs/random_player.py``), two ways: off (``--sandbox off``: a plain process per bot
+per game) and on (sandboxed, as a run plays by default).
 
+Rounds alternate the ways, the best rate of each is kept. The lines (docs/benchmarks.md has runs):
+
+    sandbox: sandboxed, cgroup v1, seccomp, cpu clock, no pondering
     sandbox: process=3.9 games/s
     sandbox: off=61.0 on=3.1 games/s ratio: 0.051
+    sandbox: program off=20.0 on=15.0 games/s ratio: 0.750
 
 Usage: python bench/sandbox.py [--games N] [--rounds R]
 """
@@ -23,6 +27,8 @@ Usage: python bench/sandbox.py [--games N] [--rounds R]
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import sys
 import tempfile
@@ -67,15 +73,27 @@ def main() -> None:
         folder.mkdir()
         for name in ("a", "b"):
             shutil.copy(ROOT / "bots" / "random_bot.py", folder / f"random_{name}.py")
-        ways = {"off": (Confinement(False), True), "process": (Confinement(False), False),
-                "on": (Confinement(True, Resources(), *sandbox.timing()), False)}
+        programs = Path(directory) / "programs"
+        programs.mkdir()
+        shutil.copytree(ROOT / "bots" / "programs", programs / "programs")
+        # The system's python3 where there is one: a version manager's shim on PATH would time its own start.
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        for name in ("a", "b"):
+            manifest = {"name": f"program_{name}", "command": [python, "programs/random_player.py"]}
+            (programs / f"program_{name}.bot.json").write_text(json.dumps(manifest))
+        on = Confinement(True, Resources(), *sandbox.timing())
+        ways = {"off": (folder, Confinement(False), True), "process": (folder, Confinement(False), False),
+                "on": (folder, on, False), "program off": (programs, Confinement(False), True),
+                "program on": (programs, on, False)}
         best = dict.fromkeys(ways, 0.0)
         for _ in range(args.rounds):
-            for way, (confinement, in_worker) in ways.items():
-                best[way] = max(best[way], rate(folder, args.games, confinement, in_worker))
-    print(f"sandbox: {sandbox.describe(ways['on'][0])}")
+            for way, (bots, confinement, in_worker) in ways.items():
+                best[way] = max(best[way], rate(bots, args.games, confinement, in_worker))
+    print(f"sandbox: {sandbox.describe(on)}")
     print(f"sandbox: process={best['process']:.1f} games/s")
     print(f"sandbox: off={best['off']:.1f} on={best['on']:.1f} games/s ratio: {best['on'] / best['off']:.3f}")
+    print(f"sandbox: program off={best['program off']:.1f} on={best['program on']:.1f} games/s ratio: "
+          f"{best['program on'] / best['program off']:.3f}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -11,8 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from engines import registry
-from ledger import ladders as rows
+from tournaments.bots.spec import Resources
 from tournaments.cli import terminal
 from tournaments.cli.options import (
     MAX_SEATS,
@@ -32,7 +31,12 @@ from tournaments.cli.options import (
     whole_option,
     writing,
 )
-from tournaments.ladder import league, sessions
+
+if TYPE_CHECKING:
+    from tournaments.ladder import league
+
+DEFAULTS = Resources()
+"""A ladder bot's limits unless its command says otherwise: tourney's own (tournaments.ladder.league)."""
 
 app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
                   no_args_is_help=True)
@@ -52,6 +56,9 @@ def create(
 
     Example: tourney ladder create spring --game lemur-tails
     """
+    from engines import registry
+    from tournaments.ladder import league
+
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     engine.configure(k)
@@ -67,6 +74,8 @@ def list_(db: Db = None) -> None:
 
     Example: tourney ladder list --db league.db
     """
+    from ledger import ladders as rows
+
     table = Table("ladder", "game", "players", "active bots", "games")
     for row in rows.all_ladders(reading(db)):
         table.add_row(Text(row["name"]), row["game"], str(row["players"]), str(row["active"]), str(row["games"]))
@@ -74,6 +83,8 @@ def list_(db: Db = None) -> None:
 
 
 def limits_of(move_time: float, time_bank: float, cpu: int, memory: int, processes: int) -> league.Limits:
+    from tournaments.ladder import league
+
     return league.Limits(move_time, time_bank, cpu, memory, processes)
 
 
@@ -85,15 +96,17 @@ def submit(
     = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
-    memory_mb: MemoryMb = league.MEMORY_MB,
-    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
     db: Db = None,
 ) -> None:
     """Submit a bot: it must pass a validation game against random bots before it is listed.
 
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
+    from tournaments.ladder import league
+
     ledger = writing(db)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     result = league.submit(ledger, name, path, as_name, limits)
@@ -114,9 +127,9 @@ def play(
         "random, committed now and revealed when the session stops).", show_default=False)] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
-    memory_mb: MemoryMb = league.MEMORY_MB,
-    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
@@ -125,6 +138,8 @@ def play(
 
     Example: tourney ladder play spring --games 200 --jobs 2
     """
+    from tournaments.ladder import sessions
+
     ledger = writing(db, ledger_key)
     workers = jobs_for(jobs, games)
     console = terminal.console()
@@ -161,6 +176,8 @@ def standings(
 
     Example: tourney ladder standings spring --json
     """
+    from tournaments.ladder import league
+
     rows_, trust = league.checked_standings(reading(db), name, retired)
     if as_json:
         typer.echo(orjson.dumps([{
@@ -196,6 +213,8 @@ def history(
 
     Example: tourney ladder history spring lemur-pro
     """
+    from tournaments.ladder import league
+
     rows_ = league.history(reading(db), name, bot)
     if as_json:
         typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
@@ -215,6 +234,8 @@ def rebuild(
 
     Example: tourney ladder rebuild spring
     """
+    from tournaments.ladder import league
+
     changes = league.rebuild(writing(db), name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
@@ -235,6 +256,8 @@ def void(
 
     Example: tourney ladder void spring 3f2a9c --reason "played with a leaked seed"
     """
+    from tournaments.ladder import league
+
     game_id, seq = league.void(writing(db), name, game, reason)
     typer.echo(f"voided game {game_id} (ladder game {seq}) on {name}; ratings refolded without it")
 
@@ -250,5 +273,7 @@ def retire(
 
     Example: tourney ladder retire spring lemur-pro --reason "author withdrew it"
     """
+    from tournaments.ladder import league
+
     version = league.retire(writing(db), name, bot, reason)
     typer.echo(f"retired {bot} v{version} on {name}")

@@ -9,11 +9,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
 from tournaments.cli import terminal
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
-from tournaments.play import results
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -25,6 +22,9 @@ def list_(as_json: Json = False, db: Db = None) -> None:
 
     Example: tourney list --db league.db
     """
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+
     ledger = reading(db)
     tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"}}
                    for row in tournament_rows.all_tournaments(ledger)]
@@ -55,6 +55,9 @@ def games(
 
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
     """
+    from ledger import tournaments as tournament_rows
+    from tournaments.play import results
+
     ledger = reading(db)
     row = tournament_rows.get(ledger, tournament_or_newest(ledger, tournament))
     found = results.of_tournament(ledger, row["id"])

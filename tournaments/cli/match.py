@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from engines import registry
-from ledger import tournaments as tournament_rows
 from tournaments.bots.spec import Limits, Resources
 from tournaments.cli import terminal
 from tournaments.cli.options import (
@@ -33,9 +31,12 @@ from tournaments.cli.options import (
     writing,
 )
 from tournaments.cli.run import seed_line
-from tournaments.play import executors, runner
-from tournaments.play import match as matches
+from tournaments.play import defaults
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
+
+if TYPE_CHECKING:
+    from tournaments.play import executors, runner
+    from tournaments.play import match as matches
 
 DEFAULTS = Resources()
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
@@ -73,14 +74,14 @@ def match(
                                              "beta=0.05 (normalised Elo; any subset, 'default' for all defaults; "
                                              "model=logistic for logistic Elo).")] = None,
     games: Annotated[int | None, games_option(f"Deals (pairs or blocks) to play; with --sprt the most to play "
-                                              f"(default {matches.FIXED_DEALS}, with --sprt {matches.SPRT_DEALS}).")]
+                                              f"(default {defaults.FIXED_DEALS}, with --sprt {defaults.SPRT_DEALS}).")]
     = None,
     field: Annotated[list[str] | None, typer.Option("--field", help="A bot for a seat beside the two (repeat "
                                                     "it); seats left are filled by the baseline.")] = None,
     players: Players = None,
     folder: Annotated[str, typer.Option("--bots", help="Folder to find bots named by name in.")] = "bots",
     batch: Annotated[int, typer.Option("--batch", help="Deals per SPRT look: the test decides after each batch.")]
-    = matches.BATCH,
+    = defaults.BATCH,
     seed: Annotated[str | None, typer.Option(
         "--seed", help="Seed of every deal, chosen by you (default: a secret seed drawn at random, committed now and "
         "revealed when the match ends).", show_default=False)] = None,
@@ -97,7 +98,7 @@ def match(
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
-    executor: Executor = executors.LOCAL,
+    executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
@@ -106,6 +107,10 @@ def match(
 
     Example: tourney match bots/heuristic_lemur_tails.py random_bot --game lemur-tails --sprt elo0=0 elo1=5
     """
+    from engines import registry
+    from tournaments.play import executors, runner
+    from tournaments.play import match as matches
+
     names = [item for item in bots if "=" not in item]
     extra = [item for item in bots if "=" in item]  # `--sprt elo0=0 elo1=5 ...`: the values after the first
     if len(names) != 2:
@@ -134,8 +139,11 @@ def match(
 
 
 def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
-           bot_logs: Path | None, executor: str = executors.LOCAL, ray_address: str | None = None) -> None:
+           bot_logs: Path | None, executor: str = defaults.LOCAL, ray_address: str | None = None) -> None:
     """Play (or resume) the match and show its statistics."""
+    from tournaments.play import executors, runner
+    from tournaments.play import match as matches
+
     the_run = runner.open_run(ledger, name, spec, resume, matches.namer(spec))
     match_name = the_run.name
     plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
@@ -157,6 +165,9 @@ def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int 
 
 def _play(ledger, the_run: runner.Run, plan: matches.MatchPlan, workers: int, as_json: bool, bot_logs: Path | None,
           players_at: executors.Executor) -> None:
+    from ledger import tournaments as tournament_rows
+    from tournaments.play import runner
+
     console, errors = terminal.console(), terminal.console(stderr=True)
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -189,6 +200,8 @@ def show(stats: matches.Statistics, as_json: bool) -> None:
 
 def report(stats: matches.Statistics) -> list[str]:
     """The statistics in words, one line each."""
+    from tournaments.play import match as matches
+
     sample = "pair" if stats.players == 2 else f"block of {stats.players}"
     lines = [f"{stats.candidate} vs {stats.baseline}: {stats.deals} deals ({sample} each), {stats.games} games"]
     status = stats.status

@@ -13,13 +13,14 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger import tournaments as tournament_rows
-from ledger.store import Ledger
-from tournaments.play.executors import EXECUTORS
+from tournaments.play.defaults import EXECUTORS
+
+if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it, never for --help
+    from ledger.store import Ledger
 
 Db = Annotated[
     str | None,
@@ -164,6 +165,8 @@ def jobs_for(jobs: int | None, games: int) -> int:
 
 def reading(db: str | None) -> Ledger:
     """The database for a command that only reads: opened read-only, never created or upgraded."""
+    from ledger.store import Ledger
+
     ledger = Ledger(db, read_only=True)
     ledger.require_head()
     return ledger
@@ -174,6 +177,8 @@ def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
 
     ``ledger_key`` is where its signing key is (commands that store games take --ledger-key).
     """
+    from ledger.store import Ledger
+
     return Ledger(db, ledger_key=ledger_key)
 
 
@@ -184,6 +189,8 @@ def plural(count: int, noun: str) -> str:
 
 def tournament_or_newest(ledger: Ledger, ref: str | None) -> str:
     """The tournament a command was given, or the newest one; UnknownTournament if there is none."""
+    from ledger import tournaments as tournament_rows
+
     if ref is not None:
         return ref
     newest = tournament_rows.latest(ledger)

@@ -10,10 +10,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ledger import ladders as rows
-from ledger import matches
 from tournaments.cli import terminal
-from tournaments.cli.ladder import limits_of
+from tournaments.cli.ladder import DEFAULTS, limits_of
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -32,7 +30,7 @@ from tournaments.cli.options import (
     whole_option,
     writing,
 )
-from tournaments.ladder import league, sessions, worker
+from tournaments.ladder.defaults import LEASE
 
 
 def work(
@@ -49,13 +47,13 @@ def work(
         show_default=False)] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
-    memory_mb: MemoryMb = league.MEMORY_MB,
-    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
     lease: Annotated[float, seconds_option(
         "--lease", "Seconds a claimed match stays this worker's without renewal (renewed every third of that while "
-        "it plays): when a worker dies, another claims its match once its lease has run out.")] = sessions.LEASE,
+        "it plays): when a worker dies, another claims its match once its lease has run out.")] = LEASE,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -71,6 +69,8 @@ def work(
 
     Example: tourney ladder work spring --games 50 --jobs 2 --db league.db
     """
+    from tournaments.ladder import worker
+
     ledger = writing(db, ledger_key)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
@@ -101,6 +101,9 @@ def queue(
 
     Example: tourney ladder queue spring --all --json
     """
+    from ledger import ladders as rows
+    from ledger import matches
+
     ledger = reading(db)
     ladder = rows.get(ledger, name)
     labels = {e["id"]: f"{e['name']} v{e['version']}" for e in rows.entries(ledger, ladder["id"], active_only=False)}
@@ -129,6 +132,8 @@ def publish(
 
     Example: tourney ladder publish spring full --db league.db
     """
+    from ledger import ladders as rows
+
     ledger = writing(db)
     ladder = rows.get(ledger, name)
     if view not in rows.PUBLISHED_VIEWS:

@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ledger import checkpoints
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
-from ledger.store import Ledger, LedgerError
-from replays import archive, audit, html, render, signing
-from replays import log as logfmt
-from replays.narration.words import seat_name, show_value
-from replays.verify import Summary, clock, collector_paused, verify_log
 from tournaments.cli.options import Db, LedgerKey, plural, reading, writing
-from tournaments.ladder import audit as ladder_audit
-from tournaments.play import audit as tournament_audit
-from tournaments.play import manifest
+
+if TYPE_CHECKING:  # the library is imported by the commands, never for --help
+    from ledger.store import Ledger
+    from replays import render
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
 
@@ -34,6 +27,8 @@ LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name
 def log_files(paths: list[Path]) -> list[Path]:
     """The .json files named, directories expanded (sorted); LogError for a missing path or for
     nothing to read at all (an empty folder is a mistake, not a success)."""
+    from replays import log as logfmt
+
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -50,6 +45,8 @@ def log_files(paths: list[Path]) -> list[Path]:
 
 def resolve_game(ledger: Ledger, game_id: str) -> str:
     """A full game id from a unique prefix; LogError if none or several match."""
+    from replays import log as logfmt
+
     found = ledger.find_games(game_id)
     if not found:
         raise logfmt.LogError(f"no game {game_id!r} in {ledger.url}")
@@ -59,6 +56,10 @@ def resolve_game(ledger: Ledger, game_id: str) -> str:
 
 
 def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, ladder: str | None = None) -> list[str]:
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+    from replays import log as logfmt
+
     if sum(choice is not None for choice in (game_id, tournament, ladder)) != 1:
         raise logfmt.LogError("name one GAME_ID, one --tournament or one --ladder")
     if game_id is not None:
@@ -71,6 +72,8 @@ def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, la
 
 def out_folder(out: Path) -> Path:
     """The folder exports go to, made if missing; LogError if it cannot be (a file there, no rights)."""
+    from replays import log as logfmt
+
     if out.exists() and not out.is_dir():
         raise logfmt.LogError(f"--out {out}: a file is there; exports need a folder")
     try:
@@ -97,6 +100,12 @@ def export_(
 
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
     """
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+    from replays import archive, signing
+    from replays import log as logfmt
+    from tournaments.play import manifest
+
     ledger = reading(db)
     key = signing.load_private(sign) if sign is not None else None
     out_folder(out)
@@ -135,6 +144,12 @@ def import_(
 
     Example: tourney replay import logs/ --db league.db
     """
+    from ledger import checkpoints
+    from ledger import tournaments as tournament_rows
+    from ledger.store import LedgerError
+    from replays import archive
+    from replays import log as logfmt
+
     files = log_files(paths)
     ledger = writing(db, ledger_key)
     ledger.signing_key()  # each game is signed as it is stored
@@ -177,6 +192,11 @@ def verify(
 
     Example: tourney replay verify logs/ --key league.pub
     """
+    from replays import log as logfmt
+    from replays import signing
+    from replays.verify import Summary, clock, collector_paused, verify_log
+    from tournaments.play import manifest
+
     trusted = signing.load_public(key) if key is not None else None
     if db is not None or tournament is not None or ladder is not None:
         if paths:
@@ -227,6 +247,8 @@ def verify(
 
 def manifest_files(paths: list[Path]) -> list[Path]:
     """The manifests named, or found in the folders named (tournament.manifest, ladder.manifest)."""
+    from tournaments.play import manifest
+
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -240,6 +262,14 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
                   quiet: bool) -> int:
     """`replay verify --db`: every game of the scope, then each tournament and ladder as a whole; prints what
     it finds and returns how many failures (0: all passed)."""
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+    from replays import audit, signing
+    from replays import log as logfmt
+    from replays.verify import Summary, clock
+    from tournaments.ladder import audit as ladder_audit
+    from tournaments.play import audit as tournament_audit
+
     if tournament is not None and ladder is not None:
         raise logfmt.LogError("give --tournament or --ladder, not both")
     if tournament is not None:
@@ -291,6 +321,8 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
 
 def _key_file_problems(ledger: Ledger, public: bytes | None) -> list[str]:
     """On the operator's machine, the private key beside the database must be the one the database names."""
+    from replays import signing
+
     if ledger.key_path is None or not ledger.key_path.is_file() or not os.access(ledger.key_path, os.R_OK):
         return []
     try:
@@ -317,6 +349,10 @@ def show(
 
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
+    from replays import archive, render
+    from replays import log as logfmt
+    from replays.narration.words import seat_name
+
     if Path(source).is_file():
         log = logfmt.read(source)
     else:
@@ -348,6 +384,8 @@ def show(
 
 def result_lines(log: dict) -> list[str]:
     """How the game ended: why, then each seat's bot with its rank (and score, where the game scores)."""
+    from replays import render
+
     result = log.get("result")
     if not result:
         return ["result: the game did not end in this log"]
@@ -383,6 +421,9 @@ def html_(
 
     Example: tourney replay html logs/3f2a.json --view spectator -o 3f2a.html
     """
+    from replays import archive, html
+    from replays import log as logfmt
+
     path = Path(source)
     if path.is_dir():
         if out is None:
@@ -410,6 +451,9 @@ def html_(
 
 def _table(frame: render.Frame) -> Table:
     """A game with no summary of its own: its view's fields, and each seat's own additions."""
+    from replays import render
+    from replays.narration.words import show_value
+
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_column(style="cyan")
     table.add_column()

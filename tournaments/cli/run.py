@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -13,8 +13,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from engines import registry
-from ledger import tournaments as tournament_rows
 from tournaments.bots.spec import Limits, Resources
 from tournaments.cli import terminal
 from tournaments.cli.options import (
@@ -38,7 +36,10 @@ from tournaments.cli.options import (
     tournament_or_newest,
     writing,
 )
-from tournaments.play import executors, formats, runner, standings
+from tournaments.play import defaults, formats
+
+if TYPE_CHECKING:
+    from tournaments.play import executors, runner, standings
 
 DEFAULTS = Resources()
 
@@ -48,7 +49,7 @@ def run(
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
     players: Players = None,
     games: Annotated[int, games_option("Deals per table; each is played from every seat rotation.")]
-    = runner.DEFAULT_GAMES,
+    = defaults.DEFAULT_GAMES,
     seed: Annotated[str | None, typer.Option(
         "--seed", help="Seed of the schedule and of every deal, chosen by you (default: a secret seed drawn at "
         "random, committed now and revealed when the tournament ends).", show_default=False)] = None,
@@ -70,7 +71,7 @@ def run(
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
-    executor: Executor = executors.LOCAL,
+    executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
@@ -80,6 +81,10 @@ def run(
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     """
+    from engines import registry
+    from ledger import tournaments as tournament_rows
+    from tournaments.play import executors, runner, standings
+
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if form not in formats.FORMATS:
@@ -132,6 +137,8 @@ def run(
 
 def seed_line(row: dict) -> str:
     """The tournament's seed as it may be shown: chosen, drawn and revealed, or only its commitment."""
+    from tournaments.play import standings
+
     return seed_line_of(standings.seed_of(row))
 
 
@@ -146,6 +153,8 @@ def seed_line_of(seed: dict) -> str:
 def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, as_json: bool,
            bot_logs: Path | None, players_at: executors.Executor) -> None:
     """Play and store the run's games, with a progress bar on a terminal."""
+    from tournaments.play import runner
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
                   disable=not console.is_terminal or as_json, transient=True) as bar:
@@ -174,6 +183,8 @@ def standings_(
 
     Example: tourney standings bots-tails-on-fire-seed1 --los --head-to-head
     """
+    from tournaments.play import standings
+
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
     ledger = reading(db)

@@ -16,7 +16,6 @@ from typing import Annotated
 
 import typer
 
-from replays import signing
 from tournaments.cli.options import Db, reading, whole_option, writing
 
 APPLICATION = "web.app:create_app"
@@ -60,6 +59,8 @@ def serve(
         raise WebMissing(f"tourney serve needs the web extra ({', '.join(missing)} missing): {INSTALL}")
     if tournament_logs not in ("spectator", "full"):
         raise typer.BadParameter(f"{tournament_logs!r} is not spectator or full", param_hint="'--tournament-logs'")
+    from replays import signing
+
     ledger = writing(db) if submissions else reading(db)
     url = ledger.url
     ledger.close()

@@ -9,10 +9,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ledger import owners as owner_rows
 from tournaments.cli import terminal
 from tournaments.cli.options import Db, reading, writing
-from tournaments.ladder import owners
 
 app = typer.Typer(help="Owners of bots on a served league, and their API tokens.", no_args_is_help=True)
 
@@ -30,6 +28,8 @@ def add(name: Name, db: Db = None) -> None:
 
     Example: tourney users add alice --db league.db
     """
+    from tournaments.ladder import owners
+
     try:
         token = owners.add(writing(db), name)
     except owners.BadName as error:
@@ -43,6 +43,8 @@ def token(name: Name, db: Db = None) -> None:
 
     Example: tourney users token alice --db league.db
     """
+    from tournaments.ladder import owners
+
     _shown(name, owners.new_token_for(writing(db), name))
 
 
@@ -52,6 +54,8 @@ def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 
     Example: tourney users list --db league.db
     """
+    from ledger import owners as owner_rows
+
     found = owner_rows.all_owners(reading(db))
     if as_json:
         typer.echo(orjson.dumps([{k: row[k] for k in ("name", "created_at", "bots")} for row in found],

@@ -18,10 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tournaments.play import runner
-
-LOCAL = "local"
-RAY = "ray"
-EXECUTORS = (LOCAL, RAY)
+from tournaments.play.defaults import EXECUTORS, LOCAL, RAY
 
 
 class ExecutorError(runner.TournamentError):

@@ -31,18 +31,11 @@ from ledger.store import Ledger
 from tournaments.bots.discovery import describe, discover
 from tournaments.bots.spec import BotError, BotSpec, Limits
 from tournaments.play import results
+from tournaments.play.defaults import BATCH, FIXED_DEALS, MATCH, SPRT_DEALS
 from tournaments.play.formats import Stored
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import Scheduled, ScheduleError, table_games
 from tournaments.ratings.sprt import Estimate, Sprt, estimate, trinomial
-
-MATCH = "match"
-BATCH = 10
-"""Deals per SPRT look: the LLR is checked after every 10 pairs (or blocks)."""
-FIXED_DEALS = 100
-"""Deals of a match without --sprt unless --games says otherwise."""
-SPRT_DEALS = 20_000
-"""The most deals an SPRT match plays unless --games says otherwise (then it ends undecided)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,6 @@ from tournaments.play.writer import MAX_GAMES, GroupCommit
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-DEFAULT_GAMES = 10
 
 
 class TournamentError(ValueError):

@@ -1,0 +1,23 @@
+"""The defaults `tourney run` and `tourney match` show in their help, kept apart from the machinery.
+
+`tourney --help` and every command's `--help` import no database library (issue 30.5): the
+command line builds its options from this module, which imports nothing, and the modules that
+play (runner, executors, match) take the same values from here, so each is written once.
+"""
+
+from __future__ import annotations
+
+DEFAULT_GAMES = 10
+"""Deals per table of `tourney run` unless --games says otherwise."""
+
+LOCAL = "local"
+RAY = "ray"
+EXECUTORS = (LOCAL, RAY)
+
+MATCH = "match"
+BATCH = 10
+"""Deals per SPRT look: the LLR is checked after every 10 pairs (or blocks)."""
+FIXED_DEALS = 100
+"""Deals of a match without --sprt unless --games says otherwise."""
+SPRT_DEALS = 20_000
+"""The most deals an SPRT match plays unless --games says otherwise (then it ends undecided)."""

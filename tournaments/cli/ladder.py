@@ -28,6 +28,7 @@ from tournaments.cli.options import (
     jobs_for,
     plural,
     reading,
+    require_database,
     whole_option,
     writing,
 )
@@ -82,6 +83,12 @@ def list_(db: Db = None) -> None:
     terminal.console().print(table)
 
 
+def on_a_ladder(ledger, name: str):
+    """``ledger``, unless it is a database not made yet: then there is no ladder ``name`` in it (and none is made)."""
+    require_database(ledger, f"do on ladder {name!r} (`tourney ladder create` makes one)")
+    return ledger
+
+
 def limits_of(move_time: float, time_bank: float, cpu: int, memory: int, processes: int) -> league.Limits:
     from tournaments.ladder import league
 
@@ -107,7 +114,7 @@ def submit(
     """
     from tournaments.ladder import league
 
-    ledger = writing(db)
+    ledger = on_a_ladder(writing(db), name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     result = league.submit(ledger, name, path, as_name, limits)
     if not result.new:
@@ -140,7 +147,7 @@ def play(
     """
     from tournaments.ladder import sessions
 
-    ledger = writing(db, ledger_key)
+    ledger = on_a_ladder(writing(db, ledger_key), name)
     workers = jobs_for(jobs, games)
     console = terminal.console()
     stored = 0
@@ -236,7 +243,7 @@ def rebuild(
     """
     from tournaments.ladder import league
 
-    changes = league.rebuild(writing(db), name)
+    changes = league.rebuild(on_a_ladder(writing(db), name), name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
         typer.echo(f"rebuilt {name}: {len(moved)} of {len(changes)} ratings differed from the incremental ones "
@@ -258,7 +265,7 @@ def void(
     """
     from tournaments.ladder import league
 
-    game_id, seq = league.void(writing(db), name, game, reason)
+    game_id, seq = league.void(on_a_ladder(writing(db), name), name, game, reason)
     typer.echo(f"voided game {game_id} (ladder game {seq}) on {name}; ratings refolded without it")
 
 
@@ -275,5 +282,5 @@ def retire(
     """
     from tournaments.ladder import league
 
-    version = league.retire(writing(db), name, bot, reason)
+    version = league.retire(on_a_ladder(writing(db), name), name, bot, reason)
     typer.echo(f"retired {bot} v{version} on {name}")

@@ -28,6 +28,7 @@ from tournaments.cli.options import (
     games_option,
     jobs_for,
     plural,
+    require_database,
     writing,
 )
 from tournaments.cli.run import seed_line
@@ -123,6 +124,8 @@ def match(
     executors.check(executor, ray_address, jobs)
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
+    if resume:
+        require_database(ledger, "resume")
     limits = Limits(move_time, time_bank)
     resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
@@ -186,7 +189,7 @@ def _play(ledger, the_run: runner.Run, plan: matches.MatchPlan, workers: int, as
                            lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at)
     except KeyboardInterrupt:
         stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
-        errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")
+        errors.print(f"interrupted: {plural(stored, 'game')} stored; continue with the same command plus --resume")
         raise typer.Exit(130) from None
 
 

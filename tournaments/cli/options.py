@@ -173,13 +173,57 @@ def reading(db: str | None) -> Ledger:
 
 
 def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
-    """The database for a command that stores: created if new, upgraded to the newest schema.
+    """The database for a command that stores: upgraded to the newest schema; a new SQLite file is made
+    only when the command first uses it (``NewDatabase``), so a command that fails before its work
+    leaves no database (and no ledger key) behind.
 
     ``ledger_key`` is where its signing key is (commands that store games take --ledger-key).
     """
-    from ledger.store import Ledger
+    from ledger.store import Ledger, default_path, resolve_url
 
-    return Ledger(db, ledger_key=ledger_key)
+    path = default_path(resolve_url(db))
+    if path is not None and not path.exists() and path.parent.is_dir():
+        return NewDatabase(db, ledger_key, path)  # type: ignore[return-value]
+    return Ledger(db, ledger_key=ledger_key)  # an existing database is checked (and refused) now
+
+
+class NewDatabase:
+    """A database file that does not exist yet, made (as ``Ledger`` makes it) when first used.
+
+    Until then it answers where it will be (``url``, ``where``, ``path``) without making it, and
+    ``exists`` is False; any other use makes the ledger and goes to it.
+    """
+
+    def __init__(self, db: str | None, ledger_key: Path | None, path: Path) -> None:
+        from ledger.store import resolve_url
+
+        self._args = (db, ledger_key)
+        self._ledger: Ledger | None = None
+        self.path = path
+        self.where = str(path)
+        self.url = resolve_url(db)  # an SQLite URL holds no password to hide
+
+    @property
+    def exists(self) -> bool:
+        return self._ledger is not None
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):  # copy, pickle and friends ask for these: never a reason to make a database
+            raise AttributeError(name)
+        if self._ledger is None:
+            from ledger.store import Ledger
+
+            db, ledger_key = self._args
+            self._ledger = Ledger(db, ledger_key=ledger_key)
+        return getattr(self._ledger, name)
+
+
+def require_database(ledger: Ledger, why: str) -> None:
+    """NoDatabase (exit 1) if ``ledger`` is a database not made yet: there is nothing in it to ``why``."""
+    from ledger.store import NoDatabase
+
+    if isinstance(ledger, NewDatabase) and not ledger.exists:
+        raise NoDatabase(f"no database at {ledger.where}: nothing to {why}")
 
 
 def plural(count: int, noun: str) -> str:

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tournaments.cli import terminal
-from tournaments.cli.ladder import DEFAULTS, limits_of
+from tournaments.cli.ladder import DEFAULTS, limits_of, on_a_ladder
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -71,7 +71,7 @@ def work(
     """
     from tournaments.ladder import worker
 
-    ledger = writing(db, ledger_key)
+    ledger = on_a_ladder(writing(db, ledger_key), name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -134,7 +134,7 @@ def publish(
     """
     from ledger import ladders as rows
 
-    ledger = writing(db)
+    ledger = on_a_ladder(writing(db), name)
     ladder = rows.get(ledger, name)
     if view not in rows.PUBLISHED_VIEWS:
         raise typer.BadParameter(f"{view!r} is not spectator or full")

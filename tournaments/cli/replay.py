@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tournaments.cli.options import Db, LedgerKey, plural, reading, writing
+from tournaments.cli.options import Db, LedgerKey, NewDatabase, plural, reading, writing
 
 if TYPE_CHECKING:  # the library is imported by the commands, never for --help
     from ledger.store import Ledger
@@ -152,7 +152,8 @@ def import_(
 
     files = log_files(paths)
     ledger = writing(db, ledger_key)
-    ledger.signing_key()  # each game is signed as it is stored
+    if not isinstance(ledger, NewDatabase):  # a new database (and its key) is made with its first game
+        ledger.signing_key()  # each game is signed as it is stored: a key that is not the ledger's fails now
     new = failed = 0
     imported: set[str] = set()
     for path in files:
@@ -431,7 +432,7 @@ def html_(
         folder = html.write_folder([(str(p), p) for p in log_files([path])], out, view)
         for failure in folder.failures:
             typer.echo(f"FAIL {failure}", err=True)
-        typer.echo(f"wrote {len(folder.pages)} pages and index.html to {out}")
+        typer.echo(f"wrote {plural(len(folder.pages), 'page')} and index.html to {out}")
         if folder.failures:
             raise typer.Exit(1)
         return

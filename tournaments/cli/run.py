@@ -33,6 +33,7 @@ from tournaments.cli.options import (
     jobs_for,
     plural,
     reading,
+    require_database,
     tournament_or_newest,
     writing,
 )
@@ -87,10 +88,14 @@ def run(
 
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
+    if resume:
+        require_database(ledger, "resume")
     if form not in formats.FORMATS:
         raise typer.BadParameter(f"--format is one of {', '.join(formats.FORMATS)}, not {form!r}")
-    if (candidate is not None) != (form == formats.GAUNTLET):
-        raise typer.BadParameter("--candidate names the bot of a gauntlet: give it with --format gauntlet only")
+    if form == formats.GAUNTLET and candidate is None:
+        raise typer.BadParameter("--format gauntlet needs --candidate NAME: the bot that plays at every table")
+    if candidate is not None and form != formats.GAUNTLET:
+        raise typer.BadParameter("--candidate is for --format gauntlet only")
     if rounds is not None and form != formats.SWISS:
         raise typer.BadParameter("--rounds is for --format swiss only")
     executors.check(executor, ray_address, jobs)

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tournaments.cli import terminal
-from tournaments.cli.options import Db, reading, writing
+from tournaments.cli.options import Db, reading, require_database, writing
 
 app = typer.Typer(help="Owners of bots on a served league, and their API tokens.", no_args_is_help=True)
 
@@ -45,7 +45,9 @@ def token(name: Name, db: Db = None) -> None:
     """
     from tournaments.ladder import owners
 
-    _shown(name, owners.new_token_for(writing(db), name))
+    ledger = writing(db)
+    require_database(ledger, f"give owner {name!r} a token (`tourney users add` adds one)")
+    _shown(name, owners.new_token_for(ledger, name))
 
 
 @app.command("list")

@@ -35,6 +35,7 @@ from tournaments.play.defaults import BATCH, FIXED_DEALS, MATCH, SPRT_DEALS
 from tournaments.play.formats import Stored
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import Scheduled, ScheduleError, table_games
+from tournaments.play.schedule import players as players_of
 from tournaments.ratings.sprt import Estimate, Sprt, estimate, trinomial
 
 
@@ -284,7 +285,7 @@ def build(candidate: BotSpec, baseline: BotSpec, field: Sequence[BotSpec], game:
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     if not engine.min_seats <= k <= engine.max_seats:
-        raise TournamentError(f"{game} is played by {engine.min_seats}-{engine.max_seats} players, not {k}")
+        raise TournamentError(f"{game} is played by {players_of(engine.min_seats, engine.max_seats)}, not {k}")
     deals = games if games is not None else (SPRT_DEALS if sprt is not None else FIXED_DEALS)
     if deals < 1 or batch < 1:
         raise TournamentError("--games and --batch must be at least 1")

@@ -182,7 +182,10 @@ def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
             k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
                            game)
         except ScheduleError as error:
-            raise TournamentError(f"{error} in {folder}") from None
+            # The bots left out are why there are too few: their reasons go in the one line.
+            left_out = [notice for notice in prepared.notices if notice.startswith("left out ")]
+            raise TournamentError(f"{error} in {folder}" + (f" ({'; '.join(left_out)})" if left_out else "")) \
+                from None
     except BaseException:
         prepared.__exit__()
         raise
@@ -434,8 +437,29 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"
                 if "bots" in changed else "")
-        raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's{hint}")
+        differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
+        raise TournamentError(f"cannot resume {name!r}: its {differ} differ from this command's{hint}")
     return run
+
+
+SPEC_OPTIONS = {
+    "games": "--games", "players": "--players", "move_time_ms": "--move-time", "time_bank_ms": "--time-bank",
+    "sandbox": "--sandbox", "resources": "--memory-mb, --cpu-seconds, --max-processes", "format": "--format",
+}
+"""The option of the command that sets each key of a stored spec, for the message of a refused resume."""
+
+
+def _difference(key: str, stored: Any, given: Any) -> str:
+    """One changed key of a spec, as the user can act on it: ``games (--games: stored 10, given 4)``."""
+    option = SPEC_OPTIONS.get(key)
+    if option is None:
+        return key
+    if isinstance(stored, dict) or isinstance(given, dict):
+        return f"{key} ({option})"
+    if isinstance(stored, bool) or isinstance(given, bool):
+        stored, given = ("on" if stored else "off"), ("on" if given else "off")
+    unit = {"move_time_ms": " ms", "time_bank_ms": " ms"}.get(key, "")
+    return f"{key} ({option}: stored {stored}{unit}, given {given}{unit})"
 
 
 def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None,

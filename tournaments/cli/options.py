@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tournaments.cli.report import PROGRESS_MODES
 from tournaments.play.defaults import EXECUTORS
 
 if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it, never for --help
@@ -151,6 +152,15 @@ RayAddress = Annotated[str | None, typer.Option(
 Players = Annotated[int | None, whole_option(
     "--players", "Seats per table (default: the game's usual count, at most the number of bots).", 1, MAX_SEATS,
     "seats", show_default=False)]
+
+
+ProgressMode = Annotated[str, typer.Option(
+    "--progress", help="While it plays: bar (a progress bar, the report above it), lines (a line per finished game "
+    "and the report every --report-every games), none, or auto (bar on a terminal, else lines; none with --json).",
+    callback=one_of(PROGRESS_MODES))]
+ReportEvery = Annotated[int, whole_option(
+    "--report-every", "Games between two reports while it plays (the standings; a match's statistics); 0: none.",
+    0, MAX_GAMES, "games")]
 
 
 def games_option(help_: str) -> typer.models.OptionInfo:

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.table import Table
 from rich.text import Text
 
-from tournaments.cli import terminal
-from tournaments.cli.ladder import DEFAULTS, limits_of, on_a_ladder
+from tournaments.cli import tables, terminal
+from tournaments.cli.ladder import DEFAULTS, ladder_named, limits_of, on_a_ladder
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -34,7 +33,7 @@ from tournaments.ladder.defaults import LEASE
 
 
 def work(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     games: Annotated[int, games_option("Games to play per round (whole seat rotations, so maybe a few more).")] = 20,
     rounds: Annotated[int | None, whole_option(
         "--rounds", "Rounds to run, then stop (default: until Ctrl-C).", 1, 1_000_000, "rounds",
@@ -72,6 +71,7 @@ def work(
     from tournaments.ladder import worker
 
     ledger = on_a_ladder(writing(db, ledger_key), name)
+    name = ladder_named(ledger, name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -92,7 +92,7 @@ def _interrupt(_signum, _frame) -> None:
 
 
 def queue(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     every: Annotated[bool, typer.Option("--all", help="Also list the stored and cancelled matches.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: Db = None,
@@ -105,6 +105,7 @@ def queue(
     from ledger import matches
 
     ledger = reading(db)
+    name = ladder_named(ledger, name)
     ladder = rows.get(ledger, name)
     labels = {e["id"]: f"{e['name']} v{e['version']}" for e in rows.entries(ledger, ladder["id"], active_only=False)}
     shown = [{**match, "table": [labels[e] for e in match.pop("entries")]}
@@ -113,17 +114,20 @@ def queue(
     if as_json:
         typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("match", "session", "deal", "table", "status", "worker", "attempts", title=f"ladder {name} queue")
-    for match in shown:
-        table.add_row(str(match["id"]), str(match["session"]), str(match["deal"]), Text(", ".join(match["table"])),
-                      match["status"], Text(match["worker"] or ""), str(match["attempts"]))
-    terminal.console().print(table)
+    columns = [tables.Column("match"), tables.Column("session"), tables.Column("deal"),
+               tables.Column("table", tables.PROSE), tables.Column("status", tables.WORD),
+               tables.Column("worker", tables.NAME), tables.Column("attempts")]
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, [
+        (str(match["id"]), str(match["session"]), str(match["deal"]), Text(", ".join(match["table"])),
+         match["status"], Text(match["worker"] or ""), str(match["attempts"])) for match in shown],
+        Text(f"ladder {name} queue")))
     if not shown:
         typer.echo("no match is waiting or being played" + ("" if every else " (--all lists the stored ones)"))
 
 
 def publish(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     view: Annotated[str, typer.Argument(help="spectator (no hidden card ever shown) or full (every hand, once a "
                                              "game is over).")],
     db: Db = None,
@@ -135,6 +139,7 @@ def publish(
     from ledger import ladders as rows
 
     ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
     ladder = rows.get(ledger, name)
     if view not in rows.PUBLISHED_VIEWS:
         raise typer.BadParameter(f"{view!r} is not spectator or full")

@@ -21,7 +21,8 @@ app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML r
 
 View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
-LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name: every game played on it.")]
+LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name (or the id `tourney list` shows): "
+                                                                 "every game played on it.")]
 
 
 def log_files(paths: list[Path]) -> list[Path]:
@@ -104,9 +105,11 @@ def export_(
     from ledger import tournaments as tournament_rows
     from replays import archive, signing
     from replays import log as logfmt
+    from tournaments.cli.ladder import ladder_named
     from tournaments.play import manifest
 
     ledger = reading(db)
+    ladder = ladder_named(ledger, ladder) if ladder is not None else None
     key = signing.load_private(sign) if sign is not None else None
     out_folder(out)
     games = stored_games(ledger, game_id, tournament, ladder)
@@ -202,7 +205,10 @@ def verify(
     if db is not None or tournament is not None or ladder is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
-        if verify_ledger(reading(db), tournament, ladder, trusted, quiet):
+        from tournaments.cli.ladder import ladder_named
+
+        ledger = reading(db)
+        if verify_ledger(ledger, tournament, ladder_named(ledger, ladder) if ladder else None, trusted, quiet):
             raise typer.Exit(1)
         return
     if not paths:

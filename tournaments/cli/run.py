@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 from tournaments.bots.spec import Limits, Resources
-from tournaments.cli import terminal
+from tournaments.cli import report, tables, terminal
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -26,7 +25,9 @@ from tournaments.cli.options import (
     MemoryMb,
     MoveTime,
     Players,
+    ProgressMode,
     RayAddress,
+    ReportEvery,
     Sandbox,
     TimeBank,
     games_option,
@@ -74,6 +75,8 @@ def run(
     bot_logs: BotLogs = None,
     executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
+    progress: ProgressMode = report.AUTO,
+    report_every: ReportEvery = report.REPORT_EVERY,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -127,9 +130,11 @@ def run(
                           f"{plural(the_run.total, 'game')} ({done_before} already stored), {players_at.describe()}, "
                           f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}", soft_wrap=True)
             console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
+        display = report.Display(console, report.mode_for(progress, console, as_json), report_every, the_run.total,
+                                 done_before, lambda: running_standings(the_run, console))
         try:
             with players_at:
-                played(ledger, the_run, workers, done_before, console, errors, as_json, bot_logs, players_at)
+                played(ledger, the_run, workers, done_before, console, errors, display, bot_logs, players_at)
         except KeyboardInterrupt:
             stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
             errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
@@ -137,7 +142,9 @@ def run(
             raise typer.Exit(130) from None
     if the_run.revealed is not None and not as_json:
         console.print(Text(f"the tournament is over: seed revealed: {the_run.revealed}"), soft_wrap=True)
-    show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False)
+    first = tournament_rows.game_ids(ledger, the_run.tournament["id"])[:1]
+    show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False, legend=True,
+         game_id=first[0] if first else None, db=db)
 
 
 def seed_line(row: dict) -> str:
@@ -155,23 +162,22 @@ def seed_line_of(seed: dict) -> str:
     return f"seed {seed['seed']} ({'chosen by the organiser' if seed['origin'] == 'organiser' else 'drawn, revealed'})"
 
 
-def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, as_json: bool,
+def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, display: report.Display,
            bot_logs: Path | None, players_at: executors.Executor) -> None:
-    """Play and store the run's games, with a progress bar on a terminal."""
+    """Play and store the run's games, showing them as ``display`` says."""
     from tournaments.play import runner
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
-                  disable=not console.is_terminal or as_json, transient=True) as bar:
-        task = bar.add_task("games", total=the_run.total, completed=done_before, rate="")
+    with display:
+        runner.execute(ledger, the_run, workers, None, bot_logs,
+                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at, display.game)
 
-        def advance(stored: int) -> None:
-            elapsed = bar.tasks[0].elapsed or 0.0
-            bar.update(task, completed=done_before + stored,
-                       rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
 
-        runner.execute(ledger, the_run, workers, advance, bot_logs,
-                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at)
+def running_standings(the_run: runner.Run, console) -> Table:
+    """The report every --report-every games: the standings of the games stored so far (fastchess's table)."""
+    from tournaments.play import standings
+
+    now = standings.compute(the_run.name, the_run.spec.game, list(the_run.stored.values()))
+    return compact(now, console, f"standings after {plural(now.games, 'game')} of {the_run.total}")
 
 
 def standings_(
@@ -220,41 +226,84 @@ def to_csv(result: standings.Standings, pairs: bool) -> str:
     return buffer.getvalue()
 
 
-def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False) -> None:
+LEGEND = (
+    "Elo: fitted to every result, mean 1500; 200 points apart: a 76% expected score.",
+    "95% CI: bootstrap interval (200 resamples of games); overlapping ones may swap.",
+    "score: results against each other seat, ties half; first: wins; place: its mean.",
+)
+"""What the standings' columns mean, under the table of `tourney run` (docs/tournaments.md, "Standings")."""
+
+
+def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False,
+         legend: bool = False, game_id: str | None = None, db: str | None = None) -> None:
+    """The standings (or their JSON); with ``legend``, what the columns mean and how to look at ``game_id``."""
     if as_json:
         typer.echo(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
         return
     console = terminal.console()
-    widest = max((len(row.bot) for row in result.rows), default=3)
-    table = Table(title=f"{result.tournament} ({result.game}, {plural(result.games, 'game')}, "
-                        f"{'sandboxed' if result.sandboxed else 'not sandboxed'})")
-    for column in ("rank", "bot", "games", "first", "mean place", "score %", "Elo", "95% CI", "forfeits"):
-        if column == "bot":
-            # A bot's name is never cut: the other columns (the CI first) wrap to make room.
-            table.add_column(column, min_width=widest, no_wrap=True)
-        else:
-            table.add_column(column, justify="right", overflow="fold")
-    for row in result.rows:
-        table.add_row(str(row.rank), Text(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
-                      f"{row.score:.1f}", f"{row.elo:.0f}", f"{row.ci_low:.0f} to {row.ci_high:.0f}",
-                      str(row.forfeits))
-    console.print(table)
+    console.print(standings_table(result, console))
     for line in [*result.trust.lines(), seed_line_of(result.seed)]:
         console.print(Text(line))
-    bots = [row.bot for row in result.rows]
     if los:
-        console.print(_matrix("likelihood of superiority (row better than column)", bots, lambda a, b: (
+        console.print(_matrix(console, "likelihood of superiority (row better than column)", result, lambda a, b: (
             "n/a" if result.los[a].get(b) is None else f"{result.los[a][b]:.2f}")))
     if head_to_head:
-        console.print(_matrix("head to head: wins-draws-losses of the row against the column", bots, lambda a, b: (
-            "-".join(str(n) for n in result.head_to_head[a][b]) if b in result.head_to_head[a] else "n/a")))
+        console.print(_matrix(console, "head to head: wins-draws-losses of the row against the column", result,
+                              lambda a, b: ("-".join(str(n) for n in result.head_to_head[a][b])
+                                            if b in result.head_to_head[a] else "n/a")))
+    if legend:
+        for line in LEGEND:
+            console.print(Text(line), soft_wrap=True)
+        if game_id is not None:
+            where = "" if db is None else f" --db {db}"
+            console.print(Text(f"Look at a game: tourney replay html {game_id[:12]}{where} -o game.html"),
+                          soft_wrap=True)
 
 
-def _matrix(title: str, bots: list[str], cell) -> Table:
-    matrix = Table(title=title)
-    matrix.add_column("")
-    for bot in bots:
-        matrix.add_column(Text(bot), justify="right")
-    for a in bots:
-        matrix.add_row(Text(a), *["-" if a == b else cell(a, b) for b in bots])
-    return matrix
+STANDINGS = (tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME), tables.Column("games"),
+             tables.Column("first"), tables.Column("place"), tables.Column("score"), tables.Column("Elo"),
+             tables.Column("95% CI"), tables.Column("forfeits"))
+
+
+def standings_table(result: standings.Standings, console) -> Table:
+    """Rank, short id, bot, games, first places, mean place, score %, Elo, its 95% interval, forfeits."""
+    rows = [(str(row.rank), _id(row.bot_id), Text(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
+             f"{row.score:.1f}%", f"{row.elo:.0f}", f"{row.ci_low:.0f}-{row.ci_high:.0f}", str(row.forfeits))
+            for row in result.rows]
+    return tables.fitted(console, STANDINGS, rows, Text(
+        f"{result.tournament} ({result.game}, {plural(result.games, 'game')}, "
+        f"{'sandboxed' if result.sandboxed else 'not sandboxed'})"))
+
+
+COMPACT = (tables.Column("#"), tables.Column("bot", tables.NAME), tables.Column("Elo"), tables.Column("+/-"),
+           tables.Column("games"), tables.Column("score"), tables.Column("draws"), tables.Column("LOS"))
+
+
+def compact(result: standings.Standings, console, title: str) -> Table:
+    """The standings as fastchess reports them while it plays: Elo +/- half its 95% interval, score, the share of
+    drawn pairs, and the LOS of each bot over the one ranked below it (from their results against each other)."""
+    rows = []
+    for position, row in enumerate(result.rows):
+        met = result.head_to_head.get(row.bot, {})
+        pairs = sum(sum(counts) for counts in met.values())
+        draws = sum(counts[1] for counts in met.values())
+        below = result.rows[position + 1].bot if position + 1 < len(result.rows) else None
+        los = None if below is None else result.los.get(row.bot, {}).get(below)
+        rows.append((str(row.rank), Text(row.bot), f"{row.elo:.0f}", f"{(row.ci_high - row.ci_low) / 2:.0f}",
+                     str(row.games), f"{row.score:.1f}%", f"{100 * draws / pairs:.1f}%" if pairs else "-",
+                     "" if los is None else f"{100 * los:.1f}%"))
+    return tables.fitted(console, COMPACT, rows, title)
+
+
+def _id(bot_id: int | None) -> str:
+    return "" if bot_id is None else str(bot_id)
+
+
+def _matrix(console, title: str, result: standings.Standings, cell) -> Table:
+    """A square of every pair of bots: rows by short id and name, columns by short id (so that it fits)."""
+    heads = [_id(row.bot_id) or str(row.rank) for row in result.rows]
+    columns = [tables.Column("id"), tables.Column("bot", tables.NAME), *(tables.Column(head) for head in heads)]
+    bots = [row.bot for row in result.rows]
+    rows = [(head, Text(a), *["-" if a == b else cell(a, b) for b in bots]) for head, a in zip(heads, bots,
+                                                                                              strict=True)]
+    return tables.fitted(console, columns, rows, title)

@@ -6,10 +6,9 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.table import Table
 from rich.text import Text
 
-from tournaments.cli import terminal
+from tournaments.cli import tables, terminal
 from tournaments.cli.options import Db, reading, require_database, writing
 
 app = typer.Typer(help="Owners of bots on a served league, and their API tokens.", no_args_is_help=True)
@@ -63,7 +62,8 @@ def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
         typer.echo(orjson.dumps([{k: row[k] for k in ("name", "created_at", "bots")} for row in found],
                                 option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("owner", "bots", "added")
-    for row in found:
-        table.add_row(Text(row["name"]), Text(", ".join(row["bots"])), row["created_at"])
-    terminal.console().print(table)
+    columns = [tables.Column("owner", tables.NAME), tables.Column("bots", tables.PROSE),
+               tables.Column("added (UTC)", tables.WORD)]
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, [(Text(row["name"]), Text(", ".join(row["bots"])),
+                                                    tables.minute(row["created_at"])) for row in found]))

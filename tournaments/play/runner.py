@@ -463,13 +463,15 @@ def _difference(key: str, stored: Any, given: Any) -> str:
 
 
 def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None,
-            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None, executor: Any = None) -> int:
+            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None, executor: Any = None,
+            finished: Callable[[Result], None] | None = None) -> int:
     """Play and store every game still to play, stage by stage; returns how many were stored.
 
     The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
     ``workers`` processes); this process alone stores them, each once.
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
-    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``.
+    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``. ``finished`` is told each
+    game this run stored, as soon as it is stored (the command's line per game), before ``progress``.
 
     A signed checkpoint is appended every ``checkpoints.EVERY`` games and when the run stops
     (done, interrupted or failed); once the tournament is over, the last one says so and a
@@ -510,6 +512,8 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             if bot_logs is not None:
                 write_logs(bot_logs, result.key, result.logs)
         run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
+        if new and finished is not None:
+            finished(result)
         if progress is not None:
             progress(stored)
 

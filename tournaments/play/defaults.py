@@ -7,8 +7,10 @@ play (runner, executors, match) take the same values from here, so each is writt
 
 from __future__ import annotations
 
-DEFAULT_GAMES = 10
-"""Deals per table of `tourney run` unless --games says otherwise."""
+DEFAULT_GAMES = 2
+"""Deals per table of `tourney run` unless --games says otherwise. The README's main job (the five
+shipped Tails on Fire bots, ISMCTS among them: 5 tables of 4, every deal from 4 seats) is then 40
+games, and fits a minute with its install (docs/benchmarks.md, bench/main_job.py)."""
 
 LOCAL = "local"
 RAY = "ray"

@@ -145,6 +145,26 @@ def test_counts_of_one_are_worded_in_the_singular(tmp_path):
     assert pages.exit_code == 0 and pages.output == f"wrote 1 page and index.html to {tmp_path / 'site'}\n"
 
 
+def test_a_signed_export_verifies_with_its_key_and_a_failing_manifest_is_named(tmp_path, monkeypatch):
+    """`replay export --sign mykey.key` then `replay verify signed/ --key mykey.pub` passes, the manifest's
+    checkpoint included; against another key the summary names the manifest that failed."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "pair"
+    folder.mkdir()
+    shutil.copy(BOTS / "random_bot.py", folder / "a.py")
+    shutil.copy(BOTS / "random_bot.py", folder / "b.py")
+    assert tourney("run", folder, "--game", "lemur-tails", "--games", "1", "--seed", "1", "--sandbox", "off",
+                   "--jobs", "0", "--name", "cup").exit_code == 0
+    assert tourney("keys", "new", "mykey").exit_code == 0
+    exported = tourney("replay", "export", "--tournament", "cup", "--out", "signed/", "--sign", "mykey.key")
+    assert exported.output == "wrote 2 full logs and tournament.manifest to signed (signed)\n"
+    verified = tourney("replay", "verify", "signed/", "--key", "mykey.pub", "--quiet")
+    assert verified.exit_code == 0 and verified.output.endswith(": all passed; 1 manifest passed\n")
+    other = tourney("replay", "verify", "signed/", "--key", "tourney.db.pub", "--quiet")
+    assert other.exit_code == 1
+    assert other.stdout.endswith("; manifest FAILED: signed/tournament.manifest (1 problem)\n")
+
+
 def test_serve_says_how_to_add_the_web_extra_where_tourney_came_from(tmp_path):
     """In the clone tourney came from: '.[web]'; elsewhere the clone's path; installed by name: 'tourney[web]'."""
     clone = tmp_path / "tourney"

@@ -125,6 +125,8 @@ def export_(
         if key is not None:
             log = signing.sign(log, key)
         (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
+    if whole is not None and key is not None:
+        whole = manifest.signed(whole, key)  # the set of games vouched for by the key the logs are signed with
     written = f" and {manifest.write(out, whole).name}" if whole is not None else ""
     typer.echo(f"wrote {plural(len(games), f'{view} log')}{written} to {out}" +
                (" (signed)" if key is not None else ""))
@@ -237,18 +239,23 @@ def verify(
             extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
             typer.echo(f"ok   {name}: {report.events} events, {report.decisions} decisions, "
                        f"{report.chance_steps} chance steps, {report.signature}{extra}")
+    failed_manifests = []
     for path in manifests:
         problems = manifest.check(manifest.read(path), seen.get(path.parent, {}), trusted)
         for problem in problems:
             typer.echo(f"FAIL {path}: {problem}", err=True)
-        summary.failures += len(problems)
-        if not problems and not quiet:
+        if problems:
+            failed_manifests.append(f"{path} ({plural(len(problems), 'problem')})")
+        elif not quiet:
             typer.echo(f"ok   {path}: every listed game's log is here, with its head; the checkpoint and seeds hold")
     summary.seconds = clock() - began
     unchecked = (f" ({plural(withheld, 'decision')} with a withheld private part could not be checked)"
                  if withheld else "")
-    typer.echo(summary.line() + unchecked)
-    if summary.failures:
+    # The summary counts the logs; a manifest that fails is named after it, so that it says what failed.
+    manifests_line = f"; manifest FAILED: {', '.join(failed_manifests)}" if failed_manifests else (
+        f"; {plural(len(manifests), 'manifest')} passed" if manifests else "")
+    typer.echo(summary.line() + unchecked + manifests_line)
+    if summary.failures or failed_manifests:
         raise typer.Exit(1)
 
 

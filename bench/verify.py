@@ -16,7 +16,16 @@ path), and the last line is the smallest ratio over the games:
     lemur-tails played=9876 events/s (in memory 15432) verified=23456 events/s ratio: 2.37
     ratio: 2.37
 
-Usage: python bench/verify.py [--seconds S] [--game NAME]
+Then verification on every core (issue 30): a ledger of G random-bot Tails on Fire games
+(default 2,000, played and sealed in memory, stored in one SQLite file) is verified as
+``tourney replay verify --db`` verifies it (replays.audit.stored_games: each game exported,
+refolded, its rows and signature checked) by one worker process and by two
+(``--jobs 1``, ``--jobs 2``: the workers are started in the timed part, as the command starts
+them), rounds alternating, best of R, in wall-clock time. The line printed (a contract):
+
+    verify: jobs1=N jobs2=N games/s speedup: X
+
+Usage: python bench/verify.py [--seconds S] [--game NAME] [--only ratio|speedup] [--games G] [--rounds R]
 """
 
 from __future__ import annotations
@@ -34,12 +43,13 @@ from bench.engine import RandomAgent
 from engines import registry
 from engines.driver import play
 from ledger.store import Ledger
-from replays import archive
+from replays import archive, audit
 from replays import log as logfmt
 from replays.record import Recorded, SeatInfo, record
 from replays.verify import collector_paused, verify_log
 from tournaments.bots.discovery import sha256_file
 from tournaments.bots.spec import PYTHON, BotSpec
+from tournaments.play.executors import Local
 from tournaments.play.runner import Job, Spec, play_job
 from tournaments.play.schedule import schedule
 
@@ -108,22 +118,51 @@ def measure(game: str, seconds: float, directory: Path) -> dict[str, float]:
     return {kind: events[kind] / spent[kind] for kind in spent}
 
 
+def speedup(games: int, rounds: int, directory: Path) -> dict[int, float]:
+    """Games verified per second (wall clock) by one worker process and by two, best of ``rounds``."""
+    ledger = Ledger(str(directory / "speedup.db"))
+    bots = [ledger.ensure_bot(f"random{i}", "0" * 64, "python") for i in range(SEATS[SPEEDUP_GAME])]
+    for number in range(games):
+        archive.store_recorded(ledger, recorded_in_memory(SPEEDUP_GAME, f"speedup-{number}"), bots)
+    ids = ledger.game_ids()
+    best = {1: float("inf"), 2: float("inf")}
+    for _ in range(rounds):
+        for jobs in best:
+            began = time.perf_counter()
+            with Local(jobs) as pool:
+                verdicts = list(audit.stored_games(ledger, ids, None, pool))
+            best[jobs] = min(best[jobs], time.perf_counter() - began)
+            assert len(verdicts) == games and all(v.state == audit.OK for v in verdicts), "a game did not verify"
+    ledger.close()
+    return {jobs: games / seconds for jobs, seconds in best.items()}
+
+
+SPEEDUP_GAME = "tails-on-fire"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--game", choices=sorted(SEATS))
+    parser.add_argument("--only", choices=("ratio", "speedup"), help="one of the two measures (default: both)")
+    parser.add_argument("--games", type=int, default=2000, help="games of the ledger the speed-up is measured on")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the speed-up (the best is kept)")
     args = parser.parse_args()
-    ratios = []
     with tempfile.TemporaryDirectory() as directory:
-        for game in SEATS:
-            if (args.game and game != args.game) or game not in registry.names():
-                continue
-            rates = measure(game, args.seconds, Path(directory))
-            ratio = rates["verified"] / rates["played"]
-            ratios.append(ratio)
-            print(f"{game} played={rates['played']:.0f} events/s (in memory {rates['memory']:.0f}) "
-                  f"verified={rates['verified']:.0f} events/s ratio: {ratio:.2f}", flush=True)
-    print(f"ratio: {min(ratios):.2f}")
+        if args.only != "speedup":
+            ratios = []
+            for game in SEATS:
+                if (args.game and game != args.game) or game not in registry.names():
+                    continue
+                rates = measure(game, args.seconds, Path(directory))
+                ratio = rates["verified"] / rates["played"]
+                ratios.append(ratio)
+                print(f"{game} played={rates['played']:.0f} events/s (in memory {rates['memory']:.0f}) "
+                      f"verified={rates['verified']:.0f} events/s ratio: {ratio:.2f}", flush=True)
+            print(f"ratio: {min(ratios):.2f}", flush=True)
+        if args.only != "ratio":
+            rates = speedup(args.games, args.rounds, Path(directory))
+            print(f"verify: jobs1={rates[1]:.0f} jobs2={rates[2]:.0f} games/s speedup: {rates[2] / rates[1]:.2f}")
 
 
 if __name__ == "__main__":

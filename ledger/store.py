@@ -138,6 +138,11 @@ class Ledger:
             self.engine.dispose()  # a refused database keeps no connection open
             raise
 
+    def reopen_url(self) -> str:
+        """The URL another process opens this database with: an SQLite file by its absolute path (a worker may
+        run elsewhere), a server's URL with its password (never print it: ``url`` is the one to show)."""
+        return f"sqlite:///{self.path.resolve()}" if self.path is not None else self._url
+
     def _engine(self) -> Engine:
         try:
             url = make_url(self._url)
@@ -335,29 +340,28 @@ class Ledger:
         if connection is None:
             with self.write() as connection:
                 return self.append(game_id, expected_seq, records, connection)
-        stored = connection.exec_driver_sql(
-            "SELECT events, head FROM games WHERE id = ?", (game_id,)
-        ).first()
+        for offset, record in enumerate(records):
+            if record.seq != expected_seq + offset:
+                raise LedgerError(f"game {game_id}: records must run from seq {expected_seq} without gaps")
+        if records:
+            # The game row moves first, only if its log is where the caller expects (one statement
+            # where a read and a write were two); the events follow in the same transaction.
+            head = records[-1].hash
+            moved = connection.exec_driver_sql(
+                "UPDATE games SET events = ?, head = ? WHERE id = ? AND events = ?",
+                (expected_seq + len(records), head, game_id, expected_seq),
+            ).rowcount
+            if moved == 1:
+                connection.exec_driver_sql(dialect.INSERT_EVENT, [(game_id, *record) for record in records])
+                return head
+        stored = connection.exec_driver_sql("SELECT events, head FROM games WHERE id = ?", (game_id,)).first()
         if stored is None:
             raise LedgerError(f"no game {game_id} to append to")
         if stored[0] != expected_seq:
             raise StaleAppend(
                 f"game {game_id}: append expected the log at seq {expected_seq}, but it is at seq {stored[0]}"
             )
-        for offset, record in enumerate(records):
-            if record.seq != expected_seq + offset:
-                raise LedgerError(f"game {game_id}: records must run from seq {expected_seq} without gaps")
-        if not records:
-            return stored[1]
-        connection.exec_driver_sql(
-            dialect.INSERT_EVENT,
-            [(game_id, r.seq, r.type, r.audience, r.body, r.private, r.salt, r.hash) for r in records],
-        )
-        head = records[-1].hash
-        connection.exec_driver_sql(
-            "UPDATE games SET events = ?, head = ? WHERE id = ?", (expected_seq + len(records), head, game_id)
-        )
-        return head
+        return stored[1]
 
     def finish_game(self, game_id: str, seed: str, end_reason: str, seats: Sequence[SeatRow],
                     connection: Connection) -> None:

@@ -17,15 +17,16 @@ reported as open: what it holds so far is verified, its result cannot be.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ledger import closing
 from ledger.keys import fingerprint
-from ledger.store import Ledger
+from ledger.store import Ledger, LedgerError
 from replays import archive, facts
 from replays import log as logfmt
-from replays.verify import Report, collector_paused, verify_log
+from replays.verify import Pool, Report, collector_paused, in_batches, verify_log
 
 OK = "ok"
 OPEN = "open"
@@ -47,8 +48,17 @@ class Verdict:
         return f"game {self.game_id}"
 
 
-def stored_games(ledger: Ledger, game_ids: Sequence[str], trusted: bytes | None = None) -> Iterator[Verdict]:
-    """Verify each game of ``game_ids`` (see the module docstring), one verdict per game, in that order."""
+def stored_games(ledger: Ledger, game_ids: Sequence[str], trusted: bytes | None = None,
+                 pool: Pool | None = None) -> Iterator[Verdict]:
+    """Verify each game of ``game_ids`` (see the module docstring), one verdict per game, in that order.
+
+    With ``pool``, batches of games are verified there at once, each batch by a worker that opens the
+    database itself (read-only): the same verdicts, in the same order.
+    """
+    if pool is not None:
+        yield from in_batches(pool, functools.partial(verify_batch, ledger.reopen_url(), trusted), game_ids,
+                              (LedgerError,))
+        return
     with ledger.read() as connection:
         key = ledger.key_row(connection)
     public, signs_from = key if key is not None else (None, None)
@@ -63,6 +73,19 @@ def stored_games(ledger: Ledger, game_ids: Sequence[str], trusted: bytes | None 
             stored = {game.game_id: game for game in closing.of_games(connection, chunk)}
         for game_id in chunk:
             yield _one(ledger, stored[game_id], trusted, public, signs_from)
+
+
+def verify_batch(url: str, trusted: bytes | None, game_ids: list[str]) -> list[Verdict]:
+    """One batch of a pool's work: the database at ``url`` opened read-only, its games ``game_ids`` verified."""
+    ledger = Ledger(url, read_only=True)
+    try:
+        verdicts = list(stored_games(ledger, game_ids, trusted))
+    finally:
+        ledger.close()
+    for verdict in verdicts:
+        if verdict.report is not None:
+            verdict.report.final = None  # the last state is not sent back from a worker
+    return verdicts
 
 
 def _one(ledger: Ledger, stored: closing.Closing, trusted: bytes | None, public: bytes | None,

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import subprocess
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -23,3 +28,30 @@ def run_and_verify(folder: Path, game: str, db: Path, players: int = 2) -> list[
     verified = runner.invoke(app, ["replay", "verify", "--db", str(db), "--quiet"])
     assert verified.exit_code == 0 and "all passed" in verified.output, verified.output
     return rows
+
+
+def on_terminal(argv: list[str], timeout: float = 240, **popen) -> tuple[int, bytes]:
+    """Run ``argv`` with its stdin, stdout and stderr on a new pseudo-terminal (a session of its own, so
+    the terminal is its controlling one); its exit status and every byte it wrote there."""
+    controller, child = pty.openpty()
+    process = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, start_new_session=True, **popen)
+    os.close(child)
+    shown = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if select.select([controller], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # the terminal's last writer closed it
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            elif process.poll() is not None:
+                break
+        return process.wait(timeout=30), shown
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)

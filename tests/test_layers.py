@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
+from itertools import pairwise
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
@@ -84,6 +84,13 @@ def existing_module(name: str, root: Path = ROOT) -> bool:
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    """A synthetic project: each file (a path under ``root``) with its text."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def test_the_table_names_every_checked_layer():
     """The document's table has a row for every folder whose imports are checked."""
     table = allowed_imports()
@@ -133,9 +140,7 @@ def test_the_checker_catches_each_kind_of_broken_import(tmp_path):
         "adapters/__init__.py": "",
         "adapters/pettingzoo.py": "from ..tournaments.play import runner\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(tmp_path, files)
     broken = violations(tmp_path)
     assert any(b.startswith("engines/base.py:2 (engines) imports ledger.store") for b in broken), broken
     assert any(b.startswith("ledger/store.py:1 (ledger) imports tournaments.play") for b in broken), broken
@@ -145,26 +150,151 @@ def test_the_checker_catches_each_kind_of_broken_import(tmp_path):
     assert len(broken) == 4, broken
 
 
-@pytest.mark.parametrize("game", sorted(p.name for p in (ROOT / "engines").iterdir() if (p / "__init__.py").is_file()))
-def test_no_import_circle_inside_a_game_package(game):
-    """The modules of one game package import each other without a circle (the package's __init__ aside)."""
-    package = f"engines.{game}"
-    graph = {}
-    for path in sorted((ROOT / "engines" / game).glob("*.py")):
-        if path.name == "__init__.py":
-            continue
-        inside = {t for _, t in imports_of(path) if t.startswith(package + ".") and existing_module(t)}
-        graph[module_name(path)] = inside
-    state: dict[str, int] = {}  # 1 visiting, 2 done
+def import_graph(root: Path = ROOT) -> dict[str, dict[str, int]]:
+    """Per checked module, the project modules it imports and the line of the first import of each.
 
-    def visit(module: str, trail: list[str]) -> None:
-        if state.get(module) == 2:
-            return
-        assert state.get(module) != 1, "import circle: " + " -> ".join([*trail, module])
-        state[module] = 1
-        for target in sorted(graph.get(module, ())):
-            visit(target, [*trail, module])
-        state[module] = 2
+    ``from package import module`` imports the package (its ``__init__`` runs, and the name is read
+    from it) as well as the module; ``from package.module import name`` imports the module only.
+    """
+    graph: dict[str, dict[str, int]] = {}
+    for path in project_modules(root):
+        name = module_name(path, root)
+        edges: dict[str, int] = {}
+        for line, target in imports_of(path, root):
+            if target != name and target.split(".")[0] in PROJECT and existing_module(target, root):
+                edges.setdefault(target, line)
+        graph[name] = edges
+    return graph
 
-    for module in graph:
-        visit(module, [])
+
+def circles(root: Path = ROOT) -> list[str]:
+    """Every import circle under ``root``: for each group of modules that import each other round (a strongly
+    connected component), its shortest circle through its first module, as "a -> b (b.py:3) -> a (a.py:7)"."""
+    graph = import_graph(root)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in graph:
+                continue  # bench/ or tests/: not checked
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return [_shortest_circle(graph, group, root) for group in sorted(groups)]
+
+
+def _shortest_circle(graph: dict[str, dict[str, int]], group: list[str], root: Path) -> str:
+    """The shortest circle through the group's first module (breadth first, inside the group), each module
+    shown with the place where it imports the next."""
+    first, members = group[0], set(group)
+    parent: dict[str, str | None] = {first: None}
+    queue = deque([first])
+    last = None
+    while last is None:
+        module = queue.popleft()
+        for target in sorted(graph[module]):
+            if target == first:
+                last = module
+                break
+            if target in members and target not in parent:
+                parent[target] = module
+                queue.append(target)
+    path: list[str] = []
+    at: str | None = last
+    while at is not None:
+        path.append(at)
+        at = parent[at]
+    path.reverse()
+    path.append(first)
+    steps = [f"{a} ({module_path(a, root)}:{graph[a][b]})" for a, b in pairwise(path)]
+    return " -> ".join([*steps, first])
+
+
+def module_path(name: str, root: Path = ROOT) -> str:
+    path = root.joinpath(*name.split("."))
+    file = path / "__init__.py" if (path / "__init__.py").is_file() else path.with_suffix(".py")
+    return str(file.relative_to(root))
+
+
+def test_no_module_imports_itself_through_a_circle():
+    """No import circle anywhere in the checked packages: a lazy import, a TYPE_CHECKING one or ``from package
+    import module`` inside the package whose ``__init__`` imports the importer all count."""
+    found = circles()
+    assert not found, "import circles (docs/architecture.md):\n" + "\n".join(found)
+
+
+def test_the_checker_finds_each_kind_of_circle(tmp_path):
+    """A synthetic tree with a lazy circle, a TYPE_CHECKING circle, a module reading its own package and a
+    three-module ring: each is reported once, with where each import is; the acyclic rest is not."""
+    files = {
+        "engines/__init__.py": "",
+        "engines/game/__init__.py": "from engines.game.rules import ENGINE\n",
+        "engines/game/rules.py": "from engines.game import cards\nENGINE = 1\n",
+        "engines/game/cards.py": "",
+        "engines/other/__init__.py": "",
+        "engines/other/rules.py": "from engines.other.cards import X\n",
+        "engines/other/cards.py": "import engines.other.base as base\n",
+        "engines/other/base.py": "",
+        "tournaments/__init__.py": "",
+        "tournaments/play/__init__.py": "",
+        "tournaments/play/executors.py": "def open_executor():\n    from tournaments.play import remote\n",
+        "tournaments/play/remote.py": "from tournaments.play.executors import open_executor\n",
+        "tournaments/play/runner.py": "from tournaments.play import seeding\n",
+        "tournaments/play/seeding.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                        "    from tournaments.play.runner import Spec\n"),
+        "ledger/__init__.py": "",
+        "ledger/a.py": "from ledger import b\n",
+        "ledger/b.py": "from ledger.c import x\n",
+        "ledger/c.py": "def f():\n    import ledger.a\n",
+    }
+    write_tree(tmp_path, files)
+    assert circles(tmp_path) == [
+        "engines.game (engines/game/__init__.py:1) -> engines.game.rules (engines/game/rules.py:1) -> engines.game",
+        "ledger.a (ledger/a.py:1) -> ledger.b (ledger/b.py:1) -> ledger.c (ledger/c.py:2) -> ledger.a",
+        "tournaments.play.executors (tournaments/play/executors.py:2) -> tournaments.play.remote "
+        "(tournaments/play/remote.py:1) -> tournaments.play.executors",
+        "tournaments.play.runner (tournaments/play/runner.py:1) -> tournaments.play.seeding "
+        "(tournaments/play/seeding.py:3) -> tournaments.play.runner",
+    ]
+
+
+BENCH_ONLY = ("eventsourcing",)
+"""Libraries of the `bench` extra (pyproject.toml): bench/ may import them, tourney itself never."""
+
+
+def bench_only_imports(root: Path = ROOT) -> list[str]:
+    """Every import of a bench-only library by a checked module, as "file:line imports module"."""
+    return [f"{path.relative_to(root)}:{line} imports {target}" for path in project_modules(root)
+            for line, target in imports_of(path, root) if target.split(".")[0] in BENCH_ONLY]
+
+
+def test_no_checked_module_imports_a_bench_only_library():
+    """pyeventsourcing is the peer bench/peer_eventstore.py measures against, never a runtime dependency."""
+    found = bench_only_imports()
+    assert not found, found
+
+
+def test_the_bench_only_check_sees_an_import_of_one(tmp_path):
+    """The check above reports a lazy import of a bench-only library (it cannot pass vacuously)."""
+    write_tree(tmp_path, {"ledger/__init__.py": "", "ledger/store.py": "def f():\n    import eventsourcing.sqlite\n"})
+    assert bench_only_imports(tmp_path) == ["ledger/store.py:2 imports eventsourcing.sqlite"]

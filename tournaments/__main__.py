@@ -7,6 +7,9 @@ imported, so the first thing ``main`` does is take SIGINT over: until a command 
 prints the line and ends the process at once (nothing has been written yet). While a command
 runs, SIGINT is Python's KeyboardInterrupt again, which the command turns into its own line
 (`run` says how many games are stored and how to resume).
+
+Before that, sys.stdout and sys.stderr are made to show control characters escaped
+(tournaments.cli.escapes): much of what tourney prints was written by bots.
 """
 
 import os
@@ -22,6 +25,9 @@ def interrupted_outside_a_command(_signum, _frame) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, interrupted_outside_a_command)
+    from tournaments.cli.escapes import filter_streams
+
+    filter_streams()
     from tournaments.cli import main as run_command
 
     run_command()

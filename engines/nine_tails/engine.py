@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import engines.nine_tails.tricks as tricks
 from engines.base import (
     CHANCE,
     TERMINAL,
@@ -30,7 +31,6 @@ from engines.base import (
     competition_ranks,
     determinize,
 )
-from engines.nine_tails import tricks
 from engines.nine_tails.cards import (
     ANY,
     FAST_GOAL,

@@ -62,6 +62,10 @@ def test_stale_append_is_refused_and_changes_nothing(ledger):
     with pytest.raises(StaleAppend):
         ledger.append("g1", 5, chain(n=1, start=5))
     assert [r.seq for r in ledger.records("g1")] == [0, 1, 2]
+    row = ledger.game("g1")
+    assert (row["events"], row["head"]) == (3, ledger.records("g1")[-1].hash)
+    with pytest.raises(LedgerError, match="no game g2 to append to"):
+        ledger.append("g2", 0, chain(n=1))
 
 
 UPDATES_AND_DELETES = [

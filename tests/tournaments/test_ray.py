@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.test_protocol import SHIPPED, stored_games, wait_gone
+from tests.tournaments.test_protocol import SHIPPED, make_folder, stored_games, wait_gone
 from tests.tournaments.test_runner import descendants
 from tournaments.bots import sandbox
 
@@ -283,3 +283,44 @@ def test_executor_options_that_do_not_fit_are_refused_in_one_line(tmp_path, opti
     assert done.returncode == code, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and words in done.stderr, done.stderr
     assert stored_count(db) == 0
+
+
+@pytest.mark.slow
+def test_verify_on_the_cluster_prints_what_the_local_pool_prints(cluster, tmp_path):
+    """`replay verify --executor ray` on two nodes, of a database (two games tampered) and of a folder of its
+    logs (one forged): line for line what `--jobs 1` prints, failures named by game in the ledger's order.
+    108 games, so that they go out in several batches (replays.verify.batches)."""
+    folder = make_folder(tmp_path, good=4)
+    db = tmp_path / "league.db"
+    played = subprocess.run(run_args(folder, db, 9, "--jobs", "2", "--name", "league", sandboxed="off"),
+                            capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, env=environment())
+    assert played.returncode == 0, played.stderr
+    with closing(sqlite3.connect(db)) as connection:
+        ids = [row[0] for row in connection.execute("SELECT id FROM games ORDER BY created_at, id")]
+        assert len(ids) == 108
+        tampered = [ids[20], ids[90]]
+        connection.executemany("UPDATE seats SET rank = 3 - rank WHERE game_id = ?", [(i,) for i in tampered])
+        connection.commit()
+    logs = tmp_path / "logs"
+    exported = subprocess.run([sys.executable, "-m", "tournaments", "replay", "export", "--tournament",
+                               "league", "--out", str(logs), "--db", str(db)],
+                              capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    forged_path = sorted(logs.glob("*.json"))[50]
+    forged = json.loads(forged_path.read_text())
+    forged["result"]["ranking"].reverse()
+    forged_path.write_text(json.dumps(forged))
+    timing = re.compile(r" in [0-9.]+ s \([0-9,]+ events/s\)")
+    for source in (["--db", str(db)], [str(logs)]):
+        outputs = []
+        for where in (["--jobs", "1"], ["--executor", "ray", "--ray-address", cluster.address]):
+            done = subprocess.run([sys.executable, "-m", "tournaments", "replay", "verify", *source, *where],
+                                  capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, env=environment())
+            assert done.returncode == 1, done.stderr
+            outputs.append((timing.sub("", done.stdout), done.stderr))
+        assert outputs[0] == outputs[1]
+        failing = [line.split(": ")[0] for line in outputs[0][1].splitlines()]
+        expected = ([f"FAIL game {game_id}" for game_id in tampered] if source[0] == "--db"
+                    else [f"FAIL {forged_path}"])
+        assert failing[:len(expected)] == expected, outputs[0][1]
+        assert outputs[0][0].count("\nok   ") >= 105

@@ -14,11 +14,9 @@ import ast
 import contextlib
 import json
 import os
-import pty
 import random
 import re
 import secrets
-import select
 import shutil
 import signal
 import socket
@@ -31,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runs import on_terminal
 from tests.tournaments.test_protocol import GAME, SHIPPED, cli, processes_naming, stored_games
 from tournaments.bots import sandbox
 from tournaments.bots.discovery import discover
@@ -245,32 +244,11 @@ def test_a_bot_cannot_write_to_the_organisers_terminal(tmp_path):
     every stdin, stdout and stderr of other processes it can open, and pushes it as keystrokes
     (TIOCSTI). It has no terminal and sees no other process: the marker never shows."""
     folder, tag = hostile_folder(tmp_path, "terminal_writer")
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
+    code, shown = on_terminal(
         [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1",
          "--sandbox", "on", "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db")],
-        stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path, start_new_session=True)
-    os.close(terminal)
-    shown = b""
-    deadline = time.monotonic() + TIMEOUT
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([controller], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(controller, 65536)
-                except OSError:  # the terminal's last writer closed it
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            elif process.poll() is not None:
-                break
-        assert process.wait(timeout=30) == 0, shown
-    finally:
-        if process.poll() is None:
-            process.kill()
-        os.close(controller)
+        timeout=TIMEOUT, cwd=tmp_path)
+    assert code == 0, shown
     assert b"random_bot" in shown  # the standings did reach the terminal
     assert b"HOSTILE-BOT-WAS-HERE" not in shown, shown
     log = "".join(logs_of(tmp_path, f"terminal_writer_{tag}"))

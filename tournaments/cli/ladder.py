@@ -10,8 +10,9 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+import tournaments.cli.tables as tables
+import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Resources
-from tournaments.cli import tables, terminal
 from tournaments.cli.options import (
     MAX_SEATS,
     BotLogs,

@@ -8,7 +8,8 @@ import orjson
 import typer
 from rich.text import Text
 
-from tournaments.cli import tables, terminal
+import tournaments.cli.tables as tables
+import tournaments.cli.terminal as terminal
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]

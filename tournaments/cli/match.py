@@ -10,8 +10,9 @@ import orjson
 import typer
 from rich.text import Text
 
+import tournaments.cli.report as report
+import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Limits, Resources
-from tournaments.cli import report, terminal
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,

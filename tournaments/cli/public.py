@@ -9,7 +9,8 @@ import orjson
 import typer
 from rich.text import Text
 
-from tournaments.cli import tables, terminal
+import tournaments.cli.tables as tables
+import tournaments.cli.terminal as terminal
 from tournaments.cli.ladder import DEFAULTS, ladder_named, limits_of, on_a_ladder
 from tournaments.cli.options import (
     BotLogs,

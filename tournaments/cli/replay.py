@@ -11,11 +11,24 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tournaments.cli.options import Db, LedgerKey, NewDatabase, plural, reading, writing
+from tournaments.cli.options import (
+    Db,
+    Executor,
+    LedgerKey,
+    NewDatabase,
+    RayAddress,
+    check_jobs,
+    cpu_count,
+    plural,
+    reading,
+    writing,
+)
+from tournaments.play import defaults
 
 if TYPE_CHECKING:  # the library is imported by the commands, never for --help
     from ledger.store import Ledger
     from replays import render
+    from replays.verify import Pool
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
 
@@ -23,6 +36,9 @@ View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spe
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
 LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name (or the id `tourney list` shows): "
                                                                  "every game played on it.")]
+VerifyJobs = Annotated[int | None, typer.Option(
+    "--jobs", help="Worker processes that verify games (default: the CPU count; 0: verify here).",
+    callback=lambda value: None if value is None else check_jobs(value), show_default=False)]
 
 
 def log_files(paths: list[Path]) -> list[Path]:
@@ -182,6 +198,7 @@ def import_(
 
 @app.command("verify")
 def verify(
+    ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(help="Log files or directories of .json logs.")] = None,
     key: Annotated[Path | None, typer.Option("--key", help="Ed25519 public key file every log must be signed by.")]
     = None,
@@ -190,27 +207,35 @@ def verify(
     db: Annotated[str | None, typer.Option("--db", help="Verify the games stored in this database instead of files.",
                                            show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures and the summary.")] = False,
+    jobs: VerifyJobs = None,
+    executor: Executor = defaults.LOCAL,
+    ray_address: RayAddress = None,
 ) -> None:
     """Re-derive every game of the logs and check it: chain, seed, chance, moves, result, signature.
 
     With --db: every game stored there (or of --tournament, or --ladder), whatever its status,
     and every derived row against the events, the signatures, checkpoints, schedules and seeds.
+    The games are verified on every core (--jobs) or on a Ray cluster (--executor ray), and
+    reported in the same order, with the same lines, however many verify them.
 
     Example: tourney replay verify logs/ --key league.pub
     """
     from replays import log as logfmt
     from replays import signing
-    from replays.verify import Summary, clock, collector_paused, verify_log
-    from tournaments.play import manifest
+    from replays.verify import Summary, clock, verified_files
+    from tournaments.play import executors, manifest
 
     trusted = signing.load_public(key) if key is not None else None
+    executors.check(executor, ray_address, jobs)
+    pool = executors.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address, quiet_stdout=False)
     if db is not None or tournament is not None or ladder is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
         from tournaments.cli.ladder import ladder_named
 
         ledger = reading(db)
-        if verify_ledger(ledger, tournament, ladder_named(ledger, ladder) if ladder else None, trusted, quiet):
+        if verify_ledger(ledger, tournament, ladder_named(ledger, ladder) if ladder else None, trusted, quiet,
+                         ctx.with_resource(pool)):
             raise typer.Exit(1)
         return
     if not paths:
@@ -221,18 +246,18 @@ def verify(
     manifests = manifest_files(paths)
     seen: dict[Path, dict[str, dict]] = {}
     # A manifest named alone is checked with the logs of its folder, which are verified too.
-    for path in log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths))):
-        name = str(path)
+    files = log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths)))
+    verdicts = verified_files([(str(path), str(path.resolve())) for path in files], trusted, ctx.with_resource(pool))
+    for path, verdict in zip(files, verdicts, strict=True):
+        name = verdict.name
         summary.games += 1
-        try:
-            log = logfmt.read(path)
-            seen.setdefault(path.parent, {})[log["game_id"]] = {"head": log.get("head"), "seed": log.get("seed")}
-            with collector_paused():
-                report = verify_log(log, name, trusted)
-        except (logfmt.LogError, KeyError, TypeError) as error:
+        if verdict.game_id is not None:
+            seen.setdefault(path.parent, {})[verdict.game_id] = {"head": verdict.head, "seed": verdict.seed}
+        if verdict.report is None:
             summary.failures += 1
-            typer.echo(f"FAIL {name}: {error}", err=True)
+            typer.echo(f"FAIL {name}: {verdict.failure}", err=True)
             continue
+        report = verdict.report
         summary.events += report.events
         withheld += report.hidden_decisions
         if not quiet:
@@ -273,9 +298,9 @@ def manifest_files(paths: list[Path]) -> list[Path]:
 
 
 def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, trusted: bytes | None,
-                  quiet: bool) -> int:
-    """`replay verify --db`: every game of the scope, then each tournament and ladder as a whole; prints what
-    it finds and returns how many failures (0: all passed)."""
+                  quiet: bool, pool: Pool | None = None) -> int:
+    """`replay verify --db`: every game of the scope (on ``pool``, None: here), then each tournament and ladder as
+    a whole; prints what it finds and returns how many failures (0: all passed)."""
     from ledger import ladders as ladder_rows
     from ledger import tournaments as tournament_rows
     from replays import audit, signing
@@ -302,7 +327,7 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
                               "none")
     public = ledger.public_key()
     summary, still_playing, began = Summary(), 0, clock()
-    for verdict in audit.stored_games(ledger, ids, trusted):
+    for verdict in audit.stored_games(ledger, ids, trusted, pool):
         summary.games += 1
         if verdict.state == audit.FAIL:
             summary.failures += 1

@@ -12,8 +12,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.report as report
+import tournaments.cli.tables as tables
+import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Limits, Resources
-from tournaments.cli import report, tables, terminal
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,

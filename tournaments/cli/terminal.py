@@ -1,20 +1,44 @@
 """The consoles commands print through.
 
 User text (bot names, file names, notices, reasons) is printed as written: never read as
-Rich markup (``[bold]``) or emoji codes (``:-1:``), so styling is given with ``style=``.
-Off a terminal (pipes, CI logs) Rich would wrap at 80 columns; there tables get 160, or $COLUMNS.
+Rich markup (``[bold]``) or emoji codes (``:-1:``), so styling is given with ``style=``; and
+with every control character escaped (tournaments.cli.escapes), so that nothing a bot wrote
+drives the terminal. Off a terminal (pipes, CI logs) Rich would wrap at 80 columns; there
+tables get 160, or $COLUMNS.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console
+from rich.segment import Segment
+
+from tournaments.cli.escapes import PrintableStream, printable
+
+
+class SafeConsole(Console):
+    """A Rich console that shows control characters escaped wherever its text came from."""
+
+    def render_str(self, text: str, **options: Any):  # before layout: the escapes are measured
+        return super().render_str(printable(text), **options)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        # The last step before the terminal (Rich's own styles and controls are added here, after
+        # this); a Text built by a command reaches it unescaped.
+        return super()._render_buffer(
+            segment if segment.control else Segment(printable(segment.text), segment.style) for segment in buffer
+        )
 
 
 def console(stderr: bool = False) -> Console:
-    terminal = (sys.stderr if stderr else sys.stdout).isatty()
+    stream = sys.stderr if stderr else sys.stdout
+    terminal = stream.isatty()
     columns = os.environ.get("COLUMNS", "")
     width = int(columns) if columns.isdigit() else None if terminal else 160
-    return Console(stderr=stderr, markup=False, emoji=False, highlight=False, width=width)
+    # Past the stream filter: Rich's own escape sequences (colours, the progress bar) must reach the terminal.
+    file = stream.unfiltered if isinstance(stream, PrintableStream) else None
+    return SafeConsole(stderr=stderr, markup=False, emoji=False, highlight=False, width=width, file=file)

@@ -8,7 +8,8 @@ import orjson
 import typer
 from rich.text import Text
 
-from tournaments.cli import tables, terminal
+import tournaments.cli.tables as tables
+import tournaments.cli.terminal as terminal
 from tournaments.cli.options import Db, reading, require_database, writing
 
 app = typer.Typer(help="Owners of bots on a served league, and their API tokens.", no_args_is_help=True)

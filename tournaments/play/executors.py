@@ -13,16 +13,15 @@ executor never stores anything: the runner, in the organiser's process, is the o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from tournaments.play import runner
 from tournaments.play.defaults import EXECUTORS, LOCAL, RAY
-
-
-class ExecutorError(runner.TournamentError):
-    """An executor that cannot start (Ray missing, a cluster out of reach); one clear line."""
+from tournaments.play.runner import ExecutorError
+from tournaments.play.workers import run as run_workers
 
 
 class Executor(Protocol):
@@ -33,6 +32,18 @@ class Executor(Protocol):
 
     def describe(self) -> str:
         """Where the games are played, in a few words for the run's first line."""
+        ...
+
+    @property
+    def capacity(self) -> int:
+        """How many items ``imap`` works on at once (0: one at a time, in this process)."""
+        ...
+
+    def imap(self, work: Callable[[Any], Any], items: Sequence[Any], describe: Callable[[Any], str] = repr,
+             passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[Any]:
+        """``work(item)`` for every item (``work`` and the items picklable, ``work`` a module's function or a
+        partial of one), the results in the items' order whatever finished first (verification's batches).
+        An exception of a ``passthrough`` type that ``work`` raises is raised again here."""
         ...
 
     def __enter__(self) -> Executor: ...
@@ -53,11 +64,36 @@ class Local:
     def describe(self) -> str:
         return f"{self.workers:,} job" + ("" if self.workers == 1 else "s")
 
+    @property
+    def capacity(self) -> int:
+        return max(self.workers, 0)
+
+    def imap(self, work: Callable[[Any], Any], items: Sequence[Any], describe: Callable[[Any], str] = repr,
+             passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[Any]:
+        if self.workers <= 0 or len(items) <= 1:
+            for item in items:
+                yield work(item)
+            return
+        finished: dict[int, Any] = {}
+        following = 0
+        for index, result in run_workers(functools.partial(_numbered, work), list(enumerate(items)),
+                                         min(self.workers, len(items)), lambda pair: describe(pair[1]),
+                                         passthrough=passthrough):
+            finished[index] = result
+            while following in finished:
+                yield finished.pop(following)
+                following += 1
+
     def __enter__(self) -> Local:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         pass
+
+
+def _numbered(work: Callable[[Any], Any], pair: tuple[int, Any]) -> tuple[int, Any]:
+    """In a worker: ``work`` of a numbered item, with its number (results come back in any order)."""
+    return pair[0], work(pair[1])
 
 
 def ray_installed() -> bool:
@@ -83,12 +119,13 @@ def check(name: str, ray_address: str | None = None, jobs: int | None = None) ->
         raise ExecutorError("--executor ray needs Ray, which is not installed here: pip install 'tourney[ray]'")
 
 
-def open_executor(name: str, workers: int, ray_address: str | None = None) -> Executor:
+def open_executor(name: str, workers: int, ray_address: str | None = None, quiet_stdout: bool = True) -> Executor:
     """The executor called ``name``, not yet started: enter it (``with``) to start the pool or join
-    the cluster. ExecutorError if it cannot be used here."""
+    the cluster. ExecutorError if it cannot be used here. ``quiet_stdout`` False: a command that prints
+    its results while it is connected to Ray keeps stdout (Ray's driver may print news there)."""
     check(name, ray_address)
     if name == RAY:
         from tournaments.play import ray_executor  # imports Ray: only when asked for
 
-        return ray_executor.RayExecutor(ray_address)
+        return ray_executor.RayExecutor(ray_address, quiet_stdout)
     return Local(workers)

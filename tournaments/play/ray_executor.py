@@ -1,6 +1,7 @@
 """The Ray executor: every game of a stage is a Ray task on a Ray cluster (``--executor ray``).
 
-This module alone imports Ray (tournaments.play.executors imports it only when asked for).
+This module alone imports Ray (tournaments.play.executors imports it only when asked for, and it
+imports nothing of that module: no import circle).
 
 * **One game, one task.** A task plays its job with ``runner.play_job``, exactly as a local
   worker does: the same key, seeds and limits, every bot in its own sandbox when the run is
@@ -26,13 +27,15 @@ This module alone imports Ray (tournaments.play.executors imports it only when a
 from __future__ import annotations
 
 import atexit
+import itertools
 import logging
 import os
 import shutil
 import socket
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,7 @@ from tournaments.bots import sandbox
 from tournaments.bots.discovery import staged_copy
 from tournaments.bots.spec import BotSpec
 from tournaments.play import runner
-from tournaments.play.executors import ExecutorError
+from tournaments.play.runner import ExecutorError
 from tournaments.play.workers import WorkerDied
 
 RETRIES = 3
@@ -113,6 +116,11 @@ def play_remote(job: runner.Job, bundle: Bundle) -> runner.Result:
     return runner.play_job(replace(job, spec=replace(job.spec, bots=here(job.spec.bots, bundle))), in_worker=True)
 
 
+def apply_remote(work: Callable[[Any], Any], item: Any) -> Any:
+    """The body of an ``imap`` task (Ray makes tasks of functions, not of partials such as ``work``)."""
+    return work(item)
+
+
 def _unreachable(address: str) -> str | None:
     """Why nothing answers at a ``host:port`` address (Ray itself retries for minutes); None if
     something does, or if the address is not host:port (``auto``, ``ray://...``: Ray's to judge)."""
@@ -129,10 +137,12 @@ def _unreachable(address: str) -> str | None:
 class RayExecutor:
     """Games as Ray tasks on the cluster at ``address`` (None: Ray's own choice, ``ray.init()``)."""
 
-    def __init__(self, address: str | None) -> None:
+    def __init__(self, address: str | None, quiet_stdout: bool = True) -> None:
         self.address = address
+        self.quiet_stdout = quiet_stdout
         self.cpus = 0
         self._task: Any = None
+        self._apply: Any = None
         self._connected = False
         self._stdout: Any = None
 
@@ -152,19 +162,54 @@ class RayExecutor:
         self._connected = True
         self.cpus = int(ray.cluster_resources().get("CPU", 0))
         self._task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(play_remote)
+        self._apply = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(apply_remote)
         # Ray's driver prints the cluster's news (a node that died, say) to stdout from a thread of
         # its own: while connected, stdout is stderr, so what a command prints there (--json) stays clean.
-        self._stdout, sys.stdout = sys.stdout, sys.stderr
+        if self.quiet_stdout:
+            self._stdout, sys.stdout = sys.stdout, sys.stderr
         return self
 
     def __exit__(self, *_exc: object) -> None:
         if self._connected:
             ray.shutdown()  # leaves the cluster running (it stops one this run started itself)
             self._connected = False
-            sys.stdout = self._stdout
+            if self._stdout is not None:
+                sys.stdout, self._stdout = self._stdout, None
 
     def describe(self) -> str:
         return f"on the Ray cluster at {self.address}" if self.address else "on Ray"
+
+    @property
+    def capacity(self) -> int:
+        return self.cpus
+
+    def imap(self, work: Callable[[Any], Any], items: Sequence[Any], describe: Callable[[Any], str] = repr,
+             passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[Any]:
+        """Every item a task (run again by Ray on a lost node), at most as many in flight as for games;
+        the results taken in the items' order."""
+        if self._task is None:
+            raise RuntimeError("enter the executor (with ...) before using it")
+        task = self._apply
+        limit = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_CPU * self.cpus)
+        waiting = iter(items)
+        running: deque[tuple[Any, Any]] = deque()
+        for item in itertools.islice(waiting, limit):
+            running.append((task.remote(work, item), item))
+        while running:
+            ref, item = running.popleft()
+            try:
+                result = ray.get(ref)
+            except ray_errors.RayTaskError as error:
+                if isinstance(error.cause, passthrough):
+                    raise error.cause from None
+                raise RuntimeError(f"a Ray task failed while {describe(item)}:\n{error}") from None
+            except (ray_errors.WorkerCrashedError, ray_errors.NodeDiedError, ray_errors.ObjectLostError,
+                    ray_errors.TaskUnschedulableError, ray_errors.RaySystemError) as error:
+                raise WorkerDied(f"{describe(item)} was lost on the Ray cluster {RETRIES + 1} times "
+                                 f"({type(error).__name__})") from None
+            for following in itertools.islice(waiting, 1):
+                running.append((task.remote(work, following), following))
+            yield result
 
     def results(self, jobs: list[runner.Job], notice: Callable[[str], None] | None = None
                 ) -> Iterator[runner.Result]:

@@ -55,6 +55,11 @@ class TournamentError(ValueError):
     """A tournament that cannot run as asked; the message is one clear line."""
 
 
+class ExecutorError(TournamentError):
+    """An executor that cannot start (Ray missing, a cluster out of reach); one clear line. Defined here, not in
+    tournaments.play.executors, so that the Ray executor, which that module imports, needs nothing of it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Spec:
     """What defines a tournament (stored with it; a resume must match it)."""

@@ -14,7 +14,7 @@ seeds (its spec holds its seed, often the old default "1") resumes with that see
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from ledger import seeds
 from ledger import tournaments as tournament_rows
@@ -22,8 +22,19 @@ from ledger.canonical import loads
 from ledger.keys import LedgerKey
 from ledger.store import Ledger
 
-if TYPE_CHECKING:
-    from tournaments.play.runner import Spec
+
+class Seeded(Protocol):
+    """What this module reads and replaces of a spec (tournaments.play.runner.Spec, a frozen dataclass), named
+    here so that it needs nothing of the runner, which imports it."""
+
+    @property
+    def seed(self) -> str | None: ...
+
+    @property
+    def drawn(self) -> bool: ...
+
+
+Spec = TypeVar("Spec", bound=Seeded)
 
 
 class SeedMismatch(ValueError):

@@ -44,6 +44,8 @@ def db(tmp_path_factory):
     tourney("match", bots / f"{LONG_BOT}.py", "random_bot", "--bots", bots, "--game", "lemur-tails", "--games", "2",
             "--seed", "1", "--jobs", "0", "--sandbox", "off", "--name", "long-match", "--db", path)
     tourney("ladder", "submit", LADDER, ROOT / "bots" / "random_bot.py", "--as", LONG_BOT, "--db", path)
+    tourney("ladder", "create", "autumn", "--game", "tails-on-fire", "--db", path)  # OpenSkill: other columns
+    tourney("ladder", "submit", "autumn", ROOT / "bots" / "random_bot.py", "--as", LONG_BOT, "--db", path)
     return path
 
 
@@ -107,7 +109,7 @@ def test_list_fits_and_its_ids_name_the_tournament_and_the_ladder(db):
     assert long_row[1].endswith("…")
     assert tourney("standings", long_row[0], "--json", "--db", db) == tourney("standings", LONG_TOURNAMENT, "--json",
                                                                               "--db", db)
-    ladder_id = next(cells[0] for cells in rows if cells[2] == "ladder")
+    ladder_id = next(cells[0] for cells in rows if cells[2] == "ladder" and cells[1] == LADDER)
     assert tourney("ladder", "standings", ladder_id, "--json", "--db", db) == tourney(
         "ladder", "standings", LADDER, "--json", "--db", db)
 
@@ -134,7 +136,7 @@ def test_ladder_tables_fit_and_a_bots_short_id_names_it(db):
     """`ladder standings`, `ladder list`, `ladder history`, `ladder queue` and `users list` at 80 columns."""
     data = json.loads(tourney("ladder", "standings", LADDER, "--json", "--db", db))
     rows = rows_of(tourney("ladder", "standings", LADDER, "--db", db),
-                   ["#", "id", "bot", "version", "rating", "±95%", "games", "forfeits"], len(data))
+                   ["#", "id", "bot", "version", "rating", "±", "95%", "games", "forfeits"], len(data))
     for cells, row in zip(rows, data, strict=True):  # a name may hold spaces: the cells around it are checked
         at = cells.index(f"v{row['version']}")
         assert cells[0] == str(row["rank"]) and named(" ".join(cells[2:at]), row["bot"])
@@ -144,6 +146,11 @@ def test_ladder_tables_fit_and_a_bots_short_id_names_it(db):
     assert long_row[2].endswith("…")
     assert tourney("ladder", "history", LADDER, long_row[1], "--json", "--db", db) == tourney(
         "ladder", "history", LADDER, LONG_BOT, "--json", "--db", db)
+    skill = json.loads(tourney("ladder", "standings", "autumn", "--json", "--db", db))
+    (row,) = rows_of(tourney("ladder", "standings", "autumn", "--db", db),
+                     ["#", "id", "bot", "version", "mu", "-", "3σ", "mu", "σ", "games", "forfeits"], 1)
+    assert named(row[2], LONG_BOT) and row[3:8] == ["v1", f"{skill[0]['rating']:.2f}", f"{skill[0]['mu']:.2f}",
+                                                    f"{skill[0]['sigma']:.2f}", "0"]
     rows_of(tourney("ladder", "list", "--db", db), ["id", "ladder", "game", "players", "active", "bots", "games"])
     rows_of(tourney("ladder", "queue", LADDER, "--all", "--db", db),
             ["match", "session", "deal", "table", "status", "worker", "attempts"])

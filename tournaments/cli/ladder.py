@@ -228,7 +228,7 @@ def standings(
 
     ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, rows.get(ledger, name)["id"], False)}
     skill = any(r.mu is not None for r in rows_)
-    values = ("mu-3σ", "mu", "σ") if skill else ("rating", "±95%")
+    values = ("mu - 3σ", "mu", "σ") if skill else ("rating", "± 95%")
     columns = [tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME),
                tables.Column("version", tables.WORD), *(tables.Column(v) for v in values), tables.Column("games"),
                tables.Column("forfeits"), tables.Column("", tables.WORD)]

@@ -60,26 +60,26 @@ def fitted(console: Console, columns: Sequence[Column], rows: Sequence[Sequence[
     for row in rows:
         table.add_row(*row)
     excess = Measurement.get(console, console.options.update(max_width=100_000), table).maximum - console.width
+    widths = list(natural)
     for kind, floor in ((PROSE, READABLE), (NAME, READABLE), (PROSE, PROSE_MIN), (NAME, NAME_MIN)):
         if excess <= 0:
             break
-        excess = _shrink(table, [i for i, c in enumerate(columns) if c.kind == kind], natural, floor, excess)
+        excess = _shrink(widths, [i for i, c in enumerate(columns) if c.kind == kind], floor, excess)
+    for i, width in enumerate(widths):
+        if width < natural[i]:
+            table.columns[i].max_width = width
     return table
 
 
-def _shrink(table: Table, indices: list[int], natural: list[int], floor: int, excess: int) -> int:
-    """Narrow the columns ``indices`` (the widest first, one character at a time, none below ``floor``) by up to
-    ``excess`` characters in all; the excess left."""
-    widths = {i: natural[i] for i in indices}
+def _shrink(widths: list[int], indices: list[int], floor: int, excess: int) -> int:
+    """Narrow the columns ``indices`` of ``widths`` (the widest first, one character at a time, none below
+    ``floor``) by up to ``excess`` characters in all; the excess left."""
     while excess > 0:
-        widest = max((i for i in widths if widths[i] > floor), key=lambda i: widths[i], default=None)
+        widest = max((i for i in indices if widths[i] > floor), key=lambda i: widths[i], default=None)
         if widest is None:
             break
         widths[widest] -= 1
         excess -= 1
-    for i, width in widths.items():
-        if width < natural[i]:
-            table.columns[i].max_width = width
     return excess
 
 

@@ -3,12 +3,12 @@
 What a new user does, in a temporary folder: clone the repository (its committed HEAD), make a
 virtual environment, `pip install .` into it, then run the main job in the clone, sandboxed as
 it is by default. Each step's wall time is printed, and the total against the goal of issue 31
-(at most 60 s on an idle 2-core machine, the install included). A run on the shared machine while
-others' test suites ran (docs/benchmarks.md has the figures from a quieter moment):
+(at most 60 s on an idle 2-core machine, the install included), as on 2026-12-01 (docs/benchmarks.md
+has the other runs, some on a busy machine):
 
-    main job: clone=0.4 s venv=5.3 s install=19.5 s run=56.8 s total=82.0 s (goal: at most 60 s, NOT met)
-    main job: 40 games, sandboxed, 5 bots; ratio total/goal: 1.37
-    main job: load average 7.0 at the start, 8.5 at the end, on 2 CPUs: a busy machine, where the goal ...
+    main job: clone=0.1 s venv=2.3 s install=7.0 s run=21.0 s total=30.4 s (goal: at most 60 s, met)
+    main job: 40 games, sandboxed, 5 bots; ratio total/goal: 0.51
+    main job: load average 0.1 at the start, 1.2 at the end, on 2 CPUs
 
 The last line says how busy the machine was: on a shared, loaded one every step stretches, and the
 goal is for an idle machine.

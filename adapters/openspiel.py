@@ -5,22 +5,35 @@
     game = pyspiel.load_game("python_tourney_lemur_tails")            # or "...(players=3)" for the others
     state = game.new_initial_state()
 
-Shaped on OpenSpiel's own kuhn_poker.py. Actions are the indices of adapters/actions.py (the
-same as the PettingZoo environments'). **Chance nodes** are OpenSpiel chance outcomes: a game's
-chance step draws from its PRNG one uniform number at a time (``below(n)``: a card of a shuffle,
-a blind draw), and each such draw is one chance node with ``n`` equally likely outcomes, so a
-shuffle of 88 cards is 87 chance nodes and every outcome list stays small. The engine's own
-chance function is replayed with the outcomes chosen so far until it has all it needs, so the
-events and their probabilities are exactly the engine's. Returns come at the end from the
-ranking: (seats below - seats above) / (n - 1), a zero-sum game. **Strings**: the observation
-string of a player is its view (JSON, sorted keys); its information-state string is every event
-so far as that player sees it (redacted: its own private parts, never another's), one JSON
-event a line: perfect recall. The observation tensor is adapters/observations.py's encoding.
+Shaped on OpenSpiel's own kuhn_poker.py. Actions are the indices of adapters/actions.py (the same as the
+PettingZoo environments'). **Chance nodes** are the engine's own draws: a chance step draws from its PRNG one
+uniform number at a time (``below(n)``: a card of a shuffle, a blind draw), and each draw is one chance node of
+``n`` equally likely outcomes, so a shuffle of 88 cards is 87 chance nodes. Returns come at the end from the
+ranking: (seats below - seats above) / (n - 1), a zero-sum game. The state's work is done in plain Python by
+adapters/openspiel_state.py (``Core``: copies in O(1), chance steps announced, strings made when read,
+serialisation linear in the history, undo, resampling); this module is the pyspiel side of it.
+
+**Strings and tensors**, for every ``IIGObservationType`` (``TourneyObserver``): an observation (no perfect
+recall) is a view of the state now: the player's view (``engine.view(state, player)``), the spectator's (public
+information only: the same for every player), or every seat's (all private information); its tensor is
+adapters/observations.py's encoding of that view (one per seat for all players; no tensor without public
+information). An information state (perfect recall) is every event so far, one JSON object a line: as the player
+sees it (its own private parts, never another's), the public parts only, or every part (``KINDS`` in
+openspiel_state.py). There is no information-state tensor: the game type says so
+(``provides_information_state_tensor=False``) and asking for one raises ``pyspiel.SpielError``, as OpenSpiel's
+games without one do.
+
+pyspiel calls no Python ``undo_action`` or ``resample_from_infostate``; Python callers (OpenSpiel's Python
+algorithms, ISMCTSBot among them) find this module's. pyspiel also gives Python no way to rewind its C++ record
+of actions, so the state keeps its own and ``history()``, ``history_str()``, ``full_history()``, ``move_number()``
+and ``is_initial_state()`` read it: after an undo they are right from Python, while C++ code reading the same
+state's ``History()`` would still see the undone action.
 """
 
 from __future__ import annotations
 
 import json
+from copy import copy
 from typing import Any
 
 import numpy as np
@@ -28,10 +41,9 @@ import pyspiel
 
 from adapters.actions import SPACES
 from adapters.observations import ENCODINGS
+from adapters.openspiel_state import CHANCE_PLAYER, Core, Log, Past, Rules, private_view
 from adapters.rewards import rewards
 from engines import registry
-from engines.base import CHANCE, TERMINAL
-from engines.chance import Prng
 from engines.lemur_tails.cards import TAIL_CARDS
 from engines.nine_tails.cards import WILDS_IDS
 
@@ -41,33 +53,14 @@ MAX_LENGTH = {"tails-on-fire": 2_000, "nine-tails": 3_000 * 60, "lemur-tails": 4
 """A bound on decisions per game: the move cap (ALL-4) times the most decisions a turn may take."""
 
 
-class NeedDraw(Exception):
-    """The chance step needs one more uniform draw below ``n`` than it was given."""
-
-    def __init__(self, n: int) -> None:
-        super().__init__(n)
-        self.n = n
-
-
-class Draws(Prng):
-    """A Prng that hands out given outcomes of ``below`` (shuffle, sample and choice are Prng's own)."""
-
-    __slots__ = ("outcomes", "used")
-
-    def __init__(self, outcomes: list[int]) -> None:  # no seed: nothing is hashed
-        self.outcomes = outcomes
-        self.used = 0
-
-    def below(self, n: int) -> int:
-        if self.used == len(self.outcomes):
-            raise NeedDraw(n)
-        outcome = self.outcomes[self.used]
-        self.used += 1
-        return outcome
-
-
 def short_name(game: str) -> str:
     return f"python_tourney_{game.replace('-', '_')}"
+
+
+def game_of(game: pyspiel.Game) -> tuple[str, int]:
+    """The tourney game name and table size of a loaded OpenSpiel game."""
+    name = game.get_type().short_name.removeprefix("python_tourney_").replace("_", "-")
+    return name, int(game.get_parameters()["players"])
 
 
 class TourneyGame(pyspiel.Game):
@@ -81,9 +74,11 @@ class TourneyGame(pyspiel.Game):
             num_distinct_actions=len(SPACES[game]), max_chance_outcomes=GAMES[game], num_players=players,
             min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=MAX_LENGTH[game],
         ), {"players": players})
+        self.rules = Rules(game, players)
+        self.start = Core.initial(self.rules)  # every new state (and every clone pyspiel makes) copies it
 
     def new_initial_state(self) -> TourneyState:
-        return TourneyState(self)
+        return TourneyState(self, copy(self.start))
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> TourneyObserver:
         if params:
@@ -91,118 +86,125 @@ class TourneyGame(pyspiel.Game):
         return TourneyObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
 
 
-def game_of(game: pyspiel.Game) -> tuple[str, int]:
-    """The tourney game name and table size of a loaded OpenSpiel game (pyspiel keeps no Python attributes)."""
-    name = game.get_type().short_name.removeprefix("python_tourney_").replace("_", "-")
-    return name, int(game.get_parameters()["players"])
-
-
-class Shared:
-    """Game data that clones of a state share: pyspiel clones a Python state with copy.deepcopy, and engine
-    states and events are immutable, so copying them would only cost time."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __deepcopy__(self, memo) -> Shared:
-        return self
+_OUTCOMES: dict[int, list[tuple[int, float]]] = {}
+"""The outcomes of a chance node of n equally likely outcomes, by n."""
 
 
 class TourneyState(pyspiel.State):
-    """A game in progress: the engine's state, the events so far, and the draws of a pending chance step."""
+    """A game in progress: pyspiel's side of an openspiel_state.Core (``self.core``), which does the work."""
 
-    def __init__(self, game: pyspiel.Game) -> None:
+    def __init__(self, game: pyspiel.Game, core: Core | None = None) -> None:
         super().__init__(game)
-        name, players = game_of(game)
-        engine = registry.get(name)
-        self.fixed = Shared((engine, SPACES[name], players))
-        self.now = Shared(None)
-        self.log = Shared(None)  # the events so far, newest first: (public line, private line, audience, older)
-        self.draws: list[int] = []
-        self.pending = 0  # outcomes of the chance node now open (0: none)
-        self.chance_steps = 0  # chance steps completed: the k-th draws from the game's PRNG stream k
-        for event in engine.start(engine.configure(players)):
-            self._fold(event)
-        self._settle()
+        self.core = core if core is not None else Core.initial(Rules(*game_of(game)))
 
-    @property
-    def engine(self) -> Any:
-        return self.fixed.value[0]
-
-    @property
-    def state(self) -> Any:
-        return self.now.value
-
-    def _fold(self, event) -> None:
-        self.now = Shared(self.engine.apply(self.now.value, event))
-        public = json.dumps({"type": event.type, "data": event.data}, sort_keys=True)
-        private = None
-        if event.private is not None:
-            private = json.dumps({"type": event.type, "data": event.data, "private": event.private}, sort_keys=True)
-        self.log = Shared((public, private, event.audience, self.log.value))
-
-    def _settle(self) -> None:
-        """Run chance steps as far as the draws given allow: stop at a draw still to make, a seat, or the end."""
-        engine = self.engine
-        while engine.actor(self.state) == CHANCE:
-            try:
-                events = engine.chance(self.state, Draws(self.draws))
-            except NeedDraw as need:
-                self.pending = need.n
-                return
-            self.draws, self.pending = [], 0
-            self.chance_steps += 1
-            for event in events:
-                self._fold(event)
-
-    def lines(self, player: int) -> list[str]:
-        """The events so far as ``player`` sees them, one JSON object each, oldest first."""
-        out = []
-        link = self.log.value
-        while link is not None:
-            public, private, audience, link = link
-            out.append(private if private is not None and player in audience else public)
-        out.reverse()
-        return out
-
+    # Read from Python directly (pyspiel's own versions reach the same functions through C++, at a cost).
     def current_player(self) -> int:
-        if self.pending:
-            return pyspiel.PlayerId.CHANCE
-        actor = self.engine.actor(self.state)
-        return pyspiel.PlayerId.TERMINAL if actor == TERMINAL else actor
+        return self.core.current_player()
+
+    def is_terminal(self) -> bool:
+        return self.core.is_terminal()
+
+    def is_chance_node(self) -> bool:
+        return self.core.pending > 0
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        core = self.core
+        if player is None or player == core.current_player() or core.pending or core.is_terminal():
+            return core.legal_actions()
+        if player < 0:
+            raise pyspiel.SpielError(f"legal_actions of pseudo-player {player}")
+        return []
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self.fixed.value[1].indices(self.engine.legal_actions(self.state)))
+        return self.core.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        p = 1.0 / self.pending
-        return [(outcome, p) for outcome in range(self.pending)]
+        n = self.core.pending
+        if not n:
+            return []
+        outcomes = _OUTCOMES.get(n)
+        if outcomes is None:
+            outcomes = _OUTCOMES[n] = [(outcome, 1.0 / n) for outcome in range(n)]
+        return list(outcomes)
 
     def _apply_action(self, action: int) -> None:
-        if self.pending:
-            self.draws.append(action)
-        else:
-            for event in self.engine.decide(self.state, self.fixed.value[1].names[action]):
-                self._fold(event)
-        self._settle()
+        self.core.apply(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"draw {action} of {self.pending}"
-        return self.fixed.value[1].names[action]
-
-    def is_terminal(self) -> bool:
-        return not self.pending and self.engine.actor(self.state) == TERMINAL
+            return f"draw {action} of {self.core.pending}"
+        return self.core.rules.space.names[action]
 
     def returns(self) -> list[float]:
-        if not self.is_terminal():
-            return [0.0] * self.fixed.value[2]
-        return rewards(self.engine.ranking(self.state))
+        return self.core.returns()
 
     def __str__(self) -> str:
-        return json.dumps(self.engine.view(self.state, None), sort_keys=True)
+        core = self.core
+        return json.dumps(core.rules.engine.view(core.now, None), sort_keys=True)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self.core.text("seat", self._player(player))
+
+    def observation_string(self, player: int | None = None) -> str:
+        core = self.core
+        return json.dumps(core.rules.engine.view(core.now, self._player(player)), sort_keys=True)
+
+    def _player(self, player: int | None) -> int:
+        core = self.core
+        player = core.current_player() if player is None else int(player)
+        if not 0 <= player < core.rules.players:
+            raise pyspiel.SpielError(f"player {player} is not one of 0..{core.rules.players - 1}")
+        return player
+
+    # What pyspiel does not reach through C++: undo, resampling, the record of actions (module docstring).
+    def undo_action(self, player: int, action: int) -> None:
+        self.core.undo(int(player), int(action))
+
+    def resample_from_infostate(self, player: int, rng: Any) -> TourneyState:
+        """A state drawn from what ``player`` has seen, its hidden parts drawn by the engine's determinizer.
+
+        ``rng``: a sampler (a callable giving floats in [0, 1), such as ``pyspiel.UniformProbabilitySampler``) or
+        a ``random.Random`` / ``engines.chance.Prng``. The new state gives ``player`` the same information-state
+        string, observation and legal actions; docs/rl.md says where the draw is exact.
+        """
+        return TourneyState(self.get_game(), self.core.resample(self._player(player), rng))
+
+    def history(self) -> list[int]:
+        return [action for _, action in self.core.history()]
+
+    def full_history(self) -> list[pyspiel.PlayerAction]:
+        return [pyspiel.PlayerAction(player, action) for player, action in self.core.history()]
+
+    def history_str(self) -> str:
+        return ", ".join(str(action) for action in self.history())
+
+    def move_number(self) -> int:
+        return self.core.n_moves
+
+    def is_initial_state(self) -> bool:
+        return not self.core.n_moves
+
+    # The SpielStruct API: plain dicts (pyspiel wraps them).
+    def _to_struct(self) -> dict[str, Any]:
+        core = self.core
+        engine = core.rules.engine
+        return {"game": core.rules.name, "current_player": core.current_player(), "draws": list(core.draws),
+                "public": engine.view(core.now, None),
+                "seats": [engine.view(core.now, seat) for seat in range(core.rules.players)]}
+
+    def _to_observation_struct(self, player: int) -> dict[str, Any]:
+        core = self.core
+        return core.rules.engine.view(core.now, self._player(player))
+
+    def _action_to_struct(self, player: int, action: int) -> dict[str, Any]:
+        if player == CHANCE_PLAYER:
+            return {"draw": int(action), "of": self.core.pending}
+        return {"action": self.core.rules.space.names[action]}
+
+    def _struct_to_actions(self, action: dict[str, Any]) -> list[int]:
+        if "draw" in action:
+            return [int(action["draw"])]
+        return [self.core.rules.space.index[action["action"]]]
 
 
 def state_at(game: pyspiel.Game, engine_state: Any) -> TourneyState:
@@ -210,12 +212,55 @@ def state_at(game: pyspiel.Game, engine_state: Any) -> TourneyState:
 
     Its information-state strings know no history (it starts here); everything else is as in a real game.
     """
-    state = game.new_initial_state()
-    state.now = Shared(engine_state)
-    state.log = Shared(None)
-    state.draws, state.pending = [], 0
-    state._settle()
-    return state
+    return TourneyState(game, Core.at(Rules(*game_of(game)), engine_state))
+
+
+class TourneyObserver:
+    """Strings and tensors of one IIGObservationType (the module docstring says what each holds)."""
+
+    def __init__(self, game: pyspiel.Game, iig_obs_type) -> None:
+        name, self.players = game_of(game)
+        self.recall = iig_obs_type.perfect_recall
+        self.public = iig_obs_type.public_info
+        self.whose = {pyspiel.PrivateInfoType.SINGLE_PLAYER: "seat", pyspiel.PrivateInfoType.NONE: "none",
+                      pyspiel.PrivateInfoType.ALL_PLAYERS: "all"}[iig_obs_type.private_info]
+        self.kind = {(True, "seat"): "seat", (True, "none"): "public", (True, "all"): "all",
+                     (False, "seat"): "seat-secret", (False, "all"): "all-secret", (False, "none"): None,
+                     }[(self.public, self.whose)]
+        self.encoding = ENCODINGS[name]
+        self.about = (f"{short_name(name)}'s observation (perfect_recall={self.recall}, public_info={self.public}, "
+                      f"private_info={iig_obs_type.private_info.name})")
+        self.tensor = None
+        self.dict: dict[str, np.ndarray] = {}
+        if not self.recall and self.public:
+            self.tensor = np.zeros(self.encoding.size * (self.players if self.whose == "all" else 1), np.float32)
+            self.dict = {"observation": self.tensor}
+
+    def _seats(self, player: int) -> list[int | None]:
+        """Whose views this observation shows: the player's, the spectator's (None), or every seat's."""
+        return [player] if self.whose == "seat" else [None] if self.whose == "none" else list(range(self.players))
+
+    def set_from(self, state: TourneyState, player: int) -> None:
+        if self.tensor is None:
+            what = "information-state tensor" if self.recall else "tensor without public information"
+            raise pyspiel.SpielError(f"{self.about} has no {what} (use string_from)")
+        core = state.core
+        size, engine = self.encoding.size, core.rules.engine
+        for i, seat in enumerate(self._seats(player)):
+            self.tensor[i * size:(i + 1) * size] = self.encoding.encode(engine.view(core.now, seat))
+
+    def string_from(self, state: TourneyState, player: int) -> str:
+        core = state.core
+        if self.recall:
+            return core.text(self.kind, player) if self.kind else ""
+        engine, now = core.rules.engine, core.now
+        if self.public:
+            views = [engine.view(now, seat) for seat in self._seats(player)]
+        elif self.kind is None:
+            return ""
+        else:
+            views = [private_view(engine, now, seat) for seat in self._seats(player)]
+        return json.dumps(views[0] if len(views) == 1 else views, sort_keys=True)
 
 
 class SearchBot:
@@ -234,49 +279,71 @@ class SearchBot:
         self.make = make
         self.bot = None
         self.spiel_game = None
-        self.determinizer = None
+        self.sighting = self.engine.determinizer(seat)
+        self.seen = Log()  # the seat's events so far, as it saw them
 
     def act(self, turn) -> str:
-        sample = self._sample(turn)
+        events = turn.events  # every turn: they add up to the whole game (docs/bot-protocol.md)
+        self.sighting.see(events)
+        for event in events:
+            self.seen = self.seen.add(len(self.seen.items), event)
         if len(turn.legal) == 1:
             return turn.legal[0]
+        sample = self.sighting.sample(self.rng)
         if self.bot is None:
-            seats = len(self.engine.ranking(sample))
-            self.spiel_game = pyspiel.load_game(short_name(self.name), {"players": seats})
+            self.spiel_game = pyspiel.load_game(short_name(self.name), {"players": len(self.engine.ranking(sample))})
             self.bot = self.make(self.spiel_game, np.random.RandomState(self.rng.getrandbits(32)))
-        action = SPACES[self.name].names[self.bot.step(state_at(self.spiel_game, sample))]
+        action = SPACES[self.name].names[self.bot.step(self.root(sample))]
         return action if action in turn.legal else turn.legal[0]
 
-    def _sample(self, turn) -> Any:
-        determinize = getattr(turn, "determinize", None)
-        if determinize is not None:
-            return determinize(self.rng)
-        if self.determinizer is None:  # a bot run as a program: its events add up to the game
-            self.determinizer = self.engine.determinizer(self.seat)
-        self.determinizer.see(turn.events)
-        return self.determinizer.sample(self.rng)
+    def root(self, sample: Any) -> TourneyState:
+        """The state the OpenSpiel bot searches from: the sample (it knows no history)."""
+        return state_at(self.spiel_game, sample)
 
 
-class TourneyObserver:
-    """Observation (the view, as a string and as adapters/observations.py's tensor) and, with perfect recall,
-    the information state (the player's redacted events, as a string)."""
+class InformationSetBot(SearchBot):
+    """A SearchBot for an OpenSpiel bot that searches over information sets (``ISMCTSBot``): its root state holds
+    the seat's own events as its past, so its information-state string is the seat's, and
+    ``resample_from_infostate`` draws every world from the seat's determinizer (fed once per event)."""
 
-    def __init__(self, game: pyspiel.Game, iig_obs_type) -> None:
-        self.perfect_recall = iig_obs_type.perfect_recall
-        self.encoding = ENCODINGS[game_of(game)[0]]
-        size = 0 if self.perfect_recall else self.encoding.size
-        self.tensor = np.zeros(size, np.float32)
-        self.dict = {"observation": self.tensor}
+    def root(self, sample: Any) -> TourneyState:
+        n = len(self.seen.items)
+        core = Core.at(self.spiel_game.rules, sample, Past(self.seen, n, self.seat, sample))
+        core.memo[self.seat] = (n, self.sighting)
+        return TourneyState(self.spiel_game, core)
 
-    def set_from(self, state: TourneyState, player: int) -> None:
-        if not self.perfect_recall:
-            self.tensor[:] = self.encoding.encode(state.engine.view(state.state, player))
 
-    def string_from(self, state: TourneyState, player: int) -> str:
-        if not self.perfect_recall:
-            return json.dumps(state.engine.view(state.state, player), sort_keys=True)
-        lines = state.lines(player)
-        return "\n".join(lines)
+class StandingRollout:
+    """An evaluator for OpenSpiel's MCTS and ISMCTS (``evaluate``, ``prior``): one random playout of at most
+    ``max_length`` steps (chance nodes included), scored by the returns at the game's end, else by the rewards of
+    the ranking as it stands (ALL-6: the engines rank any state).
+
+    OpenSpiel's ``RandomRolloutEvaluator(max_length=...)`` scores a cut playout by ``returns()``, all zero before
+    the end in these games; this one scores it by the ranking, and plays on the Core (no pyspiel call a step).
+    """
+
+    def __init__(self, max_length: int, random_state: np.random.RandomState) -> None:
+        self.max_length = max_length
+        self.random = random_state.random_sample
+
+    def evaluate(self, state: TourneyState) -> np.ndarray:
+        core = copy(state.core)
+        random = self.random
+        for _ in range(self.max_length):
+            if core.pending:
+                core.apply(int(random() * core.pending))
+            elif core.actor >= 0:
+                legal = core.legal_actions()
+                core.apply(legal[int(random() * len(legal))])
+            else:
+                break
+        return np.array(rewards(core.rules.engine.ranking(core.now)))
+
+    def prior(self, state: TourneyState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions()
+        return [(action, 1.0 / len(legal)) for action in legal]
 
 
 def _game_type(game: str) -> pyspiel.GameType:

@@ -17,7 +17,9 @@ with a game seed made from ``reset``'s seed, so a seed replays the same deals. R
 the end, from the ranking (ALL-6): each agent gets (seats ranked below it - seats ranked above
 it) / (n - 1), in [-1, 1] and summing to zero. An illegal action forfeits, as in a tournament
 (ALL-5): the game ends, the offender ranks last. Games end by the rules or their move cap, never
-by truncation.
+by truncation. ``state()`` is the global state, every seat's observation vector in seat order
+(``state_space``); the engine's own state is ``game_state``. Render modes: ``ansi`` returns the
+spectator's view (JSON), ``human`` prints it.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from engines.driver import chance_steps, forfeit_ranking
 class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment class
     """One game of tourney as a PettingZoo AEC environment (see the module's docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False, "name": "tourney_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "is_parallelizable": False,
+                                          "name": "tourney_v0"}
 
     def __init__(self, game: str, num_players: int | None = None, options: dict | None = None,
                  render_mode: str | None = None) -> None:
@@ -61,8 +64,9 @@ class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment cl
         })
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = {agent: spaces.Discrete(len(self.actions)) for agent in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (self.config.seats * self.encoding.size,), np.float32)
         self._seeds = np.random.default_rng()
-        self.state: Any = None
+        self.game_state: Any = None  # the engine's state (AECEnv.state() is the global state vector below)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -76,9 +80,9 @@ class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment cl
         self.game_seed = f"pettingzoo-{int(self._seeds.integers(2**63))}"
         self._stream = 0
         engine = self.engine
-        self.state = None
+        self.game_state = None
         for event in engine.start(self.config):
-            self.state = engine.apply(self.state, event)
+            self.game_state = engine.apply(self.game_state, event)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -91,10 +95,10 @@ class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment cl
     def _settle(self) -> None:
         """Chance steps as the driver deals them, until a seat decides or the game ends; then select or end."""
         engine = self.engine
-        self.state, _, self._stream = chance_steps(engine, self.state, self.game_seed, self._stream)
-        actor = engine.actor(self.state)
+        self.game_state, _, self._stream = chance_steps(engine, self.game_state, self.game_seed, self._stream)
+        actor = engine.actor(self.game_state)
         if actor == TERMINAL:
-            self._end(list(engine.ranking(self.state)))
+            self._end(list(engine.ranking(self.game_state)))
         else:
             self.agent_selection = self.possible_agents[actor]
 
@@ -107,9 +111,9 @@ class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment cl
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
         mask = np.zeros(len(self.actions), np.int8)
-        if self.ranking is None and self.possible_agents[self.engine.actor(self.state)] == agent:
-            mask[self.actions.indices(self.engine.legal_actions(self.state))] = 1
-        return {"observation": self.encoding.encode(self.engine.view(self.state, seat)), "action_mask": mask}
+        if self.ranking is None and self.possible_agents[self.engine.actor(self.game_state)] == agent:
+            mask[self.actions.indices(self.engine.legal_actions(self.game_state))] = 1
+        return {"observation": self.encoding.encode(self.engine.view(self.game_state, seat)), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -120,19 +124,33 @@ class raw_env(AECEnv):  # PettingZoo's own name for the unwrapped environment cl
         self._cumulative_rewards[agent] = 0.0
         engine = self.engine
         name = self.actions.names[action] if action is not None and 0 <= int(action) < len(self.actions) else None
-        if name is None or name not in engine.legal_actions(self.state):
-            self._end(list(forfeit_ranking(engine.ranking(self.state), seat)))
+        if name is None or name not in engine.legal_actions(self.game_state):
+            self._end(list(forfeit_ranking(engine.ranking(self.game_state), seat)))
             self.infos[agent] = {"forfeit": f"illegal action {action!r} ({name or 'no such index'})"}
         else:
-            for event in engine.decide(self.state, name):
-                self.state = engine.apply(self.state, event)
+            for event in engine.decide(self.game_state, name):
+                self.game_state = engine.apply(self.game_state, event)
             self._settle()
         self._accumulate_rewards()
 
+    def state(self) -> np.ndarray:
+        """The global state (for a centralised critic): every seat's observation vector, seat 0 first.
+
+        It holds everything some seat knows (every hand, every chosen card), not what no seat knows (the
+        order of a face-down deck); ``state_space`` is its Box.
+        """
+        encode, view, now = self.encoding.encode, self.engine.view, self.game_state
+        return np.concatenate([encode(view(now, seat)) for seat in range(self.config.seats)])
+
     def render(self) -> str | None:
+        """The table as a spectator sees it (JSON): returned in ``ansi`` mode, printed in ``human`` mode."""
         if self.render_mode is None:
             return None
-        return json.dumps(self.engine.view(self.state, None), sort_keys=True)
+        text = json.dumps(self.engine.view(self.game_state, None), sort_keys=True)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

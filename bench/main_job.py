@@ -70,8 +70,8 @@ def main() -> None:
     verdict = "met" if total <= GOAL_SECONDS else "NOT met"
     print(f"main job: clone={clone_s:.1f} s venv={venv_s:.1f} s install={install_s:.1f} s run={run_s:.1f} s "
           f"total={total:.1f} s (goal: at most {GOAL_SECONDS:.0f} s, {verdict})")
-    header = re.search(r": (\d+) bots, \d+ per table, ([\d,]+) games \(0 already stored\), .*?, "
-                       r"(sandboxed|not sandboxed)", output)
+    header = re.search(r": (\d+) bots, \d+ per table, ([\d,]+) games \(0 already stored\), [^,]+, "
+                       r"((?:not )?sandboxed[^\n]*)", output)
     shape = f"{header.group(2)} games, {header.group(3)}, {header.group(1)} bots" if header else "(no header found)"
     print(f"main job: {shape}; ratio total/goal: {total / GOAL_SECONDS:.2f}")
     cpus = len(os.sched_getaffinity(0))

@@ -31,6 +31,7 @@ with its contiguity trigger dropped, to show its share) and into the peer's tabl
     floor: ledger=N ledger-without-contiguity=N peer=N events/s ratio: X
 
 (ratio: ledger over peer, the most the writer could reach on these schemas with no Python at all).
+What other events tables would allow is bench/peer_schemas.py's question.
 
 Usage: python bench/peer_eventstore.py [--games G] [--rounds R] [--profile SIDE] [--floor]
 """

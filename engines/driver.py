@@ -10,7 +10,9 @@ events it missed are built when the agent asks for them (``Turn.view``,
 
 An agent that fails (raises BotFailure, answers something that is not a string, or
 answers an illegal action) forfeits under ruling ALL-5: the game ends at once, the
-offender ranks last alone, the others rank by the game's scoring as it stands.
+offender ranks last alone, the others rank by the game's scoring as it stands. The reason
+is kept (in the log's ``seat_forfeited``) to at most ``MAX_REASON_BYTES``: whatever a bot
+sent (a megabyte of illegal action, a long decline) is cut there, with a marker.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from engines.base import (
     fold,
 )
 from engines.chance import Prng
+
+MAX_REASON_BYTES = 1024
+"""The longest forfeit reason a game records, in UTF-8 bytes, the cut marker included."""
 
 
 class BotFailure(Exception):
@@ -238,10 +243,20 @@ def _forfeit(
     engine: Engine, state: Any, steps: list[Step], agents: Sequence[Agent], seat: int, failure: Exception
 ) -> Played:
     kind = "illegal action" if isinstance(failure, IllegalAction) else "bot failure"
-    reason = f"{kind}: {failure}"
+    reason = bounded_reason(f"{kind}: {failure}")
     outcome = Outcome(forfeit_ranking(engine.ranking(state), seat), "forfeit", seat, reason)
     _tell_end(agents, outcome)
     return Played(steps, outcome, state)
+
+
+def bounded_reason(reason: str) -> str:
+    """``reason`` if it fits MAX_REASON_BYTES; else its start, cut on a character boundary, and a marker
+    saying how long it was."""
+    encoded = reason.encode("utf-8", "replace")
+    if len(encoded) <= MAX_REASON_BYTES:
+        return reason
+    marker = f" ... [cut: {len(encoded)} bytes in all]"
+    return encoded[: MAX_REASON_BYTES - len(marker)].decode("utf-8", "ignore") + marker
 
 
 def _tell_end(agents: Sequence[Agent], outcome: Outcome) -> None:

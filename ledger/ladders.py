@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from ledger import seeds
+from ledger import owners, seeds
 from ledger.checkpoints import LADDER, Scope
 from ledger.models import Ladder
 from ledger.store import Ledger, LedgerError, now
@@ -167,12 +167,18 @@ def archive(ledger: Ledger, bot_id: int) -> tuple[str, bytes]:
 
 
 def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: str, entry_point: str,
-           files: bytes, start: Start = elo_start) -> Submitted:
+           files: bytes, start: Start = elo_start, owner_id: int | None = None) -> Submitted:
     """List a bot version: same content is a no-op; new content retires the name's older versions.
 
+    ``owner_id``: the owner whose upload this is (the name must be theirs, ledger.owners.claim); None:
+    the operator's, under a name no owner holds or reads alike (owners.NameTaken otherwise).
     The version's first rating is ``start`` of its predecessor's rating as it stands now, and the
     ladder's last game seq is kept with it, so a rebuild starts it at the same point of the fold."""
     with ledger.write() as connection:
+        if owner_id is None:
+            owners.check_operators_name(connection, name)
+        else:
+            owners.claim(connection, name, owner_id)
         bot_id = ledger.ensure_bot(name, content_hash, kind, connection)
         existing = connection.exec_driver_sql(
             "SELECT id, version FROM ladder_entries WHERE ladder_id = ? AND bot_id = ?", (ladder_id, bot_id)).first()

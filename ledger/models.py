@@ -277,9 +277,12 @@ class Owner(SQLModel, table=True):
     """Someone who submits bots through the HTTP API; only the SHA-256 of their token is stored."""
 
     __tablename__ = "owners"
+    __table_args__ = (Index("uq_owners_name_form", "name_form", unique=True),)
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    name_form: str | None = Field(default=None, description="what the name reads as (ledger.owners.name_form); "
+                                  "None only for a name that read as an older one before revision 0010")
     token_hash: str = Field(sa_column=Column(String, unique=True, nullable=False))
     created_at: str
 
@@ -288,9 +291,12 @@ class BotOwner(SQLModel, table=True):
     """A bot name and the owner who claimed it: only they may submit versions under it."""
 
     __tablename__ = "bot_owners"
-    __table_args__ = (Index("ix_bot_owners_owner", "owner_id"),)
+    __table_args__ = (Index("ix_bot_owners_owner", "owner_id"),
+                      Index("uq_bot_owners_name_form", "name_form", unique=True))
 
     name: str = Field(primary_key=True)
+    name_form: str | None = Field(default=None, description="what the name reads as (ledger.owners.name_form); "
+                                  "None only for a name that read as an older one before revision 0010")
     owner_id: int = Field(sa_column=Column(Integer, ForeignKey("owners.id"), nullable=False))
     claimed_at: str
 
@@ -316,6 +322,8 @@ class Submission(SQLModel, table=True):
     created_at: str
     claimed_at: str | None = None
     decided_at: str | None = None
+    attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"),
+                          description="how many times a worker claimed it for validation (added with revision 0009)")
 
 
 class BotLog(SQLModel, table=True):
@@ -326,3 +334,18 @@ class BotLog(SQLModel, table=True):
     game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
     seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     stderr: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class WebSession(SQLModel, table=True):
+    """An owner signed in in a browser (`tourney serve`): only the SHA-256 of the cookie's secret is kept,
+    with the hash of the API token it was opened with (a new token ends it) and when it expires."""
+
+    __tablename__ = "web_sessions"
+    __table_args__ = (Index("ix_web_sessions_expires", "expires_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    secret_hash: str = Field(sa_column=Column(String, unique=True, nullable=False))
+    owner_id: int = Field(sa_column=Column(Integer, ForeignKey("owners.id"), nullable=False))
+    token_hash: str
+    created_at: str
+    expires_at: str

@@ -3,8 +3,11 @@
 The web process only adds rows (``add``); a worker (`tourney ladder work`) claims the oldest
 pending one (``claim_next``), validates it, and records the outcome (``decide``). A claim is a
 lease: a submission whose worker died while validating it is claimed again once the lease has
-run out. Claiming is one conditional UPDATE, so two workers never validate the same upload
-(plain SQL that SQLite and PostgreSQL both run).
+run out, but a submission is handed out at most ``MAX_ATTEMPTS`` times: one whose validations
+all ended without a decision is refused (``claim_next`` says why), never handed out forever. A
+worker that stops gives its claim back (``release``), not counted. Claiming is one conditional
+UPDATE, so two workers never validate the same upload (plain SQL that SQLite and PostgreSQL
+both run).
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ LISTED = "listed"
 REFUSED = "refused"
 LEASE = timedelta(minutes=15)
 """How long a worker may take over one validation before another may claim the submission again."""
+MAX_ATTEMPTS = 2
+"""How many times a submission is handed out for validation before it is refused undecided."""
+NEVER_FINISHED = ("its validation was started {attempts} times and never finished (the worker validating it "
+                  "died or failed for its machine's fault each time): it is not tried again")
 
 COLUMNS = ("id", "ladder_id", "owner_id", "name", "filename", "entry_point", "status", "reason", "entry_id",
-           "created_at", "claimed_at", "decided_at")
+           "created_at", "claimed_at", "decided_at", "attempts")
 _SELECT = f"SELECT {', '.join('s.' + column for column in COLUMNS)}, l.name, o.name FROM submissions s " \
           "JOIN ladders l ON l.id = s.ladder_id JOIN owners o ON o.id = s.owner_id"
 
@@ -40,8 +47,8 @@ def add(ledger: Ledger, ladder_id: int, owner_id: int, name: str, filename: str,
         owners.claim(connection, name, owner_id)
         return connection.exec_driver_sql(
             "INSERT INTO submissions (ladder_id, owner_id, name, filename, entry_point, upload, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (ladder_id, owner_id, name, filename, entry_point, upload, PENDING, now())).lastrowid
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (ladder_id, owner_id, name, filename, entry_point, upload, PENDING, now())).scalar_one()
 
 
 def count_since(ledger: Ledger, owner_id: int, since: datetime) -> int:
@@ -78,25 +85,41 @@ def waiting(ledger: Ledger, ladder_id: int) -> int:
 
 
 def claim_next(ledger: Ledger, ladder_id: int, at: datetime | None = None) -> tuple[dict[str, Any], bytes] | None:
-    """Claim the oldest submission to validate (pending, or validating with its lease run out):
-    the row and its upload, or None when there is none."""
+    """Claim the oldest submission to validate (pending, or validating with its lease run out), counting
+    the attempt: the row and its upload, or None when there is none. A submission whose lease ran out
+    after its last attempt is refused (NEVER_FINISHED) instead, and the next one is looked at."""
     at = at or datetime.now(UTC)
     expired = _stamp(at - LEASE)
+    claimable = "(status = ? OR (status = ? AND claimed_at < ?))"
     with ledger.write() as connection:
         while True:
             found = connection.exec_driver_sql(
-                "SELECT id FROM submissions WHERE ladder_id = ? AND (status = ? OR (status = ? AND claimed_at < ?)) "
-                "ORDER BY id LIMIT 1", (ladder_id, PENDING, VALIDATING, expired)).scalar()
+                f"SELECT id, attempts FROM submissions WHERE ladder_id = ? AND {claimable} ORDER BY id LIMIT 1",
+                (ladder_id, PENDING, VALIDATING, expired)).first()
             if found is None:
                 return None
+            if found[1] >= MAX_ATTEMPTS:
+                connection.exec_driver_sql(
+                    "UPDATE submissions SET status = ?, reason = ?, decided_at = ? WHERE id = ?",
+                    (REFUSED, NEVER_FINISHED.format(attempts=found[1]), now(), found[0]))
+                continue
             taken = connection.exec_driver_sql(
-                "UPDATE submissions SET status = ?, claimed_at = ? WHERE id = ? AND "
-                "(status = ? OR (status = ? AND claimed_at < ?))",
-                (VALIDATING, _stamp(at), found, PENDING, VALIDATING, expired)).rowcount
+                f"UPDATE submissions SET status = ?, claimed_at = ?, attempts = attempts + 1 WHERE id = ? AND "
+                f"{claimable}", (VALIDATING, _stamp(at), found[0], PENDING, VALIDATING, expired)).rowcount
             if taken:
-                row = connection.exec_driver_sql(f"{_SELECT} WHERE s.id = ?", (found,)).first()
-                upload = connection.exec_driver_sql("SELECT upload FROM submissions WHERE id = ?", (found,)).scalar()
+                row = connection.exec_driver_sql(f"{_SELECT} WHERE s.id = ?", (found[0],)).first()
+                upload = connection.exec_driver_sql("SELECT upload FROM submissions WHERE id = ?",
+                                                    (found[0],)).scalar()
                 return _row(row), bytes(upload)
+
+
+def release(ledger: Ledger, submission_id: int) -> None:
+    """Give a claimed submission back to the queue at once (its worker is stopping): pending again, the
+    attempt not counted."""
+    with ledger.write() as connection:
+        connection.exec_driver_sql(
+            "UPDATE submissions SET status = ?, claimed_at = NULL, attempts = attempts - 1 WHERE id = ? AND status = ?",
+            (PENDING, submission_id, VALIDATING))
 
 
 def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None) -> None:

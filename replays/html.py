@@ -3,8 +3,8 @@
 ``page_data(log, view)`` verifies the log as `tourney replay verify` does, folds it with the
 engine and gathers what the page shows: every event's canonical body (the exact bytes that
 were hashed, so the browser can recompute the chain), its sentence in the game's words, who
-acted at each step with the action chosen and the legal actions it had, and the engine's
-views after every step, delta-encoded (replays/delta.py). ``document(data)`` wraps it in
+acted at each step with the action chosen and the legal actions it had (each also in words),
+and the engine's views after every step, delta-encoded (replays/delta.py). ``document(data)`` wraps it in
 HTML with the viewer's CSS and JavaScript inline (replays/viewer/) and a Content-Security-
 Policy that allows those two blocks and nothing else: no request of any kind.
 
@@ -41,7 +41,7 @@ from replays.narration.words import seat_name
 from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED
 from replays.verify import verify_log
 
-PAGE_FORMAT = 1
+PAGE_FORMAT = 2
 """The version of the data block the page's script reads (``"page"`` in it)."""
 
 TITLES = {"tails-on-fire": "Tails on Fire", "nine-tails": "Nine Tails", "lemur-tails": "Lemur Tails"}
@@ -88,7 +88,7 @@ def page_data(log: dict[str, Any], view: str | None = None, name: str = "log") -
     narrator = Narrator(log["game"])
     own_seats = range(seats) if view == "full" else [] if view == "spectator" else [int(view.split(":")[1])]
     events, privates = _events(shown, narrator)
-    steps, views = _steps(engine, shown, watched, view, own_seats)
+    steps, views, phrases = _steps(engine, shown, watched, view, own_seats, narrator)
     return {
         "page": PAGE_FORMAT,
         "game": log["game"],
@@ -105,6 +105,7 @@ def page_data(log: dict[str, Any], view: str | None = None, name: str = "log") -
         "events": events,
         "private": privates,
         "steps": steps,
+        "phrases": phrases,
         "spectator": views.spectator,
         "own": {str(seat): patches for seat, patches in views.own.items()},
         "unchecked": report.unchecked,
@@ -268,8 +269,10 @@ class _Views:
 
 
 def _steps(engine: Engine, log: dict[str, Any], watched: dict[int, tuple[int, Any]], view: str,
-           own_seats: Iterable[int]) -> tuple[list[list[Any]], _Views]:
-    """Per step [actor, first seq, action, legal actions], and the views after each step."""
+           own_seats: Iterable[int], narrator: Narrator) -> tuple[list[list[Any]], _Views, list[str]]:
+    """Per step [actor, first seq, action, legal actions, said], the views after each step, and the
+    phrases ``said`` points into: [the action's words, [each legal action's words]] by index (an
+    action is worded with the public view before it), or None where the step has neither."""
     groups: list[list[dict[str, Any]]] = []
     for event in log["events"]:
         if event["step"] == len(groups):
@@ -277,6 +280,11 @@ def _steps(engine: Engine, log: dict[str, Any], watched: dict[int, tuple[int, An
         groups[-1].append(event)
     own_seats = list(own_seats)
     views = _Views()
+    phrases: dict[str, int] = {}
+
+    def said(action: str, before: Any) -> int:
+        return phrases.setdefault(narrator.action(action, before), len(phrases))
+
     steps: list[list[Any]] = []
     state = None
     for number, group in enumerate(groups):
@@ -296,12 +304,16 @@ def _steps(engine: Engine, log: dict[str, Any], watched: dict[int, tuple[int, An
                 legal = list(engine.legal_actions(before))
             if number in watched:
                 action = _action(engine, first)
-        steps.append([ACTORS.get(actor, actor), first["seq"], action, legal])
+        words = None
+        if action is not None or legal is not None:
+            words = [None if action is None else said(action, views.last),
+                     None if legal is None else [said(option, views.last) for option in legal]]
+        steps.append([ACTORS.get(actor, actor), first["seq"], action, legal, words])
         if state is None:
             views.add(None, dict.fromkeys(own_seats))
         else:
             views.add(_json(engine.view(state, None)), {seat: _json(engine.view(state, seat)) for seat in own_seats})
-    return steps, views
+    return steps, views, list(phrases)
 
 
 def _action(engine: Engine, logged: dict[str, Any]) -> str | None:

@@ -3,13 +3,15 @@ factory, with the settings in its environment; tests pass Settings directly)."""
 
 from __future__ import annotations
 
+import re
 from importlib import metadata
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
 from ledger.ladders import UnknownLadder
 from ledger.owners import UnknownOwner
@@ -19,8 +21,9 @@ from ledger.tournaments import UnknownTournament
 from replays import facts
 from tournaments.ladder.league import LadderError
 from web.deps import Site
+from web.openapi import HeadAsGet, complete
 from web.pages import render, templates
-from web.routes import bots, games, home, ladders, submissions, tournaments
+from web.routes import account, bots, games, home, ladders, submissions, tournaments
 from web.security import BodyLimit, RateLimit, SecurityHeaders
 from web.settings import Settings
 
@@ -52,13 +55,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
     )
     app.state.site = Site(settings, open_ledger(settings), templates(), RateLimit(settings.requests_per_minute))
-    for module in (home, ladders, tournaments, bots, games, submissions):
+    for module in (home, ladders, tournaments, bots, games, submissions, account):
         for router in ("api", "pages"):
             if hasattr(module, router):
                 app.include_router(getattr(module, router))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _errors(app)
+    complete(app)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -73,9 +78,12 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
+        headers = getattr(error, "headers", None)
+        if error.status_code == 405:
+            headers = {**(headers or {}), "Allow": _allowed(app, request, (headers or {}).get("Allow", ""))}
         if request.url.path.startswith("/static/"):
-            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
-        return answer(request, error.status_code, str(error.detail), getattr(error, "headers", None))
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=headers)
+        return answer(request, error.status_code, str(error.detail), headers)
 
     @app.exception_handler(404)
     async def not_found(request: Request, error: Exception) -> Response:
@@ -107,6 +115,18 @@ def _errors(app: FastAPI) -> None:
     async def ladder_error(request: Request, error: LadderError) -> Response:
         # The league's "no bot X on ladder Y" and the like: something asked for that is not there.
         return answer(request, 404, str(error).splitlines()[0])
+
+
+def _allowed(app: FastAPI, request: Request, named: str) -> str:
+    """Every method the document lists for this path (Starlette names only its first route's), HEAD with GET;
+    what Starlette named for a path the document leaves out (/static)."""
+    methods: set[str] = set()
+    for path, operations in app.openapi()["paths"].items():
+        if re.fullmatch(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)), request.url.path):
+            methods |= {method.upper() for method in operations}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods)) if methods else named
 
 
 def _plain(errors: list) -> list:

@@ -26,10 +26,13 @@ def sparkline(values: Sequence[float], width: int = 120, height: int = 28, label
 
 
 def chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], width: int = 640, height: int = 260,
-          label: str = "rating history", x_label: str = "game") -> Markup:
+          label: str = "rating history", x_label: str = "game", what: str = "bots") -> Markup:
     """Ratings as lines of (x, rating) points, one line per series (a bot, or a version), on a shared x axis
-    (a ladder's game number, or a bot's own), with its axes and a legend."""
-    drawn = [(name, list(points)) for name, points in series if points][:SERIES]
+    (a ladder's game number), with its axes and a legend. At most ``SERIES`` lines, the first ones given
+    (a leaderboard gives them best first); a chart that leaves some out says how many ("the 8 best-ranked
+    of 14 bots with rated games")."""
+    rated = [(name, list(points)) for name, points in series if points]
+    drawn = rated[:SERIES]
     left, top, right, bottom = 48, 10, width - 10, height - 28
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}">'
              f"<title>{escape(label)}</title>"]
@@ -61,7 +64,9 @@ def chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], width: in
     parts.append("</svg>")
     legend = "".join(f'<li><span class="swatch series-{index}"></span>{escape(name)}</li>'
                      for index, (name, _) in enumerate(drawn))
-    return Markup("".join(parts) + f'<ul class="legend">{legend}</ul>')
+    left_out = (f'<p class="note chart-note">Drawn: the {len(drawn)} best-ranked of the {len(rated)} {escape(what)} '
+                "with rated games (each bot's page draws its own).</p>" if len(rated) > len(drawn) else "")
+    return Markup("".join(parts) + f'<ul class="legend">{legend}</ul>' + left_out)
 
 
 def _points(values: Sequence[float], first: int, last: int, low: float, high: float, x: float, y: float,

@@ -1,8 +1,9 @@
 """The dependencies routes declare: the site (settings, ledger, templates), paging, the current owner.
 
 As in FastAPI's full-stack template, a route names what it needs (``LedgerDep``, ``OwnerDep``,
-``PagingDep``) and these functions provide it; the owner comes only from the
-``Authorization: Bearer TOKEN`` header (never a cookie, a query or a form field).
+``PagingDep``) and these functions provide it; the API's owner comes only from the
+``Authorization: Bearer TOKEN`` header (never a cookie, a query or a form field; the pages'
+signed-in owner is web/sessions.py's).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Site:
     templates: Jinja2Templates
     requests: RateLimit
     caches: dict[str, Cache] = field(default_factory=lambda: {
-        "verified": Cache(1024), "standings": Cache(64), "replay": Cache(16)})
+        "verified": Cache(1024), "standings": Cache(64), "replay": Cache(16), "results": Cache(32)})
 
 
 def site(request: Request) -> Site:
@@ -105,6 +106,7 @@ def current_owner(
     owner = owners.authenticate(the_site.ledger, token.strip())
     if owner is None:
         raise unauthorized("this API token is not valid (a new one: `tourney users token NAME` on the server)")
+    request.state.private = True  # an answer to a token is its owner's: never cached (web/security.py)
     wait = the_site.requests.take(owner["id"])
     if wait is not None:
         raise HTTPException(429, f"more than {the_site.requests.count} requests a minute with this token: "

@@ -9,8 +9,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from ledger.store import Ledger
-from tournaments.play import results, standings
+from tournaments.play import standings
 
 T = TypeVar("T")
 
@@ -61,7 +60,8 @@ class LeaderRow(BaseModel):
     provisional: bool
     status: str
     history: list[float] = Field(default_factory=list, description="its rating after each of its ladder games")
-    history_games: list[int] = Field(default_factory=list, description="the ladder game number of each")
+    history_games: list[int] = Field(default_factory=list, description="the number of each of those games on this "
+                                                                       "ladder (1 is the ladder's first game)")
 
 
 class Ladder(LadderSummary):
@@ -138,6 +138,7 @@ class Bot(BaseModel):
 
 class HistoryPoint(BaseModel):
     seq: int
+    number: int = Field(description="the number of this game on the ladder (1 is the ladder's first game)")
     game: str
     version: int
     rank: int
@@ -163,6 +164,7 @@ class Game(BaseModel):
     forfeit: Forfeit | None
     ladder: str | None
     tournament: str | None
+    tournament_id: int | None = Field(default=None, description="its tournament's id (a name may hold any character)")
     views: list[str] = Field(description="the views anyone may see of it: spectator, and full once published")
     signed: bool = Field(description="whether signed logs can be downloaded")
     verification: Verification
@@ -201,6 +203,54 @@ class LogExcerpt(BaseModel):
     stderr: str = Field(description="the end of what the bot's process wrote on stderr in that game")
 
 
+class ValidationIssue(BaseModel):
+    type: str
+    loc: list[str | int]
+    msg: str
+
+
+class Error(BaseModel):
+    """Every error of the API: a sentence, or (422 from parameter checks) one issue per bad parameter."""
+
+    detail: str | list[ValidationIssue]
+
+
+class PairScore(BaseModel):
+    games: int = Field(description="games the two bots met in")
+    score: float = Field(description="the row bot's share of the points between them, in percent (a better place "
+                                     "scores 1, the same place 1/2, per pair of seats)")
+
+
+class HeadToHead(BaseModel):
+    bots: list[str] = Field(description="in leaderboard order, then any bot no longer on it")
+    pairs: dict[str, dict[str, PairScore]] = Field(description="row bot -> column bot -> their score (pairs that "
+                                                               "never met are left out)")
+
+
+class SeatRecord(BaseModel):
+    seat: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float = Field(description="wins and half the draws, in percent of games")
+
+
+class OpponentRecord(BaseModel):
+    opponent: str
+    games: int
+    wins: int = Field(description="games it placed above this opponent")
+    draws: int
+    losses: int
+    score: float = Field(description="its score against this opponent, in percent")
+
+
+class BotRecord(BaseModel):
+    by_seat: list[SeatRecord]
+    by_opponent: list[OpponentRecord] = Field(description="most games first")
+    latest_losses: list[GameSummary] = Field(description="its newest losses, newest first")
+
+
 def game_summary(result) -> GameSummary:
     """A game as lists show it, from tournaments.play.results.GameResult."""
     forfeit = None
@@ -209,9 +259,3 @@ def game_summary(result) -> GameSummary:
     return GameSummary(game_id=result.game_id, key=result.key, end=result.end, created_at=result.created_at,
                        seats=[Seat(seat=s.seat, bot=s.bot, rank=s.rank, score=s.score) for s in result.seats],
                        forfeit=forfeit)
-
-
-def games_page(ledger: Ledger, game_ids: list[str], offset: int, limit: int) -> Page[GameSummary]:
-    """One page of the games ``game_ids`` (a ladder's, a tournament's, a bot's), in that order."""
-    found = results.of_games(ledger, game_ids[offset:offset + limit])
-    return Page[GameSummary].of([game_summary(game) for game in found], len(game_ids), offset, limit)

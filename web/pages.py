@@ -9,7 +9,7 @@ from fastapi import Request, Response
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from web import charts
+from web import charts, sessions
 from web.deps import TEMPLATES, site
 
 TITLES = {"tails-on-fire": "Tails on Fire", "nine-tails": "Nine Tails", "lemur-tails": "Lemur Tails"}
@@ -23,6 +23,7 @@ def templates() -> Jinja2Templates:
     env.filters["game_title"] = lambda game: TITLES.get(game, game)
     env.filters["short"] = lambda text, size=12: str(text)[:size]
     env.filters["when"] = when
+    env.filters["ending"] = ending
     env.globals["sparkline"] = charts.sparkline
     env.globals["chart"] = charts.chart
     return made
@@ -30,9 +31,12 @@ def templates() -> Jinja2Templates:
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200,
            headers: dict[str, str] | None = None) -> HTMLResponse:
+    """A page; its header shows the owner signed in (a page drawn for them is theirs alone: web/security.py)."""
     the_site = site(request)
+    signed_in = sessions.viewer(request)
     return the_site.templates.TemplateResponse(
-        request, name, {"settings": the_site.settings, **context}, status_code=status, headers=headers)
+        request, name, {"settings": the_site.settings, "viewer": signed_in, "csrf": sessions.page_csrf(request),
+                        **context}, status_code=status, headers={"Vary": "Cookie", **(headers or {})})
 
 
 def unchanged(request: Request, etag: str) -> Response | None:
@@ -52,6 +56,17 @@ def query(request: Request, **changes: Any) -> str:
         else:
             params[key] = str(value)
     return "?" + urllib.parse.urlencode(params) if params else request.url.path
+
+
+ENDINGS = {"finished": "played to its end", "forfeit": "ended by a forfeit"}
+"""A stored game ends as the driver ends it (engines/driver.py): finished by the rules, or a forfeit."""
+
+
+def ending(reason: str | None) -> str:
+    """How a game ended, as the end of a sentence: "played to its end", "ended by a forfeit"."""
+    if not reason:
+        return "not over yet"
+    return ENDINGS.get(reason, f"ended: {reason}")
 
 
 def when(stamp: str | None) -> str:

@@ -38,7 +38,9 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class SecurityHeaders:
-    """Adds the security headers; a response that set its own policy keeps it."""
+    """Adds the security headers; a response that set its own policy keeps it. An answer to a request that
+    carried its owner's credentials (a token, a session: the route marks ``request.state.private``) gets
+    ``Cache-Control: private, no-store``, whatever else it said: no cache may keep it or hand it on."""
 
     def __init__(self, app: App) -> None:
         self.app = app
@@ -48,9 +50,14 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        state = scope.setdefault("state", {})
+
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
+                if state.get("private"):
+                    headers = [(name, value) for name, value in headers if name.lower() != b"cache-control"]
+                    headers.append((b"cache-control", b"private, no-store"))
                 names = {name.lower() for name, _ in headers}
                 headers += [(name, value) for name, value in HEADERS.items() if name not in names]
                 if b"content-security-policy" not in names:
@@ -83,8 +90,9 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers", [])).get(b"content-length")
+        page = not scope.get("path", "").startswith("/api/")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await _too_large(send, self.limit)
+            await _too_large(send, self.limit, page)
             return
         seen = 0
         started = False
@@ -107,13 +115,24 @@ class BodyLimit:
             await self.app(scope, receiving, sending)
         except BodyTooLarge:
             if not started:
-                await _too_large(send, self.limit)
+                await _too_large(send, self.limit, page)
 
 
-async def _too_large(send: Send, limit: int) -> None:
-    body = (b'{"detail":"the request body is larger than this server accepts (%d KiB)"}' % (limit // 1024))
+TOO_LARGE_PAGE = (b'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>413 \xc2\xb7 tourney</title>'
+                  b'<link rel="stylesheet" href="/static/site.css"></head><body><main><h1>413</h1><p class="error">'
+                  b"The file sent is larger than this server accepts (%d KiB): go back and choose a smaller one."
+                  b'</p><p><a href="/account">Back to your account</a></p></main></body></html>')
+"""A page form's answer (the body was not read, so the page cannot be drawn from the request)."""
+
+
+async def _too_large(send: Send, limit: int, page: bool = False) -> None:
+    if page:
+        body, kind = TOO_LARGE_PAGE % (limit // 1024), b"text/html; charset=utf-8"
+    else:
+        body = b'{"detail":"the request body is larger than this server accepts (%d KiB)"}' % (limit // 1024)
+        kind = b"application/json"
     await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
 

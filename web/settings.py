@@ -33,6 +33,8 @@ class Settings:
     """TOURNEY_REQUESTS_PER_MINUTE: authenticated API requests per token (per server process)."""
     poll_seconds: int = 10
     """TOURNEY_POLL_SECONDS: how often a ladder page asks whether its leaderboard changed."""
+    session_hours: int = 168
+    """TOURNEY_SESSION_HOURS: how long an owner stays signed in in a browser (a week), unless they sign out."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -49,6 +51,7 @@ class Settings:
             submissions_per_hour=_whole(environ, "TOURNEY_SUBMISSIONS_PER_HOUR", 10),
             requests_per_minute=_whole(environ, "TOURNEY_REQUESTS_PER_MINUTE", 120),
             poll_seconds=_whole(environ, "TOURNEY_POLL_SECONDS", 10),
+            session_hours=_whole(environ, "TOURNEY_SESSION_HOURS", 168),
         )
 
 

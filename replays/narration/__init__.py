@@ -1,9 +1,10 @@
 """Events and tables in the games' own words, for the replay page and `replay show`: "Green plays 4".
 
 One module per game holds ``SENTENCES`` (event type -> sentence of the public data and,
-when the reader may see it, the private part), ``score(view, seat)`` (the seat's score
-in words, read from a view) and ``summary(view, names, own)`` (the table in a few lines,
-read from the views alone, as the page draws it). The log's own events (game_started,
+when the reader may see it, the private part), ``action(text, view)`` (an action string in
+words, as the page lists a seat's choices), ``score(view, seat)`` (the seat's score in words,
+read from a view) and ``summary(view, names, own)`` (the table in a few lines, read from the
+views alone, as the page draws it). The log's own events (game_started,
 seat_forfeited, game_ended) are worded here; a type no module knows is told plainly from
 its data, so a new event type never stops a page from being made.
 """
@@ -51,6 +52,7 @@ class Narrator:
         module = importlib.import_module(GAMES[game]) if game in GAMES else None
         self.sentences: dict[str, Sentence] = {**LOG_SENTENCES, **(module.SENTENCES if module else {})}
         self._score = module.score if module else None
+        self._action: Callable[[str, Any], str] | None = getattr(module, "action", None)
         self._summary: Summary | None = module.summary if module else None
 
     def sentence(self, type_: str, data: Mapping[str, Any], private: Any = None) -> str:
@@ -59,6 +61,11 @@ class Narrator:
         if told is None:
             return plain(type_, data, private)
         return told(data, private)
+
+    def action(self, text: str, view: Mapping[str, Any] | None = None) -> str:
+        """An action in words ("play the trickster"), read with the public view before it where its
+        meaning depends on the kind of decision; the action itself where this game has no words."""
+        return self._action(text, view) if self._action is not None else text
 
     def knows(self, type_: str) -> bool:
         return type_ in self.sentences

@@ -101,6 +101,34 @@ SENTENCES = {
 }
 
 
+
+WORDS = {"lemur:blind": "turn a Sun lemur to draw blind from the opponent's hand",
+         "lemur:swap": "turn a Sun lemur to swap cards", "keep": "keep the card in hand",
+         "draw": "draw as many cards as were discarded", "end": "end the turn"}
+
+
+def action(text: str, view: Any = None) -> str:
+    """An action in words (docs/games/lemur-tails.md, "Action grammar"): "add black 5 to Red's white-ring
+    tail", "turn a Sun lemur to take white 2 from the market", "end the turn"."""
+    parts = text.split(":")
+    try:
+        if parts[0] == "play" and len(parts) == 3:
+            return f"add {card(parts[1])} to {tail(parts[2])}"
+        if parts[0] == "exchange" and len(parts) == 4:
+            return f"swap {card(parts[3])} for the joker at place {parts[2]} of {tail(parts[1])}"
+        if parts[:2] == ["lemur", "market"] and len(parts) == 3:
+            return f"turn a Sun lemur to take {card(parts[2])} from the market"
+        if parts[:2] == ["lemur", "tail"] and len(parts) == 3:
+            return f"turn a Sun lemur to take the newest card of {tail(parts[2])}"
+        if parts[0] == "place" and len(parts) == 2:
+            return f"add the card to {tail(parts[1])}"
+        if parts[0] == "discard" and len(parts) == 2:
+            return f"discard {card(parts[1])}"
+    except (ValueError, IndexError):  # not this game's grammar: said as it is
+        return text
+    return WORDS.get(text, text)
+
+
 def score(view: dict[str, Any], seat: int) -> str:
     lengths = sorted(len(view["tails"][f"{seat}{ring}"]) for ring in "wb")
     return f"shortest tail {lengths[0]}, longest {lengths[1]}"

@@ -100,6 +100,47 @@ SENTENCES = {
 }
 
 
+
+PLAIN = {"venture": "venture", "sneak": "sneak into the Village", "rest": "rest", "waste": "waste the trick",
+         "cancel": "cancel the trick", "none": "none", "stop": "stop", "decline": "decline"}
+BY_PHASE = {  # what "none", "stop", "decline" and "fox:X" mean in each kind of decision (view["phase"])
+    "choose": {"none": "take nothing"},
+    "place": {"fox": "give it to {}"},
+    "discard": {"stop": "stop discarding, then draw"},
+    "trick window": {"decline": "play no trick"},
+    "perform": {"fox": "perform it with {}"},
+    "cancel window": {"decline": "do not cancel"},
+    "target": {"fox": "aim it at {}", "none": "no target"},
+    "befuddle": {"stop": "stop befuddling"},
+}
+VERBS = {  # verb:what, whatever the phase
+    "take": lambda what: f"take the {card(what)}",
+    "fox": lambda what: f"with {what}",
+    "pay": lambda what: "pay a wild symbol" if what == "*" else f"pay the symbol {what}",
+    "discard": lambda what: f"discard {trick(what)}",
+    "trick": lambda what: f"play {trick(what)}",
+    "study": lambda what: f"heist the study {what}",
+    "seat": lambda what: f"aim it at {seat_name(int(what))}",
+    "slot": lambda what: f"a counter on slot {what}",
+}
+
+
+def action(text: str, view: Any = None) -> str:
+    """An action in words (docs/games/nine-tails.md, "Action grammar"), read with the phase of the
+    decision (``view["phase"]``, public) where the same action means different things: "take the tail
+    card T-AC", "play Quick Paws", "aim it at F-ACG*"."""
+    phase = view.get("phase") if isinstance(view, dict) else None
+    verb, _, what = text.partition(":")
+    said = BY_PHASE.get(phase, {}).get(verb)
+    if said is not None:
+        return said.format(what)
+    if what and verb in VERBS:
+        try:
+            return VERBS[verb](what)
+        except ValueError:  # seat:x with no number: not this game's grammar
+            return text
+    return PLAIN.get(text, text)
+
 def score(view: dict[str, Any], seat: int) -> str:
     foxes = view["foxes"][seat]
     most = max((fox["tail_count"] for fox in foxes), default=0)

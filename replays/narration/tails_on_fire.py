@@ -75,6 +75,18 @@ SENTENCES = {
 }
 
 
+
+def action(text: str, view: Any = None) -> str:
+    """An action in words, as a seat would say it (docs/games/tails-on-fire.md, "Action grammar"):
+    "choose the trickster", "play 5", "pass"."""
+    verb, _, what = text.partition(":")
+    if verb == "choose" and what:
+        return "choose the trickster" if what == "trickster" else f"choose {what}"
+    if verb == "play" and what:
+        return f"play {what}"
+    return {"pass": "pass", "trickster": "play the trickster"}.get(text, text)
+
+
 def score(view: dict[str, Any], seat: int) -> str:
     return count(view["players"][seat]["flames"], "flame")
 

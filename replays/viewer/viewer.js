@@ -143,38 +143,50 @@ const Tourney = (() => {
     }
   }
 
-  async function verify(data, bodies, out) {
-    out.replaceChildren(h("div", {class: "check pending"}, "checking the log…"));
+  /** What the page can say of its log, as one verdict (docs/replays.md, "What the page verifies"):
+   * verified (chain intact and signed by the key shown), unverified (nothing wrong found, but no
+   * signature vouches for it), or broken (the chain or the signature fails). */
+  async function judge(data, bodies) {
     if (!globalThis.crypto?.subtle) {
-      out.replaceChildren(h("div", {class: "check bad"}, "not checked: this browser gives no WebCrypto here " +
-        "(open the file directly, or over https)"));
-      return;
+      return {state: "unverified", text: "Unverified: this browser gives no WebCrypto here, so nothing was " +
+        "checked (open the file directly, or over https)."};
     }
-    const lines = [];
     const chain = await checkChain(data, bodies);
-    if (chain.ok) {
-      const parts = data.private.length ? `, ${data.private.length} private parts match their commitments` : "";
-      lines.push(h("div", {class: "check good"}, `✔ hash chain intact (${data.events.length} events${parts})`));
-    } else {
-      lines.push(h("div", {class: "check bad"}, `✘ hash chain broken: first bad seq ${chain.seq} (${chain.why})`));
-    }
     const signed = await checkSignature(data);
-    if (signed.state === "good") {
-      lines.push(h("div", {class: "check good"}, `✔ signed by ${signed.fingerprint} (compare it with the key ` +
-        "its publisher gives)"));
-    } else if (signed.state === "bad") {
-      lines.push(h("div", {class: "check bad"}, `✘ signature fails${signed.fingerprint ? " (key " +
-        signed.fingerprint + ")" : ""}: ${signed.why}`));
-    } else if (signed.state === "unchecked") {
-      lines.push(h("div", {class: "check pending"}, `signature by ${signed.fingerprint} not checked: ${signed.why}`));
-    } else {
-      lines.push(h("div", {class: "check"}, "unsigned"));
+    if (!chain.ok) {
+      return {state: "broken", seq: chain.seq, text: `Broken: the hash chain fails at seq ${chain.seq}, the first ` +
+        `bad seq (${chain.why}). What this page shows past it is not what was signed or stored.`};
     }
-    lines.push(h("div", {class: "check note"}, "This page checks the chain and the signature only. That every move " +
+    const parts = data.private.length ? `, ${data.private.length} private parts match their commitments` : "";
+    const intact = `the hash chain is intact (${data.events.length} events${parts})`;
+    if (signed.state === "bad") {
+      return {state: "broken", text: `Broken: the signature fails${signed.fingerprint ? " (key " +
+        signed.fingerprint + ")" : ""}: ${signed.why}. Though ${intact}, someone changed this log after it ` +
+        "was signed, or signed another."};
+    }
+    if (signed.state === "good") {
+      return {state: "verified", text: `Verified: ${intact}, and its head is signed by key ${signed.fingerprint} ` +
+        "(compare it with the key its publisher gives)."};
+    }
+    if (signed.state === "unchecked") {
+      return {state: "unverified", text: `Unverified: ${intact}, but its signature by key ${signed.fingerprint} ` +
+        `was not checked (${signed.why}). Check it with tourney replay verify --key.`};
+    }
+    return {state: "unverified", text: `Unverified: this log is not signed. Its hash chain is intact ` +
+      `(${data.events.length} events${parts}), but anyone who changes a log can make its chain again: nothing ` +
+      "here shows who published it. Ask its publisher for a signed log, and check it with tourney replay verify."};
+  }
+
+  const MARKS = {verified: "✔", unverified: "⚠", broken: "✘"};
+
+  function showVerdict(out, verdict) {
+    out.dataset.verdict = verdict.state;
+    out.replaceChildren(h("div", {class: `verdict ${verdict.state}`, id: "verdict", role: "status"},
+      h("span", {class: "mark", "aria-hidden": "true"}, MARKS[verdict.state] || "…"), " ", verdict.text),
+    h("div", {class: "check note"}, "This page checks the chain and the signature only. That every move " +
       "was legal, every shuffle came from the seed and the result is right is checked by ",
       h("code", null, "tourney replay verify"), " on the JSON log, not by this page; the tables and sentences " +
       "were computed from the log when the page was made."));
-    out.replaceChildren(...lines);
   }
 
   // -- the viewer -----------------------------------------------------------------------------
@@ -182,22 +194,32 @@ const Tourney = (() => {
   const VIEW_NAMES = {full: "everything (all hands)", spectator: "spectator"};
   const SPEEDS = [0.5, 1, 2, 4, 10];
 
+  /** The step a page opens at: the table as dealt, just before the first seat decides (the last step
+   * of a game no seat decided in). */
+  function openingStep(steps) {
+    const first = steps.findIndex(([actor]) => typeof actor === "number");
+    return first < 0 ? steps.length - 1 : Math.max(0, first - 1);
+  }
+
   function start() {
     const data = JSON.parse(document.getElementById("replay-data").textContent);
     const bodies = data.events.map(([body]) => { try { return JSON.parse(body); } catch (error) { return null; } });
     const views = decodeViews(data);
     const last = data.steps.length - 1;
     const game = games[data.game] || generic;
-    const ui = {step: 0, mode: data.views[0], speed: 1, timer: null, hashTimer: null};
+    const ui = {step: openingStep(data.steps), mode: data.views[0], speed: 1, timer: null, hashTimer: null,
+      seenHash: location.hash};
 
     const seatName = (seat) => data.seats[seat]?.name ?? `seat ${seat}`;
     const seatLabel = (seat) => `${seatName(seat)} (${data.seats[seat]?.bot ?? "?"})`;
     const seatOf = (mode) => (mode.startsWith("seat:") ? Number(mode.slice(5)) : null);
     const canSee = (audience) => ui.mode === "full" || audience === "public" ||
       (Array.isArray(audience) && audience.includes(seatOf(ui.mode)));
+    const phrase = (index, code) => (typeof index === "number" && data.phrases?.[index]) || code;
 
     // The page's parts, laid out once.
-    const verifyBox = h("div", {class: "verify", id: "verify"});
+    const verifyBox = h("div", {class: "verify", id: "verify", "data-verdict": "pending"},
+      h("div", {class: "verdict pending", id: "verdict", role: "status"}, "Checking the log…"));
     const viewSelect = h("select", {id: "view", "aria-label": "view", disabled: data.views.length < 2},
       data.views.map((mode) => h("option", {value: mode},
         mode.startsWith("seat:") ? `${seatLabel(seatOf(mode))}'s seat` : VIEW_NAMES[mode])));
@@ -206,23 +228,25 @@ const Tourney = (() => {
     const result = h("div", {class: "result", id: "result"});
     const eventList = h("ol", {class: "events", id: "events"});
     const counter = h("span", {class: "counter", id: "counter"});
-    const slider = h("input", {type: "range", min: 0, max: last, value: 0, id: "slider", "aria-label": "step"});
+    const slider = h("input", {type: "range", min: 0, max: last, value: ui.step, id: "slider", "aria-label": "step"});
     const playButton = h("button", {id: "play", type: "button"}, "Play");
     const speedSelect = h("select", {id: "speed", "aria-label": "speed"},
       SPEEDS.map((speed) => h("option", {value: speed, selected: speed === 1}, `${speed}×`)));
     const button = (id, text, action) => h("button", {id, type: "button", on: {click: action}}, text);
+    const controls = h("div", {class: "controls", id: "controls"},
+      button("first", "First", () => go(0)), button("back", "Back", () => go(ui.step - 1)),
+      playButton, button("next", "Next", () => go(ui.step + 1)), button("last", "Last", () => go(last)),
+      slider, counter, h("label", null, "speed ", speedSelect));
+    const app = document.getElementById("app");
 
-    document.getElementById("app").replaceChildren(
+    app.replaceChildren(
       h("header", {class: "top"},
         h("h1", null, data.title, " ", h("span", {class: "game-id"}, data.game_id)),
         h("ul", {class: "seats"}, data.seats.map((seat) => h("li", {class: `seat-chip seat-${seat.seat}`,
           title: `bot content hash ${seat.hash}`}, h("span", {class: "swatch"}), `${seat.name}: ${seat.bot}`))),
         h("label", {class: "view-switch"}, "view ", viewSelect)),
       verifyBox,
-      h("div", {class: "controls"},
-        button("first", "First", () => go(0)), button("back", "Back", () => go(ui.step - 1)),
-        playButton, button("next", "Next", () => go(ui.step + 1)), button("last", "Last", () => go(last)),
-        slider, counter, h("label", null, "speed ", speedSelect)),
+      controls,
       h("main", {class: "board"}, table,
         h("aside", {class: "side"}, stepInfo, result, eventList)));
 
@@ -267,15 +291,17 @@ const Tourney = (() => {
     }
 
     function drawStepInfo(step) {
-      const [actor, first, action, legal] = data.steps[step];
+      const [actor, first, action, legal, said] = data.steps[step];
       const lines = [h("div", {class: "actor"}, `step ${step}: ${actorLabel(actor)}`)];
       if (typeof actor === "number" && bodies[first]?.type !== "seat_forfeited") {
         const shown = canSee(bodies[first]?.audience ?? []);
-        lines.push(h("div", {class: "action"}, "action: ",
-          action !== null && shown ? h("code", null, action) : h("em", null, "hidden from this view")));
+        lines.push(h("div", {class: "action"}, "action: ", action !== null && shown
+          ? h("span", {class: "said", title: action, "data-action": action}, phrase(said?.[0], action))
+          : h("em", null, "hidden from this view")));
         if (legal !== null && canSee([actor])) {
-          lines.push(h("div", {class: "legal"}, `legal actions (${legal.length}): `,
-            legal.map((option, i) => [i ? " " : "", h("code", {class: option === action ? "chosen" : null}, option)])));
+          lines.push(h("div", {class: "legal"}, `legal actions (${legal.length}):`,
+            h("ul", {class: "options"}, legal.map((option, i) => h("li", {title: option, "data-action": option,
+              class: option === action ? "chosen" : null}, phrase(said?.[1]?.[i], option))))));
         }
       }
       stepInfo.replaceChildren(...lines);
@@ -294,6 +320,17 @@ const Tourney = (() => {
         forfeit ? h("div", {class: "forfeit"}, `${seatLabel(forfeit.seat)} forfeited: ${forfeit.reason}`) : null);
     }
 
+    /** Scroll the story, and only the story, to a step: never the page, whose controls must stay where the
+     * reader is (below the table on a phone, the story is below the controls). */
+    function showInList(item) {
+      const top = item.offsetTop;
+      const bottom = top + item.offsetHeight;
+      if (top < eventList.scrollTop) eventList.scrollTop = top;
+      else if (bottom > eventList.scrollTop + eventList.clientHeight) eventList.scrollTop = bottom - eventList.clientHeight;
+    }
+
+    const ownHash = () => `#step=${ui.step}` + (ui.mode === data.views[0] ? "" : `&view=${ui.mode}`);
+
     function draw() {
       const step = ui.step;
       const {view, own} = viewsFor(step);
@@ -305,13 +342,21 @@ const Tourney = (() => {
       slider.value = String(step);
       for (const item of eventList.querySelectorAll(".step.current")) item.classList.remove("current");
       stepItems[step].classList.add("current");
-      stepItems[step].scrollIntoView({block: "nearest"});
-      // The address follows once stepping pauses: replacing it costs more than drawing a step.
+      showInList(stepItems[step]);
+      // The address follows once stepping pauses: browsers limit how often it may be replaced. It is
+      // replaced only if nobody asked for another step meanwhile (a new #step= whose hashchange has
+      // not arrived yet): the latest step asked for always wins over the page's own update.
       clearTimeout(ui.hashTimer);
       ui.hashTimer = setTimeout(() => {
-        const hash = `#step=${ui.step}` + (ui.mode === data.views[0] ? "" : `&view=${ui.mode}`);
-        if (location.hash !== hash) history.replaceState(null, "", hash);
+        if (location.hash !== ui.seenHash) {
+          followHash();
+          return;
+        }
+        if (location.hash !== ownHash()) history.replaceState(null, "", ownHash());
+        ui.seenHash = location.hash;
       }, 150);
+      // The page's own signal that a step is on screen (tests and scripts wait on it, never on time).
+      app.dataset.drawn = `step=${step}&view=${ui.mode}`;
     }
 
     function go(step) {
@@ -344,17 +389,21 @@ const Tourney = (() => {
       playButton.textContent = "Play";
     }
 
-    function fromHash() {
+    /** Show what the address asks for (#step=N&view=V), and remember it as the address last seen. */
+    function followHash() {
+      ui.seenHash = location.hash;
       const params = new URLSearchParams(location.hash.slice(1));
       if (params.has("view")) setMode(params.get("view"));
       if (params.has("step")) go(Number(params.get("step")));
+      else draw();
     }
 
     playButton.addEventListener("click", () => (ui.timer ? pause() : play()));
     slider.addEventListener("input", () => go(Number(slider.value)));
     speedSelect.addEventListener("change", () => { ui.speed = Number(speedSelect.value); });
     viewSelect.addEventListener("change", () => { setMode(viewSelect.value); draw(); });
-    window.addEventListener("hashchange", () => { fromHash(); draw(); });
+    // A hashchange for an address already followed (its event late, after the page caught it) changes nothing.
+    window.addEventListener("hashchange", () => { if (location.hash !== ui.seenHash) followHash(); });
     document.addEventListener("keydown", (event) => {
       if (event.target.closest?.("input, select, textarea") || event.altKey || event.ctrlKey || event.metaKey) return;
       const keys = {ArrowLeft: () => go(ui.step - 1), ArrowRight: () => go(ui.step + 1), Home: () => go(0),
@@ -366,14 +415,21 @@ const Tourney = (() => {
     });
 
     buildEventList();
-    fromHash();
-    draw();
-    verify(data, bodies, verifyBox).catch((error) => verifyBox.replaceChildren(
-      h("div", {class: "check bad"}, `not checked: ${error}`)));
-    // For scripts and tests: the current step, and the views as the page decoded them.
+    followHash();
+    judge(data, bodies).catch((error) => ({state: "broken", text: `Broken: the log could not be checked (${error}).`}))
+      .then((verdict) => {
+        showVerdict(verifyBox, verdict);
+        if (verdict.state === "broken") {
+          controls.classList.add("invalid");
+          controls.prepend(h("strong", {class: "invalid-mark", id: "invalid-mark"}, "replaying an invalid log"));
+          table.classList.add("invalid");
+        }
+      });
+    // For scripts and tests: the current step, what is drawn, and the views as the page decoded them.
     window.tourneyReplay = {
       get step() { return ui.step; },
       get mode() { return ui.mode; },
+      get drawn() { return app.dataset.drawn; },
       view: (step, mode) => (mode.startsWith("seat:") ? views.spectator[step] && views.seatView(step, seatOf(mode))
         : views.spectator[step]),
     };

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test, state_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from adapters.actions import SPACES
 from adapters.pettingzoo import PolicyBot, env, observation_of, raw_env
@@ -31,6 +34,39 @@ def test_seed_test_passes(game):
     seed_test(lambda: env(game), num_cycles=200)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_render_test_passes(game, capsys):
+    """PettingZoo's render_test: every render mode listed works (ansi returns the spectator's view as text, human
+    prints it and returns None)."""
+    render_test(lambda render_mode=None: env(game, render_mode=render_mode))
+    printed = capsys.readouterr().out.splitlines()
+    assert printed and all(json.loads(line)["seat"] is None for line in printed)
+
+
+@pytest.mark.parametrize(("game", "players"), [("tails-on-fire", 3), ("nine-tails", 3), ("lemur-tails", 2)])
+def test_state_test_passes(game, players):
+    """PettingZoo's state_test on the environment and its turn-based parallel form: state_space is a Box and
+    state() lies in it at every step (here with unmasked random actions: the first illegal one forfeits)."""
+    state_test(env(game, players), turn_based_aec_to_parallel(raw_env(game, players)), num_cycles=10)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_global_state_is_every_seats_observation(game):
+    """state() is each agent's observation vector in seat order, at every step of a masked-random game: all a
+    seat may know, nothing of what no seat knows."""
+    table = raw_env(game)
+    table.reset(seed=4)
+    rng = np.random.default_rng(4)
+    steps = 0
+    for _ in table.agent_iter():
+        expected = np.concatenate([table.observe(other)["observation"] for other in table.possible_agents])
+        assert np.array_equal(table.state(), expected) and table.state_space.contains(table.state())
+        observation, _, termination, truncation, _ = table.last()
+        steps += 1
+        table.step(None if termination or truncation else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert steps > 20
+
+
 def finish(table, seed: int, choose) -> dict[str, float]:
     """Play ``table`` to the end from reset(seed) with ``choose(agent, observation)``; the final rewards."""
     table.reset(seed=seed)
@@ -51,7 +87,7 @@ def test_rewards_come_from_the_ranking_and_sum_to_zero(game):
     table = raw_env(game)
     rng = np.random.default_rng(3)
     final = finish(table, 11, lambda agent, observation: int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    ranking = table.engine.ranking(table.state)
+    ranking = table.engine.ranking(table.game_state)
     assert [final[agent] for agent in table.possible_agents] == rewards(ranking)
     assert abs(sum(final.values())) < 1e-9 and table.ranking == list(ranking)
 
@@ -75,7 +111,7 @@ def test_only_the_agent_to_act_has_legal_actions():
     acting = table.agent_selection
     for agent in table.possible_agents:
         mask = table.observe(agent)["action_mask"]
-        legal = table.engine.legal_actions(table.state)
+        legal = table.engine.legal_actions(table.game_state)
         assert mask.sum() == (len(legal) if agent == acting else 0)
 
 
@@ -86,8 +122,8 @@ def test_a_policy_sees_in_a_tournament_what_it_saw_in_the_environment():
     seat = table.possible_agents.index(table.agent_selection)
 
     class Turn:
-        view = table.engine.view(table.state, seat)
-        legal = table.engine.legal_actions(table.state)
+        view = table.engine.view(table.game_state, seat)
+        legal = table.engine.legal_actions(table.game_state)
 
     expected = table.observe(table.agent_selection)
     seen = observation_of("nine-tails", Turn)

@@ -1,4 +1,5 @@
-"""bots/rl/: a policy trained in PettingZoo and OpenSpiel's MCTS play tournaments as ordinary bot files."""
+"""bots/rl/: a policy trained in PettingZoo, OpenSpiel's MCTS and OpenSpiel's ISMCTS play tournaments as ordinary
+bot files."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ RL = ROOT / "bots" / "rl"
 
 
 @pytest.mark.slow
-def test_the_openspiel_bot_plays_legal_moves_in_and_out_of_process():
-    """OpenSpiel's MCTS on one determinization a move finishes a Lemur Tails game, with Turn.determinize and, as a
-    hosted bot sees it, from the seat's events alone."""
+@pytest.mark.parametrize("bot", ["openspiel_mcts", "openspiel_ismcts"])
+def test_the_openspiel_bots_play_legal_moves_in_and_out_of_process(bot):
+    """OpenSpiel's MCTS (one determinization a move) and ISMCTS (from the seat's information state) finish a Lemur
+    Tails game, driven in process and, as a hosted bot sees it, from the seat's events alone."""
     engine = registry.get("lemur-tails")
-    module = load_module(str(RL / "openspiel_mcts.py"))
+    module = load_module(str(RL / f"{bot}.py"))
 
     class Hosted:
         def __init__(self, bot):
@@ -69,4 +71,18 @@ def test_tourney_run_plays_the_rl_bots_and_the_logs_verify(tmp_path):
     shutil.copytree(RL, folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
     rows = run_and_verify(folder, "lemur-tails", tmp_path / "t.db")
-    assert {row["bot"] for row in rows} == {"openspiel_mcts", "pettingzoo_table", "random_bot"}
+    assert {row["bot"] for row in rows} == {"openspiel_ismcts", "openspiel_mcts", "pettingzoo_table", "random_bot"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["tails-on-fire", "nine-tails", "lemur-tails"])
+def test_openspiel_ismcts_plays_sandboxed_tourney_run_games_of_every_game(game, tmp_path):
+    """bots/rl/openspiel_ismcts.py, as shipped (its default budget, the default move time and CPU limit), plays
+    `tourney run` games of each game against random_bot, each bot in its bubblewrap sandbox: no forfeits, every
+    log verifies."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(RL / "openspiel_ismcts.py", folder / "openspiel_ismcts.py")
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
+    rows = run_and_verify(folder, game, tmp_path / "t.db")
+    assert {row["bot"] for row in rows} == {"openspiel_ismcts", "random_bot"}

@@ -8,7 +8,7 @@ import pytest
 
 from engines import registry
 from engines.base import CHANCE, SETUP, Event, competition_ranks, fold
-from engines.driver import BotFailure, FirstLegal, forfeit_ranking, play, redact, setup
+from engines.driver import MAX_REASON_BYTES, BotFailure, FirstLegal, forfeit_ranking, play, redact, setup
 from tests.toy import ENGINE as TOY
 
 
@@ -90,6 +90,19 @@ def test_a_failing_agent_forfeits_and_ranks_last_alone(agent, reason):
     assert outcome.forfeit_reason.startswith(reason)
     assert outcome.ranking[1] == 3
     assert sorted(outcome.ranking[s] for s in (0, 2)) in ([1, 1], [1, 2])
+
+
+@pytest.mark.parametrize("answer", ["x" * 1_000_000, "é" * 600_000, Raises()], ids=["ascii", "two-byte", "short"])
+def test_a_forfeit_reason_is_kept_to_1_kib_with_a_marker(answer):
+    """Whatever a bot sent, its forfeit reason is at most 1 KiB of UTF-8, cut on a character boundary with a
+    marker saying how long it was; a short reason is kept whole."""
+    agent = answer if isinstance(answer, Raises) else Scripted(answer)
+    reason = play(TOY, TOY.configure(2), "f", [FirstLegal(), agent]).outcome.forfeit_reason
+    if isinstance(answer, Raises):
+        assert reason == "bot failure: timed out after 1.0 s"
+        return
+    assert len(reason.encode()) <= MAX_REASON_BYTES and reason.startswith("illegal action: seat 1 ")
+    assert answer[:400] in reason and reason.endswith(" bytes in all]") and " ... [cut: " in reason
 
 
 def test_forfeit_ranking_keeps_the_others_order():

@@ -31,8 +31,8 @@ def write_page(name: str, folder: Path, view: str = "full") -> Path:
 
 
 def shoot(viewer: Any, out: Path) -> None:
-    """A screenshot of an open page once its log has been checked."""
-    viewer.wait_for_selector("#verify .check.good, #verify .check.bad")
+    """A screenshot of an open page once its log has been checked (its verdict is in)."""
+    viewer.wait_for_selector("#verify:not([data-verdict=pending])")
     viewer.screenshot(path=str(out))
 
 

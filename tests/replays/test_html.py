@@ -207,8 +207,8 @@ def test_a_seat_page_holds_nothing_hidden_from_that_seat(name):
         told = narrator.sentence(event["type"], event["data"], event["private"])
         if told != narrator.sentence(event["type"], event["data"]):
             assert embed_text(told) not in text
-    assert all(legal is None for actor, _, _, legal in data["steps"] if actor != 1)
-    assert any(legal for actor, _, _, legal in data["steps"] if actor == 1)
+    assert all(legal is None for actor, _, _, legal, *_ in data["steps"] if actor != 1)
+    assert any(legal for actor, _, _, legal, *_ in data["steps"] if actor == 1)
 
 
 def embed_text(text: str) -> str:
@@ -231,6 +231,44 @@ def test_the_result_names_ranks_scores_and_a_forfeit():
     assert "castle" in data["result"]["forfeit"]["reason"]
     forfeit_step = data["steps"][-2]
     assert forfeit_step[0] == 1 and forfeit_step[3]  # the forfeiting seat, with the legal actions it had
+
+
+PLAIN_ACTIONS = {"pass", "venture", "rest"}
+"""Actions that are already words: said as they are."""
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_every_action_of_a_page_is_in_words(name):
+    """Each step's chosen and legal actions point at phrases: the game's words for that action, read with the
+    public view before the step; none is left as its code (``play:W3:1b``)."""
+    data = page.page_data(golden(name))
+    narrator = Narrator(data["game"])
+    spectator = page.decode_views(data)["spectator"]
+    seen = 0
+    for step, (_, _, action, legal, said) in enumerate(data["steps"]):
+        if legal is None and action is None:
+            assert said is None
+            continue
+        before = spectator[step - 1]
+        if action is not None:
+            assert data["phrases"][said[0]] == narrator.action(action, before)
+        for option, index in zip(legal or [], said[1] or [], strict=True):
+            words = data["phrases"][index]
+            assert words == narrator.action(option, before) and (words != option or option in PLAIN_ACTIONS), option
+            seen += 1
+    assert seen > 100
+
+
+def test_actions_in_words_read_like_the_story():
+    """A few actions of each game, worded as its events are ("Red chooses the trickster")."""
+    assert Narrator("tails-on-fire").action("choose:trickster") == "choose the trickster"
+    assert Narrator("tails-on-fire").action("play:7") == "play 7"
+    assert Narrator("lemur-tails").action("play:W3:1b") == "add white 3 to Green's black-ring tail"
+    assert Narrator("lemur-tails").action("lemur:market:BJ") == "turn a Sun lemur to take black joker from the market"
+    assert Narrator("nine-tails").action("take:T-AC", {"phase": "choose"}) == "take the tail card T-AC"
+    assert Narrator("nine-tails").action("none", {"phase": "target"}) == "no target"
+    assert Narrator("nine-tails").action("trick:quick-paws", {"phase": "trick window"}) == "play Quick Paws"
+    assert Narrator("high-cards").action("commit:3") == "commit:3"  # a game with no words: its code
 
 
 # -- a game with no drawing -------------------------------------------------------------------

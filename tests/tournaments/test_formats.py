@@ -208,7 +208,8 @@ def test_default_rounds_and_formats_of_stored_specs():
     spec = Spec("lemur-tails", 2, 3, "1", 1.0, 5.0, ())
     assert spec.to_json() == {"game": "lemur-tails", "players": 2, "games": 3, "seed": "1", "move_time_ms": 1000,
                               "time_bank_ms": 5000, "options": {}, "bots": [], "sandbox": False,
-                              "resources": {"memory_mb": 1024, "cpu_seconds": 60, "max_processes": 64}}
+                              "resources": {"memory_mb": 1024, "cpu_seconds": 60, "max_processes": 64},
+                              "clock": "wall", "ponder": True}
     swiss = Spec("lemur-tails", 2, 3, "1", 1.0, 5.0, (), format=Swiss(2))
     assert swiss.to_json()["format"] == {"name": "swiss", "rounds": 2}
 

@@ -219,13 +219,21 @@ PROGRAM_CASES = {
     "illegal": (["illegal"], FAST, r"^illegal action: seat [01] cannot 'teleport:moon'"),
     "flood": (["flood"], FAST, r"^bot failure: flooded its output: more than 1048576 bytes"),
     "twice": (["twice"], FAST, r"^bot failure: answered garbage: it wrote a line nobody asked for"),
+    "no_newline": (["no-newline"], QUICK, r"^bot failure: timed out: no answer within 0\.30 s \(\d+ bytes came without "
+                   r"a line feed: end every message with \\n and flush its output; docs/bot-protocol\.md\)$"),
     "ready_twice": (["ready-twice"], FAST, r"^bot failure: answered garbage: it wrote a line nobody asked for"),
 }
 
 
 SANDBOXED_REASONS = {
-    # bwrap holds the bot's output pipe open as long as the bot runs: no end of file comes
-    "close": r"^bot failure: timed out: no answer within 2\.00 s$",
+    # bwrap holds the bot's output pipe open as long as the bot runs: no end of file comes. The
+    # sandbox times moves by the CPU clock (its cgroup): a bot that waits is stopped by the
+    # wall-clock cap, three times its allowance.
+    "close": r"^bot failure: timed out: no answer within 6\.00 s of wall-clock time \(3 times its 2\.00 s of CPU\)$",
+    "hang": r"^bot failure: timed out: no answer within 0\.90 s of wall-clock time \(3 times its 0\.30 s of CPU\)$",
+    "no_newline": r"^bot failure: timed out: no answer within 0\.90 s of wall-clock time \(3 times its 0\.30 s of "
+                  r"CPU\) \(\d+ bytes came without a line feed: end every message with \\n and flush its output; "
+                  r"docs/bot-protocol\.md\)$",
 }
 
 
@@ -263,7 +271,8 @@ def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tm
         assert_nothing_left(folder, starts=5)  # the handshake, then its 4 games
     else:
         assert wait_gone([pid for pid, _ in processes_naming(tag)]) == [], "bot processes outlived the tournament"
-    assert took < 20, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
+    bound = 35 if (name, sandbox) == ("close", "on") else 20  # there it waits out the wall-clock cap (6 s a game)
+    assert took < bound, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
 
 
 def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path):
@@ -345,7 +354,10 @@ HANDSHAKE_CASES = {
     "hs-wrong": r"failed its handshake: expected \{\"type\": \"ready\"\}, got \{'type': 'hello'",
     "hs-garbage": r"answered garbage: b'READY!' is not JSON",
     "hs-decline": r"declined: I play \[bold\]chess\[/bold\] only \[/x\]",
-    "hs-hang": r"timed out: no answer within 0\.50 s",
+    "hs-hang": r"timed out: no answer within 0\.50 s to hello \(a bot must answer each line at once and flush its "
+               r"output: docs/bot-protocol\.md\)",
+    "hs-no-flush": r"timed out: no answer within 0\.50 s to hello \(a bot must answer each line at once and flush "
+                   r"its output: docs/bot-protocol\.md\)",
 }
 
 
@@ -395,7 +407,9 @@ def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandb
     assert time.monotonic() - began < 20
     games = stored_games(db)
     assert_complete(games, ["random_b", "random_bot", name])
-    assert_forfeits(games, name, PYTHON_CASES[name])
+    # In the sandbox the CPU clock (its cgroup's) stops a loop once it has used its time.
+    cpu = r"^bot failure: timed out: used 0\.2\d s of CPU without answering, with 0\.(20|1\d) s allowed$"
+    assert_forfeits(games, name, cpu if (name, sandbox) == ("loops", "on") else PYTHON_CASES[name])
 
 
 def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):

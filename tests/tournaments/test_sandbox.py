@@ -31,7 +31,7 @@ import pytest
 
 from tests.runs import on_terminal
 from tests.tournaments.test_protocol import GAME, SHIPPED, cli, processes_naming, stored_games
-from tournaments.bots import sandbox
+from tournaments.bots import cgroups, sandbox
 from tournaments.bots.discovery import discover
 from tournaments.bots.protocol import ProgramProcess
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement
@@ -101,7 +101,8 @@ def logs_of(tmp_path: Path, bot: str) -> list[str]:
 
 
 def assert_nothing_left(tag: str) -> None:
-    """No process of the test's bots is left (after a few seconds' grace); any found are killed."""
+    """No process of the test's bots is left (after a few seconds' grace), by pid and by cgroup: no
+    process naming the TAG, and no sandbox's cgroup of a process that is gone; any found are killed."""
     deadline = time.monotonic() + 5
     while (left := processes_naming(tag)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -109,6 +110,13 @@ def assert_nothing_left(tag: str) -> None:
         with contextlib.suppress(OSError):
             os.kill(pid, 9)
     assert left == [], f"processes outlived the tournament: {left}"
+    assert stale_groups() == [], "cgroups outlived the tournament"
+
+
+def stale_groups() -> list[Path]:
+    """The sandboxes' cgroups whose maker is gone: what a run leaves behind if it fails to remove them."""
+    found = cgroups.hierarchy()
+    return [] if found is None else cgroups.stale(found)
 
 
 def verify(tmp_path: Path) -> None:
@@ -191,15 +199,16 @@ def test_a_fork_bomb_is_stopped_by_the_process_limit(tmp_path):
 
 
 def test_a_bot_cannot_take_more_memory_than_its_limit(tmp_path):
-    """Attack: take 2 GiB at the first act, with --memory-mb 512. The allocation is refused
-    (MemoryError) and the bot forfeits every game with that reason."""
+    """Attack: take 2 GiB at the first act, with --memory-mb 512. The sandbox's cgroup holds it to
+    512 MiB: the kernel kills it there, and the bot forfeits every game, saying so."""
     folder, tag = hostile_folder(tmp_path, "memory_hog")
     play(tmp_path, folder, "--memory-mb", "512")
     games = stored_games(tmp_path / "t.db")
     assert len(games) == 2
     for game in games.values():
         assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"memory_hog_{tag}"
-        assert game.forfeit["reason"] == "bot failure: crashed: MemoryError: ", game.forfeit
+        assert game.forfeit["reason"] == ("bot failure: crashed: ran out of memory (its processes together held "
+                                          "512 MiB, its --memory-mb) and was killed before answering"), game.forfeit
     assert_nothing_left(tag)
 
 
@@ -208,7 +217,8 @@ def test_a_bot_that_stops_reading_its_input_cannot_stall_the_run(tmp_path, sandb
     """Attack: a program fills its own stdin pipe (reopened through /proc/self/fd/0) and never reads
     again, so that a blocking write of the next request would hang tourney. Every write has a
     deadline: without the sandbox the bot forfeits ("stopped reading its input") and the run ends;
-    in the sandbox the pipe is not its uid's to reopen, and it forfeits on time."""
+    in the sandbox the pipe is not its uid's to reopen, and it forfeits on time (it uses no CPU: the
+    wall-clock cap of the CPU clock stops it)."""
     folder, tag = hostile_folder(tmp_path, "stdin_stuffer")
     done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1", "--sandbox",
                    sandbox_mode, "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db"),
@@ -217,7 +227,8 @@ def test_a_bot_that_stops_reading_its_input_cannot_stall_the_run(tmp_path, sandb
     games = stored_games(tmp_path / "t.db")
     assert len(games) == 2
     expected = {"off": r"bot failure: stopped reading its input: \d+ bytes still unread after 1\.\d\d s",
-                "on": r"bot failure: timed out: no answer within 1\.\d\d s"}[sandbox_mode]
+                "on": r"bot failure: timed out: no answer within 3\.00 s of wall-clock time \(3 times its 1\.00 s of "
+                      r"CPU\)"}[sandbox_mode]
     for game in games.values():
         assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"stdin_stuffer_{tag}"
         assert re.fullmatch(expected, game.forfeit["reason"]), game.forfeit
@@ -353,7 +364,7 @@ def test_a_resumed_tournament_keeps_its_sandbox_mode(tmp_path):
     with closing(sqlite3.connect(db)) as connection:
         spec = json.loads(connection.execute("SELECT spec FROM tournaments").fetchone()[0])
         assert spec["sandbox"] is False and spec["resources"]["max_processes"] == 64
-        old = {key: value for key, value in spec.items() if key not in ("sandbox", "resources")}
+        old = {key: value for key, value in spec.items() if key not in ("sandbox", "resources", "clock", "ponder")}
         connection.execute("UPDATE tournaments SET spec = ?", (json.dumps(old),))
         connection.commit()
     resumed = tourney(tmp_path, *base, "--resume")
@@ -361,6 +372,40 @@ def test_a_resumed_tournament_keeps_its_sandbox_mode(tmp_path):
     assert "(2 already stored), 0 jobs, not sandboxed" in resumed.stdout  # nothing left to play
     assert "cup (lemur-tails, 2 games, not sandboxed)" in resumed.stdout
     assert len(stored_games(tmp_path / "t.db")) == 2
+
+
+@pytest.mark.usefixtures("_cgroups")
+def test_a_resumed_tournament_keeps_its_clock_and_pondering(tmp_path):
+    """A sandboxed tournament records its clock and pondering ("cpu", false by default with cgroups): --resume
+    follows them, refuses --clock wall or --ponder against them, and one stored before clocks existed
+    (no "clock" in its spec) resumes by the wall clock, pondering, as it was played."""
+    folder, _ = hostile_folder(tmp_path, good=2)
+    db = str(tmp_path / "t.db")
+    base = ["run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1", "--name", "cup", "--db", db]
+    assert tourney(tmp_path, *base).returncode == 0
+    with closing(sqlite3.connect(db)) as connection:
+        spec = json.loads(connection.execute("SELECT spec FROM tournaments").fetchone()[0])
+    assert (spec["sandbox"], spec["clock"], spec["ponder"]) == (True, "cpu", False)
+    for flag, said in (("--clock=wall", "--clock wall: it was started with the cpu clock"),
+                       ("--ponder", "--ponder: it was started with bots frozen between turns")):
+        refused = tourney(tmp_path, *base, flag, "--resume")
+        assert refused.stderr == f"error: cannot resume 'cup' with {said}\n"
+    assert "cpu clock, no pondering" in tourney(tmp_path, *base, "--resume").stdout
+    with closing(sqlite3.connect(db)) as connection:
+        old = {key: value for key, value in spec.items() if key not in ("clock", "ponder")}
+        connection.execute("UPDATE tournaments SET spec = ?", (json.dumps(old),))
+        connection.commit()
+    resumed = tourney(tmp_path, *base, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "sandboxed, cgroup v" in resumed.stdout and "wall clock, pondering" in resumed.stdout
+
+
+def test_without_the_sandbox_no_cpu_clock_is_offered(tmp_path):
+    """--clock cpu and --no-ponder need the sandbox's cgroups: with --sandbox off they are refused in one line."""
+    folder, _ = hostile_folder(tmp_path, good=2)
+    done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--sandbox", "off", "--clock", "cpu",
+                   "--db", str(tmp_path / "t.db"))
+    assert (done.returncode, done.stderr) == (1, "error: --clock cpu and --no-ponder need the sandbox (its cgroups)\n")
 
 
 def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
@@ -385,7 +430,7 @@ def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
 # -- the whole folder ---------------------------------------------------------------------
 
 ATTACKS = ("setsid_daemon", "ledger_thief", "opponent_spy", "network", "fork_bomb", "memory_hog", "stdin_stuffer",
-           "parent_killer", "terminal_writer", "snoop", "import_side_effect")
+           "parent_killer", "terminal_writer", "snoop", "import_side_effect", "init_tracer", "spinner", "memfd_hog")
 LIMITS = ("--memory-mb", "512", "--max-processes", "16", "--move-time", "1", "--time-bank", "1")
 
 
@@ -429,7 +474,7 @@ def test_a_ladder_of_every_hostile_bot_and_two_good_ones_plays_on(tmp_path, monk
         else:
             assert re.fullmatch(r"error: \S+ refused: in its validation game it forfeited \(.+\)\n", done.stderr)
             refused[path.name] = done.stderr
-    for attack in ("memory_hog", "stdin_stuffer", "import_side_effect"):
+    for attack in ("memory_hog", "stdin_stuffer", "import_side_effect", *(("memfd_hog",) if GROUPED else ())):
         assert any(name.startswith(attack) for name in refused), refused
     assert "random_bot.py" in listed and "random_b.py" in listed and len(listed) >= 6, refused
     played = tourney(tmp_path, "ladder", "play", "den", "--games", "12", "--jobs", "2", "--seed", "5", "--db", db,
@@ -456,7 +501,8 @@ def test_a_match_plays_its_bots_in_the_sandbox(tmp_path):
         assert json.loads(connection.execute("SELECT spec FROM tournaments").fetchone()[0])["sandbox"] is True
     for game in stored_games(db).values():
         assert game.bots[game.forfeit["seat"]] == f"memory_hog_{tag}", game
-        assert game.forfeit["reason"] == "bot failure: crashed: MemoryError: ", game.forfeit
+        assert game.forfeit["reason"] == ("bot failure: crashed: ran out of memory (its processes together held "
+                                          "512 MiB, its --memory-mb) and was killed before answering"), game.forfeit
     # (where the hog forfeits before the snoop's first turn, the snoop was never greeted, so never ran)
     assert any(f"listing /bot: ['snoop_{tag}.py']" in log for log in logs_of(tmp_path, f"snoop_{tag}"))
     assert_nothing_left(tag)
@@ -530,3 +576,162 @@ def test_a_bot_never_outlives_the_process_that_started_it(tmp_path, sandboxed):
     os.close(started_read)
     os.close(started_write)
     assert left == [], f"bot processes outlived their starter: {left}"
+
+
+# -- cgroups and seccomp ------------------------------------------------------------------
+
+GROUPED = cgroups.hierarchy() is not None
+
+
+@pytest.fixture
+def _cgroups():
+    """These attacks are contained by the sandbox's cgroup: they fail (never skip) without one where cgroups are
+    expected (TOURNEY_TEST_CGROUPS=1, which .ci/run sets), and skip on a machine that has none to give."""
+    problem = cgroups.unavailable()
+    if problem is not None:
+        if os.environ.get("TOURNEY_TEST_CGROUPS") == "1":
+            pytest.fail(f"the cgroup tests need a cgroup per sandbox: {problem}")
+        pytest.skip(f"no cgroups here: {problem}")
+
+
+def test_the_first_line_says_how_bots_are_confined(tmp_path):
+    """The run's first line says sandboxed, which cgroups (or "no cgroups: rlimits only"), the seccomp filter,
+    the clock and pondering."""
+    folder, _ = hostile_folder(tmp_path, good=2)
+    first = play(tmp_path, folder).stdout.splitlines()[0]
+    found = cgroups.hierarchy()
+    if found is not None:
+        assert first.endswith(f", sandboxed, {found.describe()}, seccomp, cpu clock, no pondering"), first
+    else:
+        assert first.endswith(", sandboxed, no cgroups: rlimits only, seccomp, wall clock"), first
+
+
+def test_a_bot_cannot_take_over_its_sandboxs_init(tmp_path):
+    """Attack: bwrap's init (pid 1 of the sandbox) runs as the bot's own uid; the bot tries to ptrace it (to
+    make it drop its parent-death signal and leave the process group killed at the end of the game), to read
+    its memory, and to make a user namespace of its own. The seccomp filter
+    refuses all three with EPERM, and nothing of the bot (process or cgroup) is left after the run."""
+    folder, tag = hostile_folder(tmp_path, "init_tracer")
+    play(tmp_path, folder)
+    for log in logs_of(tmp_path, f"init_tracer_{tag}"):
+        assert "ptrace init: EPERM" in log and "process_vm_readv init: EPERM" in log, log
+        assert "unshare user: EPERM" in log, log
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+    assert_nothing_left(tag)
+
+
+def test_the_kernels_riskiest_calls_are_refused_and_a_bot_still_works(tmp_path):
+    """Attack: each call the seccomp filter denies (ptrace, process_vm_readv, the keyring calls, bpf,
+    perf_event_open, userfaultfd, io_uring, mount, unshare, setns, clone with namespace flags, kexec, module
+    loading, open_by_handle_at, personality without address randomisation, TIOCSTI, an x32 call). Each gets
+    EPERM (clone3 ENOSYS, so that the C library falls back to clone), never a crash of tourney; threads and
+    child processes still work, and the bot plays its games to the end."""
+    folder, tag = hostile_folder(tmp_path, "syscalls")
+    play(tmp_path, folder)
+    for log in logs_of(tmp_path, f"syscalls_{tag}"):
+        results = dict(re.findall(r"^(\w+): (\w+)$", log, re.MULTILINE))
+        assert results.pop("personality_default") == "ok", log
+        assert results.pop("clone3") == "ENOSYS", log
+        assert set(results.values()) == {"EPERM"} and len(results) == 20, results
+        assert "thread: ok, child process: child" in log, log
+    assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
+    assert_nothing_left(tag)
+
+
+KEYRING_WRAPPER = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+# The organiser's own session keyring, holding a secret (as a login session's would).
+assert libc.syscall(250, 1, None) >= 0
+assert libc.syscall(248, b"user", sys.argv[1].encode(), b"hunter2", 7, -3) >= 0
+os.execv(sys.executable, [sys.executable, "-m", "tournaments", *sys.argv[2:]])
+"""
+
+
+def test_the_organisers_session_keyring_is_out_of_reach(tmp_path):
+    """Attack: tourney runs in a session whose keyring holds a secret key; the bot lists /proc/keys (every key
+    it may view, which would include a keyring it possesses), and asks keyctl for its session keyring, reads
+    it, and adds a key. The keyring calls are refused (EPERM), and the secret is not in what it sees: as root,
+    each sandbox joins a fresh, empty session keyring of its own."""
+    folder, tag = hostile_folder(tmp_path, "keyring_reader")
+    secret = f"tourney-organiser-secret-{tag}"
+    done = subprocess.run([sys.executable, "-c", KEYRING_WRAPPER, secret, "run", str(folder), "--game", GAME,
+                           "--games", "1", "--jobs", "1", "--sandbox", "on", "--bot-logs", str(tmp_path / "logs"),
+                           "--db", str(tmp_path / "t.db")], capture_output=True, text=True, timeout=TIMEOUT,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for log in logs_of(tmp_path, f"keyring_reader_{tag}"):
+        assert secret not in log and "/proc/keys:" in log, log
+        assert "keyctl session: EPERM" in log and "keyctl read: EPERM" in log and "add_key: EPERM" in log, log
+    assert_nothing_left(tag)
+
+
+@pytest.mark.usefixtures("_cgroups")
+def test_memfd_pages_count_against_the_bots_memory(tmp_path):
+    """Attack: 48 memfd files of 64 MiB (3 GiB), written page by page, under --memory-mb 256: no rlimit counts
+    them, the sandbox's cgroup does. The kernel stops the bot before it holds 256 MiB, and it forfeits,
+    saying that it ran out of memory."""
+    folder, tag = hostile_folder(tmp_path, "memfd_hog")
+    play(tmp_path, folder, "--memory-mb", "256")
+    for game in stored_games(tmp_path / "t.db").values():
+        assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"memfd_hog_{tag}"
+        assert "ran out of memory (its processes together held 256 MiB" in game.forfeit["reason"], game.forfeit
+    for log in logs_of(tmp_path, f"memfd_hog_{tag}"):
+        held = [int(n) for n in re.findall(r"holding (\d+) MiB", log)]
+        assert max(held, default=0) < 256, log
+    assert_nothing_left(tag)
+
+
+def stopwatch_folder(tmp_path: Path, opponent: str | None) -> tuple[Path, str]:
+    """A folder of the stopwatch bot and ``opponent`` (a hostile bot; None: the random bot)."""
+    tmp_path.mkdir()
+    folder, tag = hostile_folder(tmp_path, *([opponent] if opponent else []), good=0 if opponent else 1)
+    shutil.copy(Path(__file__).resolve().parent / "bots" / "stopwatch.py", folder / "stopwatch.py")
+    return folder, tag
+
+
+def median_slowdown(tmp_path: Path, opponent: str | None, *extra: str) -> float:
+    """Play the stopwatch bot against ``opponent``; the median of its moves' wall time over their CPU time."""
+    folder, tag = stopwatch_folder(tmp_path, opponent)
+    play(tmp_path, folder, "--move-time", "10", *extra)
+    found = sorted(float(wall) / float(cpu) for log in logs_of(tmp_path, "stopwatch")
+                   for wall, cpu in re.findall(r"work wall=([\d.]+) cpu=([\d.]+)", log) if float(cpu) > 0)
+    assert len(found) > 10, found
+    assert_nothing_left(tag)
+    return found[len(found) // 2]
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("_cgroups")
+def test_a_spinning_bot_does_not_slow_its_opponent(tmp_path):
+    """Attack: the bot starts twice as many spinning processes as there are cores (at import) and answers at
+    once, so that they burn CPU while its opponent (a stopwatch bot doing the same work each move) thinks. Its cgroup is
+    frozen from its answer to its next request: the stopwatch's moves are no slower, wall time over CPU
+    time, than in the same games against a bot that does not spin (within 25%). With --ponder (trusted bots)
+    the same spinners do slow it: the check can fail."""
+    control = median_slowdown(tmp_path / "control", None)
+    frozen = median_slowdown(tmp_path / "frozen", "spinner")
+    pondering = median_slowdown(tmp_path / "ponder", "spinner", "--ponder")
+    assert frozen < 1.25 * control, (control, frozen, pondering)
+    assert pondering > 1.3 * frozen, (control, frozen, pondering)
+
+
+SLEEPER = 'import time\nGAMES = "*"\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n' \
+          '    def act(self, turn):\n        time.sleep(0.5)\n        return turn.legal[0]\n'
+
+
+@pytest.mark.usefixtures("_cgroups")
+@pytest.mark.parametrize("clock", ["cpu", "wall"])
+def test_a_move_is_timed_by_the_bots_cpu_time(tmp_path, clock):
+    """A bot that waits 0.5 s a move (using no CPU) under --move-time 0.3 and no bank: by the CPU clock (its
+    cgroup's) it is well in time, and plays every game to the end; by --clock wall it forfeits, on time."""
+    folder, _ = hostile_folder(tmp_path)
+    (folder / "sleeper.py").write_text(SLEEPER)
+    play(tmp_path, folder, "--move-time", "0.3", "--time-bank", "0", "--clock", clock)
+    games = stored_games(tmp_path / "t.db").values()
+    if clock == "cpu":
+        assert {game.reason for game in games} == {"finished"}
+    else:
+        assert all(game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == "sleeper"
+                   and game.forfeit["reason"] == "bot failure: timed out: no answer within 0.30 s" for game in games)

@@ -102,7 +102,7 @@ def test_a_zip_unpacks_with_its_executable_bits_only(tmp_path):
     program.external_attr = 0o4777 << 16  # setuid asked for: never given
     data = zipped([(program, b"#!/bin/sh\n"), ("bot.bot.json", b'{"command": ["./run.sh"]}'), ("lib/x.txt", b"x")])
     checked = uploads.check("bot.zip", data)
-    entry = uploads.unpack(checked, data, tmp_path)
+    entry = uploads.unpack(checked, tmp_path)
     assert entry == tmp_path / "bot.bot.json"
     assert (tmp_path / "run.sh").stat().st_mode & 0o7777 == 0o755
     assert (tmp_path / "lib" / "x.txt").stat().st_mode & 0o7777 == 0o644
@@ -112,4 +112,4 @@ def test_a_single_program_upload_is_made_executable(tmp_path):
     """A single file starting with #! is a program: unpacked executable."""
     checked = uploads.check("C:\\Users\\me\\bot", b"#!/bin/sh\necho\n")
     assert checked.entry_point == "bot"
-    assert uploads.unpack(checked, b"#!/bin/sh\necho\n", tmp_path).stat().st_mode & 0o111
+    assert uploads.unpack(checked, tmp_path).stat().st_mode & 0o111

@@ -1,5 +1,6 @@
-"""A seeded league for the web tests: a tournament with a forfeit, a two-seat ladder whose bots
-include one named like an HTML injection, two owners with tokens.
+"""A seeded league for the web tests: a tournament with a forfeit, another whose name holds "/", a
+two-seat Elo ladder whose bots include one named like an HTML injection, a three-seat OpenSkill
+ladder where three bots come from one file (random_bot, twin-a, twin-b), two owners with tokens.
 
 Made once per session with the `tourney` commands themselves (tests copy the file before
 writing to it); ``python -m tests.web.league PATH`` makes one to look at with `tourney serve`.
@@ -25,7 +26,12 @@ from tournaments.cli import app as cli
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<img src=x onerror=alert(1)>"
 LADDER = "duel"
+TRIO = "trio"
+"""The OpenSkill ladder: random_bot (also on duel), twin-a and twin-b: three bots of one file."""
+TWINS = ("twin-a", "twin-b")
 TOURNAMENT = "cup"
+SLASHED = "open/2026"
+"""A tournament whose name holds a slash (pages link tournaments by id)."""
 GAME = "tails-on-fire"
 
 
@@ -60,6 +66,15 @@ def seed(path: Path, work: Path) -> League:
     tourney("ladder", "submit", LADDER, ROOT / "bots" / "heuristic_tails_on_fire.py", "--as", XSS, *db)
     tourney("ladder", "submit", LADDER, ROOT / "bots" / "random_bot.py", *db)
     tourney("ladder", "play", LADDER, "--games", "4", "--jobs", "0", "--seed", "1", *db)
+    pair = work / "pair"
+    pair.mkdir()
+    for source in ("random_bot.py", "heuristic_tails_on_fire.py"):
+        shutil.copy(bots / source, pair / source)
+    tourney("run", pair, "--game", GAME, "--players", "2", "--games", "1", "--jobs", "0", "--name", SLASHED, *db)
+    tourney("ladder", "create", TRIO, "--game", GAME, "--players", "3", "--rating", "openskill", *db)
+    for name in ("random_bot", *TWINS):
+        tourney("ladder", "submit", TRIO, ROOT / "bots" / "random_bot.py", "--as", name, *db)
+    tourney("ladder", "play", TRIO, "--games", "3", "--jobs", "0", "--seed", "2", *db)
     tokens = {name: token_of(tourney("users", "add", name, *db)) for name in ("alice", "bob")}
     # Everything into the main file, so that copying it copies the whole league.
     with contextlib.closing(sqlite3.connect(path)) as connection:

@@ -1,7 +1,9 @@
-"""Screenshots of the served league for docs/web.md: a leaderboard and a game page.
+"""Screenshots of the served league for docs/web.md, each at a desktop's width (1280 px) and a phone's
+(390 px): a ladder's leaderboard, a game page with its replay, a bot's page, an owner's account page.
 
-The browser tests write them to a temporary folder as they go; to refresh the ones docs/web.md
-shows (a fresh seeded league, `tourney serve` on a free port, Debian's Chromium):
+The browser tests write some to a temporary folder as they go; to refresh the ones docs/web.md shows
+(a fresh seeded league, an owner's bot submitted and listed by the worker, `tourney serve
+--submissions` on a free port, Debian's Chromium):
 
     python -m tests.web.screenshots docs/img
 """
@@ -13,9 +15,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-LADDER_SHOT = "web-leaderboard.png"
-GAME_SHOT = "web-game.png"
-WIDTH, HEIGHT = 1280, 1000
+WIDTHS = (1280, 390)
+HEIGHTS = {1280: 900, 390: 844}
+LADDER_SHOT = "web-leaderboard-1280.png"
+GAME_SHOT = "web-game-1280.png"
+PAGES = ("leaderboard", "game", "bot", "account")
+"""Each is shot at every width: web-PAGE-WIDTH.png."""
+
+
+def name(page: str, width: int) -> str:
+    return f"web-{page}-{width}.png"
 
 
 def shoot(page: Any, out: Path, full_page: bool = False) -> None:
@@ -36,7 +45,8 @@ def main(folder: str) -> None:
         app = create_app(Settings(db=str(league.path), submissions=True))
         Api(app).post(f"/api/ladders/{LADDER}/submissions", token=league.tokens["alice"],
                       files={"file": ("ember.py", (ROOT / "bots" / "heuristic_tails_on_fire.py").read_bytes()
-                                      + b"\n# ember\n")}, data={"bot": "ember"})
+                                      + b"\nimport sys\nprint('ember: thinking', file=sys.stderr)\n")},
+                      data={"bot": "ember"})
         app.state.site.ledger.close()
         tourney("ladder", "work", LADDER, "--rounds", "1", "--games", "40", "--jobs", "2", "--seed", "5", "--db",
                 league.path)
@@ -48,28 +58,36 @@ def shots(league: Any, out: Path) -> None:
 
     from tests.browser import CHROMIUM, CHROMIUM_ARGS
     from tests.web.league import LADDER
-    from tests.web.test_browser import start
+    from tests.web.live import start, stop
 
     with sync_playwright() as driver:
-        process, base = start(league)
+        process, base = start(league, "--submissions")
         try:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-            page.goto(f"{base}ladders/{LADDER}")
-            shoot(page, out / LADDER_SHOT)
-            page.locator("table.games a.game").first.click()
-            page.get_by_role("link", name="full view", exact=True).click()
-            frame = page.frame_locator("iframe.replay")
-            frame.locator("#verify .check.good").first.wait_for()
-            for _ in range(12):
-                frame.locator("#next").click()
-            page.evaluate("window.scrollTo(0, 0)")
-            shoot(page, out / GAME_SHOT, full_page=True)
+            for width in WIDTHS:
+                page = browser.new_page(viewport={"width": width, "height": HEIGHTS[width]})
+                page.goto(f"{base}ladders/{LADDER}")
+                shoot(page, out / name("leaderboard", width))
+                page.locator("table.games a.game").first.click()
+                page.get_by_role("link", name="full view", exact=True).click()
+                frame = page.frame_locator("iframe.replay")
+                frame.locator("#verify[data-verdict=verified]").wait_for()
+                for _ in range(12):
+                    frame.locator("#next").click()
+                page.evaluate("window.scrollTo(0, 0)")
+                shoot(page, out / name("game", width), full_page=True)
+                page.goto(f"{base}sign-in")
+                page.fill("input[name=token]", league.tokens["alice"])
+                page.get_by_role("button", name="sign in").click()
+                page.wait_for_url(f"{base}account")
+                shoot(page, out / name("account", width), full_page=True)
+                page.goto(f"{base}bots/ember")
+                shoot(page, out / name("bot", width), full_page=True)
+                page.context.close()
             browser.close()
         finally:
-            process.terminate()
-            process.wait(timeout=30)
-    print(f"wrote {out / LADDER_SHOT} and {out / GAME_SHOT}")
+            stop(process)
+    print(f"wrote {', '.join(name(page, width) for page in PAGES for width in WIDTHS)} to {out}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from ledger.store import Ledger
 from replays import log as logfmt
 from replays import signing
 from replays.verify import verify_log
-from tests.web.league import LADDER, ROOT, TOURNAMENT, XSS, tourney
+from tests.web.league import LADDER, ROOT, SLASHED, TOURNAMENT, TRIO, XSS, tourney
 from tournaments.ladder import league as ladder_league
 from tournaments.play import standings
 
@@ -31,10 +31,10 @@ def first_game(api, ladder=LADDER) -> str:
 
 
 def test_ladders_list_and_one_ladder_with_its_leaderboard(serve):
-    """GET /api/ladders lists the ladder; GET /api/ladders/NAME gives the leaderboard of the CLI's standings."""
+    """GET /api/ladders lists the ladders; GET /api/ladders/NAME gives the leaderboard of the CLI's standings."""
     api = serve()
     listed = api.get("/api/ladders").json()
-    assert [item["name"] for item in listed["items"]] == [LADDER] and listed["total"] == 1
+    assert [item["name"] for item in listed["items"]] == [LADDER, TRIO] and listed["total"] == 2
     board = api.get(f"/api/ladders/{LADDER}").json()
     assert board["games"] == 4 and board["waiting"] == 0 and board["publish"] == "spectator"
     assert {row["bot"] for row in board["leaderboard"]} == {XSS, "random_bot"}
@@ -68,11 +68,23 @@ def test_rating_history_of_a_bot_on_a_ladder(serve):
     assert [point["seq"] for point in history] == sorted(point["seq"] for point in history) and len(history) == 4
 
 
+def test_rating_history_is_numbered_by_the_ladders_own_games(serve):
+    """A leaderboard row's history and a bot's history number games on that ladder (1 is its first), not by the
+    store's count shared by every ladder: the second ladder's games are 1 to 3, not 5 to 7."""
+    api = serve()
+    trio = api.get(f"/api/ladders/{TRIO}").json()
+    numbered = {number for row in trio["leaderboard"] for number in row["history_games"]}
+    assert numbered == set(range(1, trio["games"] + 1))
+    history = api.get(f"/api/ladders/{TRIO}/bots/random_bot/history").json()
+    assert [point["number"] for point in history] == list(range(1, len(history) + 1))
+    assert min(point["seq"] for point in history) > api.get(f"/api/ladders/{LADDER}").json()["games"]
+
+
 def test_tournament_standings_are_the_clis(serve, league):
     """GET /api/tournaments/NAME gives the standings `tourney standings` computes, head-to-head and LOS included."""
     api = serve()
     listed = api.get("/api/tournaments").json()
-    assert [item["name"] for item in listed["items"]] == [TOURNAMENT]
+    assert [item["name"] for item in listed["items"]] == [SLASHED, TOURNAMENT]  # newest first
     shown = api.get(f"/api/tournaments/{TOURNAMENT}").json()
     expected = standings.of_tournament(Ledger(str(league.path), read_only=True), TOURNAMENT).to_json()
     assert shown["standings"] == expected["standings"] and shown["los"] == expected["los"]
@@ -81,14 +93,15 @@ def test_tournament_standings_are_the_clis(serve, league):
 
 
 def test_tournament_games_paginated_with_forfeits(serve):
-    """A tournament's games come in schedule order, each forfeit with its seat, bot and reason."""
+    """A tournament's games come newest first (by key within a second), each forfeit with its seat, bot and
+    reason."""
     api = serve()
     games = api.get(f"/api/tournaments/{TOURNAMENT}/games", params={"limit": 200}).json()
     assert games["total"] == len(games["items"]) > 0
     forfeits = [game["forfeit"] for game in games["items"] if game["forfeit"]]
     assert forfeits and all(f["bot"] == "raises" and "tripped over its tail" in f["reason"] for f in forfeits)
-    keys = [game["key"] for game in games["items"]]
-    assert keys == sorted(keys)
+    stamps = [(game["created_at"], game["key"]) for game in games["items"]]
+    assert stamps == sorted(stamps, reverse=True)
 
 
 def test_bot_versions_and_games_filtered_by_result_and_forfeit(serve):
@@ -420,13 +433,13 @@ def test_stderr_of_ladder_games_is_its_owners_only(api, league):
     assert "chatty at seat" in owners_page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in owners_page.text
     assert "<script>alert(1)" not in owners_page.text
     assert owners_page.headers["cache-control"] == "private, no-store"
-    assert owners_page.headers["vary"] == "Authorization"
+    assert owners_page.headers["vary"] == "Authorization, Cookie"
 
     assert api.get("/api/bots/chatty/logs").status_code == 401
     assert api.get("/api/bots/chatty/logs", token=league.tokens["bob"]).status_code == 403
     for page in (api.get("/bots/chatty"), api.get("/bots/chatty", token=league.tokens["bob"])):
         assert page.status_code == 200 and "chatty at seat" not in page.text
-        assert page.headers["vary"] == "Authorization"
+        assert page.headers["vary"] == "Authorization, Cookie"
     assert api.get("/bots/chatty", token="tourney_not-a-token").status_code == 401
 
 
@@ -524,20 +537,14 @@ def test_ladder_league_functions_are_what_the_page_shows(serve, league):
         [(s.name, round(s.rating, 1), round(s.margin, 1), s.forfeits) for s in expected]
 
 
-def test_an_openskill_ladder_shows_mu_and_sigma(serve, league):
+def test_an_openskill_ladder_shows_mu_and_sigma(serve):
     """A three-seat ladder rates by OpenSkill: its leaderboard ranks by mu - 3 sigma and carries mu and sigma."""
-    db = ["--db", league.path]
-    tourney("ladder", "create", "trio", "--game", "tails-on-fire", "--players", "3", *db)
-    for bot in ("random_bot.py", "heuristic_tails_on_fire.py"):
-        tourney("ladder", "submit", "trio", ROOT / "bots" / bot, *db)
-    tourney("ladder", "submit", "trio", ROOT / "bots" / "random_bot.py", "--as", "another_random", *db)
-    tourney("ladder", "play", "trio", "--games", "3", "--jobs", "0", "--seed", "2", *db)
-    shown = serve().get("/api/ladders/trio").json()
+    shown = serve().get(f"/api/ladders/{TRIO}").json()
     assert shown["rating"] == "openskill"
     for row in shown["leaderboard"]:
         assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=0.1)
         assert row["history"][-1] == pytest.approx(row["rating"], abs=0.1)
-    assert "OpenSkill" in serve().get("/ladders/trio").text
+    assert "OpenSkill" in serve().get(f"/ladders/{TRIO}").text
 
 
 @pytest.mark.parametrize("change", [("ladder", "retire", LADDER, "random_bot"), ("ladder", "rebuild", LADDER),

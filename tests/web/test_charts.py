@@ -31,3 +31,14 @@ def test_no_games_draws_a_note_not_an_error():
     """A ladder without rated games gets a chart saying so; a bot with one game gets an empty sparkline."""
     assert "no rated games yet" in str(charts.chart([("a", [])]))
     assert "polyline" not in str(charts.sparkline([1500.0], label="a"))
+
+
+def test_a_chart_of_more_bots_than_colours_says_which_it_draws():
+    """Ten bots with rated games: the first 8 given (a leaderboard's best) are drawn, and a note says so; eight
+    or fewer get no note."""
+    ten = [(f"bot-{n}", [(1, 1500.0 + n), (2, 1510.0 - n)]) for n in range(10)]
+    svg = str(charts.chart(ten))
+    assert svg.count("<polyline") == 8 and "bot-7" in svg and "bot-8" not in svg
+    assert "the 8 best-ranked of the 10 bots with rated games" in svg
+    assert "chart-note" not in str(charts.chart(ten[:8]))
+    assert "chart-note" not in str(charts.chart([*ten[:8], ("unrated", [])]))  # a bot with no game is no line

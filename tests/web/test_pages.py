@@ -18,7 +18,8 @@ from tournaments.play import standings
 
 def headers_of(page: str) -> list[list[str]]:
     """The column headings of each table of a page, in order, as text."""
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<th>(.*?)</th>", head)]
+    return [[html.unescape(re.sub(r'<span class="arrow".*?</span>|<[^>]+>', "", cell)).strip()
+             for cell in re.findall(r"<th[^>]*>(.*?)</th>", head)]
             for head in re.findall(r"<thead>(.*?)</thead>", page, re.S)]
 
 
@@ -43,7 +44,7 @@ def test_tournament_page_standings_head_to_head_los_and_games(serve, league):
     page = serve().get(f"/tournaments/{TOURNAMENT}").text
     tables = headers_of(page)
     assert tables[0] == ["#", "bot", "games", "first", "mean place", "score %", "Elo", "95% interval", "forfeits"]
-    for heading in ("Head to head", "Likelihood of superiority", "Games"):
+    for heading in ("Head to head", "Likelihood of superiority", "Latest games"):
         assert f"<h2>{heading}</h2>" in page
     expected = standings.of_tournament(Ledger(str(league.path), read_only=True), TOURNAMENT).to_json()
     assert {row["bot"] for row in expected["standings"]} <= set(tables[1]) and len(tables) >= 4
@@ -119,7 +120,8 @@ def test_a_token_counts_only_in_the_authorization_header(api, league, how):
 
 
 def test_no_page_has_a_form_that_changes_anything(serve):
-    """Every form of every page is a GET (so no cross-site form can change anything; writes need the header)."""
+    """Every form of every page anyone sees is a GET: only a signed-in owner's pages hold forms that change
+    something, each with its CSRF token (tests/web/test_owners.py)."""
     api = serve()
     for url in ("/", f"/ladders/{LADDER}", f"/tournaments/{TOURNAMENT}", "/bots/random_bot",
                 f"/games/{first_game(api)}"):
@@ -168,12 +170,17 @@ def test_the_server_starts_no_process(api, league):
 
 
 def test_docs_show_the_screenshots_and_the_readme_links_them():
-    """docs/web.md shows the committed leaderboard and game screenshots (PNG files), covers serve, the
-    worker, the sandbox and a TLS proxy, and the README links it."""
+    """docs/web.md shows the committed screenshots of each page at 1280 and 390 px (PNG files), walks the owner's
+    path in the browser, covers serve, the worker, the sandbox and a TLS proxy, and the README links it."""
+    from tests.web.screenshots import PAGES, WIDTHS, name
+
     doc = (ROOT / "docs" / "web.md").read_text()
-    for image in ("img/web-leaderboard.png", "img/web-game.png"):
-        assert f"]({image})" in doc
-        assert (ROOT / "docs" / image).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    for needed in ("tourney serve", "tourney ladder work", "bwrap", "reverse_proxy", "proxy_pass"):
-        assert needed in doc
+    for page in PAGES:
+        for width in WIDTHS:
+            image = f"img/{name(page, width)}"
+            assert f"]({image})" in doc, image
+            assert (ROOT / "docs" / image).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), image
+    for needed in ("tourney serve", "tourney ladder work", "bwrap", "reverse_proxy", "proxy_pass",
+                   "## Owners in the browser", "1. **Sign in.**", "6. **Sign out.**", "CSRF", "--checks all"):
+        assert needed in doc, needed
     assert "(docs/web.md)" in (ROOT / "README.md").read_text()

@@ -10,10 +10,18 @@ What counts as a bot (docs/bot-protocol.md has the whole contract):
 * any other executable file: a program speaking the protocol, run as is.
 
 A bot's identity is its name (the file name without suffix) and the SHA-256 of its
-content (the file, or the manifest plus every file its command names).
+content (the file, or the manifest plus every file of the folder its command names).
 
 Discovery never runs a bot: a Python bot's GAMES and Bot are found by parsing its source
 (GAMES must be a literal), so a file with side effects at import does nothing here.
+
+A bots folder is written by the bots' authors, so discovery reads it as hostile input: it
+reads only regular files inside the folder (a symlink may lead only to another file inside
+it; FIFOs, devices, sockets and the files of /proc and /sys are refused), each bot's
+files together at most ``MAX_BOT_BYTES`` (a Python source ``MAX_SOURCE_BYTES``: it is parsed)
+and for at most ``READ_SECONDS``. A bot it cannot read is left out with the reason; the
+others play. A word of a manifest's command that leads outside the folder (``/usr/bin/python3``,
+``../x``) is a word, never read: a content hash covers the bot's own files only.
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ import ast
 import hashlib
 import os
 import re
-import shutil
+import stat
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,9 +39,23 @@ import orjson
 
 from tournaments.bots.spec import MANIFEST_SUFFIX, PROGRAM, PYTHON, BotError, BotSpec
 
+MAX_BOT_BYTES = 64 * 1024 * 1024
+"""The most one bot's own files may hold together (a program's binary and data included)."""
+MAX_SOURCE_BYTES = 2 * 1024 * 1024
+"""The largest Python bot file: its source is parsed (about 150 bytes of memory per byte of a
+dense literal), so a bigger one could cost the organiser gigabytes."""
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""The largest manifest."""
+READ_SECONDS = 10.0
+"""How long reading one bot's files may take (a file on a slow disk or a network share)."""
+PSEUDO_FOLDERS = ("/proc", "/sys")
+"""Where regular-looking files are the kernel's, not data: never read as a bot's, wherever a path
+leads (a device anywhere, /dev included, is refused as not a regular file)."""
+CHUNK = 1024 * 1024
+
 
 def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_bot_file(path, path.parent)).hexdigest()
 
 
 def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
@@ -43,10 +66,10 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
     specs: list[BotSpec] = []
     notices: list[str] = []
     for path in sorted(root.iterdir()):
-        if path.name.startswith((".", "_")) or path.is_dir():
+        if path.name.startswith((".", "_")):
             continue
         try:
-            spec = describe(path)
+            spec = None if path.is_dir() else describe(path)  # stat reads no content, wherever it leads
         except BotError as error:
             notices.append(f"skipped {path.name}: {error}")
             continue
@@ -60,45 +83,148 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
 
 
 def describe(path: Path) -> BotSpec | None:
-    """The BotSpec of one file, None if it is not meant as a bot; BotError if it is broken.
+    """The BotSpec of one file, None if it is not meant as a bot; BotError if it is broken or
+    cannot be read as a bot's file (see the module's docstring).
 
     A Python file is read, never run: its GAMES must be a literal, found by parsing the file.
     """
+    budget = _Budget()
     if path.suffix == ".py":
-        games = _declared_games(path)
+        source = read_bot_file(path, path.parent, budget, MAX_SOURCE_BYTES)
+        games = _declared_games(source, path)
         games = ("*",) if games == "*" else tuple(games)
-        return BotSpec(path.stem, PYTHON, str(path), sha256_file(path), games, (), str(path.parent.resolve()),
-                       (path.name,))
-    if path.name.endswith(MANIFEST_SUFFIX):
-        return _manifest(path)
-    if os.access(path, os.X_OK):
-        return BotSpec(path.name.split(".")[0], PROGRAM, str(path), sha256_file(path), None, (f"./{path.name}",),
+        return BotSpec(path.stem, PYTHON, str(path), hashlib.sha256(source).hexdigest(), games, (),
                        str(path.parent.resolve()), (path.name,))
+    if path.name.endswith(MANIFEST_SUFFIX):
+        return _manifest(path, budget)
+    if _executable(path):
+        content = read_bot_file(path, path.parent, budget)
+        return BotSpec(path.name.split(".")[0], PROGRAM, str(path), hashlib.sha256(content).hexdigest(), None,
+                       (f"./{path.name}",), str(path.parent.resolve()), (path.name,))
     return None
+
+
+def read_bot_file(path: Path, folder: Path, budget: _Budget | None = None, most: int | None = None) -> bytes:
+    """The bytes of one of a bot's files, read as hostile input: BotError (one line, naming the file
+    as ``folder`` holds it) unless it is a regular file inside ``folder`` (after every symlink), outside
+    /proc and /sys, of at most ``most`` bytes and what is left of ``budget``, read in its time."""
+    budget = budget or _Budget()
+    name = _shown(path, folder)
+    real = _inside(path, folder)
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever;
+        # O_NOFOLLOW: the path was resolved above, so a symlink here was put there since.
+        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as error:
+        raise BotError(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise BotError(f"{name} is not a regular file ({_kind(mode)})")
+        if most is not None and most < budget.left:
+            limit, over = most, f"{name} is larger than {_mib(most)}"
+        else:
+            limit, over = budget.left, f"its files hold more than {_mib(MAX_BOT_BYTES)}"
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(descriptor, min(CHUNK, limit - size + 1)):
+            size += len(chunk)
+            chunks.append(chunk)
+            if size > limit:
+                raise BotError(over)
+            if time.monotonic() > budget.deadline:
+                raise BotError(f"reading {name} took more than {READ_SECONDS:g} s")
+    except OSError as error:
+        raise BotError(f"cannot read {name}: {error.strerror or error}") from None
+    finally:
+        os.close(descriptor)
+    budget.left -= size
+    return b"".join(chunks)
+
+
+def read_files(spec: BotSpec) -> list[tuple[str, bytes, bool]]:
+    """A bot's own files as discovery reads them (bounded, inside its folder): (name, content, executable)."""
+    budget = _Budget()
+    folder = Path(spec.cwd)
+    return [(name, read_bot_file(folder / name, folder, budget), _executable(folder / name)) for name in spec.files]
+
+
+class _Budget:
+    """What one bot's files may still cost: bytes, and a deadline."""
+
+    __slots__ = ("deadline", "left")
+
+    def __init__(self) -> None:
+        self.left = MAX_BOT_BYTES
+        self.deadline = time.monotonic() + READ_SECONDS
+
+
+def _inside(path: Path, folder: Path) -> str:
+    """The real path of ``path`` (every symlink resolved); BotError if it leads outside ``folder``
+    or into /proc or /sys."""
+    real = os.path.realpath(path)
+    root = os.path.realpath(folder)
+    name = _shown(path, folder)
+    for pseudo in PSEUDO_FOLDERS:
+        if real == pseudo or real.startswith(pseudo + "/"):
+            raise BotError(f"{name} leads to {real}: a bot's files are never read from {pseudo}")
+    if os.path.commonpath([real, root]) != root:
+        raise BotError(f"{name} leads outside the bots folder (to {real})")
+    return real
+
+
+def _executable(path: Path) -> bool:
+    """Anything but a folder whose mode says it is executable: a FIFO or a device with mode 0755 is a
+    bot to refuse with its reason, not a file to ignore (``stat`` reads no content, wherever it leads)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # a dangling symlink: nothing to run
+        return False
+    return not stat.S_ISDIR(mode) and bool(mode & 0o111)
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return kind
+    return "not data"
+
+
+def _shown(path: Path, folder: Path) -> str:
+    try:
+        return str(Path(path).relative_to(folder))
+    except ValueError:
+        return str(path)
+
+
+def _mib(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB"
 
 
 def staged_copy(spec: BotSpec, root: Path) -> BotSpec:
     """The bot with its own files copied into a folder of their own under ``root``, readable by
-    any user (a sandboxed bot runs as a uid of its own) and safe from changes during the run."""
+    any user (a sandboxed bot runs as a uid of its own) and safe from changes during the run.
+    The files are read as discovery reads them (a file swapped for a FIFO since is refused)."""
     target = root / f"{re.sub(r'[^A-Za-z0-9._-]', '_', spec.name)}-{spec.content_hash[:12]}"
     target.mkdir(mode=0o755)
     target.chmod(0o755)
-    for name in spec.files:
-        source, copy = Path(spec.cwd) / name, target / name
+    for name, content, executable in read_files(spec):
+        copy = target / name
         copy.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        shutil.copyfile(source, copy)
-        copy.chmod(0o755 if os.access(source, os.X_OK) else 0o644)
+        copy.write_bytes(content)
+        copy.chmod(0o755 if executable else 0o644)
     staged = describe(target / Path(spec.path).name)
     if staged is None or staged.content_hash != spec.content_hash:
         raise BotError(f"{spec.name}: its files changed while tourney read them")
     return replace(staged, name=spec.name)
 
 
-def _declared_games(path: Path):
+def _declared_games(source: bytes, path: Path):
     """GAMES and class Bot found by parsing the file, without running any of it."""
     try:
-        tree = ast.parse(path.read_bytes(), str(path))
-    except (SyntaxError, ValueError) as error:
+        tree = ast.parse(source, str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         raise BotError(f"not valid Python: {error}") from None
     games = None
     has_bot = False
@@ -114,7 +240,7 @@ def _declared_games(path: Path):
         if any(isinstance(target, ast.Name) and target.id == "GAMES" for target in targets):
             try:
                 games = ast.literal_eval(node.value)
-            except ValueError:
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 raise BotError('GAMES must be written as a literal ("*" or a tuple of game names)') from None
     if games is None or not has_bot:
         raise BotError("a Python bot defines GAMES and class Bot (see docs/bot-protocol.md)")
@@ -123,9 +249,11 @@ def _declared_games(path: Path):
     return games
 
 
-def _manifest(path: Path) -> BotSpec:
+def _manifest(path: Path, budget: _Budget) -> BotSpec:
+    folder = path.parent
+    text = read_bot_file(path, folder, budget, MAX_MANIFEST_BYTES)
     try:
-        manifest = orjson.loads(path.read_bytes())
+        manifest = orjson.loads(text)
     except orjson.JSONDecodeError as error:
         raise BotError(f"manifest is not JSON ({error})") from None
     command = manifest.get("command") if isinstance(manifest, dict) else None
@@ -136,18 +264,28 @@ def _manifest(path: Path) -> BotSpec:
     games = manifest.get("games")
     if games is not None and not (isinstance(games, list) and all(isinstance(g, str) for g in games)):
         raise BotError('"games" must be a list of game names')
-    digest = hashlib.sha256(path.read_bytes())
-    folder = path.parent.resolve()
+    digest = hashlib.sha256(text)
     files = [path.name]
     for part in command:
-        named = path.parent / part
-        if named.is_file():
-            digest.update(named.read_bytes())
-            inside = named.resolve()
-            if inside.is_relative_to(folder) and str(inside.relative_to(folder)) not in files:
-                files.append(str(inside.relative_to(folder)))
+        name = _own_file(folder, part)
+        if name is not None:
+            digest.update(read_bot_file(folder / name, folder, budget))
+            if name not in files:
+                files.append(name)
     name = manifest.get("name") or path.name[: -len(MANIFEST_SUFFIX)]
     return BotSpec(str(name), PROGRAM, str(path), digest.hexdigest(), tuple(games) if games else None,
-                   tuple(command), str(folder), tuple(files))
+                   tuple(command), str(folder.resolve()), tuple(files))
 
 
+def _own_file(folder: Path, part: str) -> str | None:
+    """The file of the bot's folder that a word of its command names (relative to the folder), or
+    None: a word that names nothing there, a folder, or a path leading out of the folder as written
+    (``/usr/bin/python3``, ``../lib.py``), which is a word for the sandbox's system, never read here.
+    A name inside that is not a regular file inside the folder (a FIFO, a symlink out) is BotError."""
+    written = os.path.normpath(part)
+    if not part or os.path.isabs(written) or written == ".." or written.startswith("../"):
+        return None
+    named = folder / written
+    if not os.path.lexists(named) or named.is_dir():
+        return None
+    return written

@@ -43,8 +43,8 @@ import orjson
 import engines
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import sandbox
-from tournaments.bots.spec import BUILTIN, PYTHON, BotSpec, Confinement, Limits, Resources
+from tournaments.bots import cgroups, sandbox
+from tournaments.bots.spec import BUILTIN, CPU, PYTHON, WALL_CAP, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0
@@ -85,15 +85,64 @@ def _pyhost_boot() -> str:
     return f"import sys; sys.path += {paths!r}; from tournaments.bots.pyhost import main; main()"
 
 
-class ProgramProcess:
-    """A running bot process: write a message, read one line, both before a deadline; kill."""
+class MoveClock:
+    """The time a bot takes for one answer: wall-clock seconds, or (``--clock cpu``) the CPU seconds
+    of its cgroup, every thread of every process it has, within a wall-clock cap of WALL_CAP times
+    its allowance (so that a bot that sleeps cannot stall the game)."""
 
-    def __init__(self, spec: BotSpec, confinement: Confinement) -> None:
+    def __init__(self, allowed: float, box: cgroups.Box | None = None) -> None:
+        self.allowed = allowed
+        self.box = box
+        self.cap = allowed * WALL_CAP if box is not None else allowed
+        self.began = time.perf_counter()
+        self.cpu = box.cpu_seconds() if box is not None else 0.0
+
+    def wall(self) -> float:
+        return time.perf_counter() - self.began
+
+    def used(self) -> float:
+        """The time the move has taken so far, as the clock counts it."""
+        return self.box.cpu_seconds() - self.cpu if self.box is not None else self.wall()
+
+    def late(self) -> str | None:
+        """Why the answer is too late now (None: it is not)."""
+        if self.box is None:
+            return f"no answer within {self.allowed:.2f} s" if self.wall() >= self.allowed else None
+        if (used := self.used()) >= self.allowed:
+            return f"used {used:.2f} s of CPU without answering, with {self.allowed:.2f} s allowed"
+        if self.wall() >= self.cap:
+            return (f"no answer within {self.cap:.2f} s of wall-clock time ({WALL_CAP} times its {self.allowed:.2f} "
+                    "s of CPU)")
+        return None
+
+    def wait(self) -> float:
+        """How long to wait for the bot before looking at the clock again."""
+        return max(min(self.cap - self.wall(), POLL_SECONDS), 0.0)
+
+
+class ProgramProcess:
+    """A running bot process: write a message, read one line, both before a deadline; kill.
+
+    In a sandbox with a cgroup, ``pause`` freezes every process of the bot until ``resume``
+    (unless the run lets bots ponder), and ``clock`` times a move by the group's CPU time when
+    the run asks for the CPU clock."""
+
+    def __init__(self, spec: BotSpec, confinement: Confinement, paused: bool = False) -> None:
         self.spec = spec
         self.sandboxed = confinement.sandbox
+        self.box: cgroups.Box | None = None
+        self.ponder = confinement.ponder
+        self.cpu_clock = confinement.clock == CPU
         argv = argv_of(spec)
         if self.sandboxed:
-            self.process: subprocess.Popen = sandbox.start(argv, spec.cwd, confinement.resources, subprocess.PIPE)
+            self.process: subprocess.Popen = sandbox.start(argv, spec.cwd, confinement.resources, subprocess.PIPE,
+                                                           paused and not self.ponder)
+            self.box = self.process.box
+            if self.box is None and (self.cpu_clock or not self.ponder):
+                self.process.end()
+                self.process.release()
+                raise sandbox.SandboxError(f"--clock cpu and freezing bots between turns need cgroups, and this "
+                                           f"machine has none for tourney ({cgroups.unavailable()})")
         else:
             try:
                 self.process = subprocess.Popen(
@@ -132,15 +181,35 @@ class ProgramProcess:
             if ready:
                 self._drain_stderr()
 
-    def receive(self, seconds: float) -> dict[str, Any]:
-        """The next message, within ``seconds``; BotFailure naming what went wrong."""
-        deadline = time.monotonic() + seconds
+    def clock(self, allowed: float) -> MoveClock:
+        """A clock for a move of ``allowed`` seconds, started now."""
+        return MoveClock(allowed, self.box if self.cpu_clock else None)
+
+    def pause(self) -> None:
+        """Freeze the bot's processes until ``resume`` (with a cgroup, unless the run lets bots ponder)."""
+        if self.box is not None and not self.ponder:
+            try:
+                self.box.freeze()
+            except cgroups.CgroupError as error:
+                raise BotFailure(f"could not be stopped between its turns: {error.strerror}") from None
+
+    def resume(self) -> None:
+        if self.box is not None:
+            try:
+                self.box.thaw()
+            except cgroups.CgroupError as error:
+                raise BotFailure(f"could not be started again for its turn: {error.strerror}") from None
+
+    def receive(self, seconds: float | MoveClock) -> dict[str, Any]:
+        """The next message, within ``seconds`` of wall-clock time or the time its clock allows;
+        BotFailure naming what went wrong."""
+        clock = seconds if isinstance(seconds, MoveClock) else MoveClock(seconds)
         received = 0
         while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise BotFailure(f"timed out: no answer within {seconds:.2f} s")
-            ready, _, _ = select.select([self.stdout, self.stderr], [], [], min(left, POLL_SECONDS))
+            late = clock.late()
+            if late is not None:
+                raise BotFailure(f"timed out: {late}{self._unfinished()}")
+            ready, _, _ = select.select([self.stdout, self.stderr], [], [], clock.wait())
             if self.stderr in ready:
                 self._drain_stderr()
             if self.stdout not in ready:
@@ -175,6 +244,13 @@ class ProgramProcess:
             raise BotFailure(f"answered garbage: {line[:60]!r} is not a JSON object")
         return message
 
+    def _unfinished(self) -> str:
+        """What to tell a bot that wrote part of a line: the rest, and the line feed, never came."""
+        if not self.buffer:
+            return ""
+        return (f" ({len(self.buffer)} bytes came without a line feed: end every message with \\n and flush "
+                "its output; docs/bot-protocol.md)")
+
     def unasked(self) -> bool:
         """Whether the bot wrote anything since its last answer (protocol: one line per request)."""
         if self.buffer:
@@ -186,15 +262,19 @@ class ProgramProcess:
         return False
 
     def kill(self) -> None:
-        """Kill the bot's whole process group (with the sandbox: its whole PID namespace) and reap it."""
+        """Kill every process of the bot and reap it: with the sandbox, its whole cgroup (or, without
+        cgroups, its PID namespace); without, its process group."""
         if self.process.stdout.closed:
             return
         with contextlib.suppress(OSError):
             self.process.stdin.close()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5)
+        if self.sandboxed:
+            self.process.end()
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
         self._drain_stderr()
         self.process.stdout.close()
         self.process.stderr.close()
@@ -224,6 +304,9 @@ class ProgramProcess:
                                        f"{said[-1] if said else f'bwrap exited with code {self.process.returncode}'}")
 
     def _ended(self) -> str:
+        if self.box is not None and self.box.out_of_memory():
+            return (f"ran out of memory (its processes together held {self.box.memory_mb} MiB, its --memory-mb) "
+                    "and was killed")
         code = self.process.returncode
         if code is not None and code < 0:
             return f"was killed by {_signal_name(-code)}"
@@ -277,11 +360,16 @@ def _prctl() -> Any:
     return ctypes.CDLL(None).prctl
 
 
-def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits) -> dict[str, Any]:
+UNSANDBOXED = Confinement(False)
+
+
+def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
+          confinement: Confinement = UNSANDBOXED) -> dict[str, Any]:
+    """The hello message; ``clock`` says how its move times are counted (docs/bot-protocol.md, "Time")."""
     return {
         "type": "hello", "protocol": PROTOCOL_VERSION, "game": game, "seat": seat, "seats": seats, "seed": seed,
         "move_time_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.time_bank * 1000),
-        "name": spec.name,
+        "name": spec.name, "clock": confinement.clock,
     }
 
 
@@ -289,14 +377,17 @@ def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
     """Send hello and require ready, all within the handshake time; BotFailure with the reason otherwise."""
     began = time.monotonic()
     process.send(message, HANDSHAKE_SECONDS)
-    answer = process.receive(max(HANDSHAKE_SECONDS - (time.monotonic() - began), 0.001))
+    try:
+        answer = process.receive(max(HANDSHAKE_SECONDS - (time.monotonic() - began), 0.001))
+    except BotFailure as failure:
+        if str(failure).startswith("timed out: no answer within") and not process.buffer:
+            raise BotFailure(f"{failure} to hello (a bot must answer each line at once and flush its output: "
+                             "docs/bot-protocol.md)") from None
+        raise
     if answer.get("type") == "decline":
         raise BotFailure(f"declined: {answer.get('reason', 'no reason given')}")
     if answer.get("type") != "ready":
         raise BotFailure(f"failed its handshake: expected {{\"type\": \"ready\"}}, got {str(answer)[:60]}")
-
-
-UNSANDBOXED = Confinement(False)
 
 
 def check_handshake(spec: BotSpec, game: str, seats: int, limits: Limits,
@@ -325,7 +416,7 @@ def check_handshakes(specs: list[BotSpec], game: str, seats: int, limits: Limits
                 out.append(process)
                 continue
             try:
-                handshake(process, hello(spec, game, 0, seats, 0, limits))
+                handshake(process, hello(spec, game, 0, seats, 0, limits, confinement))
                 out.append(None)
             except BotFailure as failure:
                 out.append(str(failure))
@@ -350,14 +441,14 @@ class ProgramAgent:
         self.spec = spec
         self.limits = limits
         self.hosted = spec.kind == PYTHON
-        self.hello = hello(spec, game, seat, seats, seed, limits)
+        self.hello = hello(spec, game, seat, seats, seed, limits, confinement)
         self.greeted = False
         self.ended: float | None = None
         self.failure: str | None = None
         self.process: ProgramProcess | None = None
         self.tail = b""
-        try:  # started now, so that its start-up overlaps the other seats'
-            self.process = ProgramProcess(spec, confinement)
+        try:  # started now (frozen, unless bots may ponder, until its first turn)
+            self.process = ProgramProcess(spec, confinement, paused=True)
         except BotFailure as failure:
             self.failure = str(failure)
 
@@ -371,21 +462,23 @@ class ProgramAgent:
     def _act(self, turn: Turn) -> Any:
         if self.failure or self.process is None:
             raise BotFailure(self.failure or "crashed: its process is gone")
+        limits = self.limits
+        self.process.resume()
         if not self.greeted:
             handshake(self.process, self.hello)
             self.greeted = True
         if self.process.unasked():
             raise BotFailure("answered garbage: it wrote a line nobody asked for (one answer per request)")
-        limits = self.limits
-        began = time.perf_counter()
-        allowed = limits.allowed
+        clock = self.process.clock(limits.allowed)
         self.process.send({
             "type": "act", "view": turn.view, "legal": turn.legal,
             "events": [event_message(e) for e in turn.events],
             "deadline_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.bank_left * 1000),
-        }, allowed)
-        answer = self.process.receive(max(allowed - (time.perf_counter() - began), 0.001))
-        limits.charge(time.perf_counter() - began)
+        }, clock.cap)
+        answer = self.process.receive(clock)
+        took = clock.used()
+        self.process.pause()  # from its answer to its next request, it does not run
+        limits.charge(took, "of CPU" if clock.box is not None else "")
         kind = answer.get("type")
         if self.hosted and kind == "failed":
             raise BotFailure(str(answer.get("reason"))[:MAX_REASON])
@@ -400,6 +493,7 @@ class ProgramAgent:
         if self.process is None or not self.greeted:
             return
         try:
+            self.process.resume()
             self.process.send({"type": "end", "ranking": list(outcome.ranking), "reason": outcome.reason,
                                "seat": self.hello["seat"]}, EXIT_GRACE_SECONDS)
             self.ended = time.monotonic()

@@ -5,8 +5,12 @@ what it leaves open, and how to check it on a machine. In short, a sandboxed bot
 user, PID, IPC, UTS, network and mount namespaces; a read-only root made of the system's
 programs and libraries, tourney's own Python and the bot's own files (at /bot, its working
 directory); a fresh empty home and /tmp for this game only; its own /proc; a cleared
-environment; rlimits set inside; no terminal. Killing its process group ends the game's whole
-PID namespace, so nothing the bot started outlives the game.
+environment; rlimits set inside; no terminal; a seccomp filter (tournaments.bots.seccomp);
+and, where the machine offers cgroups, a cgroup of its own for this game (tournaments.bots.cgroups)
+that holds every process it ever starts: its total memory and process count are the group's
+limits, its clock the group's CPU time, and the end of the game kills the whole group and
+removes it, so nothing the bot started outlives the game. Without cgroups, killing its process
+group ends the game's PID namespace, with rlimits as the limits.
 
 Nor does a sandbox outlive the process that starts it (a worker), however that process dies
 and whenever: ``_guard`` below, and docs/security.md, "A sandbox never outlives its starter".
@@ -14,7 +18,8 @@ and whenever: ``_guard`` below, and docs/security.md, "A sandbox never outlives 
 RLIMIT_NPROC (the process limit) is not applied to root's processes and counts per host uid:
 a sandbox started by root therefore drops, before bwrap runs, to a host uid of its own
 (``HOST_UID_BASE`` + the pid of its guard), after making the few host folders it binds
-reachable from a private mount namespace (root's home is often mode 0700).
+reachable from a private mount namespace (root's home is often mode 0700), joining its
+cgroup and a fresh, empty session keyring of its own.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import engines
-from tournaments.bots.spec import BotError, Resources
+from tournaments.bots import cgroups, seccomp
+from tournaments.bots.spec import CPU, WALL, BotError, Confinement, Resources
 
 INSTALL = "apt-get install bubblewrap"
 BOT_FILES = "/bot"
@@ -63,15 +69,19 @@ class SandboxError(BotError):
 
 
 def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequence[tuple[str, str]],
-            data: dict[str, int], info_fd: int) -> list[str]:
+            data: dict[str, int], info_fd: int, filter_fd: int | None = None, grouped: bool = False) -> list[str]:
     """The bwrap command line that runs ``argv`` in a new sandbox (docs/security.md, "The sandbox").
 
     ``files`` is the host folder of the bot's own files, ``runtime`` the (host, sandbox) folders
-    of tourney's Python, ``data`` open descriptors of the files written into /etc, and ``info_fd``
-    where bwrap reports that the sandbox is up (so that its own failures are not the bot's).
+    of tourney's Python, ``data`` open descriptors of the files written into /etc, ``info_fd``
+    where bwrap reports that the sandbox is up (so that its own failures are not the bot's),
+    ``filter_fd`` where bwrap reads the seccomp filter from (None: no filter), and ``grouped``
+    whether the sandbox runs in a cgroup of its own, whose memory limit then replaces the
+    per-process address-space rlimit.
     """
     scratch = ["--size", str(resources.scratch_mb * MIB)]
     cpu = resources.cpu_seconds
+    memory = [] if grouped else [f"--as={resources.memory_mb * MIB}"]
     return [
         bwrap() or "bwrap",
         # Its own user (one unprivileged uid), PID, IPC, UTS, network (only a loopback of its own),
@@ -93,11 +103,13 @@ def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequ
         "--ro-bind", files, BOT_FILES, "--chdir", BOT_FILES,
         "--remount-ro", "/",
         "--info-fd", str(info_fd),
+        # The seccomp filter, loaded into the bot's process just before its command starts.
+        *(["--seccomp", str(filter_fd)] if filter_fd is not None else []),
         "--",
         # Limits set inside, after the user namespace exists: RLIMIT_NPROC then counts the
         # processes of this sandbox's user only.
         _prlimit(),
-        f"--as={resources.memory_mb * MIB}", f"--cpu={cpu}:{cpu + 1}", f"--nproc={resources.max_processes}",
+        *memory, f"--cpu={cpu}:{cpu + 1}", f"--nproc={resources.max_processes}",
         f"--fsize={resources.file_mb * MIB}", f"--nofile={resources.open_files}", "--core=0",
         "--",
         *argv,
@@ -105,10 +117,11 @@ def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequ
 
 
 class Sandboxed(subprocess.Popen):
-    """A bot's bwrap process; ``started()`` tells whether the sandbox came up."""
+    """A bot's bwrap process; ``started()`` tells whether the sandbox came up; its cgroup, if it has one."""
 
     info: int
     up = False
+    box: cgroups.Box | None = None
 
     def started(self) -> bool:
         """Whether bwrap reported the sandbox up (False: bwrap failed before running the bot)."""
@@ -117,15 +130,33 @@ class Sandboxed(subprocess.Popen):
                 self.up = bool(os.read(self.info, 4096))
         return self.up
 
+    def end(self) -> None:
+        """Kill every process of the sandbox and reap its guard: the whole cgroup where there is one
+        (whatever its processes did to their process group or session), else the process group."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        if self.box is not None:
+            self.box.remove()
+            self.box = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.wait(timeout=5)
+
     def release(self) -> None:
         if self.info >= 0:
             os.close(self.info)
             self.info = -1
 
 
-def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | None) -> Sandboxed:
-    """Start ``argv`` in a fresh sandbox with the bot's ``files``; pipes on its stdin and stdout."""
+def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | None, paused: bool = False
+          ) -> Sandboxed:
+    """Start ``argv`` in a fresh sandbox with the bot's ``files``; pipes on its stdin and stdout.
+
+    With cgroups the sandbox gets a group of its own, joined by its guard before bwrap starts,
+    so that every process of the sandbox is in it from the first; ``paused``: the group is
+    frozen from the start (until ``box.thaw()``)."""
     runtime = [(path, path) for path in python_runtime()]
+    found = cgroups.hierarchy()
+    box = cgroups.Box(found, resources.memory_mb, resources.max_processes) if found is not None else None
     preexec = None
     if os.geteuid() == 0:
         sources = [host for host, _ in runtime] + [files]
@@ -133,39 +164,57 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
         staged = [f"{stage}/{i}" for i in range(len(sources))]
         runtime = list(zip(staged[:-1], [inside for _, inside in runtime], strict=True))
         files = staged[-1]
-        preexec = _fresh_user(stage, sources)
+        preexec = _fresh_user(stage, sources, box)
     data = {"/etc/passwd": _memfd(PASSWD), "/etc/group": _memfd(GROUP)}
     info_read, info_write = os.pipe()
     os.set_blocking(info_read, False)
+    passed = [*data.values(), info_write]
+    filter_fd = None
     try:
+        if seccomp.program() is not None:
+            filter_fd = seccomp.descriptor()
+            passed.append(filter_fd)
+        bwrap_command = command(argv, files, resources, runtime, data, info_write, filter_fd, box is not None)
+        if paused and box is not None:
+            box.freeze()  # the sandbox's first process joins a frozen group, and stops there
         process = Sandboxed(
-            _guard(command(argv, files, resources, runtime, data, info_write), (*data.values(), info_write)),
-            stdin=subprocess.PIPE,
+            _guard(bwrap_command, passed, box), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=stderr, env={}, cwd="/", start_new_session=True, bufsize=0,
-            pass_fds=(*data.values(), info_write), preexec_fn=preexec,
+            pass_fds=passed, preexec_fn=preexec,
         )
-    except (OSError, subprocess.SubprocessError) as error:
+    except (OSError, subprocess.SubprocessError, BotError) as error:
         os.close(info_read)
+        if box is not None:
+            with contextlib.suppress(OSError):
+                box.remove()
         raise SandboxError(f"could not start the sandbox: {error}") from None
     finally:
-        for fd in (*data.values(), info_write):
+        for fd in passed:
             os.close(fd)
     process.info = info_read
+    process.box = box
     return process
 
 
-def _guard(bwrap_command: list[str], passed: Sequence[int]) -> list[str]:
+JOIN = 'unset PWD; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; n=$((n - 1)); shift; done; exec "$@"'
+"""The sandbox's first process: it joins the cgroup (its pid to each ``cgroup.procs``), then becomes bwrap."""
+
+
+def _guard(bwrap_command: list[str], passed: Sequence[int], box: cgroups.Box | None = None) -> list[str]:
     """``bwrap_command`` run by a guard that kills the whole sandbox when its starter dies.
 
     bwrap's own --die-with-parent leaves two windows (docs/security.md, "A sandbox never outlives
     its starter"): bwrap arms it only after creating the sandbox's init, and the init arms its
     own only after its setup; a starter dying in between leaves the init (and then the bot)
     running, reparented to pid 1. So the process tourney starts is a guard: ``setpriv`` arms
-    PR_SET_PDEATHSIG (SIGTERM) and execs ``sh``, which traps SIGTERM to SIGKILL its whole
-    process group (itself, bwrap, the sandbox's init: the PID namespace dies with the init),
-    exits at once if its parent is no longer the starter (it died before the signal was armed),
-    then runs bwrap in the background (with the empty environment tourney gave it: sh would
-    export PWD) and waits for it, its exit status being bwrap's.
+    PR_SET_PDEATHSIG (SIGTERM) and execs ``sh``, which traps SIGTERM to thaw the sandbox's
+    cgroup (a frozen task cannot die) and SIGKILL its whole process group (itself, bwrap, the
+    sandbox's init: the PID namespace dies with the init), exits at once if its parent is no
+    longer the starter (it died before the signal was armed), then starts a child that joins
+    the cgroup (``JOIN``: bwrap and all it starts inherit the group; the guard itself stays out
+    of it, so that it still runs while the bot is frozen) and becomes bwrap, in the background
+    (with the empty environment tourney gave it: sh would export PWD), and waits for it, its
+    exit status being bwrap's.
 
     No Python runs between fork and exec (a preexec_fn is unsafe in a process with threads, as
     a Ray worker is; root's ``_fresh_user`` is the exception), so Popen may even use vfork.
@@ -175,10 +224,37 @@ def _guard(bwrap_command: list[str], passed: Sequence[int]) -> list[str]:
     keeps it on a spare descriptor (one of 3-9 not passed to bwrap) to hand it on.
     """
     spare = next(fd for fd in range(3, 10) if fd not in passed)
-    script = (f'trap "kill -KILL 0" TERM; [ "$PPID" = "$1" ] || exit 1; shift; unset PWD; exec {spare}<&0; '
-              f'"$@" <&{spare} {spare}<&- & exec {spare}<&- 0<&- 1>&- 2>&-; wait $!')
+    joins = box.procs if box is not None else ()
+    thaw, thawed = box.thaw_control if box is not None else ("", "")
+    script = (f'trap \'[ -n "$f" ] && echo "$v" > "$f"; kill -KILL 0\' TERM; [ "$PPID" = "$1" ] || exit 1; '
+              f'f=$2; v=$3; j=$4; n=$5; shift 5; unset PWD; exec {spare}<&0; '
+              f'/bin/sh -c "$j" tourney-join "$n" "$@" <&{spare} {spare}<&- & exec {spare}<&- 0<&- 1>&- 2>&-; '
+              f'wait $!')
     return [_setpriv(), "--pdeathsig", "TERM", "--", "/bin/sh", "-c", script, "tourney-guard", str(os.getpid()),
-            *bwrap_command]
+            thaw, thawed, JOIN, str(len(joins)), *joins, *bwrap_command]
+
+
+def timing(clock: str | None = None, ponder: bool | None = None) -> tuple[str, bool]:
+    """How sandboxed moves are timed here, and whether bots run between their turns: what was asked
+    (None: not asked), else the strictest this machine offers (with cgroups: the CPU clock, bots
+    frozen between turns; without: the wall clock, bots running). SandboxError for what it cannot."""
+    grouped = cgroups.hierarchy() is not None
+    if not grouped and (clock == CPU or ponder is False):
+        asked = "--clock cpu" if clock == CPU else "--no-ponder"
+        raise SandboxError(f"{asked} needs a cgroup per sandbox, and there is none here: {cgroups.unavailable()}")
+    return clock or (CPU if grouped else WALL), (not grouped) if ponder is None else ponder
+
+
+def describe(confinement: Confinement) -> str:
+    """How bots play, for a run's first line: "sandboxed, cgroup v1, seccomp, cpu clock, no pondering"."""
+    if not confinement.sandbox:
+        return "not sandboxed, wall clock"
+    found = cgroups.hierarchy()
+    parts = ["sandboxed", found.describe() if found is not None else "no cgroups: rlimits only",
+             "seccomp" if seccomp.program() is not None else "no seccomp filter", f"{confinement.clock} clock"]
+    if found is not None:
+        parts.append("pondering" if confinement.ponder else "no pondering")
+    return ", ".join(parts)
 
 
 def resolve(mode: str) -> tuple[bool, str | None]:
@@ -212,10 +288,11 @@ def unavailable() -> str | None:
         try:
             _, said = process.communicate(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            process.end()
             process.communicate()
             return "bwrap cannot make a sandbox here (a sandbox running /bin/true did not end within 30 s)"
         finally:
+            process.end()
             process.release()
     except SandboxError as error:
         return f"bwrap cannot make a sandbox here ({error})"
@@ -294,6 +371,8 @@ def _memfd(text: str) -> int:
 
 
 _CLONE_NEWNS = 0x00020000
+_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine, 250)
+_KEYCTL_JOIN_SESSION_KEYRING = 1
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
 
 
@@ -309,11 +388,15 @@ def _stage_for(sources: Sequence[str]) -> str:
     raise SandboxError(f"no folder to stage the sandbox's binds in: none of {', '.join(STAGES)} is free")
 
 
-def _fresh_user(stage: str, sources: Sequence[str]) -> Callable[[], None]:
+def _fresh_user(stage: str, sources: Sequence[str], box: cgroups.Box | None) -> Callable[[], None]:
     """For root: a child that binds ``sources`` at STAGE/0, STAGE/1, ... in a private mount
-    namespace (so that an unprivileged bwrap reaches them whatever their parents' modes), then
-    becomes host uid HOST_UID_BASE + its pid, with no supplementary groups."""
+    namespace (so that an unprivileged bwrap reaches them whatever their parents' modes), hands
+    the files of the sandbox's cgroup (``box``) that its guard writes to that uid, becomes host
+    uid HOST_UID_BASE + its pid, with no supplementary groups, and joins a new, empty session
+    keyring of that uid's (so that nothing of the organiser's session keyring is even attached to
+    the sandbox's processes)."""
     libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
     root = os.fsencode(stage)
     paths = [os.fsencode(source) for source in sources]
 
@@ -330,8 +413,13 @@ def _fresh_user(stage: str, sources: Sequence[str]) -> Callable[[], None]:
             os.mkdir(target)
             check(libc.mount(path, target, None, _MS_BIND | _MS_REC, None))
         uid = HOST_UID_BASE + os.getpid()
+        if box is not None:
+            for control in box.delegated:
+                os.chown(control, uid, uid)
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
+        if libc.syscall(_SYS_KEYCTL, _KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+            raise OSError(ctypes.get_errno(), f"a fresh session keyring: {os.strerror(ctypes.get_errno())}")
 
     return enter

@@ -69,12 +69,27 @@ class Resources:
         return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds, "max_processes": self.max_processes}
 
 
+WALL = "wall"
+CPU = "cpu"
+CLOCKS = (CPU, WALL)
+WALL_CAP = 3
+"""With the CPU clock, a move may take at most this many times its CPU allowance in wall-clock
+seconds (a bot that sleeps or waits uses no CPU, and must not stall the game)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Confinement:
-    """How the bot programs of a run are started: in the sandbox or not, and with which limits."""
+    """How the bot programs of a run are started: in the sandbox or not, with which limits, how their
+    moves are timed, and whether they may run between their turns (docs/bot-protocol.md, "Time")."""
 
     sandbox: bool
     resources: Resources = field(default_factory=Resources)
+    clock: str = WALL
+    """How a move's time is measured: CPU, the CPU time of the bot's cgroup (every thread of every
+    process it has) with a wall-clock cap of WALL_CAP times as long; or WALL, the wall clock."""
+    ponder: bool = True
+    """Whether the bot's processes keep running between its turns (False: its cgroup is frozen from
+    its answer to its next request, so it cannot use its opponents' time)."""
 
 
 @dataclass(slots=True)
@@ -94,11 +109,11 @@ class Limits:
         """The longest the next move may take before the bot forfeits."""
         return self.move_time + self.bank_left
 
-    def charge(self, took: float) -> None:
-        """Take a move's overage from the bank; BotFailure when it runs out."""
+    def charge(self, took: float, unit: str = "") -> None:
+        """Take a move's overage from the bank; BotFailure when it runs out. ``unit`` says what the
+        seconds were ("of CPU" with the CPU clock)."""
         if took > self.move_time:
             self.bank_left -= took - self.move_time
         if self.bank_left < 0:
-            raise BotFailure(
-                f"timed out: took {took:.2f} s with move time {self.move_time:g} s and the time bank spent"
-            )
+            raise BotFailure(f"timed out: took {took:.2f} s{' ' + unit if unit else ''} with move time "
+                             f"{self.move_time:g} s and the time bank spent")

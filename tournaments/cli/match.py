@@ -15,6 +15,7 @@ import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Limits, Resources
 from tournaments.cli.options import (
     BotLogs,
+    Clock,
     CpuSeconds,
     Db,
     Executor,
@@ -24,6 +25,7 @@ from tournaments.cli.options import (
     MemoryMb,
     MoveTime,
     Players,
+    Ponder,
     ProgressMode,
     RayAddress,
     ReportEvery,
@@ -99,6 +101,8 @@ def match(
     time_bank: TimeBank = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
     sandbox: Sandbox = "auto",
+    clock: Clock = None,
+    ponder: Ponder = None,
     memory_mb: MemoryMb = DEFAULTS.memory_mb,
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
@@ -140,7 +144,7 @@ def match(
     known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, matches.MATCH)
     errors = terminal.console(stderr=True)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
-    spec, prepared, notice = runner.ready_spec(ledger, known, spec, sandbox, resume, resources)
+    spec, prepared, notice = runner.ready_spec(ledger, known, spec, sandbox, resume, resources, clock, ponder)
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             errors.print(notice, soft_wrap=True)

@@ -137,6 +137,17 @@ Sandbox = Annotated[str, typer.Option(
     "--sandbox", help="Run every bot in a bubblewrap sandbox of its own per game: on, off, or auto (on when bwrap "
     "works here, with a notice when it does not; a resumed tournament keeps its own). See docs/security.md.",
     callback=check_sandbox)]
+CLOCKS = ("cpu", "wall")
+check_clock = one_of(CLOCKS)
+Clock = Annotated[str | None, typer.Option(
+    "--clock", help="How a sandboxed bot's moves are timed: cpu (the CPU time of all its processes, with a "
+    "wall-clock cap of three times as long; the default where cgroups exist) or wall (the default without). "
+    "A resumed tournament keeps its own. See docs/bot-protocol.md.", show_default=False,
+    callback=lambda value: value if value is None else check_clock(value))]
+Ponder = Annotated[bool | None, typer.Option(
+    "--ponder/--no-ponder", help="Let bots keep running between their turns (trusted bots only). By default, "
+    "where cgroups exist, a sandboxed bot is frozen from its answer to its next request, so it cannot use its "
+    "opponents' time. A resumed tournament keeps its own.", show_default=False)]
 BotLogs = Annotated[Path | None, typer.Option(
     "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in this folder "
     "named by game and seat.", show_default=False)]

@@ -18,6 +18,7 @@ import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Limits, Resources
 from tournaments.cli.options import (
     BotLogs,
+    Clock,
     CpuSeconds,
     Db,
     Executor,
@@ -27,6 +28,7 @@ from tournaments.cli.options import (
     MemoryMb,
     MoveTime,
     Players,
+    Ponder,
     ProgressMode,
     RayAddress,
     ReportEvery,
@@ -71,6 +73,8 @@ def run(
     = None,
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: ceil(log_k(bots))).")] = None,
     sandbox: Sandbox = "auto",
+    clock: Clock = None,
+    ponder: Ponder = None,
     memory_mb: MemoryMb = DEFAULTS.memory_mb,
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
@@ -89,6 +93,7 @@ def run(
     """
     from engines import registry
     from ledger import tournaments as tournament_rows
+    from tournaments.bots import sandbox as bot_sandbox
     from tournaments.play import executors, runner, standings
 
     engine = registry.get(game)
@@ -110,7 +115,7 @@ def run(
     form_name = None if form == formats.ROUND_ROBIN else form
     namer = runner.default_namer(folder, engine.name, form_name)
     known = runner.known_name(ledger, name, seed, resume, namer, engine.name, form_name)
-    confinement, notice = runner.confinement_for(ledger, known, sandbox, resume, resources)
+    confinement, notice = runner.confinement_for(ledger, known, sandbox, resume, resources, clock, ponder)
     if notice:
         errors.print(notice, soft_wrap=True)
     prepared, k = runner.prepare(folder, engine.name, players, limits, confinement)
@@ -121,7 +126,8 @@ def run(
                   else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
                   else None)
         spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen,
-                           sandbox=confinement.sandbox, resources=resources)
+                           sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
+                           ponder=confinement.ponder)
         the_run = runner.open_run(ledger, name, spec, resume, namer)
         tournament_name = the_run.name
         workers = jobs_for(jobs, the_run.total - the_run.done)
@@ -130,7 +136,7 @@ def run(
         if not as_json:
             console.print(f"{tournament_name}: {len(prepared.bots)} bots, {k} per table, "
                           f"{plural(the_run.total, 'game')} ({done_before} already stored), {players_at.describe()}, "
-                          f"{'sandboxed' if confinement.sandbox else 'not sandboxed'}", soft_wrap=True)
+                          f"{bot_sandbox.describe(confinement)}", soft_wrap=True)
             console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
         display = report.Display(console, report.mode_for(progress, console, as_json), report_every, the_run.total,
                                  done_before, lambda: running_standings(the_run, console))

@@ -24,10 +24,11 @@ from typing import Any
 import orjson
 
 from ledger import ladders as rows
+from ledger import owners as owner_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.bots import sandbox
-from tournaments.bots.discovery import describe
+from tournaments.bots.discovery import describe, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
 from tournaments.play.runner import Job, Spec
@@ -52,6 +53,10 @@ RATINGS = (ELO, OPENSKILL)
 
 class LadderError(ValueError):
     """A ladder request that cannot be done; the message is one clear line."""
+
+
+class Unavailable(LadderError):
+    """This machine cannot run a ladder's bots now (no working sandbox): its fault, never a bot's."""
 
 
 def default_rating(players: int) -> str:
@@ -116,11 +121,18 @@ class Limits:
         return Resources(memory_mb=self.memory_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes)
 
 
+def confined() -> dict[str, Any]:
+    """How a ladder's games are confined (Spec's fields): sandboxed, timed and frozen as strictly as
+    this machine allows (the CPU clock and no pondering with cgroups); no option relaxes it."""
+    clock, ponder = sandbox.timing()
+    return {"sandbox": True, "clock": clock, "ponder": ponder}
+
+
 def require_sandbox() -> None:
     """Ladders run strangers' bots: without a working sandbox they refuse (one line saying how to get it)."""
     problem = sandbox.unavailable()
     if problem is not None:
-        raise LadderError(f"ladders run every bot in a sandbox, and {problem}")
+        raise Unavailable(f"ladders run every bot in a sandbox, and {problem}")
 
 
 # -- submissions -----------------------------------------------------------------------
@@ -136,13 +148,16 @@ def package(path: Path) -> tuple[BotSpec, str, bytes]:
         raise LadderError(f"{path}: {error}") from None
     if spec is None:
         raise LadderError(f"{path}: not a bot (a .py file with GAMES and Bot, an executable, or a manifest)")
+    try:
+        files = read_files(spec)  # bounded, and only the bot's own regular files, as discovery reads them
+    except BotError as error:
+        raise LadderError(f"{path}: {error}") from None
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in spec.files:
-            file = path.parent / name
+        for name, content, executable in files:
             info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
-            info.external_attr = (file.stat().st_mode & 0o777) << 16
-            archive.writestr(info, file.read_bytes())
+            info.external_attr = (0o755 if executable else 0o644) << 16
+            archive.writestr(info, content)
     return spec, path.name, buffer.getvalue()
 
 
@@ -202,18 +217,24 @@ def runnable(name: str, content_hash: str, directory: Path, entry_point: str) ->
     return BotSpec(name, spec.kind, spec.path, content_hash, ("*",), spec.command, str(directory), spec.files)
 
 
-def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits) -> rows.Submitted:
-    """Validate a submission in games against random, then list it; LadderError if it fails."""
+def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits,
+           owner_id: int | None = None) -> rows.Submitted:
+    """Validate a submission in games against random, then list it; LadderError if it fails. ``owner_id``:
+    the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
+    owner_rows.NameTaken, before any game)."""
     ladder = rows.get(ledger, ladder_name)
     spec, entry_point, files = package(path)
     name = as_name or spec.name
     if spec.plays(ladder["game"]) is False:
         raise LadderError(f"{path.name} plays {', '.join(spec.games or ())}, not {ladder['game']}")
+    if owner_id is None:
+        with ledger.read() as connection:
+            owner_rows.check_operators_name(connection, name)
     require_sandbox()
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
     validate(ladder, candidate, limits)
     return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
-                       model(ladder).start)
+                       model(ladder).start, owner_id)
 
 
 def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None:
@@ -230,8 +251,8 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None
     opponents = [runnable(f"random-{i}", opponent_hash, folder, entry_point) for i in range(k - 1)]
     bots = (candidate, *opponents)
     seed = f"{secrets.randbits(128):032x}"
-    spec = Spec(ladder["game"], k, 1, seed, limits.move_time, limits.time_bank, bots, sandbox=True,
-                resources=limits.resources)
+    spec = Spec(ladder["game"], k, 1, seed, limits.move_time, limits.time_bank, bots, resources=limits.resources,
+                **confined())
     names = [b.name for b in bots]
     for rotation in range(k):
         seated = tuple(names[rotation:] + names[:rotation])

@@ -217,7 +217,8 @@ class Worker:
             table = [entries[e] for e in match.entries]
             dealt = deal_seed(self._seed(match.session_id), 0, match.deal)
             spec = Spec(self.engine.name, self.players, 1, dealt, self.limits.move_time, self.limits.time_bank,
-                        tuple(self._spec(entry) for entry in table), sandbox=True, resources=self.limits.resources)
+                        tuple(self._spec(entry) for entry in table), resources=self.limits.resources,
+                        **league.confined())
             names = [entry["name"] for entry in table]
             for rotation in range(self.players):
                 key = f"s{match.session_id}-d{match.deal}-r{rotation}"

@@ -3,16 +3,22 @@
 An upload is one bot file (a Python file, a ``.bot.json`` manifest is useless alone, or a
 program with a ``#!`` line) or a zip of a bot's files with its entry point named (or found:
 the only ``.bot.json`` at the top, else the only ``.py`` at the top). Nothing here runs or
-imports anything of it: ``check`` reads the zip's directory only, and ``unpack`` writes the
-files into a fresh folder, refusing any name that would lead out of it and any zip that would
-unpack to more than ``MAX_UNPACKED`` bytes or ``MAX_FILES`` files (a zip bomb).
+imports anything of it. An upload is hostile input: ``check`` reads every member of a zip in
+full, as unpacking will, and refuses the upload (UploadError, with the reason) for anything it
+cannot read or trust: a damaged or lying directory (a size or CRC that is not the member's), an
+encrypted member, a compression it cannot undo, a name that would lead out of the folder or
+clash with another, more than ``MAX_FILES`` files, or more than ``MAX_UNPACKED`` bytes actually
+unpacked (a zip bomb, whatever its directory says). ``unpack`` then writes exactly what
+``check`` read, so an upload that passed its check cannot fail to unpack.
 """
 
 from __future__ import annotations
 
 import io
+import lzma
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -32,15 +38,23 @@ class UploadError(ValueError):
 class Checked:
     filename: str
     entry_point: str
+    files: tuple[tuple[str, bytes, bool], ...]
+    """What unpacking writes: (path inside the folder, content, executable), as ``check`` read it."""
+
+
+UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, ValueError, NotImplementedError,
+              RuntimeError)
+"""What reading a hostile zip may raise (a bad CRC, a truncated stream, a compression zipfile lacks, ...)."""
 
 
 def check(filename: str, data: bytes, entry: str | None = None) -> Checked:
-    """The upload's safe file name and entry point; UploadError if it cannot be a bot."""
+    """The upload's safe file name, entry point and files; UploadError if it cannot be a bot."""
     name = PurePosixPath(filename.replace("\\", "/")).name
     if not data:
         raise UploadError("the upload is empty")
     if data.startswith(ZIP_MAGIC):
-        return Checked(_safe(name or "bot.zip", "file name"), _entry_of(_members(data), entry))
+        files = _members(data)
+        return Checked(_safe(name or "bot.zip", "file name"), _entry_of([path for path, _, _ in files], entry), files)
     name = _safe(name, "file name")
     if entry not in (None, name):
         raise UploadError(f"entry {entry!r} names a file inside a zip, and {name} is a single file")
@@ -49,41 +63,54 @@ def check(filename: str, data: bytes, entry: str | None = None) -> Checked:
     if not name.endswith(".py") and not data.startswith(b"#!"):
         raise UploadError(f"{name}: a single file is a Python bot (.py) or a program starting with #! "
                           "(anything else: a zip with a .bot.json manifest)")
-    return Checked(name, name)
+    return Checked(name, name, ((name, data, not name.endswith(".py")),))
 
 
-def unpack(checked: Checked, data: bytes, folder: Path) -> Path:
-    """Write the upload's files into ``folder`` (which must be empty); the path of its entry point."""
-    if not data.startswith(ZIP_MAGIC):
-        path = folder / checked.entry_point
-        path.write_bytes(data)
-        path.chmod(0o644 if checked.entry_point.endswith(".py") else 0o755)
-        return path
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        members = _members(data)
-        for info in members:
-            target = folder.joinpath(*PurePosixPath(info.filename).parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as source:
-                content = source.read(MAX_UNPACKED + 1)
-            if len(content) != info.file_size:
-                raise UploadError(f"{info.filename}: its size differs from the zip's directory")
-            target.write_bytes(content)
-            target.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
+def unpack(checked: Checked, folder: Path) -> Path:
+    """Write the files ``check`` read into ``folder`` (which must be empty); the path of its entry point."""
+    for path, content, executable in checked.files:
+        target = folder.joinpath(*PurePosixPath(path).parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        target.chmod(0o755 if executable else 0o644)
     return folder.joinpath(*PurePosixPath(checked.entry_point).parts)
 
 
-def _members(data: bytes) -> list[zipfile.ZipInfo]:
+def _members(data: bytes) -> tuple[tuple[str, bytes, bool], ...]:
+    """Every file of the zip, read in full within the limits: (path, content, executable)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             infos = [info for info in archive.infolist() if not info.is_dir()]
-    except (zipfile.BadZipFile, ValueError, EOFError) as error:
-        raise UploadError(f"not a readable zip ({error})") from None
+            _check_directory(infos)
+            files = []
+            left = MAX_UNPACKED
+            for info in infos:
+                # Read to the end (the CRC is checked there), trusting no size the zip states.
+                with archive.open(info) as source:
+                    content = source.read(left + 1)
+                    if len(content) > left or source.read(1):
+                        raise UploadError(f"the zip unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MiB")
+                if len(content) != info.file_size:
+                    raise UploadError(f"{info.filename}: its size differs from the zip's directory")
+                left -= len(content)
+                files.append((info.filename, content, bool((info.external_attr >> 16) & 0o111)))
+            return tuple(files)
+    except UploadError:
+        raise
+    except UNREADABLE as error:
+        raise UploadError(f"not a readable zip ({type(error).__name__}: {error})") from None
+
+
+def _check_directory(infos: list[zipfile.ZipInfo]) -> None:
+    """What the zip's directory says, before anything is read: counts, sizes, names, encryption."""
+    if not infos:
+        raise UploadError("the zip holds no files")
     if len(infos) > MAX_FILES:
         raise UploadError(f"the zip holds {len(infos)} files, more than {MAX_FILES}")
     if sum(info.file_size for info in infos) > MAX_UNPACKED:
         raise UploadError(f"the zip unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MiB")
-    seen = set()
+    seen: set[str] = set()
+    folders: set[str] = set()
     for info in infos:
         parts = PurePosixPath(info.filename).parts
         if not parts or any(not SAFE_PART.fullmatch(part) for part in parts) or info.filename.startswith("/"):
@@ -94,13 +121,13 @@ def _members(data: bytes) -> list[zipfile.ZipInfo]:
         if info.filename.lower() in seen:
             raise UploadError(f"the zip holds {info.filename!r} twice")
         seen.add(info.filename.lower())
-    if not infos:
-        raise UploadError("the zip holds no files")
-    return infos
+        folders.update("/".join(parts[:i]).lower() for i in range(1, len(parts)))
+    clash = sorted(seen & folders)
+    if clash:
+        raise UploadError(f"the zip holds {clash[0]!r} both as a file and as a folder")
 
 
-def _entry_of(members: list[zipfile.ZipInfo], entry: str | None) -> str:
-    names = [info.filename for info in members]
+def _entry_of(names: list[str], entry: str | None) -> str:
     if entry is not None:
         if entry not in names:
             raise UploadError(f"the zip holds no file {entry!r} to start the bot with")

@@ -9,6 +9,12 @@ claimed with a lease, played, and stored with its games' ratings in one transact
 process never runs bot code; it only queues uploads. Any number of workers, on any number of
 machines sharing one database, may serve one ladder: a submission's claim is one conditional
 UPDATE, so no upload is validated twice, and a match is stored exactly once.
+
+A worker never dies on a submission. Whatever is wrong with an upload or its bot (a zip that
+cannot be read, a bot that forfeits) refuses it with the reason. A failure that is this
+machine's (the sandbox did not start, a disk error, anything unforeseen) leaves the submission
+claimed until its lease runs out, to be tried again by any worker; the second such failure
+refuses it (``queue.MAX_ATTEMPTS``), so no submission is handed out forever.
 """
 
 from __future__ import annotations
@@ -21,15 +27,18 @@ from pathlib import Path
 
 from ledger import ladders as rows
 from ledger import matches
+from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
+from tournaments.bots.sandbox import SandboxError
 from tournaments.bots.spec import BotError
 from tournaments.ladder import league, sessions, uploads
 
 
 @dataclass(frozen=True, slots=True)
 class Decided:
-    """What became of one submission."""
+    """What became of one submission (VALIDATING: nothing yet, it is tried again after a failure of this
+    machine's)."""
 
     submission: int
     name: str
@@ -41,30 +50,62 @@ class Decided:
     def line(self) -> str:
         if self.status == queue.LISTED:
             return f"submission {self.submission}: listed {self.name} v{self.version} (owner {self.owner})"
+        if self.status == queue.VALIDATING:
+            return (f"submission {self.submission}: {self.name} (owner {self.owner}) could not be validated here "
+                    f"({self.reason}); it is tried again when its lease runs out")
         return f"submission {self.submission}: refused {self.name} (owner {self.owner}): {self.reason}"
+
+
+MACHINE_REASON = 300
+"""How much of an unforeseen error's text the worker prints."""
+MACHINE_REFUSAL = ("it could not be validated, {attempts} times, for the fault of the machines validating it (the "
+                   "operator sees why in the worker's output): it is not tried again; submit it again later")
 
 
 def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> Decided | None:
     """Claim the oldest waiting submission of the ladder, validate it and record the outcome; None if
-    none waits."""
+    none waits. Never raises for the submission's sake (see the module's docstring)."""
     ladder = rows.get(ledger, ladder_name)
     claimed = queue.claim_next(ledger, ladder["id"])
     if claimed is None:
         return None
     row, upload = claimed
     with tempfile.TemporaryDirectory(prefix="tourney-upload-") as folder:
+        def said(error: BaseException) -> str:
+            # Said to the uploader: without this machine's temporary folder in it.
+            return str(error).replace(f"{folder}/", "")
+
         try:
             checked = uploads.check(row["filename"], upload, row["entry_point"])
-            path = uploads.unpack(checked, upload, Path(folder))
-            listed = league.submit(ledger, ladder_name, path, row["name"], limits)
-        except (league.LadderError, BotError, uploads.UploadError) as error:
-            # The reason is said to the uploader: without this machine's temporary folder in it.
-            reason = str(error).replace(f"{folder}/", "")
-            queue.decide(ledger, row["id"], queue.REFUSED, reason, None)
-            return Decided(row["id"], row["name"], row["owner"], queue.REFUSED, reason)
-    queue.decide(ledger, row["id"], queue.LISTED, None if listed.new else "the same content was already listed",
-                 listed.entry_id)
-    return Decided(row["id"], row["name"], row["owner"], queue.LISTED, None, listed.version)
+            path = uploads.unpack(checked, Path(folder))
+            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"])
+        except (KeyboardInterrupt, SystemExit):
+            queue.release(ledger, row["id"])  # stopping: another worker takes it at once
+            raise
+        except (league.Unavailable, SandboxError) as error:
+            return _machine_failed(ledger, row, said(error))
+        except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
+            return _decided(ledger, row, queue.REFUSED, said(error))
+        except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
+            return _machine_failed(ledger, row, f"{type(error).__name__}: {said(error)}"[:MACHINE_REASON])
+    return _decided(ledger, row, queue.LISTED, None if listed.new else "the same content was already listed",
+                    listed.entry_id, listed.version)
+
+
+def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:
+    """A validation that failed for this machine's fault: tried again after its lease, refused the second time
+    (the uploader is told so; the error, which may name this machine's paths, is printed only)."""
+    if row["attempts"] < queue.MAX_ATTEMPTS:
+        return Decided(row["id"], row["name"], row["owner"], queue.VALIDATING, error)
+    reason = MACHINE_REFUSAL.format(attempts=row["attempts"])
+    queue.decide(ledger, row["id"], queue.REFUSED, reason, None)
+    return Decided(row["id"], row["name"], row["owner"], queue.REFUSED, f"{reason} (last: {error})")
+
+
+def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_id: int | None = None,
+             version: int | None = None) -> Decided:
+    queue.decide(ledger, row["id"], status, reason, entry_id)
+    return Decided(row["id"], row["name"], row["owner"], status, None if status == queue.LISTED else reason, version)
 
 
 def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,

@@ -44,7 +44,7 @@ import ray
 from ray import exceptions as ray_errors
 
 from tournaments.bots import sandbox
-from tournaments.bots.discovery import staged_copy
+from tournaments.bots.discovery import read_files, staged_copy
 from tournaments.bots.spec import BotSpec
 from tournaments.play import runner
 from tournaments.play.runner import ExecutorError
@@ -62,15 +62,9 @@ Bundle = dict[str, tuple[tuple[str, bytes, bool], ...]]
 
 
 def pack(bots: tuple[BotSpec, ...]) -> Bundle:
-    """Every bot's own files, read once on the driver (a bot with none, tourney's builtin, has none)."""
-    bundle: Bundle = {}
-    for bot in bots:
-        files = []
-        for name in bot.files:
-            path = Path(bot.cwd) / name
-            files.append((name, path.read_bytes(), os.access(path, os.X_OK)))
-        bundle[bot.name] = tuple(files)
-    return bundle
+    """Every bot's own files, read once on the driver as discovery reads them (a bot with none, tourney's
+    builtin, has none)."""
+    return {bot.name: tuple(read_files(bot)) for bot in bots}
 
 
 _unpacked: dict[tuple[str, str], BotSpec] = {}

@@ -37,7 +37,18 @@ from tournaments.bots import sandbox
 from tournaments.bots.discovery import discover, staged_copy
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
 from tournaments.bots.protocol import ProgramAgent, check_handshakes
-from tournaments.bots.spec import BUILTIN, PROGRAM, PYTHON, BotError, BotSpec, Confinement, Limits, Resources
+from tournaments.bots.spec import (
+    BUILTIN,
+    CPU,
+    PROGRAM,
+    PYTHON,
+    WALL,
+    BotError,
+    BotSpec,
+    Confinement,
+    Limits,
+    Resources,
+)
 from tournaments.play import salvage, seeding
 from tournaments.play.formats import Plan, RoundRobin
 from tournaments.play.results import by_key as stored_results
@@ -78,12 +89,16 @@ class Spec:
     sandbox: bool = False
     """Whether every bot but tourney's builtin plays in its own sandbox (recorded with the tournament)."""
     resources: Resources = field(default_factory=Resources)
+    clock: str = WALL
+    """How moves are timed, ``cpu`` or ``wall`` (recorded; tournaments.bots.spec.Confinement)."""
+    ponder: bool = True
+    """Whether bots run between their turns (recorded; False: frozen, which needs cgroups)."""
     drawn: bool = False
     """The seed was drawn, not chosen: the stored spec keeps only its commitment (tournaments.play.seeding)."""
 
     @property
     def confinement(self) -> Confinement:
-        return Confinement(self.sandbox, self.resources)
+        return Confinement(self.sandbox, self.resources, self.clock, self.ponder)
 
     @property
     def bot_names(self) -> list[str]:
@@ -101,7 +116,8 @@ class Spec:
             "move_time_ms": round(self.move_time * 1000), "time_bank_ms": round(self.time_bank * 1000),
             "options": self.options,
             "bots": [{"name": b.name, "hash": b.content_hash, "kind": b.kind} for b in self.bots],
-            "sandbox": self.sandbox, "resources": self.resources.to_json(),
+            "sandbox": self.sandbox, "resources": self.resources.to_json(), "clock": self.clock,
+            "ponder": self.ponder,
         }
         # Added only when not a round robin, so the stored spec of every earlier tournament
         # still equals its command's and resumes.
@@ -147,24 +163,39 @@ class Prepared:
             self.staging.cleanup()
 
 
-def confinement_for(ledger: Ledger, name: str | None, mode: str, resume: bool, resources: Resources
-                    ) -> tuple[Confinement, str | None]:
-    """Whether bots play in the sandbox (``mode``: on, off or auto) and a notice to show, if any.
+def confinement_for(ledger: Ledger, name: str | None, mode: str, resume: bool, resources: Resources,
+                    clock: str | None = None, ponder: bool | None = None) -> tuple[Confinement, str | None]:
+    """Whether bots play in the sandbox (``mode``: on, off or auto), how their moves are timed
+    (``clock``: cpu, wall, None for the best here) and whether they run between turns (``ponder``,
+    None likewise), and a notice to show, if any.
 
-    A resumed tournament keeps the mode it was started with (one stored before the sandbox
-    existed played without it): ``auto`` follows it, and ``on`` or ``off`` against it is refused.
+    A resumed tournament keeps what it was started with (one stored before the sandbox existed
+    played without it; one stored before cgroups, by the wall clock with bots never frozen):
+    what was not given follows it, and a value given against it is refused.
     """
     existing = tournament_rows.find(ledger, name) if resume and name is not None else None
     if existing is None:
         on, notice = sandbox.resolve(mode)
-        return Confinement(on, resources), notice
-    stored = bool(loads(existing["spec"]).get("sandbox", False))
+        if not on:
+            if clock == CPU or ponder is False:
+                raise TournamentError("--clock cpu and --no-ponder need the sandbox (its cgroups)")
+            return Confinement(False, resources), notice
+        return Confinement(True, resources, *sandbox.timing(clock, ponder)), notice
+    spec = loads(existing["spec"])
+    stored = bool(spec.get("sandbox", False))
+    stored_clock, stored_ponder = spec.get("clock", WALL), spec.get("ponder", True)
     if mode != "auto" and (mode == "on") != stored:
         raise TournamentError(f"cannot resume {name!r} with --sandbox {mode}: it was started with the sandbox "
                               f"{'on' if stored else 'off'}")
+    kept_ponder = "pondering" if stored_ponder else "bots frozen between turns"
+    for given, kept, flag, started in ((clock, stored_clock, f"--clock {clock}", f"the {stored_clock} clock"),
+                                       (ponder, stored_ponder, "--ponder" if ponder else "--no-ponder", kept_ponder)):
+        if given is not None and given != kept:
+            raise TournamentError(f"cannot resume {name!r} with {flag}: it was started with {started}")
     if stored:
         sandbox.resolve("on")
-    return Confinement(stored, resources), None
+        sandbox.timing(stored_clock, stored_ponder)  # this machine can still play it so
+    return Confinement(stored, resources, stored_clock, stored_ponder), None
 
 
 UNSANDBOXED = Confinement(False)
@@ -222,12 +253,12 @@ def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinemen
         raise
 
 
-def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: bool, resources: Resources
-               ) -> tuple[Spec, Prepared, str | None]:
+def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: bool, resources: Resources,
+               clock: str | None = None, ponder: bool | None = None) -> tuple[Spec, Prepared, str | None]:
     """A spec whose bots were named one by one (a match): sandboxed or not as ``mode`` and a resumed
     tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake. Also
     the staged files to remove when the run is over, and a notice to show, if any."""
-    confinement, notice = confinement_for(ledger, name, mode, resume, resources)
+    confinement, notice = confinement_for(ledger, name, mode, resume, resources, clock, ponder)
     prepared, failures = ready(list(spec.bots), spec.game, spec.players, Limits(spec.move_time, spec.time_bank),
                                confinement)
     for bot, failure in zip(prepared.bots, failures, strict=True):
@@ -237,7 +268,8 @@ def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: 
     if len(prepared.bots) != len(spec.bots):
         prepared.__exit__()
         raise TournamentError(prepared.notices[0])
-    return replace(spec, bots=tuple(prepared.bots), sandbox=confinement.sandbox, resources=resources), prepared, notice
+    return replace(spec, bots=tuple(prepared.bots), sandbox=confinement.sandbox, resources=resources,
+                   clock=confinement.clock, ponder=confinement.ponder), prepared, notice
 
 
 def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
@@ -283,8 +315,10 @@ def _flight_recorded(agents: list[Any], recorder: salvage.FlightRecorder | None)
     in process could end the worker, every turn too (tournaments.play.salvage)."""
     if recorder is None:
         return agents
-    recorder.programs([agent.process.process.pid for agent in agents
-                       if isinstance(agent, ProgramAgent) and agent.process is not None])
+    # A sandbox's guard (recorded negated) is told to end its sandbox: a frozen cgroup must be thawed
+    # before its processes can die, which the guard does; SIGKILL to its group would leave them frozen.
+    recorder.programs([-agent.process.process.pid if agent.process.sandboxed else agent.process.process.pid
+                       for agent in agents if isinstance(agent, ProgramAgent) and agent.process is not None])
     if not any(isinstance(agent, PythonAgent) for agent in agents):
         return agents
     return [salvage.RecordingAgent(agent, seat, recorder) for seat, agent in enumerate(agents)]
@@ -438,6 +472,8 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
     # Specs stored before these keys existed: no sandbox, and no resource limits to keep.
     stored.setdefault("sandbox", False)
     stored.setdefault("resources", wanted["resources"])
+    stored.setdefault("clock", WALL)  # before cgroups: every move timed by the wall clock, bots never frozen
+    stored.setdefault("ponder", True)
     if stored != wanted:
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"

@@ -46,7 +46,8 @@ class FlightRecorder:
         _HEADER.pack_into(memory, 0, 0, 0, 0, *[0] * PROGRAM_SLOTS)
 
     def programs(self, groups: Sequence[int]) -> None:
-        """The process groups of the game's bot programs (killed by the parent if the worker dies)."""
+        """The process groups of the game's bot programs (killed by the parent if the worker dies); a
+        sandbox's is its guard's pid negated (the guard is told to end its sandbox, SIGTERM)."""
         slots = [*groups[:PROGRAM_SLOTS], *[0] * (PROGRAM_SLOTS - len(groups))]
         struct.pack_into(f"<{PROGRAM_SLOTS}i", self.memory, 12, *slots)
 
@@ -88,12 +89,17 @@ class FlightRecord:
             actions.append(data[at:at + length].decode("utf-8", "surrogatepass"))
             at += length
         return cls(acting - 1 if acting else None, None if overflow else tuple(actions),
-                   tuple(group for group in groups if group > 0))
+                   tuple(group for group in groups if group != 0))
 
     def kill_programs(self) -> None:
+        """SIGKILL each program's process group; SIGTERM each sandbox's guard, which thaws the sandbox's
+        cgroup (a frozen process cannot die) and kills it whole (tournaments.bots.sandbox._guard)."""
         for group in self.programs:
             with contextlib.suppress(OSError):
-                os.killpg(group, signal.SIGKILL)
+                if group < 0:
+                    os.kill(-group, signal.SIGTERM)
+                else:
+                    os.killpg(group, signal.SIGKILL)
 
 
 class RecordingAgent:

@@ -1,5 +1,6 @@
-"""Bots: a bot's versions (content hashes), its ladder entries and rating history, its games
-(filtered by result and forfeit), and, for its owner only, what its processes wrote on stderr."""
+"""Bots: a bot's versions (content hashes), its ladder entries and rating history (a chart per ladder:
+each ladder rates on its own scale), its record by seat and by opponent with its latest losses, its
+games (filtered by result and forfeit), and, for its owner only, what its processes wrote on stderr."""
 
 from __future__ import annotations
 
@@ -12,12 +13,11 @@ from ledger import games as game_rows
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger.store import Ledger
-from replays.record import SEAT_FORFEITED
-from tournaments.play import results
-from web import models
-from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep
+from tournaments.play.results import GameResult
+from web import lists, models, sessions
+from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep, Site, SiteDep
 from web.pages import query, render
-from web.routes.ladders import shown_rating
+from web.routes.ladders import PageForfeit, PageResult, numbers, shown_rating
 
 api = APIRouter(prefix="/api/bots", tags=["bots"])
 pages = APIRouter(tags=["pages"])
@@ -26,8 +26,9 @@ Result = Annotated[Literal["win", "draw", "loss"] | None, Query(
     description="win: first alone; draw: first, shared; loss: any other place")]
 Forfeited = Annotated[bool | None, Query(description="true: only games it forfeited; false: only games it did not")]
 PAGE_EXCERPTS = 10
-"""The newest stderr excerpts the bot page shows its owner (the API pages through all of them)."""
-
+"""The stderr excerpts the bot page shows its owner at a time (older ones a page further)."""
+LOSSES = 5
+"""The latest losses a bot's record links."""
 
 
 def bot(ledger: Ledger, name: str) -> models.Bot:
@@ -48,58 +49,29 @@ def bot(ledger: Ledger, name: str) -> models.Bot:
                                                created_at=v["created_at"]) for v in versions])
 
 
-def histories(ledger: Ledger, entries: list[models.Entry]) -> list[tuple[str, list[tuple[int, float]]]]:
-    """Per ladder entry (ladder and version), its rating after each game: the bot page's chart."""
+def histories(ledger: Ledger, name: str) -> list[tuple[dict, list[tuple[str, list[tuple[int, float]]]]]]:
+    """Per ladder the bot is on (its row), the rating of each of the bot's versions after each of its games
+    there, numbered by the ladder's game: one chart per ladder, as ladders rate on scales of their own (Elo
+    near 1500, OpenSkill's mu - 3 sigma near 0). Entries are the bot's by name: another bot made from the same
+    file has entries of its own."""
     out = []
-    for ladder in sorted({entry.ladder for entry in entries}):
-        row = ladder_rows.get(ledger, ladder)
-        for entry in ladder_rows.entries(ledger, row["id"], active_only=False):
-            if any(e.ladder == ladder and e.version == entry["version"] and e.content_hash == entry["content_hash"]
-                   for e in entries):
-                points = ladder_rows.history(ledger, entry["id"])
-                out.append((f"{ladder} v{entry['version']}",
-                            [(number, shown_rating(p)) for number, p in enumerate(points, start=1)]))
+    for ladder in ladder_rows.all_ladders(ledger):
+        mine = sorted((e for e in ladder_rows.entries(ledger, ladder["id"], active_only=False) if e["name"] == name),
+                      key=lambda entry: entry["version"])
+        if not mine:
+            continue
+        number = numbers(ledger, ladder["id"])
+        out.append((ladder, [(f"v{entry['version']}", [(number[point["game"]], shown_rating(point))
+                                                     for point in ladder_rows.history(ledger, entry["id"])])
+                             for entry in mine]))
     return out
 
 
-def games(ledger: Ledger, name: str, result: str | None, forfeited: bool | None, offset: int,
-          limit: int) -> models.Page[models.GameSummary]:
-    """The bot's games, newest first, filtered."""
-    played = game_rows.of_bot(ledger, name)
-    if result is not None:
-        played = [g for g in played if _result(g) == result]
-    if forfeited is not None:
-        forfeits = results.forfeits_of(game_rows.event_bodies_of_bot(ledger, name, SEAT_FORFEITED))
-        played = [g for g in played
-                  if (g["game_id"] in forfeits and forfeits[g["game_id"]].seat == g["seat"]) == forfeited]
-    return models.games_page(ledger, [g["game_id"] for g in played], offset, limit)
-
-
-def _result(game: dict) -> str:
-    if game["rank"] != 1:
-        return "loss"
-    return "win" if game["firsts"] == 1 else "draw"
-
-
-@api.get("/{name}", response_model=models.Bot, summary="A bot: its versions and ladder entries")
-def get_bot(name: str, ledger: LedgerDep) -> models.Bot:
-    return bot(ledger, name)
-
-
-@api.get("/{name}/games", response_model=models.Page[models.GameSummary], summary="A bot's games, newest first")
-def bot_games(name: str, ledger: LedgerDep, paging: PagingDep, result: Result = None,
-              forfeited: Forfeited = None) -> models.Page[models.GameSummary]:
-    bot(ledger, name)
-    return games(ledger, name, result, forfeited, paging.offset, paging.limit)
-
-
-@api.get("/{name}/logs", response_model=models.Page[models.LogExcerpt],
-         summary="What the bot's processes wrote on stderr, game by game (its owner only)",
-         responses={401: {"description": "no valid token"}, 403: {"description": "not this bot's owner"}})
-def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.LogExcerpt]:
-    if not owns(ledger, owner, name):
-        raise HTTPException(403, f"only the owner of {name!r} may read its logs")
-    return excerpts(ledger, name, paging.offset, paging.limit)
+def results(site: Site, name: str) -> list[GameResult]:
+    """Every finished game the bot sat in, newest first (read once per game it adds)."""
+    played = game_rows.of_bot(site.ledger, name)
+    key = ("bot", name, len(played), played[0]["game_id"] if played else None)
+    return site.caches["results"].get(key, lambda: lists.of_games(site.ledger, [g["game_id"] for g in played]))
 
 
 def owns(ledger: Ledger, owner: dict | None, name: str) -> bool:
@@ -114,24 +86,48 @@ def excerpts(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[
         total, offset, limit)
 
 
+@api.get("/{name}", response_model=models.Bot, summary="A bot: its versions and ladder entries")
+def get_bot(name: str, ledger: LedgerDep) -> models.Bot:
+    return bot(ledger, name)
+
+
+@api.get("/{name}/games", response_model=models.Page[models.GameSummary], summary="A bot's games, newest first")
+def bot_games(name: str, site: SiteDep, paging: PagingDep, result: Result = None,
+              forfeited: Forfeited = None) -> models.Page[models.GameSummary]:
+    bot(site.ledger, name)
+    return lists.games_page(results(site, name), lists.Filter(name, result, forfeited), paging.offset, paging.limit)
+
+
+@api.get("/{name}/results", response_model=models.BotRecord,
+         summary="A bot's record: by seat, by opponent, and its latest losses")
+def bot_results(name: str, site: SiteDep) -> models.BotRecord:
+    bot(site.ledger, name)
+    return lists.record(results(site, name), name, LOSSES)
+
+
+@api.get("/{name}/logs", response_model=models.Page[models.LogExcerpt],
+         summary="What the bot's processes wrote on stderr, game by game (its owner only)",
+         responses={401: {"description": "no valid token"}, 403: {"description": "not this bot's owner"}})
+def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.LogExcerpt]:
+    if not owns(ledger, owner, name):
+        raise HTTPException(403, f"only the owner of {name!r} may read its logs")
+    return excerpts(ledger, name, paging.offset, paging.limit)
+
+
 @pages.get("/bots/{name}", response_class=HTMLResponse, summary="A bot's page")
-def bot_page(name: str, request: Request, ledger: LedgerDep, paging: PagingDep, owner: MaybeOwnerDep,
-             result: Annotated[str | None, Query(description="win, draw, loss, or empty for any")] = None,
-             forfeited: Annotated[str | None, Query(description="true, false, or empty for any")] = None):
-    # The page's filter form sends an empty value for "any".
-    result = result or None
-    if result not in (None, "win", "draw", "loss"):
-        raise HTTPException(422, f"result is win, draw or loss, not {result!r}")
-    if forfeited not in (None, "", "true", "false"):
-        raise HTTPException(422, f"forfeited is true or false, not {forfeited!r}")
-    forfeited = None if not forfeited else forfeited == "true"
-    shown = bot(ledger, name)
-    # Shown to the owner only, who asks with their token: the page then varies by that header, and
-    # no cache (the browser's, a proxy's) may keep it or hand it to anyone else.
-    logs = excerpts(ledger, name, 0, PAGE_EXCERPTS) if owns(ledger, owner, name) else None
+def bot_page(name: str, request: Request, site: SiteDep, paging: PagingDep, owner: MaybeOwnerDep,
+             viewer: sessions.ViewerDep, result: PageResult = None, forfeited: PageForfeit = None,
+             logs: Annotated[int, Query(ge=0, le=10**9, description="how many stderr excerpts to skip")] = 0):
+    chosen = lists.Filter.of(name, result, forfeited)
+    shown = bot(site.ledger, name)
+    # The owner (signed in, or asking with their token) sees its stderr: the answer is then theirs alone
+    # (marked private, no-store), and every bot page varies by those.
+    reader = owner or viewer
+    played = results(site, name)
     return render(request, "bot.html", {
-        "bot": shown, "chart_series": histories(ledger, shown.entries), "result": result, "forfeited": forfeited,
-        "games": games(ledger, name, result, forfeited, paging.offset, paging.limit), "logs": logs,
+        "bot": shown, "charts": histories(site.ledger, name), "chosen": chosen,
+        "record": lists.record(played, name, LOSSES), "games": lists.games_page(played, chosen, paging.offset,
+                                                                                paging.limit),
+        "logs": excerpts(site.ledger, name, logs, PAGE_EXCERPTS) if owns(site.ledger, reader, name) else None,
         "query": lambda **changes: query(request, **changes)},
-        headers={"Vary": "Authorization",
-                 **({"Cache-Control": "private, no-store"} if "authorization" in request.headers else {})})
+        headers={"Vary": "Authorization, Cookie"})

@@ -77,7 +77,8 @@ def game(site: Site, game_id: str) -> models.Game:
         engine_version=row["engine_version"], status=row["status"], created_at=row["created_at"],
         end=row["end_reason"], head=row["head"], seats=summary.seats if summary else [],
         forfeit=summary.forfeit if summary else None, ladder=ladder["name"] if ladder else None,
-        tournament=tournament["name"] if tournament else None, views=views(site, row, ladder),
+        tournament=tournament["name"] if tournament else None,
+        tournament_id=tournament["id"] if tournament else None, views=views(site, row, ladder),
         signed=site.settings.signing_key is not None, verification=verification(site, row))
 
 
@@ -110,7 +111,10 @@ def game_log(game_id: str, site: SiteDep, view: View = "spectator",
         "Content-Disposition": f"attachment; filename=\"{name}\"; filename*=UTF-8''{urllib.parse.quote(name)}"})
 
 
-@pages.get("/games/{game_id}", response_class=HTMLResponse, summary="A game's page")
+NOT_PUBLISHED = {403: {"description": "that view of the game is not published"}}
+
+
+@pages.get("/games/{game_id}", response_class=HTMLResponse, summary="A game's page", responses=NOT_PUBLISHED)
 def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spectator"):
     shown = game(site, game_id)
     if view not in shown.views:
@@ -118,7 +122,8 @@ def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spect
     return render(request, "game.html", {"game": shown, "view": view})
 
 
-@pages.get("/games/{game_id}/replay", response_class=HTMLResponse, summary="A game's replay document (framed)")
+@pages.get("/games/{game_id}/replay", response_class=HTMLResponse, summary="A game's replay document (framed)",
+           responses=NOT_PUBLISHED)
 def replay(game_id: str, site: SiteDep, view: View = "spectator"):
     """The self-contained replay page of `tourney replay html`, with its own policy: its inline script and
     style by hash, no request at all, framed only by this site."""

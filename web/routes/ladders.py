@@ -1,11 +1,12 @@
-"""Ladders: the list, one ladder's leaderboard (with ETags, for the page's live refresh), its games,
-a bot's rating history on it."""
+"""Ladders: the list, one ladder's leaderboard (sortable, searchable, with ETags for the page's live
+refresh), its games (paged, newest first, filtered), its head-to-head table, a bot's rating history."""
 
 from __future__ import annotations
 
 import hashlib
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
 from ledger import ladders as rows
@@ -13,12 +14,33 @@ from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.ladder import league
-from web import models
+from tournaments.play.results import GameResult
+from web import lists, models
 from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 
 api = APIRouter(prefix="/api/ladders", tags=["ladders"])
 pages = APIRouter(tags=["pages"])
+
+COLUMNS = ("rank", "bot", "owner", "version", "rating", "games", "forfeits", "last")
+Sort = Annotated[Literal[COLUMNS] | None, Query(description="the column to sort by (rank by default)")]
+Direction = Annotated[Literal["asc", "desc"] | None, Query(description="asc or desc (each column has its own "
+                                                                       "natural one)")]
+Search = Annotated[str | None, Query(max_length=100, description="only bots whose name or owner holds this")]
+BotQuery = Annotated[str | None, Query(max_length=200, description="only games this bot sat in")]
+ResultQuery = Annotated[Literal["win", "draw", "loss"] | None, Query(
+    description="only games where the bot had this result (win: first alone; draw: first, shared; loss: any other "
+                "place); with no bot, where some seat had it")]
+ForfeitQuery = Annotated[bool | None, Query(description="true: only games with a forfeit (the bot's, if one is "
+                                                        "named); false: only games without")]
+# The pages' forms send an empty value for "any".
+PageResult = Annotated[Literal["", "win", "draw", "loss"] | None, Query(description="win, draw, loss, or empty for "
+                                                                                     "any (as for the API)")]
+PageForfeit = Annotated[Literal["", "true", "false"] | None, Query(description="true, false, or empty for any")]
+PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the column to sort by (rank by default)")]
+PageOrder = Annotated[Literal["", "asc", "desc"] | None, Query(description="asc or desc")]
+RECENT_GAMES = 10
+"""The newest games a ladder's page lists (its games page pages through them all)."""
 
 
 def summaries(ledger: Ledger) -> list[models.LadderSummary]:
@@ -39,6 +61,11 @@ def etag(ledger: Ledger, name: str) -> str:
     return f'W/"ladder-{ladder["id"]}-{digest}"'
 
 
+def numbers(ledger: Ledger, ladder_id: int) -> dict[str, int]:
+    """Game id -> its number on this ladder (1 is the ladder's first game; the stored seq counts every ladder's)."""
+    return {game_id: number for number, game_id in enumerate(rows.game_ids(ledger, ladder_id), start=1)}
+
+
 def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     """A ladder with its leaderboard: the CLI's standings, plus owner, last game and rating history."""
     row = rows.get(ledger, name)
@@ -46,6 +73,7 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     entries = {(e["name"], e["version"]): e for e in rows.entries(ledger, row["id"], active_only=not retired)}
     last = rows.last_played(ledger, row["id"])
     owned = owner_rows.owners_of(ledger, [s.name for s in standings])
+    number = numbers(ledger, row["id"])
     board = []
     for standing in standings:
         entry = entries[(standing.name, standing.version)]
@@ -57,7 +85,7 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
             mu=None if standing.mu is None else round(standing.mu, 2),
             sigma=None if standing.sigma is None else round(standing.sigma, 2),
             status=standing.status, history=[shown_rating(point) for point in points],
-            history_games=[point["seq"] for point in points]))
+            history_games=[number[point["game"]] for point in points]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
     return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
 
@@ -67,9 +95,39 @@ def cached(site: Site, name: str, tag: str, retired: bool = False) -> models.Lad
     return site.caches["standings"].get(("ladder", name, tag, retired), lambda: ladder(site.ledger, name, retired))
 
 
-def games(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[models.GameSummary]:
-    """The ladder's games, newest first."""
-    return models.games_page(ledger, rows.game_ids(ledger, rows.get(ledger, name)["id"])[::-1], offset, limit)
+def _value(row: models.LeaderRow, column: str):
+    return row.last_played if column == "last" else getattr(row, column)
+
+
+def board(shown: models.Ladder, order: lists.Order, words: str | None) -> models.Ladder:
+    """The ladder with its leaderboard in ``order``, only the rows ``words`` finds (ranks stay the ladder's)."""
+    found = lists.matching(shown.leaderboard, words, lambda row: row.bot, lambda row: row.owner)
+    return shown.model_copy(update={"leaderboard": lists.ordered(found, order, _value)})
+
+
+def results(site: Site, name: str, tag: str) -> list[GameResult]:
+    """The ladder's games, newest first, as of its ETag (read once per change)."""
+    ladder_id = rows.get(site.ledger, name)["id"]
+    return site.caches["results"].get(
+        ("ladder", name, tag), lambda: lists.of_games(site.ledger, rows.game_ids(site.ledger, ladder_id)[::-1]))
+
+
+def head_to_head(site: Site, name: str, tag: str) -> models.HeadToHead:
+    """Every pair of the ladder's bots: their score against each other over its rated games (voids left out),
+    worked out once per ETag."""
+    def work() -> models.HeadToHead:
+        ladder_id = rows.get(site.ledger, name)["id"]
+        with site.ledger.read() as connection:
+            void = rows.voided(connection, ladder_id)
+        bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=True).leaderboard))
+        return lists.head_to_head([game for game in results(site, name, tag) if game.game_id not in void], bots)
+
+    return site.caches["standings"].get(("head-to-head", name, tag), work)
+
+
+def games(site: Site, name: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
+    """The ladder's games, newest first, filtered."""
+    return lists.games_page(results(site, name, etag(site.ledger, name)), chosen, offset, limit)
 
 
 @api.get("", response_model=models.Page[models.LadderSummary], summary="Every ladder")
@@ -79,43 +137,72 @@ def list_ladders(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.Lad
 
 @api.get("/{name}", response_model=models.Ladder, summary="A ladder and its leaderboard",
          responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
-def get_ladder(name: str, request: Request, response: Response, site: SiteDep, retired: bool = False):
+def get_ladder(name: str, request: Request, response: Response, site: SiteDep, retired: bool = False,
+               sort: Sort = None, order: Direction = None, q: Search = None):
     tag = etag(site.ledger, name) + ("-all" if retired else "")
     if (same := unchanged(request, tag)) is not None:
         return same
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-cache"
-    return cached(site, name, tag, retired)
+    return board(cached(site, name, tag, retired), lists.Order.of(sort, order, COLUMNS), q)
 
 
-@api.get("/{name}/games", response_model=models.Page[models.GameSummary], summary="A ladder's games, newest first")
-def ladder_games(name: str, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.GameSummary]:
-    return games(ledger, name, paging.offset, paging.limit)
+@api.get("/{name}/games", response_model=models.Page[models.GameSummary],
+         summary="A ladder's games, newest first, filtered by bot, result and forfeit")
+def ladder_games(name: str, site: SiteDep, paging: PagingDep, bot: BotQuery = None, result: ResultQuery = None,
+                 forfeited: ForfeitQuery = None) -> models.Page[models.GameSummary]:
+    return games(site, name, lists.Filter(bot or None, result, forfeited), paging.offset, paging.limit)
+
+
+@api.get("/{name}/head-to-head", response_model=models.HeadToHead,
+         summary="Every pair of a ladder's bots: their score against each other and how many games they met in")
+def ladder_head_to_head(name: str, site: SiteDep) -> models.HeadToHead:
+    return head_to_head(site, name, etag(site.ledger, name))
 
 
 @api.get("/{name}/bots/{bot}/history", response_model=list[models.HistoryPoint],
          summary="A bot's rating after each of its games on a ladder (every version)")
 def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPoint]:
-    return [models.HistoryPoint(**point) for point in league.history(ledger, name, bot)]
+    number = numbers(ledger, rows.get(ledger, name)["id"])
+    return [models.HistoryPoint(**point, number=number[point["game"]]) for point in league.history(ledger, name, bot)]
+
+
 
 
 @pages.get("/ladders/{name}", response_class=HTMLResponse, summary="A ladder's page")
-def ladder_page(name: str, request: Request, site: SiteDep, paging: PagingDep):
-    ledger = site.ledger
-    tag = etag(ledger, name)
+def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
+                q: Search = None):
+    tag = etag(site.ledger, name)
+    chosen = lists.Order.of(sort, order, COLUMNS)
     shown = cached(site, name, tag)
     return render(request, "ladder.html", {
-        "ladder": shown, "etag": tag,
+        "ladder": board(shown, chosen, q), "etag": tag, "order": chosen, "q": q or "", "everyone": shown,
         "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
-        "games": games(ledger, name, paging.offset, paging.limit),
+        "head_to_head": head_to_head(site, name, tag),
+        "games": lists.games_page(results(site, name, tag), lists.Filter(), 0, RECENT_GAMES),
+        "query": lambda **changes: query(request, **changes)})
+
+
+@pages.get("/ladders/{name}/games", response_class=HTMLResponse, summary="A ladder's games (paged, filtered)")
+def ladder_games_page(name: str, request: Request, site: SiteDep, paging: PagingDep, bot: BotQuery = None,
+                      result: PageResult = None, forfeited: PageForfeit = None):
+    chosen = lists.Filter.of(bot, result, forfeited)
+    shown = cached(site, name, etag(site.ledger, name))
+    return render(request, "games.html", {
+        "title": f"{shown.name}: games", "back": ("ladder", shown.name, f"/ladders/{name}"), "chosen": chosen,
+        "bots": lists.bots_in(results(site, name, etag(site.ledger, name))),
+        "games": games(site, name, chosen, paging.offset, paging.limit),
         "query": lambda **changes: query(request, **changes)})
 
 
 @pages.get("/ladders/{name}/leaderboard", response_class=HTMLResponse, summary="A ladder's leaderboard (a fragment)",
            responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
-def leaderboard(name: str, request: Request, site: SiteDep):
+def leaderboard(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
+                q: Search = None):
     tag = etag(site.ledger, name)
     if (same := unchanged(request, tag)) is not None:
         return same
-    return render(request, "leaderboard.html", {"ladder": cached(site, name, tag)},
+    chosen = lists.Order.of(sort, order, COLUMNS)
+    return render(request, "leaderboard.html", {"ladder": board(cached(site, name, tag), chosen, q), "order": chosen,
+                                                "q": q or "", "query": lambda **changes: query(request, **changes)},
                   headers={"ETag": tag, "Cache-Control": "no-cache"})

@@ -17,17 +17,70 @@ from fastapi.responses import JSONResponse
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
+from ledger.store import Ledger
 from tournaments.ladder import league, owners, uploads
 from web import models
-from web.deps import LedgerDep, OwnerDep, PagingDep, SiteDep, WritableDep
+from web.deps import LedgerDep, OwnerDep, PagingDep, Site, SiteDep, WritableDep
 
 api = APIRouter(prefix="/api", tags=["submissions"])
 
+NOT_EMPTY = {"minLength": 1}
+"""An upload has at least one byte (an empty one is refused, 422, as the schema says)."""
 AUTH = {401: {"description": "no valid API token"}, 429: {"description": "rate limit reached"}}
 
 
 def shown(row: dict[str, Any]) -> models.Submission:
     return models.Submission(**{key: row[key] for key in models.Submission.model_fields})
+
+
+async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: UploadFile, bot: str | None,
+                 entry: str | None) -> dict[str, Any]:
+    """Check an upload and queue it for validation (the API's and the account page's): its row, or an
+    HTTPException saying what is wrong (404 no ladder, 429 too many this hour, 413 too large, 422 not a bot,
+    403 a name that is another's)."""
+    ladder = ladder_rows.get(site.ledger, ladder_name)
+    since = datetime.now(UTC) - timedelta(hours=1)
+    if queue.count_since(site.ledger, owner["id"], since) >= site.settings.submissions_per_hour:
+        raise HTTPException(429, f"at most {site.settings.submissions_per_hour} submissions an hour per owner",
+                            headers={"Retry-After": "3600"})
+    data = await upload.read(site.settings.max_upload_bytes + 1)
+    if len(data) > site.settings.max_upload_bytes:
+        raise HTTPException(413, f"the upload is larger than {site.settings.max_upload_bytes // 1024} KiB")
+    try:
+        checked = uploads.check(upload.filename or "", data, entry or None)
+        bot_name = owners.check_name(bot or checked.entry_point.rsplit("/", 1)[-1].split(".")[0], "bot")
+    except (uploads.UploadError, owners.BadName) as error:
+        raise HTTPException(422, str(error)) from None
+    try:
+        submission = queue.add(site.ledger, ladder["id"], owner["id"], bot_name, checked.filename,
+                               checked.entry_point, data)
+    except owner_rows.NameTaken as error:
+        raise HTTPException(403, str(error)) from None
+    return queue.get(site.ledger, submission)
+
+
+def retire_bot(ledger: Ledger, owner: dict[str, Any], ladder_name: str, bot: str) -> models.Retired:
+    """Retire the owner's bot from a ladder (the API's and the account page's): 403 if it is not theirs,
+    404 if it has no active version there."""
+    ladder_rows.get(ledger, ladder_name)
+    if bot not in owner_rows.bots_of(ledger, owner["id"]):
+        raise HTTPException(403, f"only the owner of {bot!r} may retire it")
+    try:
+        version = league.retire(ledger, ladder_name, bot, f"retired by its owner {owner['name']}")
+    except (league.LadderError, ladder_rows.LedgerError) as error:
+        raise HTTPException(404, str(error)) from None
+    return models.Retired(ladder=ladder_name, bot=bot, version=version)
+
+
+def owned_submission(ledger: Ledger, owner: dict[str, Any], submission_id: int) -> dict[str, Any]:
+    """One of the owner's submissions; 404 for another's as for none (nobody learns which ids exist)."""
+    try:
+        row = queue.get(ledger, submission_id) if 0 < submission_id < 2**62 else None
+    except queue.UnknownSubmission:
+        row = None
+    if row is None or row["owner_id"] != owner["id"]:
+        raise HTTPException(404, f"you have no submission {submission_id}")
+    return row
 
 
 @api.post("/ladders/{name}/submissions", status_code=202, response_model=models.Submission,
@@ -40,46 +93,23 @@ async def submit(
     request: Request,
     site: SiteDep,
     owner: OwnerDep,
-    file: Annotated[UploadFile, File(description="A Python bot file, a program with #!, or a zip of a bot's files.")],
+    file: Annotated[UploadFile, File(description="A Python bot file (.py), a program starting with #!, or a zip of "
+                                                 "a bot's files: never empty.", json_schema_extra=NOT_EMPTY)],
     bot: Annotated[str | None, Form(description="The bot's name on the ladder (default: the file name's stem).")]
     = None,
     entry: Annotated[str | None, Form(description="In a zip, the file to start (default: its only .bot.json, "
                                                   "else its only .py, at the top).")] = None,
 ) -> JSONResponse:
-    ladder = ladder_rows.get(site.ledger, name)
-    since = datetime.now(UTC) - timedelta(hours=1)
-    if queue.count_since(site.ledger, owner["id"], since) >= site.settings.submissions_per_hour:
-        raise HTTPException(429, f"at most {site.settings.submissions_per_hour} submissions an hour per owner",
-                            headers={"Retry-After": "3600"})
-    data = await file.read(site.settings.max_upload_bytes + 1)
-    if len(data) > site.settings.max_upload_bytes:
-        raise HTTPException(413, f"the upload is larger than {site.settings.max_upload_bytes // 1024} KiB")
-    try:
-        checked = uploads.check(file.filename or "", data, entry or None)
-        bot_name = owners.check_name(bot or checked.entry_point.rsplit("/", 1)[-1].split(".")[0], "bot")
-    except (uploads.UploadError, owners.BadName) as error:
-        raise HTTPException(422, str(error)) from None
-    try:
-        submission = queue.add(site.ledger, ladder["id"], owner["id"], bot_name, checked.filename,
-                               checked.entry_point, data)
-    except owner_rows.NameTaken as error:
-        raise HTTPException(403, str(error)) from None
-    row = queue.get(site.ledger, submission)
+    row = await accept(site, owner, name, file, bot, entry)
     # A path, not a URL: behind a TLS proxy this server may not know its public scheme and host.
     return JSONResponse(shown(row).model_dump(), status_code=202,
-                        headers={"Location": request.app.url_path_for("get_submission", submission_id=submission)})
+                        headers={"Location": request.app.url_path_for("get_submission", submission_id=row["id"])})
 
 
 @api.get("/submissions/{submission_id}", response_model=models.Submission, responses=AUTH,
          summary="What became of one of your submissions")
 def get_submission(submission_id: int, owner: OwnerDep, ledger: LedgerDep) -> models.Submission:
-    try:
-        row = queue.get(ledger, submission_id) if 0 < submission_id < 2**62 else None
-    except queue.UnknownSubmission:
-        row = None
-    if row is None or row["owner_id"] != owner["id"]:
-        raise HTTPException(404, f"you have no submission {submission_id}")
-    return shown(row)
+    return shown(owned_submission(ledger, owner, submission_id))
 
 
 @api.get("/me", response_model=models.Owner, responses=AUTH, summary="The owner of the token, and their bots")
@@ -99,13 +129,4 @@ def my_submissions(owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> mod
           responses={**AUTH, 403: {"description": "not your bot"}, 404: {"description": "no such ladder or bot"}},
           summary="Retire your bot from a ladder: it plays no more; its games and rating stay")
 def retire(name: str, bot: str, owner: OwnerDep, ledger: LedgerDep) -> models.Retired:
-    ladder_rows.get(ledger, name)
-    if bot not in owner_rows.bots_of(ledger, owner["id"]):
-        raise HTTPException(403, f"only the owner of {bot!r} may retire it")
-    try:
-        version = league.retire(ledger, name, bot, f"retired by its owner {owner['name']}")
-    except league.LadderError as error:
-        raise HTTPException(404, str(error)) from None
-    except ladder_rows.LedgerError as error:
-        raise HTTPException(404, str(error)) from None
-    return models.Retired(ladder=name, bot=bot, version=version)
+    return retire_bot(ledger, owner, name, bot)

@@ -14,7 +14,9 @@ Modes at act number AT (default 2, so mid-game): ``crash`` (exits with code 3),
 object that is not an action),
 ``move-type`` (a legal action under the type "move"),
 ``not-string`` (an action that is a number), ``illegal`` (an action not in legal),
-``flood`` (2 MiB without a newline), ``twice`` (two answers to one request), ``ok`` (never misbehaves).
+``flood`` (2 MiB without a newline), ``twice`` (two answers to one request), ``no-newline`` (its
+answer without the line feed, flushed), ``ok`` (never misbehaves).
+``hs-no-flush`` answers hello with ready but never flushes (as a `print` to a pipe does).
 Mode ``slow`` answers every act from number AT on after 0.4 s, and appends the ``time_bank_ms``
 of each act it receives to ``_banks/<own pid>``, so a test can watch the bank being charged.
 ``ready-twice`` answers hello with ready and an action nobody asked for yet (before its first act).
@@ -70,6 +72,10 @@ def misbehave(legal):
         # second answer written later would race with that request).
         first, second = ({"type": "action", "action": action} for action in (legal[0], legal[-1]))
         say(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    elif MODE == "no-newline":
+        sys.stdout.write(json.dumps({"type": "action", "action": legal[0]}))
+        sys.stdout.flush()
+        sleep_forever()
     elif MODE == "flood":
         chunk = "x" * 65536
         for _ in range(32):
@@ -103,6 +109,9 @@ def main():
             elif MODE == "hs-decline":
                 say({"type": "decline", "reason": "I play [bold]chess[/bold] only [/x]"})
             elif MODE == "hs-hang":
+                sleep_forever()
+            elif MODE == "hs-no-flush":
+                sys.stdout.write(json.dumps({"type": "ready"}) + "\n")
                 sleep_forever()
             elif MODE == "ready-twice":
                 say(json.dumps({"type": "ready"}) + "\n" + json.dumps({"type": "action", "action": "end"}) + "\n")

@@ -1,0 +1,137 @@
+"""The RL adapters' speed: uniformly random steps a second through PettingZoo and OpenSpiel, beside OpenSpiel's hearts.
+
+For each game at its usual table (Tails on Fire 4 seats, Nine Tails 3, Lemur Tails 2), whole random games are
+played in a loop through the PettingZoo environment (``adapters.pettingzoo.env``: ``last()``, which builds the
+acting agent's observation and mask, then ``step`` of a random legal action; a step is a decision, chance is
+dealt inside it) and through the OpenSpiel game (``is_terminal``, ``is_chance_node``, ``chance_outcomes`` or
+``legal_actions``, ``apply_action`` of a random one; a step is any node, a chance draw included, as OpenSpiel
+counts them). The very same OpenSpiel loop runs over ``pyspiel.load_game("hearts")`` (C++). Every loop runs in
+slices, taking turns, so the load of a shared machine falls on all alike. One line per game, then hearts:
+
+    rl: tails-on-fire pettingzoo=N openspiel=N steps/s ratio: X
+    rl: hearts openspiel=N steps/s
+
+``ratio`` is the game's OpenSpiel steps a second over hearts'; the goal (issue 33) is 0.2 or more.
+
+Usage: python bench/rl.py [--seconds S] [--game G]...
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402 (after the sys.path line)
+import pyspiel  # noqa: E402
+
+import adapters.openspiel  # noqa: E402, F401 (registers the games)
+from adapters.openspiel import short_name  # noqa: E402
+from adapters.pettingzoo import env  # noqa: E402
+
+TABLES = {"tails-on-fire": 4, "nine-tails": 3, "lemur-tails": 2}
+SLICES = 8
+
+
+class OpenSpielLoop:
+    """Random games of an OpenSpiel game, played a slice at a time; counts every node's step."""
+
+    def __init__(self, game: pyspiel.Game, seed: int) -> None:
+        self.game = game
+        self.rng = random.Random(seed)
+        self.state = game.new_initial_state()
+        self.steps = 0
+        self.seconds = 0.0
+
+    def run(self, seconds: float) -> None:
+        random_ = self.rng.random
+        state, steps = self.state, 0
+        began = time.perf_counter()
+        ends = began + seconds
+        while True:
+            for _ in range(200):
+                if state.is_terminal():
+                    state = self.game.new_initial_state()
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[int(random_() * len(outcomes))][0])
+                else:
+                    legal = state.legal_actions()
+                    state.apply_action(legal[int(random_() * len(legal))])
+                steps += 1
+            if time.perf_counter() >= ends:
+                break
+        self.seconds += time.perf_counter() - began
+        self.state, self.steps = state, self.steps + steps
+
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+class PettingZooLoop:
+    """Random games of a PettingZoo environment, played a slice at a time; counts every decision's step."""
+
+    def __init__(self, game: str, seats: int, seed: int) -> None:
+        self.table = env(game, seats)
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.table.reset(seed=seed)
+        self.steps = 0
+        self.seconds = 0.0
+
+    def run(self, seconds: float) -> None:
+        table, random_ = self.table, self.rng.random
+        steps = 0
+        began = time.perf_counter()
+        ends = began + seconds
+        while True:
+            for _ in range(100):
+                if not table.agents:
+                    self.seed += 1
+                    table.reset(seed=self.seed)
+                observation, _, termination, truncation, _ = table.last()
+                if termination or truncation:
+                    table.step(None)
+                    continue
+                legal = np.flatnonzero(observation["action_mask"])
+                table.step(int(legal[int(random_() * len(legal))]))
+                steps += 1
+            if time.perf_counter() >= ends:
+                break
+        self.seconds += time.perf_counter() - began
+        self.steps += steps
+
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="seconds of each loop in all")
+    parser.add_argument("--game", action="append", choices=TABLES, help="a game (repeat; default all three)")
+    args = parser.parse_args()
+    games = args.game or list(TABLES)
+    hearts = OpenSpielLoop(pyspiel.load_game("hearts"), 1)
+    loops = {game: (PettingZooLoop(game, TABLES[game], 1),
+                    OpenSpielLoop(pyspiel.load_game(short_name(game), {"players": TABLES[game]}), 1))
+             for game in games}
+    piece = args.seconds / SLICES
+    for _ in range(SLICES):
+        hearts.run(piece)
+        for pettingzoo, openspiel in loops.values():
+            pettingzoo.run(piece)
+            openspiel.run(piece)
+            hearts.run(piece / len(loops))
+    for game, (pettingzoo, openspiel) in loops.items():
+        print(f"rl: {game} pettingzoo={pettingzoo.rate():.0f} openspiel={openspiel.rate():.0f} steps/s "
+              f"ratio: {openspiel.rate() / hearts.rate():.2f}", flush=True)
+    print(f"rl: hearts openspiel={hearts.rate():.0f} steps/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

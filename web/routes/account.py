@@ -1,0 +1,134 @@
+"""Owners in the browser: sign in with the API token, sign out, and on their account page submit a bot
+(an upload form), follow their submissions and their validation, and retire a bot; their bots' pages
+show them their stderr (web/routes/bots.py).
+
+Every form here POSTs and carries a CSRF token that is checked before anything else (web/sessions.py);
+a read-only server refuses all of it (403). Each POST answers 303 to the page that shows its outcome,
+or draws its form again with the reason it was refused, at the status the API gives the same refusal.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from ledger import owners as owner_rows
+from ledger import submissions as queue
+from web import models, sessions
+from web.deps import Paging, PagingDep, Site, SiteDep
+from web.pages import query, render
+from web.routes import bots, ladders
+from web.routes.submissions import NOT_EMPTY, accept, owned_submission, retire_bot, shown
+
+pages = APIRouter(tags=["account"])
+
+Csrf = Annotated[str | None, Form(max_length=200, description="the CSRF token of the page the form is on")]
+SignedIn = {"x-signed-in": True}
+"""Marks an operation that reads the session cookie (web/openapi.py documents its 401 and 429)."""
+SEE_OTHER = {303: {"description": "done: the page in Location shows the outcome"}}
+
+
+@pages.get("/sign-in", response_class=HTMLResponse, summary="The sign-in form (with an API token)",
+           responses={403: {"description": "a read-only server: nobody signs in"}})
+def sign_in_page(request: Request):
+    sessions.writable(request)
+    return _sign_in_form(request, 200, None)
+
+
+def _sign_in_form(request: Request, status: int, error: str | None, headers: dict[str, str] | None = None) -> Response:
+    value = sessions.sign_in_value(request)
+    page = render(request, "sign_in.html", {"sign_in_csrf": value, "error": error}, status=status, headers=headers)
+    sessions.remember_sign_in(request, page, value)
+    return page
+
+
+@pages.post("/sign-in", response_class=HTMLResponse, summary="Sign in: the API token, once, for a session cookie",
+            responses={**SEE_OTHER, 401: {"description": "not a valid token: the form again, saying so"},
+                       403: {"description": "read-only server, a form from another site, or no CSRF token"}})
+def sign_in(request: Request, token: Annotated[str, Form(min_length=1, max_length=300, description="your API token")],
+            csrf: Csrf = None):
+    done = RedirectResponse("/account", status_code=303)
+    try:
+        sessions.sign_in(request, done, token, csrf)
+    except HTTPException as error:
+        if error.status_code != 401:
+            raise
+        return _sign_in_form(request, 401, str(error.detail), error.headers)
+    return done
+
+
+@pages.post("/sign-out", response_class=HTMLResponse, summary="Sign out: the session ends, its cookie is cleared",
+            responses={**SEE_OTHER, 403: {"description": "read-only server, or a form without its CSRF token"}},
+            openapi_extra=SignedIn)
+def sign_out(request: Request, csrf: Csrf = None):
+    done = RedirectResponse("/", status_code=303)
+    sessions.sign_out(request, done, csrf)
+    return done
+
+
+def _account(request: Request, site: Site, owner: dict[str, Any], paging: Paging,
+             refused: HTTPException | None = None) -> Response:
+    """The account page; with ``refused``, at its status and saying why (the form's refusal: its CSRF token
+    was good, so the page may be drawn for the owner)."""
+    found, total = queue.of_owner(site.ledger, owner["id"], paging.limit, paging.offset)
+    return render(request, "account.html", {
+        "owner": owner, "error": None if refused is None else str(refused.detail),
+        "ladders": ladders.summaries(site.ledger),
+        "bots": [bots.bot(site.ledger, name) for name in owner_rows.bots_of(site.ledger, owner["id"])],
+        "submissions": models.Page[models.Submission].of([shown(row) for row in found], total, paging.offset,
+                                                         paging.limit),
+        "query": lambda **changes: query(request, **changes)},
+        status=200 if refused is None else refused.status_code, headers=None if refused is None else refused.headers)
+
+
+@pages.get("/account", response_class=HTMLResponse, summary="Your account: submit a bot, your bots, your submissions",
+           responses={**SEE_OTHER, 403: {"description": "a read-only server"}}, openapi_extra=SignedIn)
+def account(request: Request, site: SiteDep, paging: PagingDep):
+    sessions.writable(request)
+    owner = sessions.viewer(request)
+    if owner is None:
+        return RedirectResponse("/sign-in", status_code=303)
+    return _account(request, site, owner, paging)
+
+
+@pages.post("/account/submissions", response_class=HTMLResponse, summary="Submit a bot from the account page",
+            responses={**SEE_OTHER, 403: {"description": "read-only server, a form without its CSRF token, or the "
+                                                         "name is another's"}}, openapi_extra=SignedIn)
+async def submit(request: Request, site: SiteDep, paging: PagingDep,
+                 ladder: Annotated[str, Form(min_length=1, max_length=200, description="the ladder to submit to")],
+                 file: Annotated[UploadFile, File(description="the bot: a .py file, a program starting with #!, "
+                                                              "or a zip", json_schema_extra=NOT_EMPTY)],
+                 bot: Annotated[str | None, Form(max_length=200, description="its name (default: the file's)")] = None,
+                 entry: Annotated[str | None, Form(max_length=200, description="in a zip, the file to start")] = None,
+                 csrf: Csrf = None):
+    owner = sessions.changing(request, csrf)
+    try:
+        row = await accept(site, owner, ladder, file, bot, entry)
+    except HTTPException as error:
+        return _account(request, site, owner, paging, error)
+    return RedirectResponse(f"/account/submissions/{row['id']}", status_code=303)
+
+
+@pages.get("/account/submissions/{submission_id}", response_class=HTMLResponse,
+           summary="One of your submissions: its validation, and why it was refused", openapi_extra=SignedIn,
+           responses={403: {"description": "a read-only server"}})
+def submission(submission_id: int, request: Request, site: SiteDep):
+    owner = sessions.signed_in(request)
+    return render(request, "submission.html", {"submission": shown(owned_submission(site.ledger, owner,
+                                                                                     submission_id))})
+
+
+@pages.post("/account/retire", response_class=HTMLResponse, summary="Retire one of your bots from a ladder",
+            responses={**SEE_OTHER, 403: {"description": "read-only server, a form without its CSRF token, or not "
+                                                         "your bot"}}, openapi_extra=SignedIn)
+def retire(request: Request, site: SiteDep, paging: PagingDep,
+           ladder: Annotated[str, Form(min_length=1, max_length=200, description="the ladder")],
+           bot: Annotated[str, Form(min_length=1, max_length=200, description="your bot")], csrf: Csrf = None):
+    owner = sessions.changing(request, csrf)
+    try:
+        retire_bot(site.ledger, owner, ladder, bot)
+    except HTTPException as error:
+        return _account(request, site, owner, paging, error)
+    return RedirectResponse("/account#bots", status_code=303)

@@ -89,7 +89,8 @@ def test_a_bot_left_out_is_named_where_the_tournament_is_refused(tmp_path, monke
     result = tourney("run", folder, "--game", "lemur-tails", "--sandbox", "off", "--jobs", "0")
     assert result.exit_code == 1
     assert result.output == (f"error: lemur-tails needs at least 2 bots, found 1 in {folder} (left out silent: timed "
-                             "out: no answer within 0.50 s)\n")
+                             "out: no answer within 0.50 s to hello (a bot must answer each line at once and flush "
+                             "its output: docs/bot-protocol.md))\n")
     assert left_behind(tmp_path) == []
 
 

@@ -76,8 +76,8 @@ def test_an_import_of_logs_that_all_fail_creates_no_database(tmp_path, monkeypat
 
 
 def test_a_bot_left_out_is_named_where_the_tournament_is_refused(tmp_path, monkeypatch):
-    """One bot and one that never answers its handshake: the refusal ("needs at least 2 bots, found 1") says which
-    bot was left out and why, and no database is made."""
+    """One bot, one that never answers its handshake and a Python file that is no bot: the refusal ("needs at least
+    2 bots, found 1") says which files were skipped and which bot was left out, and why; no database is made."""
     monkeypatch.setattr(protocol, "HANDSHAKE_SECONDS", 0.5)
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "pair"
@@ -86,11 +86,13 @@ def test_a_bot_left_out_is_named_where_the_tournament_is_refused(tmp_path, monke
     silent = folder / "silent.sh"
     silent.write_text("#!/bin/sh\nsleep 30\n")
     silent.chmod(0o755)
+    (folder / "helper.py").write_text("def helps():\n    return 1\n")
     result = tourney("run", folder, "--game", "lemur-tails", "--sandbox", "off", "--jobs", "0")
     assert result.exit_code == 1
-    assert result.output == (f"error: lemur-tails needs at least 2 bots, found 1 in {folder} (left out silent: timed "
-                             "out: no answer within 0.50 s to hello (a bot must answer each line at once and flush "
-                             "its output: docs/bot-protocol.md))\n")
+    assert result.output == (f"error: lemur-tails needs at least 2 bots, found 1 in {folder} (skipped helper.py: a "
+                             "Python bot defines GAMES and class Bot (see docs/bot-protocol.md); left out silent: "
+                             "timed out: no answer within 0.50 s to hello (a bot must answer each line at once and "
+                             "flush its output: docs/bot-protocol.md))\n")
     assert left_behind(tmp_path) == []
 
 

@@ -218,10 +218,9 @@ def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
             k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
                            game)
         except ScheduleError as error:
-            # The bots left out are why there are too few: their reasons go in the one line.
-            left_out = [notice for notice in prepared.notices if notice.startswith("left out ")]
-            raise TournamentError(f"{error} in {folder}" + (f" ({'; '.join(left_out)})" if left_out else "")) \
-                from None
+            # The files skipped and the bots left out are why there are too few: their reasons go in the one line.
+            why = "; ".join(prepared.notices) if len(prepared.bots) < engine.min_seats else ""
+            raise TournamentError(f"{error} in {folder}" + (f" ({why})" if why else "")) from None
     except BaseException:
         prepared.__exit__()
         raise

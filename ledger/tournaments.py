@@ -102,6 +102,15 @@ def latest(ledger: Ledger) -> dict[str, Any] | None:
     return find(ledger, str(row[0])) if row else None
 
 
+def entrants(ledger: Ledger, tournament_id: int) -> dict[str, int]:
+    """A tournament's bots: name -> bot id (the short id tables show), the first version of a name that has several."""
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT b.name, b.id FROM tournament_bots t JOIN bots b ON b.id = t.bot_id WHERE t.tournament_id = ? "
+            "ORDER BY b.id DESC", (tournament_id,)).all()
+    return dict(rows)
+
+
 def game_keys(ledger: Ledger, tournament_id: int) -> set[str]:
     """Keys of the games of a tournament already stored (each stored whole, so finished)."""
     with ledger.read() as connection:

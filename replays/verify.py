@@ -383,7 +383,8 @@ class Summary:
     def line(self) -> str:
         rate = self.events / self.seconds if self.seconds > 0 else 0.0
         verdict = "all passed" if not self.failures else f"{self.failures} FAILED"
-        return (f"verified {self.games} games, {self.events} events in {self.seconds:.2f} s "
+        games, events = ("game" if self.games == 1 else "games"), ("event" if self.events == 1 else "events")
+        return (f"verified {self.games} {games}, {self.events} {events} in {self.seconds:.2f} s "
                 f"({rate:,.0f} events/s): {verdict}")
 
 

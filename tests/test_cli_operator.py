@@ -49,8 +49,8 @@ def test_standings_count_each_bots_forfeits_from_the_games_events(cup):
         stored = connection.execute("SELECT count(*) FROM events WHERE type = 'seat_forfeited'").fetchone()[0]
     assert forfeits["illegal"] == stored > 0 and forfeits["random_bot"] == forfeits["random_b"] == 0
     table = invoke("standings", "cup", "--db", str(cup)).stdout
-    cells = {line.split("│")[2].strip(): line.split("│")[-2].strip()
-             for line in table.splitlines() if line.count("│") > 3}
+    cells = {fields[2]: fields[-1] for fields in map(str.split, table.splitlines())
+             if len(fields) == 10 and fields[0].isdigit()}  # rank, id, bot, ..., forfeits
     assert "forfeits" in table and cells["illegal"] == str(stored) and cells["random_bot"] == "0"
 
 
@@ -91,7 +91,7 @@ def test_games_lists_every_game_and_filters_by_bot_and_forfeits(cup):
     mine = json.loads(invoke("games", "cup", "--bot", "random_b", "--json", "--db", str(cup)).stdout)
     assert len(mine) == 8 and all("random_b" in {s["bot"] for s in g["seats"]} for g in mine)
     table = invoke("games", "--forfeits", "--db", str(cup)).stdout
-    assert forfeited[0]["game_id"] in table and forfeited[0]["forfeit"]["reason"][:20] in table
+    assert forfeited[0]["game_id"][:12] in table and forfeited[0]["forfeit"]["reason"][:20] in table
     unknown = invoke("games", "cup", "--bot", "nobody", "--db", str(cup))
     assert unknown.exit_code == 1 and "no bot 'nobody' played in tournament 'cup'" in unknown.output
 
@@ -110,8 +110,8 @@ def test_imported_logs_keep_a_tournament_and_give_the_same_standings(cup, tmp_pa
     assert result.stderr.strip().splitlines()[-1].startswith("error: 1 of 13 logs failed")
     original = json.loads(invoke("standings", "cup", "--json", "--db", str(cup)).stdout)
     copied = json.loads(invoke("standings", "cup", "--json", "--db", mirror).stdout)
-    def without_ci(rows_):
-        return [{k: v for k, v in row.items() if k not in ("ci_low", "ci_high")} for row in rows_]
+    def without_ci(rows_):  # and without the bots' ids, which are each database's own
+        return [{k: v for k, v in row.items() if k not in ("ci_low", "ci_high", "bot_id")} for row in rows_]
 
     assert without_ci(copied["standings"]) == without_ci(original["standings"])
     assert copied["head_to_head"] == original["head_to_head"] and copied["los"] == original["los"]
@@ -217,8 +217,9 @@ def test_flags_show_no_value_in_help():
     assert "--los" in text and "<bool>" not in text
 
 
-def test_long_bot_names_are_never_cut_at_80_columns(cup, tmp_path):
-    """At 80 columns the standings table wraps other columns, never a bot's name; markup in a name is literal."""
+def test_long_bot_names_are_cut_at_80_columns_and_their_short_id_names_them(cup, tmp_path):
+    """At 80 columns the standings cut a long bot name with an ellipsis (every number whole), show its short id,
+    and `tourney games --bot ID` takes that id for the name; markup in a name is literal."""
     folder = make_folder(tmp_path, good=1)
     long_name = "a_remarkably_long_bot_name_for_a_narrow_terminal"
     (folder / f"{long_name}.py").write_bytes((BOTS / "random_bot.py").read_bytes())
@@ -226,8 +227,15 @@ def test_long_bot_names_are_never_cut_at_80_columns(cup, tmp_path):
     db = tmp_path / "t.db"
     assert run(folder, db, "--name", "narrow").exit_code == 0
     result = cli.invoke(app, ["standings", "narrow", "--db", str(db)], env={"COLUMNS": "80"}, terminal_width=80)
-    assert long_name in result.stdout and "x[bold]y[red]_seat:-1:" in result.stdout
+    assert long_name not in result.stdout and "x[bold]y[red]_sea…" in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    cut = next(line.split() for line in result.stdout.splitlines() if "a_remarkably" in line)
+    assert cut[2].endswith("…") and long_name.startswith(cut[2][:-1]) and len(cut) == 10
+    data = json.loads(invoke("standings", "narrow", "--json", "--db", str(db)).stdout)
+    assert int(cut[1]) == next(row["bot_id"] for row in data["standings"] if row["bot"] == long_name)
+    by_id = json.loads(invoke("games", "narrow", "--bot", cut[1], "--json", "--db", str(db)).stdout)
+    by_name = json.loads(invoke("games", "narrow", "--bot", long_name, "--json", "--db", str(db)).stdout)
+    assert by_id == by_name and by_id
 
 
 def test_counts_are_worded_in_singular_and_plural(tmp_path, cup):

@@ -58,7 +58,7 @@ def test_an_imported_version_1_log_verifies_from_the_database(tmp_path):
     assert imported.exit_code == 0, imported.output
     verified = runner.invoke(app, ["replay", "verify", "--db", db])
     assert verified.exit_code == 0, verified.output
-    assert "verified 1 games" in verified.output and "all passed" in verified.output
+    assert "verified 1 game," in verified.output and "all passed" in verified.output
 
 
 def test_a_version_1_log_relabelled_version_2_fails_at_the_first_card():

@@ -129,4 +129,4 @@ def test_a_log_whose_game_id_no_manifest_could_list_fails_in_one_line(tmp_path):
     path.write_text(json.dumps(source))
     code, out, err = verified(str(path))
     assert code == 1 and err == f"FAIL {path}: unhashable type: 'list'\n", err
-    assert "verified 1 games" in out and "1 FAILED" in out
+    assert "verified 1 game, " in out and "1 FAILED" in out

@@ -177,7 +177,7 @@ def test_the_heuristic_bot_beats_random_with_h1_in_every_game(tmp_path, game):
     db = tmp_path / "m.db"
     result = cli.invoke(app, match_command(game, db, "--jobs", "2"))
     assert result.exit_code == 0, result.output
-    assert "H1 accepted" in result.stdout and "LOS: 100.00%" in result.stdout
+    assert "Stopped: H1 accepted after " in result.stdout and "LOS: 100.00 %" in result.stdout
     as_json = cli.invoke(app, [*match_command(game, db, "--jobs", "2"), "--resume", "--json"])
     assert as_json.exit_code == 0, as_json.output
     stats = json.loads(as_json.stdout)
@@ -234,22 +234,32 @@ def test_match_options_are_checked(tmp_path):
 
 
 def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
-    """`--games 3` without --sprt: 3 pairs of the random bot against itself, the pentanomial of 3 pairs, both
-    Elo estimates and the W/D/L line; run again with --resume it only prints them."""
+    """`--games 3` without --sprt: a line per finished game, then fastchess's lines over 3 pairs of the random bot
+    against itself (score, Elo and nElo, LOS, the pentanomial) and why it stopped; again with --resume it plays
+    nothing and prints the same statistics."""
     db = tmp_path / "m.db"
     args = ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails", "--games", "3",
             "--jobs", "0", "--db", str(db)]
     result = cli.invoke(app, args)
     assert result.exit_code == 0, result.output
-    header, seed, revealed, *lines = result.stdout.splitlines()
+    header, seed, *rest = result.stdout.splitlines()
     # No --seed: a drawn seed, its commitment's first digits in the default name, revealed at the end.
     assert re.match(r"match-random_bot-vs-random_bot#2-lemur-tails-[0-9a-f]{8}: random_bot vs random_bot#2", header)
     assert seed.startswith("seed drawn and secret until the end, commitment ")
+    finished, (revealed, *lines) = rest[:6], rest[6:]
+    for number, line in enumerate(finished, start=1):
+        assert re.fullmatch(rf"Finished game {number} \(random_bot(#2)? vs random_bot(#2)?\): (1-0|0-1|1/2-1/2) "
+                            r"\{finished\}", line), line
     assert revealed.startswith("the match is over: seed revealed: ")
-    assert lines[0] == "random_bot vs random_bot#2: 3 deals (pair each), 6 games"
-    assert lines[1].startswith("Elo (logistic): ") and lines[2].startswith("Elo (normalised): ")
-    penta = [int(x) for x in lines[4].split(": ")[1].split(", ")]
-    assert lines[4].startswith("pentanomial (pair points 0, 1/2, 1, 3/2, 2)") and sum(penta) == 3
+    wins, losses, draws, ratio, results = re.fullmatch(
+        r"Score of random_bot vs random_bot#2: (\d+) - (\d+) - (\d+) \[([0-9.]+)\] (\d+)", lines[0]).groups()
+    assert int(wins) + int(losses) + int(draws) == int(results) == 6
+    assert float(ratio) == pytest.approx((int(wins) + int(draws) / 2) / 6, abs=5e-4)
+    assert lines[1].startswith("Elo: ") and ", nElo: " in lines[1]
+    assert re.fullmatch(r"LOS: \d+\.\d\d %, DrawRatio: \d+\.\d\d %, 3 pairs", lines[2]), lines[2]
+    penta = [int(x) for x in re.fullmatch(r"Ptnml\(0-2\): \[(.*)\]", lines[3]).group(1).split(", ")]
+    assert len(penta) == 5 and sum(penta) == 3
+    assert lines[4:] == ["Stopped: all 3 deals played (6 games): a fixed match (--games, no --sprt)"]
     again = cli.invoke(app, [*args, "--resume"])
     assert again.exit_code == 0 and again.stdout.splitlines()[:1] == [header.replace("(0 already", "(6 already")]
     assert again.stdout.splitlines()[2:] == lines

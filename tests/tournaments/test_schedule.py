@@ -58,7 +58,7 @@ def test_seat_count_defaults_and_limits():
     assert seat_count(2, 4, 2, 6, 9, "tails-on-fire") == 2
     with pytest.raises(ScheduleError, match="needs at least 2 bots, found 1"):
         seat_count(None, 4, 2, 6, 1, "tails-on-fire")
-    with pytest.raises(ScheduleError, match="2-6 players, not 7"):
+    with pytest.raises(ScheduleError, match="2 to 6 players, not 7"):
         seat_count(7, 4, 2, 6, 9, "tails-on-fire")
 
 

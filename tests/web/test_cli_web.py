@@ -25,12 +25,14 @@ def tourney(*args):
 
 
 def test_serve_without_the_web_extra_says_how_to_install_it(league):
-    """Without FastAPI importable, `tourney serve` is one error line naming pip install 'tourney[web]'."""
+    """Without FastAPI importable, `tourney serve` is one error line naming the pip install that adds the web
+    extra: from inside the clone tourney runs from, pip install '.[web]'."""
     code = ("import sys; sys.modules['fastapi'] = None; sys.argv = ['tourney', 'serve', '--db', sys.argv[1]]; "
             "from tournaments.__main__ import main; main()")
-    done = subprocess.run([sys.executable, "-c", code, str(league.path)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code, str(league.path)], capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == "error: tourney serve needs the web extra (fastapi missing): pip install 'tourney[web]'\n"
+    assert done.stderr == "error: tourney serve needs the web extra (fastapi missing): pip install '.[web]'\n"
 
 
 def test_serve_refuses_a_port_in_use_in_one_line(league):

@@ -5,6 +5,11 @@ library's errors into one clear line on stderr and a non-zero exit (never a
 traceback for bad input): ``error: <one line>``, exit 1; a usage error (an unknown
 option, a value out of range) is one such line too, with exit 2; Ctrl-C is one line
 and exit 130.
+
+Starting is cheap: `tourney --help`, `--version` and every command's `--help` import no
+database or web library (issue 30.5, bench/startup.py). The command modules import the
+library (the ledger, SQLAlchemy) inside the commands, and the errors a command turns into
+one line are looked up only once a command has failed.
 """
 
 from __future__ import annotations
@@ -18,21 +23,26 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from engines.base import EngineError
-from ledger.canonical import CanonicalError
-from ledger.store import LedgerError
-from replays.log import LogError
-from tournaments.bots.spec import BotError
 from tournaments.cli import db, keys, ladder, listing, match, public, replay, run, serve, users
-from tournaments.ladder.league import LadderError
-from tournaments.play.runner import TournamentError
-from tournaments.play.schedule import ScheduleError
-from tournaments.play.workers import WorkerDied
 
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError, WorkerDied,
-    LadderError, serve.WebMissing,
-)
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The library's errors that a user (or a bot) can cause: each is one line and exit 1.
+
+    Imported when a command has failed, never at start-up (the ledger's module brings SQLAlchemy).
+    """
+    from engines.base import EngineError
+    from ledger.canonical import CanonicalError
+    from ledger.store import LedgerError
+    from replays.log import LogError
+    from tournaments.bots.spec import BotError
+    from tournaments.ladder.league import LadderError
+    from tournaments.play.runner import TournamentError
+    from tournaments.play.schedule import ScheduleError
+    from tournaments.play.workers import WorkerDied
+
+    return (LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError,
+            WorkerDied, LadderError, serve.WebMissing)
 
 # Typer ships click (or its own copy of it): its errors come from the module BadParameter lives in.
 _click_errors = sys.modules[typer.BadParameter.__module__]
@@ -84,12 +94,16 @@ class CleanErrors(TyperGroup):
         except KeyboardInterrupt:
             typer.echo("error: interrupted", err=True)
             raise typer.Exit(130) from None
-        except USER_ERRORS as error:
-            typer.echo(f"error: {one_line(str(error), type(error).__name__)}", err=True)
-            raise typer.Exit(1) from None
-        except OSError as error:  # a file the user named: missing, unwritable, a folder, a full disk
-            typer.echo(f"error: {os_error_line(error)}", err=True)
-            raise typer.Exit(1) from None
+        except (typer.Exit, ClickException):
+            raise
+        except Exception as error:
+            if isinstance(error, user_errors()):
+                typer.echo(f"error: {one_line(str(error), type(error).__name__)}", err=True)
+                raise typer.Exit(1) from None
+            if isinstance(error, OSError):  # a file the user named: missing, unwritable, a folder, a full disk
+                typer.echo(f"error: {os_error_line(error)}", err=True)
+                raise typer.Exit(1) from None
+            raise
         finally:
             if handler is not None:
                 signal.signal(signal.SIGINT, handler)

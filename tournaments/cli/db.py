@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ledger import keys
-from ledger.store import Ledger, LedgerError
 from tournaments.cli.options import Db, LedgerKey, plural
-from tournaments.play import audit as tournament_audit
 
 app = typer.Typer(help="The ledger database: upgrade its schema, show its revision, sign old games.",
                   no_args_is_help=True)
@@ -22,6 +19,8 @@ def upgrade(db: Db = None, ledger_key: LedgerKey = None) -> None:
 
     Example: tourney db upgrade --db league.db
     """
+    from ledger.store import Ledger
+
     ledger = Ledger(db, upgrade=False, ledger_key=ledger_key)
     ledger.upgrade()
     key = ledger.signing_key()
@@ -34,6 +33,8 @@ def current(db: Db = None) -> None:
 
     Example: tourney db current --db league.db
     """
+    from ledger.store import Ledger
+
     ledger = Ledger(db, read_only=True)
     revision = ledger.current()
     head = ledger.head()
@@ -53,7 +54,10 @@ def sign(db: Db = None, ledger_key: LedgerKey = None) -> None:
 
     Example: tourney db sign --db league.db
     """
+    from ledger import keys
+    from ledger.store import Ledger, LedgerError
     from tournaments.cli.replay import verify_ledger  # one audit, the one `replay verify --db` runs
+    from tournaments.play import audit as tournament_audit
 
     ledger = Ledger(db, ledger_key=ledger_key)
     key = ledger.signing_key()

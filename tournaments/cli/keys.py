@@ -7,9 +7,6 @@ from typing import Annotated
 
 import typer
 
-from ledger import keys as ledger_keys
-from ledger.store import Ledger, LedgerError
-from replays import signing
 from tournaments.cli.options import Db, LedgerKey
 
 
@@ -39,6 +36,8 @@ def new(
     Example: tourney keys new league
     Example: tourney keys new --ledger --db league.db
     """
+    from replays import signing
+
     if ledger:
         if name is not None:
             raise typer.BadParameter("give NAME or --ledger, not both (--ledger-key says where the ledger key goes)")
@@ -54,6 +53,9 @@ def new(
 
 
 def _new_ledger_key(db: str | None, ledger_key: Path | None) -> None:
+    from ledger import keys as ledger_keys
+    from ledger.store import Ledger, LedgerError
+
     store = Ledger(db, ledger_key=ledger_key)
     stored = store.public_key()
     if stored is not None:

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from engines import registry
-from ledger import ladders as rows
+from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     MAX_SEATS,
     BotLogs,
@@ -29,10 +28,16 @@ from tournaments.cli.options import (
     jobs_for,
     plural,
     reading,
+    require_database,
     whole_option,
     writing,
 )
-from tournaments.ladder import league, sessions
+
+if TYPE_CHECKING:
+    from tournaments.ladder import league
+
+DEFAULTS = Resources()
+"""A ladder bot's limits unless its command says otherwise: tourney's own (tournaments.ladder.league)."""
 
 app = typer.Typer(help="League ladders: submit bots, play matchmade games, ratings folded from the ledger.",
                   no_args_is_help=True)
@@ -52,6 +57,9 @@ def create(
 
     Example: tourney ladder create spring --game lemur-tails
     """
+    from engines import registry
+    from tournaments.ladder import league
+
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     engine.configure(k)
@@ -67,34 +75,73 @@ def list_(db: Db = None) -> None:
 
     Example: tourney ladder list --db league.db
     """
-    table = Table("ladder", "game", "players", "active bots", "games")
-    for row in rows.all_ladders(reading(db)):
-        table.add_row(Text(row["name"]), row["game"], str(row["players"]), str(row["active"]), str(row["games"]))
-    terminal.console().print(table)
+    from ledger import ladders as rows
+
+    columns = [tables.Column("id"), tables.Column("ladder", tables.NAME), tables.Column("game", tables.WORD),
+               tables.Column("players"), tables.Column("active bots"), tables.Column("games")]
+    shown = [(str(row["id"]), Text(row["name"]), row["game"], str(row["players"]), str(row["active"]),
+              str(row["games"])) for row in rows.all_ladders(reading(db))]
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, shown))
+
+
+def on_a_ladder(ledger, name: str):
+    """``ledger``, unless it is a database not made yet: then there is no ladder ``name`` in it (and none is made)."""
+    require_database(ledger, f"do on ladder {name!r} (`tourney ladder create` makes one)")
+    return ledger
+
+
+def ladder_named(ledger, ref: str) -> str:
+    """A ladder's name, from its name or from the id `tourney list` shows (a ladder named with digits wins)."""
+    from ledger import ladders as rows
+
+    if not ref.isdigit():
+        return ref
+    found = rows.all_ladders(ledger)
+    if any(row["name"] == ref for row in found):
+        return ref
+    return next((row["name"] for row in found if row["id"] == int(ref)), ref)
+
+
+def bot_named(ledger, ladder: str, ref: str) -> str:
+    """A ladder bot's name, from its name or from the short id `ladder standings` shows (a version's entry id)."""
+    from ledger import ladders as rows
+
+    if not ref.isdigit():
+        return ref
+    entries = rows.entries(ledger, rows.get(ledger, ladder)["id"], active_only=False)
+    if any(entry["name"] == ref for entry in entries):
+        return ref
+    return next((entry["name"] for entry in entries if entry["id"] == int(ref)), ref)
 
 
 def limits_of(move_time: float, time_bank: float, cpu: int, memory: int, processes: int) -> league.Limits:
+    from tournaments.ladder import league
+
     return league.Limits(move_time, time_bank, cpu, memory, processes)
 
 
 @app.command("submit")
 def submit(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     path: Annotated[Path, typer.Argument(help="A Python bot file, an executable, or a .bot.json manifest.")],
     as_name: Annotated[str | None, typer.Option("--as", help="The bot's name on the ladder (default: file name).")]
     = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
-    memory_mb: MemoryMb = league.MEMORY_MB,
-    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
     db: Db = None,
 ) -> None:
     """Submit a bot: it must pass a validation game against random bots before it is listed.
 
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
-    ledger = writing(db)
+    from tournaments.ladder import league
+
+    ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     result = league.submit(ledger, name, path, as_name, limits)
     if not result.new:
@@ -106,7 +153,7 @@ def submit(
 
 @app.command("play")
 def play(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     games: Annotated[int, games_option("Games to play (whole seat rotations, so maybe a few more).")] = 20,
     jobs: Jobs = None,
     seed: Annotated[str | None, typer.Option(
@@ -114,9 +161,9 @@ def play(
         "random, committed now and revealed when the session stops).", show_default=False)] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
-    memory_mb: MemoryMb = league.MEMORY_MB,
-    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
@@ -125,7 +172,10 @@ def play(
 
     Example: tourney ladder play spring --games 200 --jobs 2
     """
-    ledger = writing(db, ledger_key)
+    from tournaments.ladder import sessions
+
+    ledger = on_a_ladder(writing(db, ledger_key), name)
+    name = ladder_named(ledger, name)
     workers = jobs_for(jobs, games)
     console = terminal.console()
     stored = 0
@@ -152,7 +202,7 @@ def play(
 
 @app.command("standings")
 def standings(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     retired: Annotated[bool, typer.Option("--all", help="Also list retired versions.")] = False,
     db: Db = None,
@@ -161,7 +211,11 @@ def standings(
 
     Example: tourney ladder standings spring --json
     """
-    rows_, trust = league.checked_standings(reading(db), name, retired)
+    from tournaments.ladder import league
+
+    ledger = reading(db)
+    name = ladder_named(ledger, name)
+    rows_, trust = league.checked_standings(ledger, name, retired)
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
@@ -170,25 +224,33 @@ def standings(
             **({} if r.mu is None else {"mu": round(r.mu, 3), "sigma": round(r.sigma or 0.0, 3)}),
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
+    from ledger import ladders as rows
+
+    ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, rows.get(ledger, name)["id"], False)}
     skill = any(r.mu is not None for r in rows_)
-    columns = ("mu - 3σ", "mu", "σ") if skill else ("rating", "± 95%")
-    table = Table("rank", "bot", "version", *columns, "games", "forfeits", "", title=f"ladder {name}")
+    values = ("mu - 3σ", "mu", "σ") if skill else ("rating", "± 95%")
+    columns = [tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME),
+               tables.Column("version", tables.WORD), *(tables.Column(v) for v in values), tables.Column("games"),
+               tables.Column("forfeits"), tables.Column("", tables.WORD)]
+    shown = []
     for r in rows_:
         mark = "provisional" if r.provisional else ""
         if r.status != "active":
             mark = (mark + " " + r.status).strip()
-        values = ((f"{r.rating:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}") if skill
-                  else (f"{r.rating:.0f}", f"{r.margin:.0f}"))
-        table.add_row(str(r.rank), Text(r.name), f"v{r.version}", *values, str(r.games), str(r.forfeits), mark)
-    terminal.console().print(table)
+        numbers = ((f"{r.rating:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}") if skill
+                   else (f"{r.rating:.0f}", f"{r.margin:.0f}"))
+        shown.append((str(r.rank), str(ids.get((r.name, r.version), "")), Text(r.name), f"v{r.version}", *numbers,
+                      str(r.games), str(r.forfeits), mark))
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, shown, Text(f"ladder {name}")))
     for line in trust.lines():
-        terminal.console().print(Text(line))
+        console.print(Text(line))
 
 
 @app.command("history")
 def history(
-    name: Annotated[str, typer.Argument(help="The league.")],
-    bot: Annotated[str, typer.Argument(help="The bot's name on the league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
+    bot: Annotated[str, typer.Argument(help="The bot's name on the league, or the id `ladder standings` shows.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: Db = None,
 ) -> None:
@@ -196,26 +258,37 @@ def history(
 
     Example: tourney ladder history spring lemur-pro
     """
-    rows_ = league.history(reading(db), name, bot)
+    from tournaments.ladder import league
+
+    ledger = reading(db)
+    name = ladder_named(ledger, name)
+    bot = bot_named(ledger, name, bot)
+    rows_ = league.history(ledger, name, bot)
     if as_json:
         typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("ladder game", "version", "rank", "rating", "game id", title=Text(f"{bot} on {name}"))
-    for row in rows_:
-        table.add_row(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}", row["game"])
-    terminal.console().print(table)
+    columns = [tables.Column("ladder game"), tables.Column("version", tables.WORD), tables.Column("rank"),
+               tables.Column("rating"), tables.Column("game id", tables.WORD)]
+    shown = [(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}", row["game"])
+             for row in rows_]
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, shown, Text(f"{bot} on {name}")))
 
 
 @app.command("rebuild")
 def rebuild(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     db: Db = None,
 ) -> None:
     """Recompute every rating of a ladder from the stored games alone, and compare.
 
     Example: tourney ladder rebuild spring
     """
-    changes = league.rebuild(writing(db), name)
+    from tournaments.ladder import league
+
+    ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
+    changes = league.rebuild(ledger, name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
         typer.echo(f"rebuilt {name}: {len(moved)} of {len(changes)} ratings differed from the incremental ones "
@@ -226,7 +299,7 @@ def rebuild(
 
 @app.command("void")
 def void(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     game: Annotated[str, typer.Argument(help="The game's id (or a unique prefix), as `ladder history` shows it.")],
     reason: Annotated[str, typer.Option("--reason", help="Why it no longer counts (kept with the ladder).")],
     db: Db = None,
@@ -235,14 +308,18 @@ def void(
 
     Example: tourney ladder void spring 3f2a9c --reason "played with a leaked seed"
     """
-    game_id, seq = league.void(writing(db), name, game, reason)
+    from tournaments.ladder import league
+
+    ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
+    game_id, seq = league.void(ledger, name, game, reason)
     typer.echo(f"voided game {game_id} (ladder game {seq}) on {name}; ratings refolded without it")
 
 
 @app.command("retire")
 def retire(
-    name: Annotated[str, typer.Argument(help="The league.")],
-    bot: Annotated[str, typer.Argument(help="The bot's name on the league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
+    bot: Annotated[str, typer.Argument(help="The bot's name on the league, or the id `ladder standings` shows.")],
     reason: Annotated[str, typer.Option("--reason", help="Why (kept with the ladder).")] = "retired by the operator",
     db: Db = None,
 ) -> None:
@@ -250,5 +327,10 @@ def retire(
 
     Example: tourney ladder retire spring lemur-pro --reason "author withdrew it"
     """
-    version = league.retire(writing(db), name, bot, reason)
+    from tournaments.ladder import league
+
+    ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
+    bot = bot_named(ledger, name, bot)
+    version = league.retire(ledger, name, bot, reason)
     typer.echo(f"retired {bot} v{version} on {name}")

@@ -6,14 +6,11 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
-from tournaments.play import results
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -21,10 +18,13 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def list_(as_json: Json = False, db: Db = None) -> None:
     """List the tournaments and ladders: id, name, game, bots, games stored, created (read-only).
 
-    Every command that takes a tournament accepts the id or the name printed here.
+    Every command that takes a tournament (or a ladder) accepts the id printed here or the name.
 
     Example: tourney list --db league.db
     """
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+
     ledger = reading(db)
     tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"}}
                    for row in tournament_rows.all_tournaments(ledger)]
@@ -36,11 +36,21 @@ def list_(as_json: Json = False, db: Db = None) -> None:
     if not tournaments and not ladders:
         typer.echo(f"{ledger.where}: no tournaments or ladders yet")
         return
-    table = Table("id", "name", "kind", "game", "bots", "games", "created", title=f"{ledger.where}")
-    for row in [*tournaments, *ladders]:
-        table.add_row(str(row["id"]), Text(row["name"]), row["kind"], row["game"], str(row["bots"]),
-                      str(row["games"]), row["created_at"])
-    terminal.console().print(table)
+    console = terminal.console()
+    rows = [(str(row["id"]), Text(row["name"]), row["kind"], row["game"], str(row["bots"]), str(row["games"]),
+             tables.minute(row["created_at"])) for row in [*tournaments, *ladders]]
+    console.print(tables.fitted(console, LIST, rows, Text(ledger.where)))
+
+
+LIST = (tables.Column("id"), tables.Column("name", tables.NAME), tables.Column("kind", tables.WORD),
+        tables.Column("game", tables.WORD), tables.Column("bots"), tables.Column("games"),
+        tables.Column("created (UTC)", tables.WORD))
+GAMES = (tables.Column("key", tables.WORD), tables.Column("game id", tables.WORD), tables.Column("seat"),
+         tables.Column("bot", tables.NAME), tables.Column("rank"), tables.Column("score"),
+         tables.Column("forfeit", tables.PROSE))
+SHORT_GAME_ID = 12
+"""Characters of a game id a table shows: every command that takes a game id takes a unique prefix of it."""
+
 
 
 def games(
@@ -53,12 +63,18 @@ def games(
     """List a tournament's games: key, id, the bot in each seat with its rank and score, and any forfeit
     with its seat and reason (read-only).
 
+    --bot takes the bot's name or the short id `tourney standings` shows.
+
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
     """
+    from ledger import tournaments as tournament_rows
+    from tournaments.play import results
+
     ledger = reading(db)
     row = tournament_rows.get(ledger, tournament_or_newest(ledger, tournament))
     found = results.of_tournament(ledger, row["id"])
     if bot is not None:
+        bot = bot_name(tournament_rows.entrants(ledger, row["id"]), bot)
         if all(bot not in {seat.bot for seat in game.seats} for game in found):
             raise tournament_rows.UnknownTournament(f"no bot {bot!r} played in tournament {row['name']!r}")
         found = [game for game in found if bot in {seat.bot for seat in game.seats}]
@@ -67,11 +83,22 @@ def games(
     if as_json:
         typer.echo(orjson.dumps([game.to_json() for game in found], option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("key", "game id", "seats: bot (rank, score)", "forfeit",
-                  title=f"{row['name']} ({row['game']}): {plural(len(found), 'game')}")
+    rows = []
     for game in found:
-        seats = "\n".join(f"{seat.seat}: {seat.bot} ({seat.rank}" + ("" if seat.score is None else f", {seat.score}")
-                          + ")" for seat in game.seats)
-        forfeit = "" if game.forfeit is None else f"seat {game.forfeit.seat}: {game.forfeit.reason}"
-        table.add_row(game.key or "", game.game_id, Text(seats), Text(forfeit))
-    terminal.console().print(table)
+        for seat in game.seats:
+            first = seat is game.seats[0]
+            forfeit = game.forfeit is not None and game.forfeit.seat == seat.seat
+            rows.append(((game.key or "") if first else "", game.game_id[:SHORT_GAME_ID] if first else "",
+                         str(seat.seat), Text(seat.bot), "" if seat.rank is None else str(seat.rank),
+                         "" if seat.score is None else str(seat.score), Text(game.forfeit.reason) if forfeit else ""))
+    console = terminal.console()
+    console.print(tables.fitted(console, GAMES, rows, Text(f"{row['name']} ({row['game']}): "
+                                                           f"{plural(len(found), 'game')}")))
+
+
+def bot_name(entrants: dict[str, int], ref: str) -> str:
+    """A bot named by its name or by the short id (its ledger id) the standings show."""
+    if ref in entrants or not ref.isdigit():
+        return ref
+    by_id = {bot_id: name for name, bot_id in entrants.items()}
+    return by_id.get(int(ref), ref)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
+import tournaments.cli.report as report
 import tournaments.cli.terminal as terminal
-from engines import registry
-from ledger import tournaments as tournament_rows
 from tournaments.bots.spec import Limits, Resources
 from tournaments.cli.options import (
     BotLogs,
@@ -26,18 +26,24 @@ from tournaments.cli.options import (
     MoveTime,
     Players,
     Ponder,
+    ProgressMode,
     RayAddress,
+    ReportEvery,
     Sandbox,
     TimeBank,
     games_option,
     jobs_for,
     plural,
+    require_database,
     writing,
 )
 from tournaments.cli.run import seed_line
-from tournaments.play import executors, runner
-from tournaments.play import match as matches
+from tournaments.play import defaults
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
+
+if TYPE_CHECKING:
+    from tournaments.play import executors, runner
+    from tournaments.play import match as matches
 
 DEFAULTS = Resources()
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
@@ -75,14 +81,14 @@ def match(
                                              "beta=0.05 (normalised Elo; any subset, 'default' for all defaults; "
                                              "model=logistic for logistic Elo).")] = None,
     games: Annotated[int | None, games_option(f"Deals (pairs or blocks) to play; with --sprt the most to play "
-                                              f"(default {matches.FIXED_DEALS}, with --sprt {matches.SPRT_DEALS}).")]
+                                              f"(default {defaults.FIXED_DEALS}, with --sprt {defaults.SPRT_DEALS}).")]
     = None,
     field: Annotated[list[str] | None, typer.Option("--field", help="A bot for a seat beside the two (repeat "
                                                     "it); seats left are filled by the baseline.")] = None,
     players: Players = None,
     folder: Annotated[str, typer.Option("--bots", help="Folder to find bots named by name in.")] = "bots",
     batch: Annotated[int, typer.Option("--batch", help="Deals per SPRT look: the test decides after each batch.")]
-    = matches.BATCH,
+    = defaults.BATCH,
     seed: Annotated[str | None, typer.Option(
         "--seed", help="Seed of every deal, chosen by you (default: a secret seed drawn at random, committed now and "
         "revealed when the match ends).", show_default=False)] = None,
@@ -101,8 +107,10 @@ def match(
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
-    executor: Executor = executors.LOCAL,
+    executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
+    progress: ProgressMode = report.AUTO,
+    report_every: ReportEvery = report.REPORT_EVERY,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -110,6 +118,10 @@ def match(
 
     Example: tourney match bots/heuristic_lemur_tails.py random_bot --game lemur-tails --sprt elo0=0 elo1=5
     """
+    from engines import registry
+    from tournaments.play import executors, runner
+    from tournaments.play import match as matches
+
     names = [item for item in bots if "=" not in item]
     extra = [item for item in bots if "=" in item]  # `--sprt elo0=0 elo1=5 ...`: the values after the first
     if len(names) != 2:
@@ -122,6 +134,8 @@ def match(
     executors.check(executor, ray_address, jobs)
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
+    if resume:
+        require_database(ledger, "resume")
     limits = Limits(move_time, time_bank)
     resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
@@ -134,12 +148,16 @@ def match(
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             errors.print(notice, soft_wrap=True)
-        played(ledger, name, spec, resume, jobs, as_json, bot_logs, executor, ray_address)
+        played(ledger, name, spec, resume, jobs, as_json, bot_logs, executor, ray_address, progress, report_every)
 
 
 def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
-           bot_logs: Path | None, executor: str = executors.LOCAL, ray_address: str | None = None) -> None:
+           bot_logs: Path | None, executor: str = defaults.LOCAL, ray_address: str | None = None,
+           progress: str = report.AUTO, every: int = report.REPORT_EVERY) -> None:
     """Play (or resume) the match and show its statistics."""
+    from tournaments.play import executors, runner
+    from tournaments.play import match as matches
+
     the_run = runner.open_run(ledger, name, spec, resume, matches.namer(spec))
     match_name = the_run.name
     plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
@@ -153,66 +171,112 @@ def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int 
                    f"{players_at.describe()}")
         typer.echo(seed_line(the_run.tournament))
     with players_at:
-        _play(ledger, the_run, plan, workers, as_json, bot_logs, players_at)
+        _play(ledger, the_run, plan, workers, as_json, bot_logs, players_at, progress, every)
     if the_run.revealed is not None and not as_json:
         typer.echo(f"the match is over: seed revealed: {the_run.revealed}")
-    show(matches.statistics(plan, the_run.stored), as_json)
-
-
-def _play(ledger, the_run: runner.Run, plan: matches.MatchPlan, workers: int, as_json: bool, bot_logs: Path | None,
-          players_at: executors.Executor) -> None:
-    console, errors = terminal.console(), terminal.console(stderr=True)
-    try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console,
-                      disable=not console.is_terminal or as_json, transient=True) as bar:
-            task = bar.add_task("games", total=plan.total or plan.limit, completed=the_run.done, llr="")
-            start = the_run.done
-
-            def advance(stored: int) -> None:
-                status = plan.status(the_run.stored)
-                shown = "" if status.llr is None else (f"LLR {status.llr:.2f} of ({status.bounds[0]:.2f}, "
-                                                       f"{status.bounds[1]:.2f}) after {status.deals} deals")
-                bar.update(task, completed=start + stored, llr=shown)
-
-            runner.execute(ledger, the_run, workers, advance, bot_logs,
-                           lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at)
-    except KeyboardInterrupt:
-        stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
-        errors.print(f"interrupted: {stored} games stored; continue with the same command plus --resume")
-        raise typer.Exit(130) from None
-
-
-def show(stats: matches.Statistics, as_json: bool) -> None:
+    stats = matches.statistics(plan, the_run.stored)
     if as_json:
         typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
         return
-    for line in report(stats):
+    for line in [*lines(stats), stopped(stats, plan)]:
         typer.echo(line)
 
 
-def report(stats: matches.Statistics) -> list[str]:
-    """The statistics in words, one line each."""
-    sample = "pair" if stats.players == 2 else f"block of {stats.players}"
-    lines = [f"{stats.candidate} vs {stats.baseline}: {stats.deals} deals ({sample} each), {stats.games} games"]
-    status = stats.status
-    if stats.sprt is not None:
-        test = stats.sprt
-        verdict = f"{status.decision} accepted" if status.decision else "no decision yet"
-        lower, upper = status.bounds or (0.0, 0.0)
-        lines.append(f"SPRT elo0={test.elo0:g} elo1={test.elo1:g} alpha={test.alpha:g} beta={test.beta:g} "
-                     f"({test.model} Elo): {verdict}, LLR {status.llr or 0.0:.2f} ({lower:.2f}, {upper:.2f})")
-    low, mid, high = stats.sample.elo
-    lines.append(f"Elo (logistic): {mid:+.1f}, 95% [{low:+.1f}, {high:+.1f}]")
-    nlow, nmid, nhigh = stats.sample.nelo
-    lines.append(f"Elo (normalised): {nmid:+.1f}, 95% [{nlow:+.1f}, {nhigh:+.1f}]")
-    lines.append(f"LOS: {100 * stats.sample.los:.2f}%   score: {100 * stats.sample.score:.2f}%")
+def _play(ledger, the_run: runner.Run, plan: matches.MatchPlan, workers: int, as_json: bool, bot_logs: Path | None,
+          players_at: executors.Executor, progress: str, every: int) -> None:
+    from ledger import tournaments as tournament_rows
+    from tournaments.play import match as matches
+    from tournaments.play import runner
+
+    console, errors = terminal.console(), terminal.console(stderr=True)
+    running = matches.Running(plan, the_run.stored)
+    display = report.Display(console, report.mode_for(progress, console, as_json), every,
+                             expected_games(running.statistics(), plan), the_run.done,
+                             lambda: Text("\n".join(lines(running.statistics()))), rate=False)
+
+    def finished(result: runner.Result) -> None:
+        running.add(result.key, the_run.stored[result.key])
+        display.set_total(expected_games(running.statistics(), plan))
+        display.game(result)
+
+    try:
+        with display:
+            runner.execute(ledger, the_run, workers, None, bot_logs,
+                           lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at, finished)
+    except KeyboardInterrupt:
+        stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
+        errors.print(f"interrupted: {plural(stored, 'game')} stored; continue with the same command plus --resume")
+        raise typer.Exit(130) from None
+
+
+def expected_games(stats: matches.Statistics, plan: matches.MatchPlan) -> int | None:
+    """The progress bar's end: --games's games for a fixed match; with an SPRT, the games it is expected to take
+    at the LLR's slope so far, in whole batches, never more than --games allows (None: not known yet)."""
+    from tournaments.ratings.sprt import expected_samples
+
+    if plan.match.sprt is None:
+        return plan.limit
+    deals = expected_samples(stats.status.llr or 0.0, stats.deals, plan.match.sprt.bounds)
+    if deals is None:
+        return None
+    batch = plan.match.batch
+    return min(plan.limit, max(stats.games, -(-int(deals) // batch) * batch * plan.players))
+
+
+def lines(stats: matches.Statistics) -> list[str]:
+    """The statistics as fastchess and cutechess-cli print them (docs/match.md, "The statistics")."""
+    from tournaments.play import match as matches
+
+    results = stats.wins + stats.draws + stats.losses
+    points = stats.wins + stats.draws / 2
+    out = [f"Score of {stats.candidate} vs {stats.baseline}: {stats.wins} - {stats.losses} - {stats.draws} "
+           f"[{points / results if results else 0.5:.3f}] {results}"]
+    sample = stats.sample
+    unit = "pair" if stats.players == 2 else f"block of {stats.players}"
+    if not stats.deals:
+        out.append(f"Elo: n/a, nElo: n/a (no {unit} complete yet)")
+    elif sample.bound is not None:
+        side = ">=" if sample.bound[0] > 0 else "<="
+        verdict = "won" if sample.bound[0] > 0 else "lost"
+        out.append(f"Elo: {side} {sample.bound[0]:+.2f}, nElo: {side} {sample.bound[1]:+.2f} (every {unit} {verdict}: "
+                   "one-sided 95% bounds)")
+    else:
+        low, mid, high = sample.elo
+        nlow, nmid, nhigh = sample.nelo
+        nelo = (f"{nmid:+.2f} +/- {(nhigh - nlow) / 2:.2f}" if math.isfinite(nmid)
+                else f"n/a (every {unit} scored {sample.score:g}: no spread)")
+        out.append(f"Elo: {mid:+.2f} +/- {(high - low) / 2:.2f}, nElo: {nelo}")
+    draws = 100 * stats.draws / results if results else 0.0
+    out.append(f"LOS: {100 * sample.los:.2f} %, DrawRatio: {draws:.2f} %, "
+               f"{plural(stats.deals, unit)}" + ("" if stats.players == 2 else f" ({plural(stats.games, 'game')})"))
     if stats.players == 2:
-        counts = [stats.blocks.get(points, 0) for points in matches.pair_points()]
-        lines.append("pentanomial (pair points 0, 1/2, 1, 3/2, 2): " + ", ".join(map(str, counts)))
+        counts = [stats.blocks.get(p, 0) for p in matches.pair_points()]
+        out.append(f"Ptnml(0-2): [{', '.join(map(str, counts))}]")
     else:
         shown = ", ".join(f"{points}: {count}" for points, count in sorted(stats.blocks.items()))
-        lines.append(f"block points (of {stats.players}) and blocks: {shown or 'none yet'}")
-    versus = "per game" if stats.players == 2 else "pairwise against the baseline's seats"
-    lines.append(f"W/D/L {versus}: {stats.wins}/{stats.draws}/{stats.losses}, LOS {100 * stats.per_game.los:.2f}%")
-    return lines
+        out.append(f"Blocks(0-{stats.players}): [{shown}]")
+    if stats.sprt is not None:
+        lower, upper = stats.sprt.bounds
+        out.append(f"LLR: {stats.status.llr or 0.0:.2f} ({lower:.2f}, {upper:.2f}) "
+                   f"[{stats.sprt.elo0:.2f}, {stats.sprt.elo1:.2f}]")
+    return out
+
+
+def stopped(stats: matches.Statistics, plan: matches.MatchPlan) -> str:
+    """Why the match stopped, in one line."""
+    unit = "pair" if stats.players == 2 else f"block of {stats.players}"
+    after = f"after {plural(stats.deals, unit)} ({plural(stats.games, 'game')})"
+    status, test = stats.status, stats.sprt
+    if test is None:
+        return (f"Stopped: all {plural(plan.games, 'deal')} played ({plural(stats.games, 'game')}): a fixed match "
+                "(--games, no --sprt)")
+    lower, upper = test.bounds
+    llr = status.llr or 0.0
+    if status.decision == "H1":
+        return (f"Stopped: H1 accepted {after}: the LLR {llr:.2f} reached the upper bound {upper:.2f}, so "
+                f"{stats.candidate} is better by {test.elo1:g} Elo rather than {test.elo0:g} ({test.model})")
+    if status.decision == "H0":
+        return (f"Stopped: H0 accepted {after}: the LLR {llr:.2f} reached the lower bound {lower:.2f}, so "
+                f"{stats.candidate} is better by {test.elo0:g} Elo rather than {test.elo1:g} ({test.model})")
+    return (f"Stopped: no decision {after}: --games {plan.games} deals were played and the LLR {llr:.2f} is still "
+            f"between {lower:.2f} and {upper:.2f}")

@@ -13,13 +13,15 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger import tournaments as tournament_rows
-from ledger.store import Ledger
-from tournaments.play.executors import EXECUTORS
+from tournaments.cli.report import PROGRESS_MODES
+from tournaments.play.defaults import EXECUTORS
+
+if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it, never for --help
+    from ledger.store import Ledger
 
 Db = Annotated[
     str | None,
@@ -163,6 +165,15 @@ Players = Annotated[int | None, whole_option(
     "seats", show_default=False)]
 
 
+ProgressMode = Annotated[str, typer.Option(
+    "--progress", help="While it plays: bar (a progress bar, the report above it), lines (a line per finished game "
+    "and the report every --report-every games), none, or auto (bar on a terminal, else lines; none with --json).",
+    callback=one_of(PROGRESS_MODES))]
+ReportEvery = Annotated[int, whole_option(
+    "--report-every", "Games between two reports while it plays (the standings; a match's statistics); 0: none.",
+    0, MAX_GAMES, "games")]
+
+
 def games_option(help_: str) -> typer.models.OptionInfo:
     return whole_option("--games", help_, 1, MAX_GAMES, "games")
 
@@ -175,17 +186,65 @@ def jobs_for(jobs: int | None, games: int) -> int:
 
 def reading(db: str | None) -> Ledger:
     """The database for a command that only reads: opened read-only, never created or upgraded."""
+    from ledger.store import Ledger
+
     ledger = Ledger(db, read_only=True)
     ledger.require_head()
     return ledger
 
 
 def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
-    """The database for a command that stores: created if new, upgraded to the newest schema.
+    """The database for a command that stores: upgraded to the newest schema; a new SQLite file is made
+    only when the command first uses it (``NewDatabase``), so a command that fails before its work
+    leaves no database (and no ledger key) behind.
 
     ``ledger_key`` is where its signing key is (commands that store games take --ledger-key).
     """
-    return Ledger(db, ledger_key=ledger_key)
+    from ledger.store import Ledger, default_path, resolve_url
+
+    path = default_path(resolve_url(db))
+    if path is not None and not path.exists() and path.parent.is_dir():
+        return NewDatabase(db, ledger_key, path)  # type: ignore[return-value]
+    return Ledger(db, ledger_key=ledger_key)  # an existing database is checked (and refused) now
+
+
+class NewDatabase:
+    """A database file that does not exist yet, made (as ``Ledger`` makes it) when first used.
+
+    Until then it answers where it will be (``url``, ``where``, ``path``) without making it, and
+    ``exists`` is False; any other use makes the ledger and goes to it.
+    """
+
+    def __init__(self, db: str | None, ledger_key: Path | None, path: Path) -> None:
+        from ledger.store import resolve_url
+
+        self._args = (db, ledger_key)
+        self._ledger: Ledger | None = None
+        self.path = path
+        self.where = str(path)
+        self.url = resolve_url(db)  # an SQLite URL holds no password to hide
+
+    @property
+    def exists(self) -> bool:
+        return self._ledger is not None
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):  # copy, pickle and friends ask for these: never a reason to make a database
+            raise AttributeError(name)
+        if self._ledger is None:
+            from ledger.store import Ledger
+
+            db, ledger_key = self._args
+            self._ledger = Ledger(db, ledger_key=ledger_key)
+        return getattr(self._ledger, name)
+
+
+def require_database(ledger: Ledger, why: str) -> None:
+    """NoDatabase (exit 1) if ``ledger`` is a database not made yet: there is nothing in it to ``why``."""
+    from ledger.store import NoDatabase
+
+    if isinstance(ledger, NewDatabase) and not ledger.exists:
+        raise NoDatabase(f"no database at {ledger.where}: nothing to {why}")
 
 
 def plural(count: int, noun: str) -> str:
@@ -195,6 +254,8 @@ def plural(count: int, noun: str) -> str:
 
 def tournament_or_newest(ledger: Ledger, ref: str | None) -> str:
     """The tournament a command was given, or the newest one; UnknownTournament if there is none."""
+    from ledger import tournaments as tournament_rows
+
     if ref is not None:
         return ref
     newest = tournament_rows.latest(ledger)

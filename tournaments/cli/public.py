@@ -7,13 +7,11 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from ledger import ladders as rows
-from ledger import matches
-from tournaments.cli.ladder import limits_of
+from tournaments.cli.ladder import DEFAULTS, ladder_named, limits_of, on_a_ladder
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -32,11 +30,11 @@ from tournaments.cli.options import (
     whole_option,
     writing,
 )
-from tournaments.ladder import league, sessions, worker
+from tournaments.ladder.defaults import LEASE
 
 
 def work(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     games: Annotated[int, games_option("Games to play per round (whole seat rotations, so maybe a few more).")] = 20,
     rounds: Annotated[int | None, whole_option(
         "--rounds", "Rounds to run, then stop (default: until Ctrl-C).", 1, 1_000_000, "rounds",
@@ -49,13 +47,13 @@ def work(
         show_default=False)] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
-    cpu_seconds: CpuSeconds = league.CPU_SECONDS,
-    memory_mb: MemoryMb = league.MEMORY_MB,
-    max_processes: MaxProcesses = league.MAX_PROCESSES,
+    cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
+    memory_mb: MemoryMb = DEFAULTS.memory_mb,
+    max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
     lease: Annotated[float, seconds_option(
         "--lease", "Seconds a claimed match stays this worker's without renewal (renewed every third of that while "
-        "it plays): when a worker dies, another claims its match once its lease has run out.")] = sessions.LEASE,
+        "it plays): when a worker dies, another claims its match once its lease has run out.")] = LEASE,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -71,7 +69,10 @@ def work(
 
     Example: tourney ladder work spring --games 50 --jobs 2 --db league.db
     """
-    ledger = writing(db, ledger_key)
+    from tournaments.ladder import worker
+
+    ledger = on_a_ladder(writing(db, ledger_key), name)
+    name = ladder_named(ledger, name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     played = 0
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -92,7 +93,7 @@ def _interrupt(_signum, _frame) -> None:
 
 
 def queue(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     every: Annotated[bool, typer.Option("--all", help="Also list the stored and cancelled matches.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: Db = None,
@@ -101,7 +102,11 @@ def queue(
 
     Example: tourney ladder queue spring --all --json
     """
+    from ledger import ladders as rows
+    from ledger import matches
+
     ledger = reading(db)
+    name = ladder_named(ledger, name)
     ladder = rows.get(ledger, name)
     labels = {e["id"]: f"{e['name']} v{e['version']}" for e in rows.entries(ledger, ladder["id"], active_only=False)}
     shown = [{**match, "table": [labels[e] for e in match.pop("entries")]}
@@ -110,17 +115,20 @@ def queue(
     if as_json:
         typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("match", "session", "deal", "table", "status", "worker", "attempts", title=f"ladder {name} queue")
-    for match in shown:
-        table.add_row(str(match["id"]), str(match["session"]), str(match["deal"]), Text(", ".join(match["table"])),
-                      match["status"], Text(match["worker"] or ""), str(match["attempts"]))
-    terminal.console().print(table)
+    columns = [tables.Column("match"), tables.Column("session"), tables.Column("deal"),
+               tables.Column("table", tables.PROSE), tables.Column("status", tables.WORD),
+               tables.Column("worker", tables.NAME), tables.Column("attempts")]
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, [
+        (str(match["id"]), str(match["session"]), str(match["deal"]), Text(", ".join(match["table"])),
+         match["status"], Text(match["worker"] or ""), str(match["attempts"])) for match in shown],
+        Text(f"ladder {name} queue")))
     if not shown:
         typer.echo("no match is waiting or being played" + ("" if every else " (--all lists the stored ones)"))
 
 
 def publish(
-    name: Annotated[str, typer.Argument(help="The league.")],
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     view: Annotated[str, typer.Argument(help="spectator (no hidden card ever shown) or full (every hand, once a "
                                              "game is over).")],
     db: Db = None,
@@ -129,7 +137,10 @@ def publish(
 
     Example: tourney ladder publish spring full --db league.db
     """
-    ledger = writing(db)
+    from ledger import ladders as rows
+
+    ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
     ladder = rows.get(ledger, name)
     if view not in rows.PUBLISHED_VIEWS:
         raise typer.BadParameter(f"{view!r} is not spectator or full")

@@ -4,31 +4,38 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ledger import checkpoints
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
-from ledger.store import Ledger, LedgerError
-from replays import archive, audit, html, render, signing
-from replays import log as logfmt
-from replays.narration.words import seat_name, show_value
-from replays.verify import Pool, Summary, clock, verified_files
-from tournaments.cli.options import Db, Executor, LedgerKey, RayAddress, check_jobs, cpu_count, plural, reading, writing
-from tournaments.ladder import audit as ladder_audit
-from tournaments.play import audit as tournament_audit
-from tournaments.play import executors, manifest
+from tournaments.cli.options import (
+    Db,
+    Executor,
+    LedgerKey,
+    NewDatabase,
+    RayAddress,
+    check_jobs,
+    cpu_count,
+    plural,
+    reading,
+    writing,
+)
+from tournaments.play import defaults
+
+if TYPE_CHECKING:  # the library is imported by the commands, never for --help
+    from ledger.store import Ledger
+    from replays import render
+    from replays.verify import Pool
 
 app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
 
 View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
-LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name: every game played on it.")]
+LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name (or the id `tourney list` shows): "
+                                                                 "every game played on it.")]
 VerifyJobs = Annotated[int | None, typer.Option(
     "--jobs", help="Worker processes that verify games (default: the CPU count; 0: verify here).",
     callback=lambda value: None if value is None else check_jobs(value), show_default=False)]
@@ -37,6 +44,8 @@ VerifyJobs = Annotated[int | None, typer.Option(
 def log_files(paths: list[Path]) -> list[Path]:
     """The .json files named, directories expanded (sorted); LogError for a missing path or for
     nothing to read at all (an empty folder is a mistake, not a success)."""
+    from replays import log as logfmt
+
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -53,6 +62,8 @@ def log_files(paths: list[Path]) -> list[Path]:
 
 def resolve_game(ledger: Ledger, game_id: str) -> str:
     """A full game id from a unique prefix; LogError if none or several match."""
+    from replays import log as logfmt
+
     found = ledger.find_games(game_id)
     if not found:
         raise logfmt.LogError(f"no game {game_id!r} in {ledger.url}")
@@ -62,6 +73,10 @@ def resolve_game(ledger: Ledger, game_id: str) -> str:
 
 
 def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, ladder: str | None = None) -> list[str]:
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+    from replays import log as logfmt
+
     if sum(choice is not None for choice in (game_id, tournament, ladder)) != 1:
         raise logfmt.LogError("name one GAME_ID, one --tournament or one --ladder")
     if game_id is not None:
@@ -74,6 +89,8 @@ def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, la
 
 def out_folder(out: Path) -> Path:
     """The folder exports go to, made if missing; LogError if it cannot be (a file there, no rights)."""
+    from replays import log as logfmt
+
     if out.exists() and not out.is_dir():
         raise logfmt.LogError(f"--out {out}: a file is there; exports need a folder")
     try:
@@ -100,7 +117,15 @@ def export_(
 
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
     """
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+    from replays import archive, signing
+    from replays import log as logfmt
+    from tournaments.cli.ladder import ladder_named
+    from tournaments.play import manifest
+
     ledger = reading(db)
+    ladder = ladder_named(ledger, ladder) if ladder is not None else None
     key = signing.load_private(sign) if sign is not None else None
     out_folder(out)
     games = stored_games(ledger, game_id, tournament, ladder)
@@ -116,6 +141,8 @@ def export_(
         if key is not None:
             log = signing.sign(log, key)
         (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
+    if whole is not None and key is not None:
+        whole = manifest.signed(whole, key)  # the set of games vouched for by the key the logs are signed with
     written = f" and {manifest.write(out, whole).name}" if whole is not None else ""
     typer.echo(f"wrote {plural(len(games), f'{view} log')}{written} to {out}" +
                (" (signed)" if key is not None else ""))
@@ -138,9 +165,16 @@ def import_(
 
     Example: tourney replay import logs/ --db league.db
     """
+    from ledger import checkpoints
+    from ledger import tournaments as tournament_rows
+    from ledger.store import LedgerError
+    from replays import archive
+    from replays import log as logfmt
+
     files = log_files(paths)
     ledger = writing(db, ledger_key)
-    ledger.signing_key()  # each game is signed as it is stored
+    if not isinstance(ledger, NewDatabase):  # a new database (and its key) is made with its first game
+        ledger.signing_key()  # each game is signed as it is stored: a key that is not the ledger's fails now
     new = failed = 0
     imported: set[str] = set()
     for path in files:
@@ -174,7 +208,7 @@ def verify(
                                            show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures and the summary.")] = False,
     jobs: VerifyJobs = None,
-    executor: Executor = executors.LOCAL,
+    executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
 ) -> None:
     """Re-derive every game of the logs and check it: chain, seed, chance, moves, result, signature.
@@ -186,13 +220,22 @@ def verify(
 
     Example: tourney replay verify logs/ --key league.pub
     """
+    from replays import log as logfmt
+    from replays import signing
+    from replays.verify import Summary, clock, verified_files
+    from tournaments.play import executors, manifest
+
     trusted = signing.load_public(key) if key is not None else None
     executors.check(executor, ray_address, jobs)
     pool = executors.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address, quiet_stdout=False)
     if db is not None or tournament is not None or ladder is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
-        if verify_ledger(reading(db), tournament, ladder, trusted, quiet, ctx.with_resource(pool)):
+        from tournaments.cli.ladder import ladder_named
+
+        ledger = reading(db)
+        if verify_ledger(ledger, tournament, ladder_named(ledger, ladder) if ladder else None, trusted, quiet,
+                         ctx.with_resource(pool)):
             raise typer.Exit(1)
         return
     if not paths:
@@ -221,23 +264,30 @@ def verify(
             extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
             typer.echo(f"ok   {name}: {report.events} events, {report.decisions} decisions, "
                        f"{report.chance_steps} chance steps, {report.signature}{extra}")
+    failed_manifests = []
     for path in manifests:
         problems = manifest.check(manifest.read(path), seen.get(path.parent, {}), trusted)
         for problem in problems:
             typer.echo(f"FAIL {path}: {problem}", err=True)
-        summary.failures += len(problems)
-        if not problems and not quiet:
+        if problems:
+            failed_manifests.append(f"{path} ({plural(len(problems), 'problem')})")
+        elif not quiet:
             typer.echo(f"ok   {path}: every listed game's log is here, with its head; the checkpoint and seeds hold")
     summary.seconds = clock() - began
     unchecked = (f" ({plural(withheld, 'decision')} with a withheld private part could not be checked)"
                  if withheld else "")
-    typer.echo(summary.line() + unchecked)
-    if summary.failures:
+    # The summary counts the logs; a manifest that fails is named after it, so that it says what failed.
+    manifests_line = f"; manifest FAILED: {', '.join(failed_manifests)}" if failed_manifests else (
+        f"; {plural(len(manifests), 'manifest')} passed" if manifests else "")
+    typer.echo(summary.line() + unchecked + manifests_line)
+    if summary.failures or failed_manifests:
         raise typer.Exit(1)
 
 
 def manifest_files(paths: list[Path]) -> list[Path]:
     """The manifests named, or found in the folders named (tournament.manifest, ladder.manifest)."""
+    from tournaments.play import manifest
+
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -251,6 +301,14 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
                   quiet: bool, pool: Pool | None = None) -> int:
     """`replay verify --db`: every game of the scope (on ``pool``, None: here), then each tournament and ladder as
     a whole; prints what it finds and returns how many failures (0: all passed)."""
+    from ledger import ladders as ladder_rows
+    from ledger import tournaments as tournament_rows
+    from replays import audit, signing
+    from replays import log as logfmt
+    from replays.verify import Summary, clock
+    from tournaments.ladder import audit as ladder_audit
+    from tournaments.play import audit as tournament_audit
+
     if tournament is not None and ladder is not None:
         raise logfmt.LogError("give --tournament or --ladder, not both")
     if tournament is not None:
@@ -302,6 +360,8 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
 
 def _key_file_problems(ledger: Ledger, public: bytes | None) -> list[str]:
     """On the operator's machine, the private key beside the database must be the one the database names."""
+    from replays import signing
+
     if ledger.key_path is None or not ledger.key_path.is_file() or not os.access(ledger.key_path, os.R_OK):
         return []
     try:
@@ -328,6 +388,10 @@ def show(
 
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
+    from replays import archive, render
+    from replays import log as logfmt
+    from replays.narration.words import seat_name
+
     if Path(source).is_file():
         log = logfmt.read(source)
     else:
@@ -359,6 +423,8 @@ def show(
 
 def result_lines(log: dict) -> list[str]:
     """How the game ended: why, then each seat's bot with its rank (and score, where the game scores)."""
+    from replays import render
+
     result = log.get("result")
     if not result:
         return ["result: the game did not end in this log"]
@@ -394,6 +460,9 @@ def html_(
 
     Example: tourney replay html logs/3f2a.json --view spectator -o 3f2a.html
     """
+    from replays import archive, html
+    from replays import log as logfmt
+
     path = Path(source)
     if path.is_dir():
         if out is None:
@@ -401,7 +470,7 @@ def html_(
         folder = html.write_folder([(str(p), p) for p in log_files([path])], out, view)
         for failure in folder.failures:
             typer.echo(f"FAIL {failure}", err=True)
-        typer.echo(f"wrote {len(folder.pages)} pages and index.html to {out}")
+        typer.echo(f"wrote {plural(len(folder.pages), 'page')} and index.html to {out}")
         if folder.failures:
             raise typer.Exit(1)
         return
@@ -421,6 +490,9 @@ def html_(
 
 def _table(frame: render.Frame) -> Table:
     """A game with no summary of its own: its view's fields, and each seat's own additions."""
+    from replays import render
+    from replays.narration.words import show_value
+
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_column(style="cyan")
     table.add_column()

@@ -5,18 +5,16 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.report as report
+import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from engines import registry
-from ledger import tournaments as tournament_rows
-from tournaments.bots import sandbox as bot_sandbox
 from tournaments.bots.spec import Limits, Resources
 from tournaments.cli.options import (
     BotLogs,
@@ -31,17 +29,23 @@ from tournaments.cli.options import (
     MoveTime,
     Players,
     Ponder,
+    ProgressMode,
     RayAddress,
+    ReportEvery,
     Sandbox,
     TimeBank,
     games_option,
     jobs_for,
     plural,
     reading,
+    require_database,
     tournament_or_newest,
     writing,
 )
-from tournaments.play import executors, formats, runner, standings
+from tournaments.play import defaults, formats
+
+if TYPE_CHECKING:
+    from tournaments.play import executors, runner, standings
 
 DEFAULTS = Resources()
 
@@ -51,7 +55,7 @@ def run(
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
     players: Players = None,
     games: Annotated[int, games_option("Deals per table; each is played from every seat rotation.")]
-    = runner.DEFAULT_GAMES,
+    = defaults.DEFAULT_GAMES,
     seed: Annotated[str | None, typer.Option(
         "--seed", help="Seed of the schedule and of every deal, chosen by you (default: a secret seed drawn at "
         "random, committed now and revealed when the tournament ends).", show_default=False)] = None,
@@ -75,8 +79,10 @@ def run(
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
     max_processes: MaxProcesses = DEFAULTS.max_processes,
     bot_logs: BotLogs = None,
-    executor: Executor = executors.LOCAL,
+    executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
+    progress: ProgressMode = report.AUTO,
+    report_every: ReportEvery = report.REPORT_EVERY,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -85,12 +91,21 @@ def run(
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     """
+    from engines import registry
+    from ledger import tournaments as tournament_rows
+    from tournaments.bots import sandbox as bot_sandbox
+    from tournaments.play import executors, runner, standings
+
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
+    if resume:
+        require_database(ledger, "resume")
     if form not in formats.FORMATS:
         raise typer.BadParameter(f"--format is one of {', '.join(formats.FORMATS)}, not {form!r}")
-    if (candidate is not None) != (form == formats.GAUNTLET):
-        raise typer.BadParameter("--candidate names the bot of a gauntlet: give it with --format gauntlet only")
+    if form == formats.GAUNTLET and candidate is None:
+        raise typer.BadParameter("--format gauntlet needs --candidate NAME: the bot that plays at every table")
+    if candidate is not None and form != formats.GAUNTLET:
+        raise typer.BadParameter("--candidate is for --format gauntlet only")
     if rounds is not None and form != formats.SWISS:
         raise typer.BadParameter("--rounds is for --format swiss only")
     executors.check(executor, ray_address, jobs)
@@ -123,9 +138,11 @@ def run(
                           f"{plural(the_run.total, 'game')} ({done_before} already stored), {players_at.describe()}, "
                           f"{bot_sandbox.describe(confinement)}", soft_wrap=True)
             console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
+        display = report.Display(console, report.mode_for(progress, console, as_json), report_every, the_run.total,
+                                 done_before, lambda: running_standings(the_run, console))
         try:
             with players_at:
-                played(ledger, the_run, workers, done_before, console, errors, as_json, bot_logs, players_at)
+                played(ledger, the_run, workers, done_before, console, errors, display, bot_logs, players_at)
         except KeyboardInterrupt:
             stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
             errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
@@ -133,11 +150,15 @@ def run(
             raise typer.Exit(130) from None
     if the_run.revealed is not None and not as_json:
         console.print(Text(f"the tournament is over: seed revealed: {the_run.revealed}"), soft_wrap=True)
-    show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False)
+    first = tournament_rows.game_ids(ledger, the_run.tournament["id"])[:1]
+    show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False, legend=True,
+         game_id=first[0] if first else None, db=db)
 
 
 def seed_line(row: dict) -> str:
     """The tournament's seed as it may be shown: chosen, drawn and revealed, or only its commitment."""
+    from tournaments.play import standings
+
     return seed_line_of(standings.seed_of(row))
 
 
@@ -149,21 +170,22 @@ def seed_line_of(seed: dict) -> str:
     return f"seed {seed['seed']} ({'chosen by the organiser' if seed['origin'] == 'organiser' else 'drawn, revealed'})"
 
 
-def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, as_json: bool,
+def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, display: report.Display,
            bot_logs: Path | None, players_at: executors.Executor) -> None:
-    """Play and store the run's games, with a progress bar on a terminal."""
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
-                  disable=not console.is_terminal or as_json, transient=True) as bar:
-        task = bar.add_task("games", total=the_run.total, completed=done_before, rate="")
+    """Play and store the run's games, showing them as ``display`` says."""
+    from tournaments.play import runner
 
-        def advance(stored: int) -> None:
-            elapsed = bar.tasks[0].elapsed or 0.0
-            bar.update(task, completed=done_before + stored,
-                       rate=f"{stored / elapsed:.1f} games/s" if elapsed > 0 else "")
+    with display:
+        runner.execute(ledger, the_run, workers, None, bot_logs,
+                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at, display.game)
 
-        runner.execute(ledger, the_run, workers, advance, bot_logs,
-                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at)
+
+def running_standings(the_run: runner.Run, console) -> Table:
+    """The report every --report-every games: the standings of the games stored so far (fastchess's table)."""
+    from tournaments.play import standings
+
+    now = standings.compute(the_run.name, the_run.spec.game, list(the_run.stored.values()))
+    return compact(now, console, f"standings after {plural(now.games, 'game')} of {the_run.total}")
 
 
 def standings_(
@@ -180,6 +202,8 @@ def standings_(
 
     Example: tourney standings bots-tails-on-fire-seed1 --los --head-to-head
     """
+    from tournaments.play import standings
+
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
     ledger = reading(db)
@@ -210,41 +234,84 @@ def to_csv(result: standings.Standings, pairs: bool) -> str:
     return buffer.getvalue()
 
 
-def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False) -> None:
+LEGEND = (
+    "Elo: fitted to every result, mean 1500; 200 points apart: a 76% expected score.",
+    "95% CI: bootstrap interval (200 resamples of games); overlapping ones may swap.",
+    "score: results against each other seat, ties half; first: wins; place: its mean.",
+)
+"""What the standings' columns mean, under the table of `tourney run` (docs/tournaments.md, "Standings")."""
+
+
+def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False,
+         legend: bool = False, game_id: str | None = None, db: str | None = None) -> None:
+    """The standings (or their JSON); with ``legend``, what the columns mean and how to look at ``game_id``."""
     if as_json:
         typer.echo(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
         return
     console = terminal.console()
-    widest = max((len(row.bot) for row in result.rows), default=3)
-    table = Table(title=f"{result.tournament} ({result.game}, {plural(result.games, 'game')}, "
-                        f"{'sandboxed' if result.sandboxed else 'not sandboxed'})")
-    for column in ("rank", "bot", "games", "first", "mean place", "score %", "Elo", "95% CI", "forfeits"):
-        if column == "bot":
-            # A bot's name is never cut: the other columns (the CI first) wrap to make room.
-            table.add_column(column, min_width=widest, no_wrap=True)
-        else:
-            table.add_column(column, justify="right", overflow="fold")
-    for row in result.rows:
-        table.add_row(str(row.rank), Text(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
-                      f"{row.score:.1f}", f"{row.elo:.0f}", f"{row.ci_low:.0f} to {row.ci_high:.0f}",
-                      str(row.forfeits))
-    console.print(table)
+    console.print(standings_table(result, console))
     for line in [*result.trust.lines(), seed_line_of(result.seed)]:
         console.print(Text(line))
-    bots = [row.bot for row in result.rows]
     if los:
-        console.print(_matrix("likelihood of superiority (row better than column)", bots, lambda a, b: (
+        console.print(_matrix(console, "likelihood of superiority (row better than column)", result, lambda a, b: (
             "n/a" if result.los[a].get(b) is None else f"{result.los[a][b]:.2f}")))
     if head_to_head:
-        console.print(_matrix("head to head: wins-draws-losses of the row against the column", bots, lambda a, b: (
-            "-".join(str(n) for n in result.head_to_head[a][b]) if b in result.head_to_head[a] else "n/a")))
+        console.print(_matrix(console, "head to head: wins-draws-losses of the row against the column", result,
+                              lambda a, b: ("-".join(str(n) for n in result.head_to_head[a][b])
+                                            if b in result.head_to_head[a] else "n/a")))
+    if legend:
+        for line in LEGEND:
+            console.print(Text(line), soft_wrap=True)
+        if game_id is not None:
+            where = "" if db is None else f" --db {db}"
+            console.print(Text(f"Look at a game: tourney replay html {game_id[:12]}{where} -o game.html"),
+                          soft_wrap=True)
 
 
-def _matrix(title: str, bots: list[str], cell) -> Table:
-    matrix = Table(title=title)
-    matrix.add_column("")
-    for bot in bots:
-        matrix.add_column(Text(bot), justify="right")
-    for a in bots:
-        matrix.add_row(Text(a), *["-" if a == b else cell(a, b) for b in bots])
-    return matrix
+STANDINGS = (tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME), tables.Column("games"),
+             tables.Column("first"), tables.Column("place"), tables.Column("score"), tables.Column("Elo"),
+             tables.Column("95% CI"), tables.Column("forfeits"))
+
+
+def standings_table(result: standings.Standings, console) -> Table:
+    """Rank, short id, bot, games, first places, mean place, score %, Elo, its 95% interval, forfeits."""
+    rows = [(str(row.rank), _id(row.bot_id), Text(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
+             f"{row.score:.1f}%", f"{row.elo:.0f}", f"{row.ci_low:.0f}-{row.ci_high:.0f}", str(row.forfeits))
+            for row in result.rows]
+    return tables.fitted(console, STANDINGS, rows, Text(
+        f"{result.tournament} ({result.game}, {plural(result.games, 'game')}, "
+        f"{'sandboxed' if result.sandboxed else 'not sandboxed'})"))
+
+
+COMPACT = (tables.Column("#"), tables.Column("bot", tables.NAME), tables.Column("Elo"), tables.Column("+/-"),
+           tables.Column("games"), tables.Column("score"), tables.Column("draws"), tables.Column("LOS"))
+
+
+def compact(result: standings.Standings, console, title: str) -> Table:
+    """The standings as fastchess reports them while it plays: Elo +/- half its 95% interval, score, the share of
+    drawn pairs, and the LOS of each bot over the one ranked below it (from their results against each other)."""
+    rows = []
+    for position, row in enumerate(result.rows):
+        met = result.head_to_head.get(row.bot, {})
+        pairs = sum(sum(counts) for counts in met.values())
+        draws = sum(counts[1] for counts in met.values())
+        below = result.rows[position + 1].bot if position + 1 < len(result.rows) else None
+        los = None if below is None else result.los.get(row.bot, {}).get(below)
+        rows.append((str(row.rank), Text(row.bot), f"{row.elo:.0f}", f"{(row.ci_high - row.ci_low) / 2:.0f}",
+                     str(row.games), f"{row.score:.1f}%", f"{100 * draws / pairs:.1f}%" if pairs else "-",
+                     "" if los is None else f"{100 * los:.1f}%"))
+    return tables.fitted(console, COMPACT, rows, title)
+
+
+def _id(bot_id: int | None) -> str:
+    return "" if bot_id is None else str(bot_id)
+
+
+def _matrix(console, title: str, result: standings.Standings, cell) -> Table:
+    """A square of every pair of bots: rows by short id and name, columns by short id (so that it fits)."""
+    heads = [_id(row.bot_id) or str(row.rank) for row in result.rows]
+    columns = [tables.Column("id"), tables.Column("bot", tables.NAME), *(tables.Column(head) for head in heads)]
+    bots = [row.bot for row in result.rows]
+    rows = [(head, Text(a), *["-" if a == b else cell(a, b) for b in bots]) for head, a in zip(heads, bots,
+                                                                                              strict=True)]
+    return tables.fitted(console, columns, rows, title)

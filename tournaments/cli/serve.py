@@ -16,12 +16,11 @@ from typing import Annotated
 
 import typer
 
-from replays import signing
 from tournaments.cli.options import Db, reading, whole_option, writing
 
 APPLICATION = "web.app:create_app"
 WEB_MODULES = ("fastapi", "uvicorn", "jinja2", "python_multipart")
-INSTALL = "pip install 'tourney[web]'"
+EXTRA = "web"
 
 
 class WebMissing(RuntimeError):
@@ -51,15 +50,18 @@ def serve(
     """Serve the league: leaderboards, tournaments, bots and replays in a browser, the same over a JSON API.
 
     Read-only unless --submissions; bots submitted are validated and played by `tourney ladder work`,
-    never by the server. Needs the web extra (pip install 'tourney[web]'); docs/web.md runs it in public.
+    never by the server. Needs the web extra (in a clone: pip install '.[web]'); docs/web.md runs it in public.
 
     Example: tourney serve --db league.db --submissions --port 8000
     """
     missing = [module for module in WEB_MODULES if not _importable(module)]
     if missing:
-        raise WebMissing(f"tourney serve needs the web extra ({', '.join(missing)} missing): {INSTALL}")
+        raise WebMissing(f"tourney serve needs the web extra ({', '.join(missing)} missing): "
+                         f"{install_command(source_folder(), Path.cwd())}")
     if tournament_logs not in ("spectator", "full"):
         raise typer.BadParameter(f"{tournament_logs!r} is not spectator or full", param_hint="'--tournament-logs'")
+    from replays import signing
+
     ledger = writing(db) if submissions else reading(db)
     url = ledger.url
     ledger.close()
@@ -84,6 +86,36 @@ def serve(
     uvicorn.run(APPLICATION, factory=True, host=host, port=port, log_level="warning", server_header=False,
                 proxy_headers=True, forwarded_allow_ips="127.0.0.1")
     typer.echo("stopped")  # uvicorn takes Ctrl-C itself: the normal way to stop a server, not an error
+
+
+def install_command(source: Path | None, here: Path) -> str:
+    """How to add the web extra: from the clone tourney was installed from (``.[web]`` inside it), else by name."""
+    if source is None:
+        return f"pip install 'tourney[{EXTRA}]'"
+    if source.resolve() == here.resolve():
+        return f"pip install '.[{EXTRA}]'"
+    return f"pip install '{source}[{EXTRA}]'"
+
+
+def source_folder() -> Path | None:
+    """The folder (a clone) tourney was installed from: pip's record of a local install (PEP 610), or the
+    checkout an editable install runs from; None for an install by name from an index."""
+    import json
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    import tournaments
+
+    try:
+        recorded = metadata.distribution("tourney").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        recorded = None
+    if recorded:
+        url = urlparse(json.loads(recorded).get("url", ""))
+        if url.scheme == "file":
+            return Path(unquote(url.path))
+    checkout = Path(tournaments.__file__).resolve().parent.parent
+    return checkout if (checkout / "pyproject.toml").is_file() else None
 
 
 def _check_port(host: str, port: int) -> None:

@@ -6,13 +6,11 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from ledger import owners as owner_rows
-from tournaments.cli.options import Db, reading, writing
-from tournaments.ladder import owners
+from tournaments.cli.options import Db, reading, require_database, writing
 
 app = typer.Typer(help="Owners of bots on a served league, and their API tokens.", no_args_is_help=True)
 
@@ -30,6 +28,8 @@ def add(name: Name, db: Db = None) -> None:
 
     Example: tourney users add alice --db league.db
     """
+    from tournaments.ladder import owners
+
     try:
         token = owners.add(writing(db), name)
     except owners.BadName as error:
@@ -43,7 +43,11 @@ def token(name: Name, db: Db = None) -> None:
 
     Example: tourney users token alice --db league.db
     """
-    _shown(name, owners.new_token_for(writing(db), name))
+    from tournaments.ladder import owners
+
+    ledger = writing(db)
+    require_database(ledger, f"give owner {name!r} a token (`tourney users add` adds one)")
+    _shown(name, owners.new_token_for(ledger, name))
 
 
 @app.command("list")
@@ -52,12 +56,15 @@ def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 
     Example: tourney users list --db league.db
     """
+    from ledger import owners as owner_rows
+
     found = owner_rows.all_owners(reading(db))
     if as_json:
         typer.echo(orjson.dumps([{k: row[k] for k in ("name", "created_at", "bots")} for row in found],
                                 option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("owner", "bots", "added")
-    for row in found:
-        table.add_row(Text(row["name"]), Text(", ".join(row["bots"])), row["created_at"])
-    terminal.console().print(table)
+    columns = [tables.Column("owner", tables.NAME), tables.Column("bots", tables.PROSE),
+               tables.Column("added (UTC)", tables.WORD)]
+    console = terminal.console()
+    console.print(tables.fitted(console, columns, [(Text(row["name"]), Text(", ".join(row["bots"])),
+                                                    tables.minute(row["created_at"])) for row in found]))

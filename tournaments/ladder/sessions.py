@@ -36,14 +36,10 @@ from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from tournaments.bots.spec import BotSpec
 from tournaments.ladder import league, matchmaking
+from tournaments.ladder.defaults import LEASE
 from tournaments.play.runner import Job, Result, Spec, write_logs
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled, deal_seed
-
-LEASE = 60.0
-"""Seconds a claimed match stays a worker's without renewal (`ladder work --lease`); a worker renews
-the leases it holds every third of that, so only a worker that died (or cannot reach the database)
-loses one."""
 
 
 def matchmaking_seed(seed: str, first_deal: int) -> int:

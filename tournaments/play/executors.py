@@ -19,12 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tournaments.play import runner
+from tournaments.play.defaults import EXECUTORS, LOCAL, RAY
 from tournaments.play.runner import ExecutorError
 from tournaments.play.workers import run as run_workers
-
-LOCAL = "local"
-RAY = "ray"
-EXECUTORS = (LOCAL, RAY)
 
 
 class Executor(Protocol):

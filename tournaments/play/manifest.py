@@ -13,7 +13,8 @@ that the deals came from a seed fixed before play. ``replay export --tournament`
      "checkpoint": {"games", "root", "state", "public_key", "signature"} or null}
 
 `replay verify FOLDER` checks each manifest it finds there against the logs beside it, offline:
-the checkpoint's signature (against ``--key`` if given) over its root, the root recomputed
+the checkpoint's signature (against ``--key`` if given; an export ``--sign``ed with a key of its
+own has the checkpoint signed by that key, ``signed``) over its root, the root recomputed
 from the listed games (ledger.checkpoints), every listed game's log present with that head
 and no other log, a revealed seed against its commitment, and every game's seed derived from
 it and the game's key (tournaments.play.schedule.deal_seed).
@@ -68,6 +69,22 @@ def build(ledger: Ledger, scope: checkpoints.Scope, game: str) -> dict[str, Any]
         out["sessions"] = [{"id": s["id"], **_seed_json(seeds.Committed(s["origin"], s["commitment"]), s["seed"])}
                            for s in ladder_rows.sessions(ledger, scope.id)]
     return out
+
+
+def signed(manifest: dict[str, Any], key: Any) -> dict[str, Any]:
+    """The manifest with its checkpoint signed by ``key`` (an Ed25519 private key) instead of the ledger's.
+
+    ``replay export --sign KEY`` signs each log's head with KEY in place of the ledger's signature;
+    it signs the checkpoint the same way (the same message, the same games, root and state), so
+    that `replay verify FOLDER --key KEY.pub` holds the logs and the set of games to one key.
+    """
+    checkpoint = manifest["checkpoint"]
+    if checkpoint is None:
+        return manifest
+    message = keys.checkpoint_message(manifest["kind"], manifest["name"], checkpoint["games"], checkpoint["root"],
+                                      checkpoint["state"])
+    return {**manifest, "checkpoint": {**checkpoint, "public_key": keys.raw_public(key.public_key()).hex(),
+                                       "signature": key.sign(message).hex()}}
 
 
 def write(folder: Path, manifest: dict[str, Any]) -> Path:

@@ -31,18 +31,12 @@ from ledger.store import Ledger
 from tournaments.bots.discovery import describe, discover
 from tournaments.bots.spec import BotError, BotSpec, Limits
 from tournaments.play import results
+from tournaments.play.defaults import BATCH, FIXED_DEALS, MATCH, SPRT_DEALS
 from tournaments.play.formats import Stored
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import Scheduled, ScheduleError, table_games
+from tournaments.play.schedule import players as players_of
 from tournaments.ratings.sprt import Estimate, Sprt, estimate, trinomial
-
-MATCH = "match"
-BATCH = 10
-"""Deals per SPRT look: the LLR is checked after every 10 pairs (or blocks)."""
-FIXED_DEALS = 100
-"""Deals of a match without --sprt unless --games says otherwise."""
-SPRT_DEALS = 20_000
-"""The most deals an SPRT match plays unless --games says otherwise (then it ends undecided)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +251,48 @@ def statistics(plan: MatchPlan, stored: Stored) -> Statistics:
         wins, draws, losses, estimate(plan.tally(), plan.players), estimate(trinomial(wins, draws, losses), 1))
 
 
+class Running:
+    """A match's counts as its games come in, for the reports while it plays (fastchess's every N games).
+
+    Every game counts in the wins, draws and losses at once; a deal counts in the samples (and the
+    LLR shown) once all its rotations are in, whichever batch it belongs to. The SPRT itself
+    decides only at batch ends (``MatchPlan.status``); when the match is over the two agree.
+    """
+
+    def __init__(self, plan: MatchPlan, stored: Stored) -> None:
+        self.plan = plan
+        self.games = self.wins = self.draws = self.losses = 0
+        self._blocks: list[Fraction] = []
+        self._open: dict[str, list[Sequence[tuple[str, int]]]] = {}
+        for key, seats in stored.items():
+            self.add(key, seats)
+
+    def add(self, key: str, seats: Sequence[tuple[str, int]]) -> None:
+        match = self.plan.match
+        ranks = dict(seats)
+        mine = ranks[match.candidate]
+        for baseline in match.baselines:
+            self.wins += mine < ranks[baseline]
+            self.draws += mine == ranks[baseline]
+            self.losses += mine > ranks[baseline]
+        self.games += 1
+        deal = key.rpartition("-r")[0]  # t0-d<deal>: the rotations of one deal make its block
+        block = self._open.setdefault(deal, [])
+        block.append(seats)
+        if len(block) == self.plan.players:
+            self._blocks.append(block_score(self._open.pop(deal), match.candidate, match.baselines))
+
+    def statistics(self) -> Statistics:
+        plan, match = self.plan, self.plan.match
+        counts = tally(self._blocks, plan.players, len(match.baselines))
+        value = match.sprt.llr(counts, plan.players) if match.sprt is not None and self._blocks else None
+        status = Status(len(self._blocks), value, None, match.sprt.bounds if match.sprt is not None else None)
+        blocks = Counter(score * plan.players for score in self._blocks)
+        return Statistics(match.candidate, match.baselines[0], plan.players, len(self._blocks), self.games, status,
+                          match.sprt, dict(blocks), self.wins, self.draws, self.losses,
+                          estimate(counts, plan.players), estimate(trinomial(self.wins, self.draws, self.losses), 1))
+
+
 # -- setting a match up ------------------------------------------------------------------
 
 
@@ -291,7 +327,7 @@ def build(candidate: BotSpec, baseline: BotSpec, field: Sequence[BotSpec], game:
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     if not engine.min_seats <= k <= engine.max_seats:
-        raise TournamentError(f"{game} is played by {engine.min_seats}-{engine.max_seats} players, not {k}")
+        raise TournamentError(f"{game} is played by {players_of(engine.min_seats, engine.max_seats)}, not {k}")
     deals = games if games is not None else (SPRT_DEALS if sprt is not None else FIXED_DEALS)
     if deals < 1 or batch < 1:
         raise TournamentError("--games and --batch must be at least 1")

@@ -60,7 +60,6 @@ from tournaments.play.writer import MAX_GAMES, GroupCommit
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-DEFAULT_GAMES = 10
 
 
 class TournamentError(ValueError):
@@ -219,7 +218,9 @@ def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
             k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
                            game)
         except ScheduleError as error:
-            raise TournamentError(f"{error} in {folder}") from None
+            # The files skipped and the bots left out are why there are too few: their reasons go in the one line.
+            why = "; ".join(prepared.notices) if len(prepared.bots) < engine.min_seats else ""
+            raise TournamentError(f"{error} in {folder}" + (f" ({why})" if why else "")) from None
     except BaseException:
         prepared.__exit__()
         raise
@@ -476,18 +477,41 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"
                 if "bots" in changed else "")
-        raise TournamentError(f"cannot resume {name!r}: its {', '.join(changed)} differ from this command's{hint}")
+        differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
+        raise TournamentError(f"cannot resume {name!r}: its {differ} differ from this command's{hint}")
     return run
 
 
+SPEC_OPTIONS = {
+    "games": "--games", "players": "--players", "move_time_ms": "--move-time", "time_bank_ms": "--time-bank",
+    "sandbox": "--sandbox", "resources": "--memory-mb, --cpu-seconds, --max-processes", "format": "--format",
+}
+"""The option of the command that sets each key of a stored spec, for the message of a refused resume."""
+
+
+def _difference(key: str, stored: Any, given: Any) -> str:
+    """One changed key of a spec, as the user can act on it: ``games (--games: stored 10, given 4)``."""
+    option = SPEC_OPTIONS.get(key)
+    if option is None:
+        return key
+    if isinstance(stored, dict) or isinstance(given, dict):
+        return f"{key} ({option})"
+    if isinstance(stored, bool) or isinstance(given, bool):
+        stored, given = ("on" if stored else "off"), ("on" if given else "off")
+    unit = {"move_time_ms": " ms", "time_bank_ms": " ms"}.get(key, "")
+    return f"{key} ({option}: stored {stored}{unit}, given {given}{unit})"
+
+
 def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None,
-            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None, executor: Any = None) -> int:
+            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None, executor: Any = None,
+            finished: Callable[[Result], None] | None = None) -> int:
     """Play and store every game still to play, stage by stage; returns how many were stored.
 
     The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
     ``workers`` processes); this process alone stores them, each once.
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
-    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``.
+    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``. ``finished`` is told each
+    game this run stored, as soon as it is stored (the command's line per game), before ``progress``.
 
     A signed checkpoint is appended every ``checkpoints.EVERY`` games and when the run stops
     (done, interrupted or failed); once the tournament is over, the last one says so and a
@@ -528,6 +552,8 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             if bot_logs is not None:
                 write_logs(bot_logs, result.key, result.logs)
         run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
+        if new and finished is not None:
+            finished(result)
         if progress is not None:
             progress(stored)
 

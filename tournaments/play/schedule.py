@@ -42,12 +42,17 @@ def deal_seed(tournament_seed: str, table: int | str, deal: int) -> str:
     return hashlib.sha256(f"tourney-deal-v1/{tournament_seed}/{table}/{deal}".encode()).hexdigest()
 
 
+def players(minimum: int, maximum: int) -> str:
+    """How many play a game, in words: "2 players", "2 to 6 players"."""
+    return f"{minimum} players" if minimum == maximum else f"{minimum} to {maximum} players"
+
+
 def seat_count(requested: int | None, default: int, minimum: int, maximum: int, bots: int, game: str) -> int:
     """k: ``--players`` (default the game's usual count), at most the number of bots."""
     if bots < minimum:
         raise ScheduleError(f"{game} needs at least {minimum} bots, found {bots}")
     if requested is not None and not minimum <= requested <= maximum:
-        raise ScheduleError(f"{game} is played by {minimum}-{maximum} players, not {requested}")
+        raise ScheduleError(f"{game} is played by {players(minimum, maximum)}, not {requested}")
     k = requested if requested is not None else default
     return min(k, bots)
 

@@ -25,6 +25,8 @@ class Row:
     ci_low: float
     ci_high: float
     forfeits: int = 0
+    bot_id: int | None = None
+    """The bot's id in the ledger: the short id tables show, which commands take for its name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +89,10 @@ def of_tournament(ledger: Ledger, ref: str) -> Standings:
     checked = results.checked(ledger, row["id"])
     games = [[(seat.bot, seat.rank) for seat in game.seats] for game in checked.games]
     sandboxed = bool(loads(row["spec"]).get("sandbox", False))  # specs stored before the sandbox: without
-    return replace(compute(row["name"], row["game"], games, results.forfeit_counts(checked.games), sandboxed),
-                   trust=checked.trust, seed=seed_of(row))
+    found = compute(row["name"], row["game"], games, results.forfeit_counts(checked.games), sandboxed)
+    ids = tournament_rows.entrants(ledger, row["id"])
+    return replace(found, rows=[replace(r, bot_id=ids.get(r.bot)) for r in found.rows], trust=checked.trust,
+                   seed=seed_of(row))
 
 
 def seed_of(row: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,15 @@ Normalized Elo", section 4).
   Elo -400 log10(1/mu - 1) (mu held in [0.001, 0.999]) and as normalised Elo
   (mu - 1/2) / sqrt(games_per_sample * var) * 800 / ln 10; LOS = 1/2 (1 + erf((mu - 1/2) /
   sqrt(2 var / N))).
+* ``one_sided``: a tally in which every sample won (or every one lost) has no spread, so its
+  interval is a point and its normalised Elo infinite. What can be said is a one-sided bound:
+  the exact (Clopper-Pearson) 95% bound on the chance p that a sample wins, p = 0.025^(1/N)
+  (the lower end of the two-sided 95% interval of N wins in N), shown as the logistic Elo of p and
+  the normalised Elo of a sample that scores 1 with chance p and 0 otherwise (for a given mean the
+  largest variance, so the smallest normalised Elo): both are bounds the true values exceed with
+  95% confidence (below which they fall, for every sample lost).
+* ``expected_samples``: how many samples the test takes in all if the LLR keeps the mean slope it
+  has had so far (Wald's approximation: the bound it heads for over its drift per sample).
 """
 
 from __future__ import annotations
@@ -148,11 +157,17 @@ class Estimate:
     elo: tuple[float, float, float]
     nelo: tuple[float, float, float]
     los: float
+    bound: tuple[float, float] | None = None
+    """Every sample won (or lost): the one-sided 95% bounds (logistic Elo, normalised Elo), ``one_sided``."""
 
     def to_json(self) -> dict[str, object]:
         finite = [None if not math.isfinite(x) else round(x, 2) for x in self.nelo]
-        return {"samples": self.samples, "score": round(self.score, 6), "los": round(self.los, 6),
-                "elo": [round(x, 2) for x in self.elo], "nelo": finite}
+        out: dict[str, object] = {"samples": self.samples, "score": round(self.score, 6), "los": round(self.los, 6),
+                                  "elo": [round(x, 2) for x in self.elo], "nelo": finite}
+        if self.bound is not None:
+            out["bound"] = {"side": "lower" if self.bound[0] > 0 else "upper", "elo": round(self.bound[0], 2),
+                            "nelo": round(self.bound[1], 2)}
+        return out
 
 
 def estimate(tally: Tally, games_per_sample: int) -> Estimate:
@@ -170,7 +185,31 @@ def estimate(tally: Tally, games_per_sample: int) -> Estimate:
         los = 0.5 * (1.0 + math.erf((mu - 0.5) / math.sqrt(2.0 * var / n)))
     else:
         los = 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
-    return Estimate(n, mu, var, elo, nelo, los)  # type: ignore[arg-type]
+    bound = one_sided(n, games_per_sample, mu > 0.5) if var == 0 and mu in (0.0, 1.0) else None
+    return Estimate(n, mu, var, elo, nelo, los, bound)  # type: ignore[arg-type]
+
+
+ONE_SIDED_TAIL = (1.0 - 0.95) / 2
+"""The tail of a one-sided bound: that of either end of a two-sided 95% interval."""
+
+
+def one_sided(samples: float, games_per_sample: int, won: bool) -> tuple[float, float]:
+    """(logistic Elo, normalised Elo) bounds of ``samples`` samples that all won (lower bounds) or all lost
+    (upper bounds), at 95% (see the module docstring)."""
+    if samples <= 0:
+        raise SprtError("a one-sided bound needs at least one sample")
+    p = ONE_SIDED_TAIL ** (1.0 / samples)  # the chance of a win that N wins in N leave at the 95% edge
+    nelo = (p - 0.5) / math.sqrt(games_per_sample * p * (1.0 - p)) * NELO_PER_T
+    elo = logistic_elo(p)
+    return (elo, nelo) if won else (-elo, -nelo)
+
+
+def expected_samples(llr_value: float, samples: int, bounds: tuple[float, float]) -> float | None:
+    """Samples the test should take in all, at the LLR's mean slope so far; None before it has moved."""
+    if samples <= 0 or llr_value == 0.0:
+        return None
+    target = bounds[1] if llr_value > 0 else bounds[0]
+    return max(float(samples), samples * target / llr_value)
 
 
 def _nelo(score: float, variance: float, games_per_sample: int) -> float:

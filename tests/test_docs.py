@@ -29,9 +29,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-EXEMPT = {"security.md": "the sandbox's owner converts its examples", "web.md": "the web's owner converts its "
-          "examples", "rl.md": "the RL adapters' owner converts its examples"}
-"""Pages whose examples other work is converting to marked blocks (issue 31); until then they are not checked."""
 FENCE = re.compile(r"^```(\S*)(.*)$")
 COMMAND = re.compile(r"^(tourney|pip|python3?|tox|\.ci/\S+|cd|mkdir|cp|git|export) ")
 
@@ -71,15 +68,13 @@ def examples(path: Path) -> list[tuple[int, str]]:
 def test_every_example_is_marked_run_or_not_run_with_a_reason(path):
     """A shell example is a fenced `sh` block, run, or marked `not-run:` with its reason; no command block is left
     indented and unmarked (pages other work converts aside)."""
-    if path.name in EXEMPT:
-        pytest.skip(EXEMPT[path.name])
     for line, language, rest, _ in blocks(path):
         if language == "sh" and rest:
             assert re.fullmatch(r"not-run: \S.{9,}", rest), f"{path.name}:{line}: `sh {rest}`: say `not-run: why`"
     assert unmarked(path) == [], f"{path.name}: unmarked command blocks at lines {unmarked(path)}"
 
 
-RUN = [path for path in DOCS if path.name not in EXEMPT and examples(path)]
+RUN = [path for path in DOCS if examples(path)]
 
 
 @pytest.mark.slow

@@ -175,3 +175,25 @@ def test_serve_says_how_to_add_the_web_extra_where_tourney_came_from(tmp_path):
     assert install_command(clone, clone) == "pip install '.[web]'"
     assert install_command(clone, tmp_path) == f"pip install '{clone}[web]'"
     assert install_command(None, tmp_path) == "pip install 'tourney[web]'"
+
+
+def test_a_script_without_its_run_bit_and_an_executable_python_program_are_left_out_with_a_hint(tmp_path,
+                                                                                                monkeypatch):
+    """A `.sh` without the run bit, and an executable `.py` that is a program (not a Python bot), are each left out
+    with a notice saying how to play them (chmod +x; a manifest), not skipped in silence or with a bare error."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in ("random_bot.py", "first_legal.sh"):
+        shutil.copy(BOTS / name, folder)
+    (folder / "first_legal.sh").chmod(0o644)
+    program = folder / "player.py"
+    program.write_text("#!/usr/bin/env python3\nimport sys\nfor line in sys.stdin:\n    pass\n")
+    program.chmod(0o755)
+    result = tourney("run", folder, "--game", "lemur-tails", "--sandbox", "off", "--jobs", "0")
+    assert result.exit_code == 1
+    assert "skipped first_legal.sh: it is not executable: `chmod +x first_legal.sh` to play it as a program" in \
+        result.output
+    assert ("skipped player.py: a Python bot defines GAMES and class Bot (see docs/bot-protocol.md); it is "
+            "executable: to run it as a program, name it in a manifest player.bot.json (docs/bot-protocol.md)") in \
+        result.output

@@ -82,6 +82,10 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
     return specs, notices
 
 
+SCRIPT_SUFFIXES = (".sh", ".bash")
+"""Files that can only be meant as program bots: one without its run bit is left out with a hint."""
+
+
 def describe(path: Path) -> BotSpec | None:
     """The BotSpec of one file, None if it is not meant as a bot; BotError if it is broken or
     cannot be read as a bot's file (see the module's docstring).
@@ -91,7 +95,13 @@ def describe(path: Path) -> BotSpec | None:
     budget = _Budget()
     if path.suffix == ".py":
         source = read_bot_file(path, path.parent, budget, MAX_SOURCE_BYTES)
-        games = _declared_games(source, path)
+        try:
+            games = _declared_games(source, path)
+        except BotError as error:
+            if _executable(path):  # meant as a program, perhaps: say how to run it as one
+                raise BotError(f"{error}; it is executable: to run it as a program, name it in a manifest "
+                               f"{path.stem}{MANIFEST_SUFFIX} (docs/bot-protocol.md)") from None
+            raise
         games = ("*",) if games == "*" else tuple(games)
         return BotSpec(path.stem, PYTHON, str(path), hashlib.sha256(source).hexdigest(), games, (),
                        str(path.parent.resolve()), (path.name,))
@@ -101,6 +111,8 @@ def describe(path: Path) -> BotSpec | None:
         content = read_bot_file(path, path.parent, budget)
         return BotSpec(path.name.split(".")[0], PROGRAM, str(path), hashlib.sha256(content).hexdigest(), None,
                        (f"./{path.name}",), str(path.parent.resolve()), (path.name,))
+    if path.suffix in SCRIPT_SUFFIXES:
+        raise BotError(f"it is not executable: `chmod +x {path.name}` to play it as a program")
     return None
 
 

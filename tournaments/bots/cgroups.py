@@ -400,6 +400,14 @@ class Box:
                     time.sleep(0.005)
 
 
+def sweep() -> None:
+    """Thaw, empty and remove the groups of tourney processes on this machine that are gone (a worker
+    SIGKILLed with its sandboxes frozen leaves them stopped: only a thaw lets a frozen task die)."""
+    found = hierarchy()
+    if found is not None:
+        _sweep(found)
+
+
 def _sweep(found: Hierarchy) -> None:
     """Empty and remove the groups of tourney processes that died without removing them."""
     for folder in stale(found):

@@ -107,10 +107,12 @@ class CleanErrors(TyperGroup):
         finally:
             if handler is not None:
                 signal.signal(signal.SIGINT, handler)
-            # A command's warm sandboxes end with it (in a test's process too, which lives on).
+            # A command's warm sandboxes end with it (in a test's process too, which lives on), and
+            # what its dead workers' sandboxes left (groups frozen when a worker was SIGKILLed) with them.
             warm = sys.modules.get("tournaments.bots.warm")
             if warm is not None:
                 warm.pool.close()
+                sys.modules["tournaments.bots.cgroups"].sweep()
 
 
 def _take_ctrl_c() -> Any:

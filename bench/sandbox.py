@@ -14,12 +14,17 @@ Then two copies of bots/programs/random_player.py run as a program (a manifest n
 ``python3 programs/random_player.py``), two ways: off (``--sandbox off``: a plain process per bot
 per game) and on (sandboxed, as a run plays by default).
 
+And a floor: the same Python games with each bot's process started once and kept for every game
+(no sandbox, no cgroup, no new process): what the JSON-lines protocol alone costs, a round trip
+between two processes per move, which no sandbox can go below.
+
 Rounds alternate the ways, the best rate of each is kept. The lines (docs/benchmarks.md has runs):
 
     sandbox: sandboxed, cgroup v1, seccomp, cpu clock, no pondering
     sandbox: process=3.9 games/s
     sandbox: off=61.0 on=3.1 games/s ratio: 0.051
     sandbox: program off=20.0 on=15.0 games/s ratio: 0.750
+    sandbox: floor protocol=70.0 games/s ratio: 0.120
 
 Usage: python bench/sandbox.py [--games N] [--rounds R]
 """
@@ -33,13 +38,16 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tournaments.bots import sandbox  # noqa: E402 (after the sys.path line)
-from tournaments.bots.spec import Confinement, Limits, Resources  # noqa: E402
+from tournaments.bots.protocol import ProgramAgent, ProgramProcess  # noqa: E402
+from tournaments.bots.spec import PROGRAM, BotSpec, Confinement, Limits, Resources  # noqa: E402
 from tournaments.play import runner  # noqa: E402
 from tournaments.play.schedule import schedule  # noqa: E402
 
@@ -58,6 +66,42 @@ def rate(folder: Path, games: int, confinement: Confinement, in_worker: bool) ->
             result = runner.play_job(job, in_worker=in_worker)
             assert result.recorded.reason == "finished", result.recorded.reason
         return len(jobs) / (time.perf_counter() - began)
+
+
+KEPT = ("import sys; sys.path += {paths!r}; from tournaments.bots import pyhost; streams = pyhost._protocol_streams()\n"
+        "while True:\n    pyhost.serve(sys.argv[1], *streams)")
+"""A pyhost that plays one game after another in one process (the floor's bots)."""
+
+
+class Kept(ProgramAgent):
+    """A seat played by a bot process kept from game to game (the floor): greeted each game, never killed."""
+
+    kept: ClassVar[dict[str, ProgramProcess]] = {}
+
+    def __init__(self, spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
+                 confinement: Confinement) -> None:
+        super().__init__(spec, game, seat, seats, seed, limits, confinement)
+
+    def _start(self, spec: BotSpec, confinement: Confinement) -> ProgramProcess:
+        if spec.path not in self.kept:
+            boot = KEPT.format(paths=sandbox.pyhost_paths())
+            self.kept[spec.path] = ProgramProcess(replace(spec, kind=PROGRAM, command=(sys.executable, "-I", "-S",
+                                                                                      "-c", boot, spec.files[0])),
+                                                  Confinement(False))
+        return self.kept[spec.path]
+
+    def close(self) -> None:
+        self.process = None
+
+
+def floor_rate(folder: Path, games: int) -> float:
+    """Games per second with bot processes kept for every game (runner.make_agent's program agent replaced)."""
+    made = runner.make_agent
+    runner.make_agent = lambda spec, *rest, **named: Kept(spec, *rest[:5], Confinement(False))
+    try:
+        return rate(folder, games, Confinement(False), False)
+    finally:
+        runner.make_agent = made
 
 
 def main() -> None:
@@ -89,11 +133,15 @@ def main() -> None:
         for _ in range(args.rounds):
             for way, (bots, confinement, in_worker) in ways.items():
                 best[way] = max(best[way], rate(bots, args.games, confinement, in_worker))
+        floor = max(floor_rate(folder, args.games) for _ in range(args.rounds))
+        for process in Kept.kept.values():
+            process.kill()
     print(f"sandbox: {sandbox.describe(on)}")
     print(f"sandbox: process={best['process']:.1f} games/s")
     print(f"sandbox: off={best['off']:.1f} on={best['on']:.1f} games/s ratio: {best['on'] / best['off']:.3f}")
     print(f"sandbox: program off={best['program off']:.1f} on={best['program on']:.1f} games/s ratio: "
           f"{best['program on'] / best['program off']:.3f}")
+    print(f"sandbox: floor protocol={floor:.1f} games/s ratio: {floor / best['off']:.3f}")
 
 
 if __name__ == "__main__":

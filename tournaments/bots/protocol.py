@@ -447,9 +447,13 @@ class ProgramAgent:
         self.process: ProgramProcess | None = None
         self.tail = b""
         try:  # started now (frozen, unless bots may ponder, until its first turn)
-            self.process = ProgramProcess(spec, confinement, paused=True)
+            self.process = self._start(spec, confinement)
         except BotFailure as failure:
             self.failure = str(failure)
+
+    def _start(self, spec: BotSpec, confinement: Confinement) -> ProgramProcess:
+        """The seat's process (bench/sandbox.py's floor keeps one for every game instead)."""
+        return ProgramProcess(spec, confinement, paused=True)
 
     def act(self, turn: Turn) -> Any:
         try:

@@ -67,3 +67,22 @@ def test_a_megabyte_of_failure_is_stored_as_1_kib(tmp_path):
     assert forfeits["huge_action"].startswith("illegal action: ") and "x" * 500 in forfeits["huge_action"]
     assert forfeits["long_decline"].startswith("bot failure: declined: " + "y" * 500)
     assert " ... [cut: 1000023 bytes in all]" in forfeits["long_decline"]
+
+
+def test_a_long_decline_at_the_first_handshake_is_shown_cut(tmp_path):
+    """Attack: a bot declines tourney's first handshake (before any game) with a ~1 MB reason, which the run
+    shows as the notice leaving it out: the notice is cut to the length of a stored reason, with the marker."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(SHIPPED / "random_bot.py", folder / "random_bot.py")
+    shutil.copy(SHIPPED / "random_bot.py", folder / "random_b.py")
+    (folder / "_decline.py").write_text(
+        "import json, sys\nfor line in sys.stdin:\n"
+        "    print(json.dumps({'type': 'decline', 'reason': 'z' * 1_000_000}), flush=True)\n")
+    (folder / "decliner.bot.json").write_text(json.dumps({"command": [sys.executable, "-I", "_decline.py"]}))
+    done = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME,
+                           "--games", "1", "--jobs", "1", "--db", str(tmp_path / "t.db")], capture_output=True,
+                          text=True, timeout=240, cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    notice = next(line for line in done.stderr.splitlines() if line.startswith("left out decliner: declined: z"))
+    assert len(notice.encode()) <= MAX_REASON_BYTES and notice.endswith("bytes in all]"), notice[-100:]

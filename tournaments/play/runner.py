@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engines import registry
-from engines.driver import play
+from engines.driver import bounded_reason, play
 from ledger import checkpoints, seeds
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
@@ -212,7 +212,7 @@ def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
         prepared.notices[:0] = notices
         for spec, failure in zip(list(prepared.bots), failures, strict=True):
             if failure:
-                prepared.notices.append(f"left out {spec.name}: {failure}")
+                prepared.notices.append(bounded_reason(f"left out {spec.name}: {failure}"))  # a bot wrote it
                 prepared.bots.remove(spec)
         try:
             k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),

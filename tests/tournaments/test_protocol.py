@@ -128,16 +128,35 @@ def alive(pid: int) -> bool:
     return True
 
 
-def wait_gone(pids: list[int], timeout: float = 5.0) -> list[int]:
-    """The pids still running after up to ``timeout`` seconds (those left are killed, for hygiene)."""
+def wait_gone(pids: list[int], timeout: float = 5.0, report: list[str] | None = None) -> list[int]:
+    """The pids still running after up to ``timeout`` seconds (those left are killed, for hygiene; what
+    each was, as ``described``, goes to ``report`` first)."""
     deadline = time.monotonic() + timeout
     left = [pid for pid in pids if alive(pid)]
     while left and time.monotonic() < deadline:
         time.sleep(0.05)
         left = [pid for pid in left if alive(pid)]
     for pid in left:
-        os.kill(pid, signal.SIGKILL)
+        if report is not None:
+            report.append(described(pid))
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     return left
+
+
+def described(pid: int) -> str:
+    """What a process is, for a failure's message: its state, command line and cgroups (a frozen one
+    says why a killed process is still there)."""
+    parts = [str(pid)]
+    with suppress(OSError, StopIteration):
+        parts.append(next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                          if line.startswith("State:")))
+    with suppress(OSError):
+        parts.append(repr(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:200]))
+    with suppress(OSError):
+        parts.append(" ".join(line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+                              if "tourney" in line))
+    return " ".join(parts)
 
 
 @pytest.fixture(autouse=True)

@@ -33,6 +33,8 @@ state's ``History()`` would still see the undone action.
 from __future__ import annotations
 
 import json
+import resource
+import time
 from copy import copy
 from typing import Any
 
@@ -269,7 +271,14 @@ class SearchBot:
 
     ``make(game, random_state)`` builds the OpenSpiel bot once the table size is known; ``random_state``
     is a numpy RandomState seeded from the tourney bot's own rng, so a tournament seed replays it.
+
+    A search's cost is fixed in simulations, not in time, and a sandboxed bot's process has ``--cpu-seconds``
+    of CPU for its whole game (RLIMIT_CPU; SIGXCPU past it, a forfeit). A loaded machine stretches the CPU
+    time of the same work, so once the process has used ``CPU_SHARE`` of its limit the bot plays the rest of
+    the game at random (from its rng) rather than forfeit it; without a limit it always searches.
     """
+
+    CPU_SHARE = 0.75
 
     def __init__(self, game: str, seat: int, rng, make) -> None:
         self.engine = registry.get(game)
@@ -289,12 +298,19 @@ class SearchBot:
             self.seen = self.seen.add(len(self.seen.items), event)
         if len(turn.legal) == 1:
             return turn.legal[0]
+        if self.out_of_cpu():
+            return self.rng.choice(turn.legal)
         sample = self.sighting.sample(self.rng)
         if self.bot is None:
             self.spiel_game = pyspiel.load_game(short_name(self.name), {"players": len(self.engine.ranking(sample))})
             self.bot = self.make(self.spiel_game, np.random.RandomState(self.rng.getrandbits(32)))
         action = SPACES[self.name].names[self.bot.step(self.root(sample))]
         return action if action in turn.legal else turn.legal[0]
+
+    def out_of_cpu(self) -> bool:
+        """Whether this process has used ``CPU_SHARE`` of its CPU-time limit (never, without one)."""
+        limit = resource.getrlimit(resource.RLIMIT_CPU)[0]
+        return limit != resource.RLIM_INFINITY and time.process_time() >= self.CPU_SHARE * limit
 
     def root(self, sample: Any) -> TourneyState:
         """The state the OpenSpiel bot searches from: the sample (it knows no history)."""

@@ -112,12 +112,17 @@ class Log:
         self.lines: dict[str, list] = {}  # rendering -> its line for each of the first items
         self.joined: dict[tuple[str, int | None], tuple[int, str]] = {}  # (kind, player) -> (items read, string)
 
+    def at(self, n: int) -> Log:
+        """A log of this one's first ``n`` items to append to: itself, or a copy when another state went on past n."""
+        if len(self.items) == n:
+            return self
+        log = Log(self.items[:n])
+        log.lines = {name: lines[:n] for name, lines in self.lines.items()}
+        return log
+
     def add(self, n: int, item: Any) -> Log:
-        """This log with ``item`` after its first ``n`` items: itself, or a copy when another state went on past n."""
-        log = self
-        if len(self.items) != n:
-            log = Log(self.items[:n])
-            log.lines = {name: lines[:n] for name, lines in self.lines.items()}
+        """This log with ``item`` after its first ``n`` items (itself, or a copy: see ``at``)."""
+        log = self.at(n)
         log.items.append(item)
         return log
 
@@ -259,7 +264,7 @@ class Core:
         self.origin: tuple[Any, Past | None, int] | None = None  # where a core not built by initial() started
         self.events = Log()
         self.n_events = 0
-        self.moves = Log()  # per action applied: (player, action, the position before it)
+        self.moves = Log()  # per action applied: (player, action, then the position before it, as undo restores it)
         self.n_moves = 0
         self.draws: tuple[int, ...] = ()  # outcomes drawn so far in the open chance step
         self.bounds: tuple[int, ...] | None = None  # the open chance step's bounds, when announced (module docstring)
@@ -267,7 +272,7 @@ class Core:
         self.pending = 0  # outcomes of the chance node now open (0: none)
         self.steps = steps  # chance steps completed: the k-th draws from the game's PRNG stream k
         self.actor = CHANCE
-        self.legal: list[int] | None = None
+        self.legal: tuple[int, ...] | None = None  # a tuple: the collector stops looking at it (a list it walks)
         self.memo: dict[int, tuple[int, Any]] = {}  # player -> (events it has seen, its determinizer)
 
     @classmethod
@@ -300,7 +305,7 @@ class Core:
         return self.__copy__()
 
     def __reduce__(self):
-        return _rebuild, (self.rules, self.origin, [action for _, action, _ in self.moves.items[:self.n_moves]])
+        return _rebuild, (self.rules, self.origin, [move[1] for move in self.moves.items[:self.n_moves]])
 
     # --- reading --------------------------------------------------------------------------------------------
 
@@ -321,7 +326,7 @@ class Core:
         legal = self.legal
         if legal is None:
             index = self.rules.space.index
-            legal = self.legal = sorted([index[action] for action in self.rules.engine.legal_actions(self.now)])
+            legal = self.legal = tuple(sorted(map(index.__getitem__, self.rules.engine.legal_actions(self.now))))
         return list(legal)
 
     def returns(self) -> list[float]:
@@ -348,7 +353,7 @@ class Core:
 
     def history(self) -> list[tuple[int, int]]:
         """(player, action) of every action applied since this core's origin."""
-        return [(player, action) for player, action, _ in self.moves.items[:self.n_moves]]
+        return [(move[0], move[1]) for move in self.moves.items[:self.n_moves]]
 
     # --- moving on ------------------------------------------------------------------------------------------
 
@@ -377,16 +382,18 @@ class Core:
         self.settle()
 
     def _remember(self, player: int, action: int) -> None:
-        position = (self.now, self.actor, self.draws, self.bounds, self.ready, self.pending, self.steps,
-                    self.n_events, self.legal)
-        self.moves = self.moves.add(self.n_moves, (player, action, position))
+        # One flat tuple a move (this runs at every step, chance draws included): player, action, then what undo()
+        # restores, in its order.
+        moves = self.moves = self.moves.at(self.n_moves)
+        moves.items.append((player, action, self.now, self.actor, self.draws, self.bounds, self.ready, self.pending,
+                            self.steps, self.n_events, self.legal))
         self.n_moves += 1
 
     def undo(self, player: int, action: int) -> None:
         """Take back the last action, which must be ``action`` by ``player`` (ValueError otherwise)."""
         if not self.n_moves:
             raise ValueError("no action to undo: this state is where it started")
-        last, taken, position = self.moves.items[self.n_moves - 1]
+        last, taken, *position = self.moves.items[self.n_moves - 1]
         if (last, taken) != (player, action):
             raise ValueError(f"the last action was {taken} by player {last}, not {action} by player {player}")
         (self.now, self.actor, self.draws, self.bounds, self.ready, self.pending, self.steps, self.n_events,
@@ -396,12 +403,12 @@ class Core:
 
     def _fold(self, events) -> None:
         apply = self.rules.engine.apply
-        state, log, n = self.now, self.events, self.n_events
+        state = self.now
         for event in events:
             state = apply(state, event)
-            log = log.add(n, event)
-            n += 1
-        self.now, self.events, self.n_events = state, log, n
+        log = self.events = self.events.at(self.n_events)
+        log.items.extend(events)
+        self.now, self.n_events = state, len(log.items)
         self.legal = None
 
     def settle(self) -> None:

@@ -11,7 +11,14 @@ slices, taking turns, so the load of a shared machine falls on all alike. One li
     rl: tails-on-fire pettingzoo=N openspiel=N steps/s ratio: X
     rl: hearts openspiel=N steps/s
 
-``ratio`` is the game's OpenSpiel steps a second over hearts'; the goal (issue 33) is 0.2 or more.
+``ratio`` is the game's OpenSpiel steps a second over hearts'; the goal (issue 33) is 0.2 or more. A last line
+is the floor of any game written in Python, through the same loop: a Python game that does nothing (a fixed
+list of ten legal actions, a chance node every fourth step, 300 steps a game), its steps a second over hearts':
+
+    rl: floor python-game=N steps/s ratio: X
+
+What separates a game's ratio from the floor's is that game's own Python work (its engine and adapter), not
+pyspiel's bridge between C++ and Python.
 
 Usage: python bench/rl.py [--seconds S] [--game G]...
 """
@@ -73,6 +80,63 @@ class OpenSpielLoop:
         return self.steps / self.seconds
 
 
+class Floor(pyspiel.Game):
+    """A game in Python that does nothing a step: the fastest any Python game runs through the loop."""
+
+    TYPE = pyspiel.GameType(
+        short_name="python_bench_floor", long_name="a game that does nothing",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION, utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL, max_num_players=3, min_num_players=3,
+        provides_information_state_string=False, provides_information_state_tensor=False,
+        provides_observation_string=False, provides_observation_tensor=False, parameter_specification={})
+    LENGTH = 300
+
+    def __init__(self, params=None) -> None:
+        info = pyspiel.GameInfo(num_distinct_actions=10, max_chance_outcomes=10, num_players=3, min_utility=-1.0,
+                                max_utility=1.0, utility_sum=None, max_game_length=self.LENGTH)
+        super().__init__(self.TYPE, info, params or {})
+
+    def new_initial_state(self) -> FloorState:
+        return FloorState(self)
+
+
+FLOOR_LEGAL = list(range(10))
+FLOOR_OUTCOMES = [(action, 0.1) for action in range(10)]
+
+
+class FloorState(pyspiel.State):
+    def __init__(self, game: Floor) -> None:
+        super().__init__(game)
+        self.steps = 0
+        self.player = pyspiel.PlayerId.CHANCE
+
+    def current_player(self) -> int:
+        return pyspiel.PlayerId.TERMINAL if self.steps >= Floor.LENGTH else self.player
+
+    def is_terminal(self) -> bool:
+        return self.steps >= Floor.LENGTH
+
+    def is_chance_node(self) -> bool:
+        return self.player == pyspiel.PlayerId.CHANCE
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return FLOOR_OUTCOMES
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        return FLOOR_LEGAL
+
+    def _apply_action(self, action: int) -> None:
+        self.steps += 1
+        self.player = pyspiel.PlayerId.CHANCE if self.steps % 4 == 0 else self.steps % 3
+
+    def returns(self) -> list[float]:
+        return [0.0, 0.0, 0.0]
+
+    def __str__(self) -> str:
+        return str(self.steps)
+
+
 class PettingZooLoop:
     """Random games of a PettingZoo environment, played a slice at a time; counts every decision's step."""
 
@@ -117,6 +181,8 @@ def main() -> None:
     args = parser.parse_args()
     games = args.game or list(TABLES)
     hearts = OpenSpielLoop(pyspiel.load_game("hearts"), 1)
+    pyspiel.register_game(Floor.TYPE, Floor)
+    floor = OpenSpielLoop(pyspiel.load_game(Floor.TYPE.short_name), 1)
     loops = {game: (PettingZooLoop(game, TABLES[game], 1),
                     OpenSpielLoop(pyspiel.load_game(short_name(game), {"players": TABLES[game]}), 1))
              for game in games}
@@ -127,10 +193,13 @@ def main() -> None:
             pettingzoo.run(piece)
             openspiel.run(piece)
             hearts.run(piece / len(loops))
+        floor.run(piece)
+        hearts.run(piece)
     for game, (pettingzoo, openspiel) in loops.items():
         print(f"rl: {game} pettingzoo={pettingzoo.rate():.0f} openspiel={openspiel.rate():.0f} steps/s "
               f"ratio: {openspiel.rate() / hearts.rate():.2f}", flush=True)
     print(f"rl: hearts openspiel={hearts.rate():.0f} steps/s", flush=True)
+    print(f"rl: floor python-game={floor.rate():.0f} steps/s ratio: {floor.rate() / hearts.rate():.2f}", flush=True)
 
 
 if __name__ == "__main__":

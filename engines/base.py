@@ -208,6 +208,26 @@ def chain_of(steps: Sequence[tuple[Any, Event, Any]]) -> tuple[Any, Any, Any, An
     return link
 
 
+def fast_replace(cls: type) -> type:
+    """Give the NamedTuple ``cls`` a ``_replace`` that touches only the changed fields; returns ``cls``.
+
+    NamedTuple's own rebuilds every field through a dict and ``map``; a fold replaces a few fields of
+    a state of twenty or more per event, and this is two to three times as fast, with the same result
+    (an unknown field raises KeyError rather than ValueError).
+    """
+    index = {name: position for position, name in enumerate(cls._fields)}
+    new = tuple.__new__
+
+    def _replace(self: Any, **changes: Any) -> Any:
+        values = [*self]
+        for name in changes:
+            values[index[name]] = changes[name]
+        return new(cls, values)
+
+    cls._replace = _replace  # type: ignore[attr-defined]
+    return cls
+
+
 def competition_ranks(scores: Sequence[Any]) -> list[int]:
     """Rank per seat by descending score, ties sharing the best rank ("1224", ALL-6)."""
     ordered = sorted(scores, reverse=True)

@@ -17,9 +17,10 @@ IllegalAction with the reason when an action breaks a rule. ``decide`` takes the
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
-from engines.base import Event, IllegalAction, competition_ranks
+from engines.base import Event, IllegalAction, competition_ranks, fast_replace
 from engines.lemur_tails.cards import (
     DISCARD_ACTIONS,
     KIND,
@@ -106,6 +107,9 @@ class State(NamedTuple):
     """Empty while the game runs; then why it ended ("end card", "deck empty", "move cap")."""
 
 
+fast_replace(State)  # NamedTuple's own _replace rebuilds all 21 fields; the fold replaces a few per event
+
+
 # ---------------------------------------------------------------------- legal actions
 
 
@@ -131,18 +135,14 @@ def legal_actions(state: State) -> list[str]:
         return out
     tails = state.tails
     out = []
-    in_hand = set(kinds)
     for t in range(4):
-        common = in_hand.intersection(accepts(t, tails[t]))
-        if common:
-            out.extend(PLAY_ACTIONS[k][t] for k in sorted(common))
+        accepted = accepts(t, tails[t])
+        out += [PLAY_ACTIONS[k][t] for k in kinds if k in accepted]
+    in_hand = set(kinds)
     for t in range(4):
         tail = tails[t]
         if tail and max(tail) >= NUMBERED:  # jokers have the highest ids
-            for position, card in enumerate(tail):
-                if card >= NUMBERED:
-                    common = in_hand.intersection(exchange_kinds(tail, position))
-                    out.extend(f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[k]}" for k in sorted(common))
+            out += [action for kind, action in _exchanges(t, tail) if kind in in_hand]
     if state.present[seat]:
         out.extend(MARKET_ACTIONS[k] for k in sorted({KIND[card] for card in state.market}))
         other = 1 - seat
@@ -155,6 +155,18 @@ def legal_actions(state: State) -> list[str]:
         out.extend(DISCARD_ACTIONS[k] for k in kinds)
     out.append("end")
     return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _exchanges(t: int, tail: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
+    """Every exchange of a joker on ``tail`` (tail index ``t``) that some hand could make: (kind, action), by
+    position then kind. Cached: a tail changes one card at a time, so the same tail is asked about for many
+    decisions, and its actions are then the very same strings."""
+    return tuple(
+        (kind, f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}")
+        for position, card in enumerate(tail) if card >= NUMBERED
+        for kind in sorted(exchange_kinds(tail, position))
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------- decide

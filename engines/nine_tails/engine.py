@@ -45,6 +45,7 @@ from engines.nine_tails.cards import (
     STUDY,
     TAIL_VALUE,
     WILD_FOX,
+    WILDS_IDS,
 )
 from engines.nine_tails.determinize import Sighting
 from engines.nine_tails.fold import apply, fold_ahead
@@ -70,18 +71,21 @@ from engines.nine_tails.state import (
     State,
     ascension_cards,
     assign,
+    can_use_any,
     fits,
     locate,
     usable,
+    usable_cards,
 )
 
 OPTIONS = {"fast": "bool: win at two ascended foxes instead of three (NT-9)"}
+TAKE = {card: f"take:{card}" for card in WILDS_IDS}  # the CHOOSE actions, made once
 
 # --- the active seat's decisions (rulebook "A Player's Turn") -------------------------------
 
 
 def _legal_action(state: State, seat: int) -> list[str]:
-    if any(usable(state, seat, card) for card in state.village):
+    if can_use_any(state, seat, state.village):
         return ["venture", "sneak", "rest"]
     return ["venture", "rest"]
 
@@ -91,7 +95,7 @@ def _decide_action(state: State, seat: int, action: str) -> list[Event]:
         cards = list(state.wilds[:REVEAL])  # NT-8: min(3, cards left)
         return [Event("wilds_revealed", {"seat": seat, "cards": cards})]
     if action == "sneak":
-        if not any(usable(state, seat, card) for card in state.village):
+        if not can_use_any(state, seat, state.village):
             why = "the Village is empty" if not state.village else "no Village card is one it can claim or give"
             raise IllegalAction(f"seat {seat} cannot sneak: {why} (NT-13)")
         return [Event("sneaked", {"seat": seat})]
@@ -120,7 +124,7 @@ def _may_take_none(state: State, can_take: bool) -> bool:
 
 
 def _legal_choose(state: State, seat: int) -> list[str]:
-    legal = [f"take:{card}" for card in _choice_cards(state) if usable(state, seat, card)]
+    legal = [TAKE[card] for card in usable_cards(state, seat, _choice_cards(state))]
     if _may_take_none(state, bool(legal)):
         legal.append("none")
     return legal
@@ -129,7 +133,7 @@ def _legal_choose(state: State, seat: int) -> list[str]:
 def _decide_choose(state: State, seat: int, action: str) -> list[Event]:
     cards = _choice_cards(state)
     if action == "none":
-        can_take = any(usable(state, seat, card) for card in cards)
+        can_take = can_use_any(state, seat, cards)
         if not _may_take_none(state, can_take):
             raise IllegalAction(f"seat {seat} must take a card now ({state.source}): one of them fits (NT-13)")
         return [Event("nothing_taken", {"seat": seat})]

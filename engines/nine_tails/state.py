@@ -10,10 +10,24 @@ windows (NT-7). The fold (engines/nine_tails/fold.py) and the rules
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from engines.nine_tails.cards import ANY, KIND, NEED, NINE, SLOTS, STUDY, SYMBOL_INDEX, TAIL, TAIL_VALUE, WILD_FOX
+from engines.base import fast_replace
+from engines.nine_tails.cards import (
+    ANY,
+    KIND,
+    NEED,
+    NINE,
+    SLOTS,
+    STUDY,
+    SYMBOL_INDEX,
+    TAIL,
+    TAIL_IDS,
+    TAIL_VALUE,
+    WILD_FOX,
+)  # fmt: skip
 
 # Phases. A seat decides in the first group; the engine's own steps (shuffles, the random
 # pick of Pickpocket, the move-cap record) wait in the second; RESOLVING lasts only between
@@ -86,26 +100,9 @@ TURN_FIELDS = State._fields.index("stage")
 TURN_START = tuple(State._field_defaults[name] for name in State._fields[TURN_FIELDS:])
 
 
-def _fast_replace(cls: type) -> None:
-    """Give the NamedTuple ``cls`` a ``_replace`` that touches only the changed fields.
-
-    NamedTuple's own walks every field through a dict; the fold replaces a few fields of a
-    State (36) or a Fox per event, and this is about twice as fast, with the same result.
-    """
-    index = {name: position for position, name in enumerate(cls._fields)}
-    new = tuple.__new__
-
-    def _replace(self: Any, **changes: Any) -> Any:
-        values = [*self]
-        for name in changes:
-            values[index[name]] = changes[name]
-        return new(cls, values)
-
-    cls._replace = _replace  # type: ignore[attr-defined]
-
-
-_fast_replace(State)
-_fast_replace(Fox)
+# NamedTuple's own _replace walks every field: the fold replaces a few of a State's 34 per event.
+fast_replace(State)
+fast_replace(Fox)
 
 
 # --- foxes, payments and who is asked next ---------------------------------------------------
@@ -189,10 +186,21 @@ def can_pay(fox: Fox, need: tuple[int, ...]) -> bool:
 
 @lru_cache(maxsize=1 << 16)
 def _can_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
-    have = [0] * 6  # open slots per symbol: A, C, G, S, Q, Any
+    return _pays(_open_slots(slots, spent), need)
+
+
+@lru_cache(maxsize=1 << 16)
+def _open_slots(slots: str, spent: int) -> tuple[int, ...]:
+    """How many open slots a fox has per symbol: A, C, G, S, Q, Any."""
+    have = [0] * 6
     for index, trait in enumerate(slots):
         if not spent >> index & 1:
             have[SYMBOL_INDEX[trait]] += 1
+    return tuple(have)
+
+
+def _pays(have: tuple[int, ...], need: tuple[int, ...]) -> bool:
+    """Whether open slots ``have`` (per symbol, as ``_open_slots``) pay a whole cost ``need``."""
     short = 0
     for trait in range(5):
         if need[trait] > have[trait]:
@@ -202,7 +210,17 @@ def _can_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
 
 def fits(fox: Fox, card: str) -> bool:
     """Whether ``fox`` may be given tail ``card``: it can pay, and stays at nine tails or fewer."""
-    return fox.count + TAIL_VALUE[card] <= NINE and can_pay(fox, NEED[card])
+    return card in _fitting(_open_slots(fox.slots, fox.spent), NINE - fox.count)
+
+
+@lru_cache(maxsize=1 << 14)
+def _fitting(have: tuple[int, ...], room: int) -> frozenset[str]:
+    """The tail cards a fox with open slots ``have`` and room for ``room`` more tails may be given (``fits``).
+
+    Cached by what decides it, which many foxes share: the legal actions ask it of every tail card in
+    the Village at every turn.
+    """
+    return frozenset(card for card in TAIL_IDS if TAIL_VALUE[card] <= room and _pays(have, NEED[card]))
 
 
 def assign(fox: Fox, symbols: str) -> list[int]:
@@ -236,6 +254,24 @@ def usable(state: State, seat: int, card: str) -> bool:
     if kind == STUDY:
         return bool(state.foxes[seat])
     return kind == TAIL and any(fits(fox, card) for fox in state.foxes[seat])
+
+
+def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> Iterator[str]:
+    """The cards among ``cards`` that ``seat`` can use (``usable``), in their order, found one at a time.
+
+    For the Village at every turn: the tail cards its foxes fit are found once, not per card and fox.
+    """
+    foxes = state.foxes[seat]
+    fitting = frozenset().union(*[_fitting(_open_slots(fox.slots, fox.spent), NINE - fox.count) for fox in foxes])
+    for card in cards:
+        kind = KIND[card]
+        if kind == WILD_FOX or (kind == STUDY and foxes) or card in fitting:
+            yield card
+
+
+def can_use_any(state: State, seat: int, cards: tuple[str, ...]) -> bool:
+    """Whether ``seat`` can use any of ``cards`` (``usable``)."""
+    return next(usable_cards(state, seat, cards), None) is not None
 
 
 def window_asker(state: State, after: int) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,30 @@ def test_openspiel_ismcts_plays_sandboxed_tourney_run_games_of_every_game(game, 
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
     rows = run_and_verify(folder, game, tmp_path / "t.db")
     assert {row["bot"] for row in rows} == {"openspiel_ismcts", "random_bot"}
+
+
+SPENT = """
+import random, resource, sys, time
+from engines import registry
+from engines.driver import play
+from tournaments.bots.inprocess import load_module
+
+module = load_module(sys.argv[1])
+engine = registry.get("nine-tails")
+bots = [module.Bot("nine-tails", seat, random.Random(seat)) for seat in range(2)]
+resource.setrlimit(resource.RLIMIT_CPU, (4, resource.RLIM_INFINITY))
+fresh = bots[0].out_of_cpu()
+while time.process_time() < 3.1:
+    pass
+outcome = play(engine, engine.configure(2), "spent", bots).outcome
+print(fresh, bots[0].out_of_cpu(), outcome.reason, [bot.bot is None for bot in bots])
+"""
+
+
+def test_an_openspiel_bot_near_its_cpu_limit_plays_on_at_random_instead_of_forfeiting():
+    """A process past 3/4 of its RLIMIT_CPU (a sandboxed game's --cpu-seconds, stretched on a loaded machine)
+    stops searching: the ISMCTS bot finishes the game at random, its OpenSpiel bot never built, with no SIGXCPU."""
+    process = subprocess.run([sys.executable, "-c", SPENT, str(RL / "openspiel_ismcts.py")], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.split() == ["False", "True", "finished", "[True,", "True]"]

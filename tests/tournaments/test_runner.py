@@ -175,7 +175,8 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_results_of_an_uninterru
         # Seconds, not 5: a loaded machine (the whole suite on 2 cores) was seen to take longer to tear
         # a sandbox's namespaces down; a process that truly outlives the run is there for good.
         report: list[str] = []
-        assert wait_gone(below, timeout=20, report=report) == [], f"workers or bots outlived the killed runner: {report}"
+        left = wait_gone(below, timeout=20, report=report)
+        assert left == [], f"workers or bots outlived the killed runner: {report}"
     before = stored_count(db)
     assert 2 <= before < len(keys)
 

@@ -10,12 +10,18 @@ one deal and across deals, all played by one worker (so by one warm sandbox).
 from __future__ import annotations
 
 import itertools
+import json
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from tests.tournaments.test_sandbox import (
     GAME,
+    TIMEOUT,
     assert_nothing_left,
     hostile_folder,
     logs_of,
@@ -24,6 +30,8 @@ from tests.tournaments.test_sandbox import (
     tourney,
 )
 from tournaments.bots import cgroups
+
+PROGRAMS = Path(__file__).resolve().parents[2] / "bots" / "programs"
 
 
 @pytest.fixture(autouse=True)
@@ -81,3 +89,29 @@ def test_a_warm_sandbox_plays_the_games_a_bot_plays_anywhere(tmp_path):
         assert done.returncode == 0, done.stderr
         runs[mode] = {key: (game.bots, game.ranking) for key, game in stored_games(db).items()}
     assert runs["on"] == runs["off"] and len(runs["on"]) == 4
+
+
+def test_tourneys_python_under_tmp_is_there_in_every_game(tmp_path):
+    """tourney's Python may live under /tmp (a clone there and its tox environment), which each game's fresh
+    /tmp covers: the zygote binds it again. A run whose interpreter is a virtual environment under /tmp
+    (pytest's tmp_path) plays, in warm sandboxes, a program that interpreter starts and a Python bot
+    (whose game imports more of it): nobody is left out, every game is played to its end."""
+    assert str(tmp_path).startswith("/tmp/")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=TIMEOUT)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    # What this interpreter imports from (tourney, its dependencies), for the one under /tmp.
+    (site / "under_test.pth").write_text("".join(f"{path}\n" for path in sys.path if path and Path(path).is_dir()))
+    python = str(venv / "bin" / "python")
+    folder, _ = hostile_folder(tmp_path, good=1)
+    shutil.copy(PROGRAMS / "random_player.py", folder / "_random_player.py")
+    (folder / "player.bot.json").write_text(json.dumps({"name": "player", "command": [python, "-I",
+                                                                                     "_random_player.py"]}))
+    done = subprocess.run([python, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1",
+                           "--jobs", "1", "--sandbox", "on", "--db", str(tmp_path / "t.db")],
+                          capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "left out" not in done.stdout + done.stderr, done.stdout + done.stderr
+    games = stored_games(tmp_path / "t.db").values()
+    assert {game.reason for game in games} == {"finished"} and len(games) == 2
+    assert {bot for game in games for bot in game.bots} == {"player", "random_bot"}

@@ -362,11 +362,14 @@ def python_runtime() -> tuple[str, ...]:
     """Host folders of tourney's own Python, bound read-only at the same paths.
 
     The interpreter's prefix, the virtual environment's (its site-packages: what in-process
-    bots could import), and the folders of the ``engines`` and ``tournaments`` packages, and of
-    ``adapters`` when installed (the RL bots' bridge, docs/rl.md): an editable install keeps them
-    outside site-packages. The rest of tourney is not bound.
+    bots could import), every other site-packages on this interpreter's path (a .pth or
+    PYTHONPATH may add one: a Python bot's process puts them all on its path, ``pyhost_paths``),
+    and the folders of the ``engines`` and ``tournaments`` packages, and of ``adapters`` when
+    installed (the RL bots' bridge, docs/rl.md): an editable install keeps them outside
+    site-packages. The rest of tourney is not bound.
     """
-    found = {sys.base_prefix, sys.prefix, str(Path(engines.__file__).parent), str(Path(__file__).parents[1])}
+    found = {sys.base_prefix, sys.prefix, str(Path(engines.__file__).parent), str(Path(__file__).parents[1]),
+             *_site_packages()}
     adapters = Path(engines.__file__).parents[1] / "adapters"  # its folder only: tournaments never imports it
     if (adapters / "__init__.py").is_file():
         found.add(str(adapters))
@@ -380,8 +383,11 @@ def pyhost_paths() -> list[str]:
     """What a Python bot's process puts on sys.path (it starts without ``site``): the folders holding
     tourney's own packages, and this interpreter's site-packages (what a Python bot may import)."""
     packages = [str(Path(engines.__file__).parents[1]), str(Path(__file__).parents[2])]
-    found = [path for path in sys.path if path.endswith(("site-packages", "dist-packages")) and os.path.isdir(path)]
-    return list(dict.fromkeys([*packages, *found]))
+    return list(dict.fromkeys([*packages, *_site_packages()]))
+
+
+def _site_packages() -> list[str]:
+    return [path for path in sys.path if path.endswith(("site-packages", "dist-packages")) and os.path.isdir(path)]
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:

@@ -9,7 +9,9 @@ would make it, and only then becomes the bot:
    this happens while an earlier game is still being played (each bot's next game is prepared
    ahead of time);
 2. it makes a mount, IPC and PID namespace of its own and mounts a fresh, empty tmpfs on the
-   home, /tmp and /dev/shm (nothing any earlier game wrote is there);
+   home, /tmp and /dev/shm (nothing any earlier game wrote is there), then binds again what the
+   sandbox had bound below them (tourney's Python when it lives under /tmp: a clone there and its
+   tox environment), read-only as before;
 3. its first child is pid 1 of the new PID namespace (an init that reaps, with a /proc of its
    own, not dumpable); its child in turn closes every descriptor but the game's stdin, stdout and
    stderr, drops every capability, sets its rlimits, loads the strict seccomp filter
@@ -53,7 +55,7 @@ HOME = "/home/bot"
 SCRATCH = (HOME, "/tmp", "/dev/shm")
 
 _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_CAP_AMBIENT = 4, 24, 38, 22, 47
 _PR_CAP_AMBIENT_CLEAR_ALL, _SECCOMP_MODE_FILTER, _CAPABILITY_VERSION_3 = 4, 2, 0x20080522
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -172,13 +174,43 @@ def _child(kind: str, entry: list[str], request: dict, fds: list[int], strict: b
     _check(_LIBC.unshare(_CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWPID), "unshare")
     _check(_LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
     size = b"size=%d" % request["scratch"]
+    below = _mounts_below(SCRATCH)
+    kept = [(target, os.open(target, os.O_PATH | os.O_CLOEXEC)) for target in below]
     for folder, mode in zip(SCRATCH, (b"0755", b"1777", b"1777"), strict=True):
         _check(_LIBC.mount(b"tmpfs", folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, size + b",mode=" + mode),
                f"mount {folder}")
+    for target, fd in kept:
+        _rebind(target, fd)
     init = _forked(_init, kind, entry, request, strict, start)
     os.close(start)
     _, status = os.waitpid(init, 0)
     os._exit(_code(status))
+
+
+def _mounts_below(folders: tuple[str, ...]) -> list[str]:
+    """The mount points strictly inside ``folders`` (outermost only: a bind with its mounts inside it
+    brings those along), from this mount namespace's /proc/self/mountinfo."""
+    points = []
+    with open("/proc/self/mountinfo", "rb") as table:
+        for line in table:
+            # The fifth field, with the kernel's octal escapes of space, tab, newline and backslash.
+            point = line.split(b" ")[4].decode("unicode_escape").encode("latin-1").decode(errors="surrogateescape")
+            if any(point.startswith(folder + "/") for folder in folders):
+                points.append(point)
+    return [point for point in points if not any(point.startswith(other + "/") for other in points)]
+
+
+def _rebind(target: str, fd: int) -> None:
+    """Bind the mount held open as ``fd`` (hidden by a scratch tmpfs mounted over its parent) at
+    ``target`` again: a bind keeps its source's flags, so what was read-only stays read-only."""
+    if os.path.isdir(f"/proc/self/fd/{fd}"):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+    _check(_LIBC.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, _MS_BIND | _MS_REC, None),
+           f"bind {target} again")
+    os.close(fd)
 
 
 def _forked(run, *arguments) -> int:

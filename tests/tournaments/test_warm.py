@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,14 +103,23 @@ def test_tourneys_python_under_tmp_is_there_in_every_game(tmp_path):
     (site / "under_test.pth").write_text("".join(f"{path}\n" for path in sys.path if path and Path(path).is_dir()))
     python = str(venv / "bin" / "python")
     folder, _ = hostile_folder(tmp_path, good=1)
-    shutil.copy(PROGRAMS / "random_player.py", folder / "_random_player.py")
-    (folder / "player.bot.json").write_text(json.dumps({"name": "player", "command": [python, "-I",
-                                                                                     "_random_player.py"]}))
+    # bots/programs/random_player.py, which first tries to write into the environment it runs from: bound
+    # again, and still read-only.
+    (folder / "_player.py").write_text(
+        "import sys\n"
+        "try:\n    open(sys.prefix + '/written', 'w')\nexcept OSError as error:\n"
+        "    print('write:', error.strerror, file=sys.stderr, flush=True)\n"
+        + (PROGRAMS / "random_player.py").read_text())
+    (folder / "player.bot.json").write_text(json.dumps({"name": "player", "command": [python, "-I", "_player.py"]}))
     done = subprocess.run([python, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1",
-                           "--jobs", "1", "--sandbox", "on", "--db", str(tmp_path / "t.db")],
+                           "--jobs", "1", "--sandbox", "on", "--db", str(tmp_path / "t.db"),
+                           "--bot-logs", str(tmp_path / "logs")],
                           capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "left out" not in done.stdout + done.stderr, done.stdout + done.stderr
     games = stored_games(tmp_path / "t.db").values()
     assert {game.reason for game in games} == {"finished"} and len(games) == 2
     assert {bot for game in games for bot in game.bots} == {"player", "random_bot"}
+    for log in logs_of(tmp_path, "player"):
+        assert "write: Read-only file system" in log, log
+    assert not (venv / "written").exists()

@@ -51,6 +51,12 @@ def stored(ledger: Ledger) -> int:
         return connection.exec_driver_sql("SELECT COUNT(*) FROM ladder_games").scalar()
 
 
+def forfeits(ledger: Ledger) -> int:
+    """Forfeits stored (one ``seat_forfeited`` event each): a forfeited game ends at once, so any voids a rate."""
+    with ledger.read() as connection:
+        return connection.exec_driver_sql("SELECT COUNT(*) FROM events WHERE type = 'seat_forfeited'").scalar()
+
+
 def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str]) -> float:
     """Ladder games per second stored by ``workers`` `ladder work` processes playing one session of ``deals`` deals."""
     ledger = Ledger(url)
@@ -77,9 +83,12 @@ def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str]) -
             if process.poll() is None:
                 process.kill()
                 process.wait()
+    forfeited = forfeits(ledger)
     ledger.close()
     if any(p.returncode != 0 for p in processes) or first is None or last is None or last[1] < games:
         sys.exit(f"error: `{' '.join(command)}` failed: {' / '.join(e for e in errors if e) or 'too few games'}")
+    if forfeited:
+        sys.exit(f"error: `{' '.join(command)}`: {forfeited} bots forfeited, so the figure would not count")
     return (last[1] - first[1]) / (last[0] - first[0])
 
 

@@ -66,6 +66,12 @@ def stored(db: Path) -> int:
         return 0
 
 
+def forfeits(db: Path) -> int:
+    """Forfeits stored in ``db`` (one ``seat_forfeited`` event each)."""
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as connection:
+        return connection.execute("SELECT count(*) FROM events WHERE type = 'seat_forfeited'").fetchone()[0]
+
+
 def rate(folder: Path, work: Path, deals: int, *extra: str) -> tuple[float, float]:
     """Games per second of one `tourney run`, from its first stored game to its last; and the CPU
     seconds per game of the command and every process it waited for (its workers and their bots;
@@ -93,6 +99,8 @@ def rate(folder: Path, work: Path, deals: int, *extra: str) -> tuple[float, floa
             process.wait()
     if process.returncode != 0 or first is None or last is None or last[1] != games:
         sys.exit(f"error: `{' '.join(command)}` failed: {error.decode(errors='replace').strip()}")
+    if forfeits(db):  # a forfeited game ends at once: the rate would be the failure's, not the games'
+        sys.exit(f"error: `{' '.join(command)}`: {forfeits(db)} bots forfeited, so the figure would not count")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return (last[1] - first[1]) / (last[0] - first[0]), cpu / games

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 from tournaments.bots import sandbox  # noqa: E402 (after the sys.path line)
 from tournaments.bots.protocol import ProgramAgent, ProgramProcess  # noqa: E402
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement, Limits, Resources  # noqa: E402
-from tournaments.play import runner  # noqa: E402
+from tournaments.play import preparation, runner  # noqa: E402
 from tournaments.play.schedule import schedule  # noqa: E402
 
 GAME = "lemur-tails"
@@ -56,7 +56,7 @@ GAME = "lemur-tails"
 
 def rate(folder: Path, games: int, confinement: Confinement, in_worker: bool) -> float:
     """Games per second of ``games`` games played one after another in this process."""
-    prepared, k = runner.prepare(folder, GAME, None, Limits(), confinement)
+    prepared, k = preparation.prepare(folder, GAME, None, Limits(), confinement)
     with prepared:
         spec = runner.Spec(GAME, k, games, "bench", 1.0, 5.0, tuple(prepared.bots), sandbox=confinement.sandbox,
                            clock=confinement.clock, ponder=confinement.ponder)

@@ -25,7 +25,7 @@ from tournaments.bots import sandbox as sandboxing
 from tournaments.bots.spec import Limits
 from tournaments.cli import app
 from tournaments.ladder import league, sessions
-from tournaments.play import runner
+from tournaments.play import preparation, runner
 from tournaments.play.schedule import deal_seed, schedule
 
 cli = CliRunner()
@@ -37,7 +37,7 @@ def invoke(*args: str):
 
 def prepared_spec(folder: Path, seed: str | None = None, games: int = 2) -> runner.Spec:
     """The spec `tourney run FOLDER --game lemur-tails --games N` makes (default time limits)."""
-    prepared, k = runner.prepare(folder, GAME, None, Limits(1.0, 5.0))
+    prepared, k = preparation.prepare(folder, GAME, None, Limits(1.0, 5.0))
     return runner.Spec(GAME, k, games, seed, 1.0, 5.0, tuple(prepared.bots))
 
 

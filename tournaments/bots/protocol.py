@@ -42,7 +42,7 @@ import orjson
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
 from tournaments.bots import cgroups, sandbox, warm
-from tournaments.bots.spec import BUILTIN, CPU, PYTHON, WALL_CAP, BotSpec, Confinement, Limits, Resources
+from tournaments.bots.spec import BUILTIN, CPU, PYTHON, UNSANDBOXED, WALL_CAP, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0
@@ -358,8 +358,6 @@ def _prctl() -> Any:
         return None
     return ctypes.CDLL(None).prctl
 
-
-UNSANDBOXED = Confinement(False)
 
 
 def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,

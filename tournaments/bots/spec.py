@@ -92,6 +92,10 @@ class Confinement:
     its answer to its next request, so it cannot use its opponents' time)."""
 
 
+UNSANDBOXED = Confinement(False)
+"""Bots started as plain processes (no sandbox), with the default limits."""
+
+
 @dataclass(slots=True)
 class Limits:
     """Time limits: each move may take ``move_time``; overage is paid from a per-game bank."""

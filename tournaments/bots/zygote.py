@@ -93,6 +93,7 @@ def main() -> None:
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    covered = _mounts_below(SCRATCH)  # the sandbox's mounts a game's scratch tmpfs covers: bwrap's, fixed
     control.sendall(orjson.dumps({"ready": os.getpid()}))
     children: dict[int, int] = {}
     while True:
@@ -121,7 +122,7 @@ def main() -> None:
                 for fd in (wake_read, wake_write):
                     os.close(fd)
                 control.close()
-                _child(kind, entry, request, fds, strict)
+                _child(kind, entry, request, fds, strict, covered)
             finally:
                 os._exit(127)
         for fd in fds:
@@ -158,9 +159,10 @@ def _kill(pid: int) -> None:
         os.kill(pid, 9)
 
 
-def _child(kind: str, entry: list[str], request: dict, fds: list[int], strict: bytes) -> None:
+def _child(kind: str, entry: list[str], request: dict, fds: list[int], strict: bytes, covered: list[str]) -> None:
     """The game's first process: waits to be in the game's cgroup, makes its namespaces and
-    scratch mounts, and starts the game's init (pid 1), whose status becomes its own."""
+    scratch mounts (binding ``covered`` again over them), and starts the game's init (pid 1),
+    whose status becomes its own."""
     stdin, stdout, stderr, go, start = fds
     os.setsid()
     for target, fd in ((0, stdin), (1, stdout), (2, stderr)):
@@ -174,8 +176,7 @@ def _child(kind: str, entry: list[str], request: dict, fds: list[int], strict: b
     _check(_LIBC.unshare(_CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWPID), "unshare")
     _check(_LIBC.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
     size = b"size=%d" % request["scratch"]
-    below = _mounts_below(SCRATCH)
-    kept = [(target, os.open(target, os.O_PATH | os.O_CLOEXEC)) for target in below]
+    kept = [(target, os.open(target, os.O_PATH | os.O_CLOEXEC)) for target in covered]
     for folder, mode in zip(SCRATCH, (b"0755", b"1777", b"1777"), strict=True):
         _check(_LIBC.mount(b"tmpfs", folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, size + b",mode=" + mode),
                f"mount {folder}")

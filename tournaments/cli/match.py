@@ -119,7 +119,7 @@ def match(
     Example: tourney match bots/heuristic_lemur_tails.py random_bot --game lemur-tails --sprt elo0=0 elo1=5
     """
     from engines import registry
-    from tournaments.play import executors, runner
+    from tournaments.play import executors, preparation, runner
     from tournaments.play import match as matches
 
     names = [item for item in bots if "=" not in item]
@@ -144,7 +144,7 @@ def match(
     known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, matches.MATCH)
     errors = terminal.console(stderr=True)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
-    spec, prepared, notice = runner.ready_spec(ledger, known, spec, sandbox, resume, resources, clock, ponder)
+    spec, prepared, notice = preparation.ready_spec(ledger, known, spec, sandbox, resume, resources, clock, ponder)
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             errors.print(notice, soft_wrap=True)

@@ -94,7 +94,7 @@ def run(
     from engines import registry
     from ledger import tournaments as tournament_rows
     from tournaments.bots import sandbox as bot_sandbox
-    from tournaments.play import executors, runner, standings
+    from tournaments.play import executors, preparation, runner, standings
 
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
@@ -115,10 +115,10 @@ def run(
     form_name = None if form == formats.ROUND_ROBIN else form
     namer = runner.default_namer(folder, engine.name, form_name)
     known = runner.known_name(ledger, name, seed, resume, namer, engine.name, form_name)
-    confinement, notice = runner.confinement_for(ledger, known, sandbox, resume, resources, clock, ponder)
+    confinement, notice = preparation.confinement_for(ledger, known, sandbox, resume, resources, clock, ponder)
     if notice:
         errors.print(notice, soft_wrap=True)
-    prepared, k = runner.prepare(folder, engine.name, players, limits, confinement)
+    prepared, k = preparation.prepare(folder, engine.name, players, limits, confinement)
     with prepared:  # the staged copies of the bots' files are removed at the end
         for notice in prepared.notices:
             errors.print(notice, style="yellow")

@@ -1,0 +1,146 @@
+"""The bots of a run made ready before any game: found in a folder, sandboxed or not (a resumed
+tournament keeps what it was started with), their files staged, each one's handshake checked.
+
+tournaments.play.runner plays what this prepares; the CLI's ``run`` and ``match`` call both.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from engines import registry
+from engines.driver import bounded_reason
+from ledger import tournaments as tournament_rows
+from ledger.canonical import loads
+from ledger.store import Ledger
+from tournaments.bots import sandbox
+from tournaments.bots.discovery import discover, staged_copy
+from tournaments.bots.protocol import check_handshakes
+from tournaments.bots.spec import CPU, UNSANDBOXED, WALL, BotError, BotSpec, Confinement, Limits, Resources
+from tournaments.play.runner import Spec, TournamentError
+from tournaments.play.schedule import ScheduleError, seat_count
+
+
+@dataclass(slots=True)
+class Prepared:
+    """The bots that will play, a notice for each file left out, and the copies a sandbox shows them."""
+
+    bots: list[BotSpec]
+    notices: list[str]
+    staging: tempfile.TemporaryDirectory | None = None
+
+    def __enter__(self) -> Prepared:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        """Removes the staged copies of the bots' files (call it when the run is over)."""
+        if self.staging is not None:
+            self.staging.cleanup()
+
+
+def confinement_for(ledger: Ledger, name: str | None, mode: str, resume: bool, resources: Resources,
+                    clock: str | None = None, ponder: bool | None = None) -> tuple[Confinement, str | None]:
+    """Whether bots play in the sandbox (``mode``: on, off or auto), how their moves are timed
+    (``clock``: cpu, wall, None for the best here) and whether they run between turns (``ponder``,
+    None likewise), and a notice to show, if any.
+
+    A resumed tournament keeps what it was started with (one stored before the sandbox existed
+    played without it; one stored before cgroups, by the wall clock with bots never frozen):
+    what was not given follows it, and a value given against it is refused.
+    """
+    existing = tournament_rows.find(ledger, name) if resume and name is not None else None
+    if existing is None:
+        on, notice = sandbox.resolve(mode)
+        if not on:
+            if clock == CPU or ponder is False:
+                raise TournamentError("--clock cpu and --no-ponder need the sandbox (its cgroups)")
+            return Confinement(False, resources), notice
+        return Confinement(True, resources, *sandbox.timing(clock, ponder)), notice
+    spec = loads(existing["spec"])
+    stored = bool(spec.get("sandbox", False))
+    stored_clock, stored_ponder = spec.get("clock", WALL), spec.get("ponder", True)
+    if mode != "auto" and (mode == "on") != stored:
+        raise TournamentError(f"cannot resume {name!r} with --sandbox {mode}: it was started with the sandbox "
+                              f"{'on' if stored else 'off'}")
+    kept_ponder = "pondering" if stored_ponder else "bots frozen between turns"
+    for given, kept, flag, started in ((clock, stored_clock, f"--clock {clock}", f"the {stored_clock} clock"),
+                                       (ponder, stored_ponder, "--ponder" if ponder else "--no-ponder", kept_ponder)):
+        if given is not None and given != kept:
+            raise TournamentError(f"cannot resume {name!r} with {flag}: it was started with {started}")
+    if stored:
+        sandbox.resolve("on")
+        sandbox.timing(stored_clock, stored_ponder)  # this machine can still play it so
+    return Confinement(stored, resources, stored_clock, stored_ponder), None
+
+
+
+def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
+            confinement: Confinement = UNSANDBOXED) -> tuple[Prepared, int]:
+    """Discover the bots of a folder for ``game`` (never running them), make them ready (``ready``:
+    one that fails its handshake is left out with a notice), and fix k."""
+    engine = registry.get(game)
+    found, notices = discover(folder, game)
+    prepared, failures = ready(found, game, engine.default_seats, limits, confinement)
+    try:
+        prepared.notices[:0] = notices
+        for spec, failure in zip(list(prepared.bots), failures, strict=True):
+            if failure:
+                prepared.notices.append(bounded_reason(f"left out {spec.name}: {failure}"))  # a bot wrote it
+                prepared.bots.remove(spec)
+        try:
+            k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
+                           game)
+        except ScheduleError as error:
+            # The files skipped and the bots left out are why there are too few: their reasons go in the one line.
+            why = "; ".join(prepared.notices) if len(prepared.bots) < engine.min_seats else ""
+            raise TournamentError(f"{error} in {folder}" + (f" ({why})" if why else "")) from None
+    except BaseException:
+        prepared.__exit__()
+        raise
+    return prepared, k
+
+
+def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement
+          ) -> tuple[Prepared, list[str | None]]:
+    """The bots as they will play: with the sandbox, their own files staged (copied where every
+    sandbox can read them and no one can change them during the run); and, per bot, why it failed
+    its handshake (None: ready). Every bot that plays as a process shakes hands, Python bots
+    through pyhost, so one whose import outlasts the handshake fails here. A bot whose files
+    cannot be staged is dropped, with a notice."""
+    prepared = Prepared([], [])
+    try:
+        if confinement.sandbox and bots:
+            prepared.staging = tempfile.TemporaryDirectory(prefix="tourney-bots-")
+            staged = []
+            for spec in bots:
+                try:
+                    staged.append(staged_copy(spec, Path(prepared.staging.name)))
+                except (BotError, OSError) as error:
+                    prepared.notices.append(f"skipped {Path(spec.path).name}: {error}")
+            bots = staged
+        prepared.bots = list(bots)
+        return prepared, check_handshakes(bots, game, seats, limits, confinement)
+    except BaseException:
+        prepared.__exit__()
+        raise
+
+
+def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: bool, resources: Resources,
+               clock: str | None = None, ponder: bool | None = None) -> tuple[Spec, Prepared, str | None]:
+    """A spec whose bots were named one by one (a match): sandboxed or not as ``mode`` and a resumed
+    tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake. Also
+    the staged files to remove when the run is over, and a notice to show, if any."""
+    confinement, notice = confinement_for(ledger, name, mode, resume, resources, clock, ponder)
+    prepared, failures = ready(list(spec.bots), spec.game, spec.players, Limits(spec.move_time, spec.time_bank),
+                               confinement)
+    for bot, failure in zip(prepared.bots, failures, strict=True):
+        if failure:
+            prepared.__exit__()
+            raise TournamentError(f"{bot.name}: {failure}")
+    if len(prepared.bots) != len(spec.bots):
+        prepared.__exit__()
+        raise TournamentError(prepared.notices[0])
+    return replace(spec, bots=tuple(prepared.bots), sandbox=confinement.sandbox, resources=resources,
+                   clock=confinement.clock, ponder=confinement.ponder), prepared, notice

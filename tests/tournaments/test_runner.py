@@ -234,6 +234,40 @@ def test_ctrl_c_while_the_workers_start_is_one_clean_line(tmp_path):
                         err), err
 
 
+CTRL_C_RIGHT_AFTER_THE_SPAWN = """
+import os, signal, threading, time
+from multiprocessing import resource_tracker, util
+from tournaments.play import workers
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as tourney's main does; a CI shell may ignore it
+resource_tracker.ensure_running()
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()  # a thread the kernel may hand SIGINT to
+spawn = util.spawnv_passfds
+
+def spawn_then_ctrl_c(*args):
+    pid = spawn(*args)
+    os.kill(os.getpid(), signal.SIGINT)  # taken by the other thread: Python raises it here, after the sleep
+    time.sleep(0.3)
+    return pid
+
+util.spawnv_passfds = spawn_then_ctrl_c
+try:
+    print(list(workers.run(abs, [-1, -2], 1)))
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="SIGINT to a process whose main thread blocks it")
+def test_ctrl_c_between_a_workers_spawn_and_its_orders_waits_for_the_start(tmp_path):
+    """The race behind a CI failure of the test above, made certain: Ctrl-C lands on another thread
+    of the runner right after a worker is spawned, before it is sent what to run. The press waits
+    until the worker is started, so the worker never reads a closed pipe (an EOFError traceback)."""
+    done = subprocess.run([sys.executable, "-c", CTRL_C_RIGHT_AFTER_THE_SPAWN], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "interrupted\n", "")
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="reads the process tree from /proc")
 def test_ctrl_c_stops_with_130_and_resume_finishes_the_tournament(tmp_path):

@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import signal
 import struct
+import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -100,19 +101,34 @@ def _serve(connection: Connection, work: Callable[[Any], Any], extra_engines: li
 
 
 @contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    # Workers start with Ctrl-C blocked (the mask survives exec) until they ignore it: one pressed
-    # while they are still importing must not print their tracebacks. The parent gets it after.
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    # multiprocessing unblocks SIGINT after starting its resource tracker: start it first.
-    resource_tracker.ensure_running()
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+def _starting() -> Iterator[None]:
+    """Starting a worker, which Ctrl-C must not cut in two.
+
+    Workers start with Ctrl-C blocked (the mask survives exec) until they ignore it: one pressed
+    while they are still importing must not print their tracebacks. That mask is this thread's
+    only, though: with another thread in this process (the warm sandboxes' starter, say) the kernel
+    hands SIGINT to that one, and Python raises KeyboardInterrupt here all the same, possibly between
+    the child's spawn and the write of what it is to run, which then dies reading a closed pipe with
+    an EOFError traceback. So until the start is over, Python's handler only notes the press; it is
+    raised again, to the previous handler, once the worker has all it needs.
+    """
+    masking = hasattr(signal, "pthread_sigmask")
+    deferring = threading.current_thread() is threading.main_thread()
+    pressed: list[int] = []
+    if masking:
+        # multiprocessing unblocks SIGINT after starting its resource tracker: start it first.
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum)) if deferring else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if masking:  # a press held back by the mask reaches the note-taker above first
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if deferring:
+            signal.signal(signal.SIGINT, previous)
+            if pressed:
+                signal.raise_signal(signal.SIGINT)
 
 
 @dataclass(slots=True, eq=False)
@@ -145,7 +161,7 @@ def run(work: Callable[[Any], Any], jobs: Iterable[Any], workers: int, describe:
     def hire() -> _Worker:
         parent, child = context.Pipe()
         shared = context.RawArray("B", BOX_SIZE)
-        with _sigint_blocked():
+        with _starting():
             process = context.Process(target=_serve, daemon=True,
                                       args=(child, work, registry.registered(), shared, passthrough, on_exit))
             process.start()

@@ -243,7 +243,7 @@ def test_a_format_killed_with_sigkill_resumes_to_the_games_of_an_uninterrupted_r
         below = descendants(process.pid)
         process.kill()
         process.wait()
-        assert wait_gone(below, timeout=5) == []
+        assert wait_gone(below) == []
     before = stored_count(db)
     assert 2 <= before < total
     with start([*format_command(folder, db, *form), "--resume"], tmp_path) as process:

@@ -128,7 +128,13 @@ def alive(pid: int) -> bool:
     return True
 
 
-def wait_gone(pids: list[int], timeout: float = 5.0, report: list[str] | None = None) -> list[int]:
+GRACE = 15.0
+"""Seconds a test waits for processes a run ended to be gone: a teardown (SIGKILL, a cgroup's removal, a
+frozen box thawed) takes well under one on an idle machine, but a loaded 2-core CI runner can take several;
+still far below what any test's games would take to end by themselves (30 s moves)."""
+
+
+def wait_gone(pids: list[int], timeout: float = GRACE, report: list[str] | None = None) -> list[int]:
     """The pids still running after up to ``timeout`` seconds (those left are killed, for hygiene; what
     each was, as ``described``, goes to ``report`` first)."""
     deadline = time.monotonic() + timeout

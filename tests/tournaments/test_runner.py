@@ -172,10 +172,9 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_results_of_an_uninterru
         process.kill()
         process.wait()
         assert len(below) >= 2, "the run had no worker processes"
-        # Seconds, not 5: a loaded machine (the whole suite on 2 cores) was seen to take longer to tear
-        # a sandbox's namespaces down; a process that truly outlives the run is there for good.
+        # A process that truly outlives the run is there for good: the report says what each one was.
         report: list[str] = []
-        left = wait_gone(below, timeout=20, report=report)
+        left = wait_gone(below, report=report)
         assert left == [], f"workers or bots outlived the killed runner: {report}"
     before = stored_count(db)
     assert 2 <= before < len(keys)
@@ -212,7 +211,7 @@ def test_killing_the_runner_mid_game_takes_its_workers_and_bots_down_at_once(tmp
         bots = recorded_pids(folder)
         assert len(set(bots) & set(below)) == 4  # the two game bots and their grandchildren, below the workers
         assert len(below) >= 6
-        assert wait_gone(below + bots, timeout=5) == [], "workers or bots outlived the killed runner"
+        assert wait_gone(below + bots) == [], "workers or bots outlived the killed runner"
     assert stored_count(db) == 0
 
 

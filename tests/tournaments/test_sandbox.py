@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.runs import on_terminal
-from tests.tournaments.test_protocol import GAME, SHIPPED, cli, processes_naming, stored_games
+from tests.tournaments.test_protocol import GAME, GRACE, SHIPPED, cli, processes_naming, stored_games
 from tournaments.bots import cgroups, sandbox
 from tournaments.bots.discovery import discover
 from tournaments.bots.protocol import ProgramProcess
@@ -103,7 +103,7 @@ def logs_of(tmp_path: Path, bot: str) -> list[str]:
 def assert_nothing_left(tag: str) -> None:
     """No process of the test's bots is left (after a few seconds' grace), by pid and by cgroup: no
     process naming the TAG, and no sandbox's cgroup of a process that is gone; any found are killed."""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + GRACE
     while (left := processes_naming(tag)) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid, _ in left:
@@ -530,7 +530,7 @@ def start_and_die(spec: BotSpec, confinement: Confinement, delay: float | None, 
 
 def processes_left(marker: str) -> list[tuple[int, str]]:
     """The processes naming ``marker`` still alive after a few seconds' grace (then killed)."""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + GRACE
     while (left := processes_naming(marker)) and time.monotonic() < deadline:
         time.sleep(0.02)
     for pid, _ in left:

@@ -201,11 +201,10 @@ def _open_slots(slots: str, spent: int) -> tuple[int, ...]:
 
 def _pays(have: tuple[int, ...], need: tuple[int, ...]) -> bool:
     """Whether open slots ``have`` (per symbol, as ``_open_slots``) pay a whole cost ``need``."""
-    short = 0
-    for trait in range(5):
-        if need[trait] > have[trait]:
-            short += need[trait] - have[trait]
-    return short <= have[5] and sum(need) <= sum(have)
+    a, c, g, s, q, any_ = have
+    na, nc, ng, ns, nq, n_any = need
+    short = (na > a and na - a) + (nc > c and nc - c) + (ng > g and ng - g) + (ns > s and ns - s) + (nq > q and nq - q)
+    return short <= any_ and na + nc + ng + ns + nq + n_any <= a + c + g + s + q + any_
 
 
 def fits(fox: Fox, card: str) -> bool:
@@ -220,7 +219,10 @@ def _fitting(have: tuple[int, ...], room: int) -> frozenset[str]:
     Cached by what decides it, which many foxes share: the legal actions ask it of every tail card in
     the Village at every turn.
     """
-    return frozenset(card for card in TAIL_IDS if TAIL_VALUE[card] <= room and _pays(have, NEED[card]))
+    return frozenset(card for card, value, need in _TAIL_NEEDS if value <= room and _pays(have, need))
+
+
+_TAIL_NEEDS = tuple((card, TAIL_VALUE[card], NEED[card]) for card in TAIL_IDS)
 
 
 def assign(fox: Fox, symbols: str) -> list[int]:
@@ -262,7 +264,7 @@ def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> Iterator[st
     For the Village at every turn: the tail cards its foxes fit are found once, not per card and fox.
     """
     foxes = state.foxes[seat]
-    fitting = frozenset().union(*[_fitting(_open_slots(fox.slots, fox.spent), NINE - fox.count) for fox in foxes])
+    fitting = _seat_fitting(foxes)
     for card in cards:
         kind = KIND[card]
         if kind == WILD_FOX or (kind == STUDY and foxes) or card in fitting:
@@ -270,8 +272,24 @@ def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> Iterator[st
 
 
 def can_use_any(state: State, seat: int, cards: tuple[str, ...]) -> bool:
-    """Whether ``seat`` can use any of ``cards`` (``usable``)."""
-    return next(usable_cards(state, seat, cards), None) is not None
+    """Whether ``seat`` can use any of ``cards`` (``usable``): a wild fox or a study settles it before any tail."""
+    foxes = state.foxes[seat]
+    fitting = None
+    for card in cards:
+        kind = KIND[card]
+        if kind == WILD_FOX or (kind == STUDY and foxes):
+            return True
+        if kind == TAIL:
+            if fitting is None:
+                fitting = _seat_fitting(foxes)
+            if card in fitting:
+                return True
+    return False
+
+
+def _seat_fitting(foxes: tuple[Fox, ...]) -> frozenset[str]:
+    """The tail cards some fox among ``foxes`` (one seat's) may be given (``fits``)."""
+    return frozenset().union(*[_fitting(_open_slots(fox.slots, fox.spent), NINE - fox.count) for fox in foxes])
 
 
 def window_asker(state: State, after: int) -> int:

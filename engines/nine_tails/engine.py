@@ -44,6 +44,7 @@ from engines.nine_tails.cards import (
     STARTING_FOX,
     STUDY,
     TAIL_VALUE,
+    TRICK_NAMES,
     WILD_FOX,
     WILDS_IDS,
 )
@@ -80,6 +81,7 @@ from engines.nine_tails.state import (
 
 OPTIONS = {"fast": "bool: win at two ascended foxes instead of three (NT-9)"}
 TAKE = {card: f"take:{card}" for card in WILDS_IDS}  # the CHOOSE actions, made once
+DISCARD_ACTION = {trick: f"discard:{trick}" for trick in TRICK_NAMES}  # and the DISCARD ones
 
 # --- the active seat's decisions (rulebook "A Player's Turn") -------------------------------
 
@@ -207,7 +209,7 @@ def _decide_pay(state: State, seat: int, action: str) -> list[Event]:
 
 
 def _legal_discard(state: State, seat: int) -> list[str]:
-    return [*(f"discard:{trick}" for trick in tricks.distinct(state.hands[seat])), "stop"]
+    return [*map(DISCARD_ACTION.__getitem__, tricks.distinct(state.hands[seat])), "stop"]
 
 
 def _decide_discard(state: State, seat: int, action: str) -> list[Event]:
@@ -316,10 +318,12 @@ class NineTails:
             raise IllegalAction(f"no seat decides now: the game is at its {state.phase} step")
         if not isinstance(action, str):
             raise IllegalAction(f"an action is a string such as 'venture', not {action!r}")
-        return _close(state, decide(state, state.decider, action))
+        events = decide(state, state.decider, action)
+        return events if state.turns < LAST_TURN else _close(state, events)
 
     def chance(self, state: State, rng: Any) -> list[Event]:
-        return _close(state, self._chance(state, rng))
+        events = self._chance(state, rng)
+        return events if state.turns < LAST_TURN else _close(state, events)
 
     def _chance(self, state: State, rng: Any) -> list[Event]:
         phase = state.phase
@@ -426,9 +430,12 @@ class NineTails:
         return action(event.data) if action is not None else None
 
 
+LAST_TURN = MOVE_CAP - 1  # only a step of the last turn pays for ``_close``'s fold
+
+
 def _close(state: State, events: list[Event]) -> list[Event]:
     """NT-9, ALL-4: the step that completes turn 3,000 ends the game at once, with an event saying so."""
-    if state.turns < MOVE_CAP - 1:  # only the last turn pays for this fold
+    if state.turns < LAST_TURN:
         return events
     after = fold_ahead(state, events)
     return [*events, _cap_event(after)] if after.phase == CAP else events

@@ -33,6 +33,7 @@ from engines.nine_tails.state import (
     CANCEL,
     CAP,
     CHOOSE,
+    CHOSEN,
     DISCARD,
     OVER,
     PAY,
@@ -56,6 +57,7 @@ from engines.nine_tails.state import (
     drop_trick,
     locate,
     new_fox,
+    next_holder,
     put,
     remove_study,
     replace_fox,
@@ -172,7 +174,7 @@ def _card_taken(state: State, data: Any, private: Any) -> State:
     else:
         taken = {"village": without(state.village, card)}
     if KIND[card] == WILD_FOX:
-        return _finish(state._replace(**taken, foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card)))))
+        return _finish(state, **taken, foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card))))
     return state._replace(**taken, held=card, phase=PLACE)
 
 
@@ -180,14 +182,14 @@ def _nothing_taken(state: State, data: Any, private: Any) -> State:
     village = state.village + state.revealed
     if state.source == "venture":  # rulebook VENTURE 3: the seat may now discard and draw
         return state._replace(village=village, revealed=(), phase=DISCARD, discarded=0)
-    return _finish(state._replace(village=village, revealed=()))
+    return _finish(state, village=village, revealed=())
 
 
 def _study_tucked(state: State, data: Any, private: Any) -> State:
     seat, index, fox = locate(state, data["fox"])
     card = data["card"]
     fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
-    return _finish(state._replace(foxes=replace_fox(state.foxes, seat, index, fox), held=""))
+    return _finish(state, foxes=replace_fox(state.foxes, seat, index, fox), held="")
 
 
 def _tail_gained(state: State, data: Any, private: Any) -> State:
@@ -223,7 +225,7 @@ def _resolving(state: State, data: Any, private: Any) -> State:
 def _trickery_drawn(state: State, data: Any, private: Any) -> State:
     seat = data["seat"]
     trickery, hands = _drawn(state, seat, data["count"], private)
-    return _finish(state._replace(trickery=trickery, hands=hands, owed=data["owed"], decider=seat))
+    return _finish(state, trickery=trickery, hands=hands, owed=data["owed"], decider=seat)
 
 
 # --- the trick window and the cancel window (NT-7) -----------------------------------------
@@ -268,8 +270,8 @@ def _cancel_declined(state: State, data: Any, private: Any) -> State:
 
 def _counters_returned(state: State, data: Any, private: Any) -> State:
     seat, index, fox = locate(state, data["fox"])
-    state = state._replace(pile=state.pile + fox.spent.bit_count())
-    return _finish(state._replace(foxes=replace_fox(state.foxes, seat, index, fox._replace(spent=0))))
+    foxes = replace_fox(state.foxes, seat, index, fox._replace(spent=0))
+    return _finish(state, pile=state.pile + fox.spent.bit_count(), foxes=foxes)
 
 
 def _windfall_revealed(state: State, data: Any, private: Any) -> State:
@@ -287,10 +289,8 @@ def _tail_swiped(state: State, data: Any, private: Any) -> State:
     foxes = replace_fox(state.foxes, seat, index, victim)
     seat, index, fox = locate(state, data["fox"])
     fox = fox._replace(tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
-    state = state._replace(foxes=replace_fox(foxes, seat, index, fox))
-    if fox.count == NINE:
-        state = state._replace(ascending=fox.card)
-    return _finish(state)
+    ascending = fox.card if fox.count == NINE else state.ascending
+    return _finish(state, foxes=replace_fox(foxes, seat, index, fox), ascending=ascending)
 
 
 def _befuddle_aimed(state: State, data: Any, private: Any) -> State:
@@ -319,17 +319,19 @@ def _study_heisted(state: State, data: Any, private: Any) -> State:
     foxes = replace_fox(state.foxes, seat, index, victim)
     seat, index, fox = locate(state, data["fox"])
     fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
-    return _finish(state._replace(foxes=replace_fox(foxes, seat, index, fox), pile=state.pile + returned))
+    return _finish(state, foxes=replace_fox(foxes, seat, index, fox), pile=state.pile + returned)
 
 
 def _study_hexed(state: State, data: Any, private: Any) -> State:
     card = data["card"]
     seat, index, fox = locate(state, data["fox"])
     fox, returned = remove_study(fox, card)
-    state = state._replace(
-        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile + returned, village=(*state.village, card)
+    return _finish(
+        state,
+        foxes=replace_fox(state.foxes, seat, index, fox),
+        pile=state.pile + returned,
+        village=(*state.village, card),
     )
-    return _finish(state)
 
 
 def _pickpocket_aimed(state: State, data: Any, private: Any) -> State:
@@ -341,7 +343,7 @@ def _card_pickpocketed(state: State, data: Any, private: Any) -> State:
     trick = private["trick"] if private is not None else None
     hands = put(state.hands, victim, drop_trick(state.hands[victim], trick))
     hands = put(hands, seat, sort_hand((*hands[seat], trick)))
-    return _finish(state._replace(hands=hands))
+    return _finish(state, hands=hands)
 
 
 def _trickery_reshuffled(state: State, data: Any, private: Any) -> State:
@@ -364,7 +366,8 @@ def _fox_ascended(state: State, data: Any, private: Any) -> State:
         starting = starting[1:]
     ascended = state.ascended[seat] + 1
     has_card = state.stack > 0  # NT-11: with the stack empty the fox still counts as ascended
-    state = state._replace(
+    return _finish(
+        state,
         foxes=put(state.foxes, seat, foxes),
         pile=state.pile + fox.spent.bit_count(),
         starting=starting,
@@ -375,7 +378,6 @@ def _fox_ascended(state: State, data: Any, private: Any) -> State:
         ascending="",
         winner=seat if ascended >= state.goal else state.winner,
     )
-    return _finish(state)
 
 
 def _game_won(state: State, data: Any, private: Any) -> State:
@@ -392,12 +394,12 @@ def _move_cap_reached(state: State, data: Any, private: Any) -> State:
 def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> State:
     seat, index, fox = locate(state, fox_card)
     fox = fox._replace(spent=fox.spent | slot_mask(slots), tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
-    state = state._replace(
-        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots), held="", paying="", chosen=""
-    )
-    if fox.count == NINE:  # rulebook "Fox Ascension": exactly nine tails ascends at once
-        state = state._replace(ascending=fox.card)
-    return _finish(state)
+    # rulebook "Fox Ascension": exactly nine tails ascends at once
+    ascending = fox.card if fox.count == NINE else state.ascending
+    return _finish(
+        state, foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots), held="", paying="",
+        chosen="", ascending=ascending,
+    )  # fmt: skip
 
 
 def _perform(state: State, fox_card: str, slots: list[int]) -> State:
@@ -416,40 +418,74 @@ def _perform(state: State, fox_card: str, slots: list[int]) -> State:
 def _begin_resolution(state: State, **changes: Any) -> State:
     """The cancel window closed with no cancel: the trick's player resolves it (``changes`` in the same copy)."""
     trick, seat = state.trick, state.trick_seat
-    if trick in ("quick-paws", "lure"):
+    if trick in CHOSEN:
         return state._replace(**changes, phase=CHOOSE, source=trick, decider=seat)
     if trick in TARGETED:
         return state._replace(**changes, phase=TARGET, decider=seat)
-    return state._replace(**changes, phase=RESOLVING, decider=seat)  # its effect's events follow at once
+    return state._replace(**changes, phase=RESOLVING, decider=seat)  # RESOLVED_AT_ONCE: its effect's events follow
 
 
-def _finish(state: State) -> State:
-    """The current action or trick is done: pending draws and ascensions first, then what follows."""
-    if state.winner >= 0:
-        return state._replace(phase=OVER)
-    if state.owed:
-        if state.discard and not state.trickery:  # NT-8: refill from the discard pile
-            return state._replace(phase=RESHUFFLE)
-        state = state._replace(owed=0)  # NT-12: nothing left to draw
-    if state.ascending:
-        return state._replace(phase=ASCEND)
-    if state.stage == STAGE_ACTION:  # "Done": the trick window opens (NT-7)
-        asker = window_asker(state, state.active)
+def _finish(state: State, **changes: Any) -> State:
+    """The current action or trick is done: pending draws and ascensions first, then what follows.
+
+    ``changes`` (the event's own) are made first, in the same copy: one copy of the state in all.
+    """
+    values = [*state]
+    for name, value in changes.items():
+        values[_INDEX[name]] = value
+    if values[_WINNER] >= 0:
+        values[_PHASE] = OVER
+        return tuple.__new__(State, values)
+    if values[_OWED]:
+        if values[_DISCARD] and not values[_TRICKERY]:  # NT-8: refill from the discard pile
+            values[_PHASE] = RESHUFFLE
+            return tuple.__new__(State, values)
+        values[_OWED] = 0  # NT-12: nothing left to draw
+    if values[_ASCENDING]:
+        values[_PHASE] = ASCEND
+        return tuple.__new__(State, values)
+    if values[_STAGE] == STAGE_ACTION:  # "Done": the trick window opens (NT-7)
+        active = values[_ACTIVE]
+        asker = next_holder(values[_SEATS], values[_HANDS], active, active)  # window_asker
         if asker >= 0:
-            return state._replace(stage=STAGE_WINDOW, phase=WINDOW, decider=asker)
-        return _end_turn(state)
+            values[_STAGE], values[_PHASE], values[_DECIDER] = STAGE_WINDOW, WINDOW, asker
+            return tuple.__new__(State, values)
+        return _next_turn(values)
     # STAGE_TRICK: the resolved trick goes to the discard pile, and the turn is over
-    return _end_turn(state, discard=(*state.discard, state.trick))
+    values[_DISCARD] = (*values[_DISCARD], values[_TRICK])
+    return _next_turn(values)
 
 
 def _end_turn(state: State, **changes: Any) -> State:
     """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` made too."""
-    turns = state.turns + 1
-    fresh = tuple.__new__(State, state[:TURN_FIELDS] + TURN_START)  # where the turn stands, afresh
+    values = [*state]
+    for name, value in changes.items():
+        values[_INDEX[name]] = value
+    return _next_turn(values)
+
+
+def _next_turn(values: list[Any]) -> State:
+    """The state whose fields are ``values`` at the end of a turn: the next seat's turn, or the cap."""
+    values[TURN_FIELDS:] = TURN_START  # where the turn stands, afresh
+    turns = values[_TURNS] = values[_TURNS] + 1
     if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails/engine.py _close)
-        return fresh._replace(**changes, turns=turns, phase=CAP, decider=-1)
-    seat = (state.active + 1) % state.seats
-    return fresh._replace(**changes, turns=turns, active=seat, decider=seat, phase=ACTION)
+        values[_PHASE], values[_DECIDER] = CAP, -1
+    else:
+        seat = (values[_ACTIVE] + 1) % values[_SEATS]
+        values[_ACTIVE] = values[_DECIDER] = seat
+        values[_PHASE] = ACTION
+    return tuple.__new__(State, values)
+
+
+# Positions of State's fields, for the flow above, which works on one list of a state's fields.
+_INDEX = {name: position for position, name in enumerate(State._fields)}
+_SEATS, _PHASE, _ACTIVE, _DECIDER, _TURNS, _HANDS, _TRICKERY, _DISCARD, _OWED, _ASCENDING, _WINNER, _STAGE, _TRICK = (
+    _INDEX[name]
+    for name in (
+        "seats", "phase", "active", "decider", "turns", "hands", "trickery", "discard", "owed", "ascending", "winner",
+        "stage", "trick",
+    )
+)  # fmt: skip
 
 
 def _drawn(state: State, seat: int, count: int, private: Any) -> tuple[tuple, tuple]:

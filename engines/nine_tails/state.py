@@ -26,6 +26,7 @@ from engines.nine_tails.cards import (
     TAIL,
     TAIL_IDS,
     TAIL_VALUE,
+    TRICKS,
     WILD_FOX,
 )  # fmt: skip
 
@@ -42,6 +43,8 @@ CHANCE_PHASES = frozenset((SETUP, RESHUFFLE, ASCEND, PICKPOCKET, CAP))
 STAGE_ACTION, STAGE_WINDOW, STAGE_TRICK = "action", "window", "trick"
 
 TARGETED = frozenset(("tail-swipe", "befuddle", "study-heist", "pickpocket", "hex"))
+CHOSEN = frozenset(("quick-paws", "lure"))  # resolved by choosing a card
+RESOLVED_AT_ONCE = frozenset(TRICKS) - TARGETED - CHOSEN  # its effect's events follow the window's close at once
 
 
 class Fox(NamedTuple):
@@ -181,11 +184,12 @@ def ascension_cards(fox: Fox) -> tuple[str, ...]:
 
 def can_pay(fox: Fox, need: tuple[int, ...]) -> bool:
     """Whether ``fox`` has open slots for a whole cost (NT-5: Any slots cover what trait slots lack)."""
-    return _can_pay(fox.slots, fox.spent, need)
+    return slots_pay(fox.slots, fox.spent, need)
 
 
 @lru_cache(maxsize=1 << 16)
-def _can_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
+def slots_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
+    """``can_pay`` by what decides it: the fox's slots and spent mask."""
     return _pays(_open_slots(slots, spent), need)
 
 
@@ -297,7 +301,7 @@ def window_asker(state: State, after: int) -> int:
 
     A seat with no trickery cards cannot play one, and its hand size is public, so it is skipped.
     """
-    return _next_holder(state, after, state.active)
+    return next_holder(state.seats, state.hands, after, state.active)
 
 
 def cancel_asker(state: State, after: int) -> int:
@@ -306,12 +310,11 @@ def cancel_asker(state: State, after: int) -> int:
     Every seat holding any trickery card is asked, whether or not it holds the trick's name, so
     being asked tells nobody what a hand holds.
     """
-    return _next_holder(state, after, state.trick_seat)
+    return next_holder(state.seats, state.hands, after, state.trick_seat)
 
 
-def _next_holder(state: State, after: int, stop: int) -> int:
+def next_holder(seats: int, hands: tuple, after: int, stop: int) -> int:
     """The first seat clockwise after ``after``, before reaching ``stop``, that holds a trickery card; -1 if none."""
-    seats, hands = state.seats, state.hands
     seat = (after + 1) % seats
     while seat != stop:
         if hands[seat]:

@@ -15,13 +15,25 @@ from typing import Any
 from engines.base import Event, IllegalAction
 from engines.nine_tails.cards import NEED, NINE, ORDERED_COST, TAIL_VALUE, TRICKS
 from engines.nine_tails.fold import fold_ahead
-from engines.nine_tails.state import RESOLVING, State, assign, can_pay, locate
+from engines.nine_tails.state import (
+    RESOLVED_AT_ONCE,
+    RESOLVING,
+    State,
+    assign,
+    can_pay,
+    cancel_asker,
+    locate,
+    slots_pay,
+)
 
 # --- the trick window ---------------------------------------------------------------------
 
 
 def legal_window(state: State, seat: int) -> list[str]:
-    return ["decline", *(f"trick:{trick}" for trick in distinct(state.hands[seat]))]
+    return ["decline", *map(PLAY.__getitem__, distinct(state.hands[seat]))]
+
+
+PLAY = {trick: f"trick:{trick}" for trick in TRICKS}  # the WINDOW actions, made once
 
 
 def decide_window(state: State, seat: int, action: str) -> list[Event]:
@@ -39,7 +51,7 @@ def decide_window(state: State, seat: int, action: str) -> list[Event]:
 
 def legal_perform(state: State, seat: int) -> list[str]:
     need = NEED[state.trick]
-    return [*(f"fox:{fox.card}" for fox in state.foxes[seat] if can_pay(fox, need)), "waste"]
+    return [*(f"fox:{fox.card}" for fox in state.foxes[seat] if slots_pay(fox.slots, fox.spent, need)), "waste"]
 
 
 def decide_perform(state: State, seat: int, action: str) -> list[Event]:
@@ -59,7 +71,7 @@ def decide_perform(state: State, seat: int, action: str) -> list[Event]:
     if slots is None:  # NT-5: the pile is short, the seat chooses which part it pays
         return [Event("fox_chosen", {"seat": seat, "fox": card})]
     events = [Event("trick_performed", {"seat": seat, "fox": card, "trick": trick, "slots": slots})]
-    return resolve_if_due(state, events)
+    return resolve_if_due(state, events) if _may_resolve(state, seat) else events
 
 
 def legal_cancel(state: State, seat: int) -> list[str]:
@@ -74,7 +86,18 @@ def decide_cancel(state: State, seat: int, action: str) -> list[Event]:
         return [Event("trick_cancelled", {"seat": seat, "trick": trick})]
     if action != "decline":
         raise IllegalAction(f"seat {seat} is asked to cancel {trick}: answer 'cancel' or 'decline', not {action!r}")
-    return resolve_if_due(state, [Event("cancel_declined", {"seat": seat})])
+    events = [Event("cancel_declined", {"seat": seat})]
+    return resolve_if_due(state, events) if _may_resolve(state, seat) else events
+
+
+def _may_resolve(state: State, seat: int) -> bool:
+    """Whether the cancel window may close once ``seat`` has performed or declined; False only when it stays open.
+
+    The window stays open while another seat holding a card is asked (fold.py ``_perform``, ``_cancel_declined``),
+    and a trick resolves with no decision only if it is in RESOLVED_AT_ONCE: else ``resolve_if_due`` has nothing to
+    add, and need not fold the events to find that out.
+    """
+    return state.trick in RESOLVED_AT_ONCE and cancel_asker(state, seat) < 0
 
 
 # --- resolving a trick --------------------------------------------------------------------
@@ -194,10 +217,10 @@ def draw_events(state: State, seat: int, count: int) -> list[Event]:
 
 
 def distinct(hand: tuple) -> list[str]:
-    out: list[str] = []
-    for card in hand:
-        if card is not None and (not out or out[-1] != card):
-            out.append(card)
+    """The tricks in ``hand``, each once, in the hand's order; an unknown card (None) is left out."""
+    out = [*dict.fromkeys(hand)]
+    if None in out:
+        out.remove(None)
     return out
 
 

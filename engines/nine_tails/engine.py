@@ -59,6 +59,7 @@ from engines.nine_tails.state import (
     CHANCE_PHASES,
     CHOOSE,
     DISCARD,
+    FOX_ACTION,
     OVER,
     PAY,
     PERFORM,
@@ -156,8 +157,8 @@ def _decide_choose(state: State, seat: int, action: str) -> list[Event]:
 def _legal_place(state: State, seat: int) -> list[str]:
     card = state.held
     if KIND[card] == STUDY:
-        return [f"fox:{fox.card}" for fox in state.foxes[seat]]
-    return [f"fox:{fox.card}" for fox in state.foxes[seat] if fits(fox, card)]
+        return [FOX_ACTION[fox.card] for fox in state.foxes[seat]]
+    return [FOX_ACTION[fox.card] for fox in state.foxes[seat] if fits(fox, card)]
 
 
 def _decide_place(state: State, seat: int, action: str) -> list[Event]:

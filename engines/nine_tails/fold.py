@@ -72,6 +72,22 @@ from engines.nine_tails.state import (
 # ``apply`` to hand back when the caller then folds the very same events, as in Tails on Fire.
 _ahead: tuple[Any, Any, Any, Any] = NO_LINK
 
+# Positions of State's fields. The most frequent events (and the flow of a turn, ``_finish``) set a state's
+# fields on one list of them and make one tuple, rather than copy the state through ``_replace`` step by step.
+_INDEX = {name: position for position, name in enumerate(State._fields)}
+_NEW = tuple.__new__
+_SEATS, _PHASE, _ACTIVE, _DECIDER, _TURNS, _FOXES, _HANDS, _PILE, _TRICKERY, _DISCARD = (
+    _INDEX[name]
+    for name in ("seats", "phase", "active", "decider", "turns", "foxes", "hands", "pile", "trickery", "discard")
+)
+_OWED, _ASCENDING, _WINNER, _STAGE, _SOURCE, _TRICK, _TRICK_SEAT, _TRICK_FOX, _PAYING, _CHOSEN, _DISCARDED = (
+    _INDEX[name]
+    for name in (
+        "owed", "ascending", "winner", "stage", "source", "trick", "trick_seat", "trick_fox", "paying", "chosen",
+        "discarded",
+    )
+)  # fmt: skip
+
 
 def apply(state: Any, event: Any) -> State:
     """The fold step (see engines.base.Engine.apply)."""
@@ -211,11 +227,11 @@ def _cost_part_chosen(state: State, data: Any, private: Any) -> State:
 
 def _trickery_discarded(state: State, data: Any, private: Any) -> State:
     seat, trick = data["seat"], data["trick"]
-    return state._replace(
-        hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
-        discard=(*state.discard, trick),
-        discarded=state.discarded + 1,
-    )
+    values = [*state]
+    values[_HANDS] = put(state.hands, seat, drop_trick(state.hands[seat], trick))
+    values[_DISCARD] = (*state.discard, trick)
+    values[_DISCARDED] = state.discarded + 1
+    return _NEW(State, values)
 
 
 def _resolving(state: State, data: Any, private: Any) -> State:
@@ -224,8 +240,10 @@ def _resolving(state: State, data: Any, private: Any) -> State:
 
 def _trickery_drawn(state: State, data: Any, private: Any) -> State:
     seat = data["seat"]
-    trickery, hands = _drawn(state, seat, data["count"], private)
-    return _finish(state, trickery=trickery, hands=hands, owed=data["owed"], decider=seat)
+    values = [*state]
+    values[_TRICKERY], values[_HANDS] = _drawn(state, seat, data["count"], private)
+    values[_OWED], values[_DECIDER] = data["owed"], seat
+    return _settle(values)
 
 
 # --- the trick window and the cancel window (NT-7) -----------------------------------------
@@ -233,15 +251,20 @@ def _trickery_drawn(state: State, data: Any, private: Any) -> State:
 
 def _trick_declined(state: State, data: Any, private: Any) -> State:
     asker = window_asker(state, data["seat"])
-    return state._replace(decider=asker) if asker >= 0 else _end_turn(state)
+    values = [*state]
+    if asker < 0:
+        return _next_turn(values)
+    values[_DECIDER] = asker
+    return _NEW(State, values)
 
 
 def _trick_revealed(state: State, data: Any, private: Any) -> State:
     seat, trick = data["seat"], data["trick"]
-    return state._replace(
-        hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
-        trick=trick, trick_seat=seat, stage=STAGE_TRICK, phase=PERFORM, decider=seat,
-    )  # fmt: skip
+    values = [*state]
+    values[_HANDS] = put(state.hands, seat, drop_trick(state.hands[seat], trick))
+    values[_TRICK], values[_TRICK_SEAT], values[_DECIDER] = trick, seat, seat
+    values[_STAGE], values[_PHASE] = STAGE_TRICK, PERFORM
+    return _NEW(State, values)
 
 
 def _trick_wasted(state: State, data: Any, private: Any) -> State:
@@ -262,7 +285,11 @@ def _trick_cancelled(state: State, data: Any, private: Any) -> State:
 
 def _cancel_declined(state: State, data: Any, private: Any) -> State:
     asker = cancel_asker(state, data["seat"])
-    return state._replace(decider=asker) if asker >= 0 else _begin_resolution(state)
+    values = [*state]
+    if asker < 0:
+        return _begin_resolution(values)
+    values[_DECIDER] = asker
+    return _NEW(State, values)
 
 
 # --- trick effects (NT-6) ---------------------------------------------------------------
@@ -403,26 +430,29 @@ def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> Stat
 
 
 def _perform(state: State, fox_card: str, slots: list[int]) -> State:
-    seat, index, fox = locate(state, fox_card)
+    seat, index, fox = locate(state, fox_card, state.trick_seat)
     fox = fox._replace(spent=fox.spent | slot_mask(slots))
-    changes = {
-        "foxes": replace_fox(state.foxes, seat, index, fox), "pile": state.pile - len(slots), "trick_fox": fox_card,
-        "paying": "", "chosen": "",
-    }  # fmt: skip
+    values = [*state]
+    values[_FOXES] = replace_fox(state.foxes, seat, index, fox)
+    values[_PILE], values[_TRICK_FOX], values[_PAYING], values[_CHOSEN] = state.pile - len(slots), fox_card, "", ""
     asker = cancel_asker(state, state.trick_seat)  # reads the hands and the trick's player only
-    if asker >= 0:
-        return state._replace(**changes, phase=CANCEL, decider=asker)
-    return _begin_resolution(state, **changes)
+    if asker < 0:
+        return _begin_resolution(values)
+    values[_PHASE], values[_DECIDER] = CANCEL, asker
+    return _NEW(State, values)
 
 
-def _begin_resolution(state: State, **changes: Any) -> State:
-    """The cancel window closed with no cancel: the trick's player resolves it (``changes`` in the same copy)."""
-    trick, seat = state.trick, state.trick_seat
+def _begin_resolution(values: list[Any]) -> State:
+    """The cancel window closed with no cancel: the trick's player resolves it (the state's fields are ``values``)."""
+    trick = values[_TRICK]
+    values[_DECIDER] = values[_TRICK_SEAT]
     if trick in CHOSEN:
-        return state._replace(**changes, phase=CHOOSE, source=trick, decider=seat)
-    if trick in TARGETED:
-        return state._replace(**changes, phase=TARGET, decider=seat)
-    return state._replace(**changes, phase=RESOLVING, decider=seat)  # RESOLVED_AT_ONCE: its effect's events follow
+        values[_PHASE], values[_SOURCE] = CHOOSE, trick
+    elif trick in TARGETED:
+        values[_PHASE] = TARGET
+    else:  # RESOLVED_AT_ONCE: its effect's events follow at once
+        values[_PHASE] = RESOLVING
+    return _NEW(State, values)
 
 
 def _finish(state: State, **changes: Any) -> State:
@@ -433,23 +463,28 @@ def _finish(state: State, **changes: Any) -> State:
     values = [*state]
     for name, value in changes.items():
         values[_INDEX[name]] = value
+    return _settle(values)
+
+
+def _settle(values: list[Any]) -> State:
+    """``_finish`` on the list of a state's fields ``values``."""
     if values[_WINNER] >= 0:
         values[_PHASE] = OVER
-        return tuple.__new__(State, values)
+        return _NEW(State, values)
     if values[_OWED]:
         if values[_DISCARD] and not values[_TRICKERY]:  # NT-8: refill from the discard pile
             values[_PHASE] = RESHUFFLE
-            return tuple.__new__(State, values)
+            return _NEW(State, values)
         values[_OWED] = 0  # NT-12: nothing left to draw
     if values[_ASCENDING]:
         values[_PHASE] = ASCEND
-        return tuple.__new__(State, values)
+        return _NEW(State, values)
     if values[_STAGE] == STAGE_ACTION:  # "Done": the trick window opens (NT-7)
         active = values[_ACTIVE]
         asker = next_holder(values[_SEATS], values[_HANDS], active, active)  # window_asker
         if asker >= 0:
             values[_STAGE], values[_PHASE], values[_DECIDER] = STAGE_WINDOW, WINDOW, asker
-            return tuple.__new__(State, values)
+            return _NEW(State, values)
         return _next_turn(values)
     # STAGE_TRICK: the resolved trick goes to the discard pile, and the turn is over
     values[_DISCARD] = (*values[_DISCARD], values[_TRICK])
@@ -474,23 +509,14 @@ def _next_turn(values: list[Any]) -> State:
         seat = (values[_ACTIVE] + 1) % values[_SEATS]
         values[_ACTIVE] = values[_DECIDER] = seat
         values[_PHASE] = ACTION
-    return tuple.__new__(State, values)
-
-
-# Positions of State's fields, for the flow above, which works on one list of a state's fields.
-_INDEX = {name: position for position, name in enumerate(State._fields)}
-_SEATS, _PHASE, _ACTIVE, _DECIDER, _TURNS, _HANDS, _TRICKERY, _DISCARD, _OWED, _ASCENDING, _WINNER, _STAGE, _TRICK = (
-    _INDEX[name]
-    for name in (
-        "seats", "phase", "active", "decider", "turns", "hands", "trickery", "discard", "owed", "ascending", "winner",
-        "stage", "trick",
-    )
-)  # fmt: skip
+    return _NEW(State, values)
 
 
 def _drawn(state: State, seat: int, count: int, private: Any) -> tuple[tuple, tuple]:
     """The Trickery Deck and the hands after ``seat`` draws ``count`` cards (unknown ones without ``private``)."""
     cards = tuple(private["cards"]) if private is not None else state.trickery[:count]
+    if not cards:  # an empty deck (NT-8): the hands stay as they are, each sorted already
+        return state.trickery[count:], state.hands
     return state.trickery[count:], put(state.hands, seat, sort_hand(state.hands[seat] + cards))
 
 

@@ -111,6 +111,9 @@ fast_replace(Fox)
 # --- foxes, payments and who is asked next ---------------------------------------------------
 
 
+FOX_ACTION = {card: f"fox:{card}" for card in SLOTS if KIND[card] != STUDY}  # "fox:<card>", made once
+
+
 def new_fox(card: str) -> Fox:
     return Fox(card, SLOTS[card], 0)
 
@@ -144,8 +147,12 @@ def drop_trick(hand: tuple, trick: str | None) -> tuple:
     return without(hand, None) if None in hand else hand[1:]
 
 
-def locate(state: State, card: str) -> tuple[int, int, Fox]:
-    """Seat, position and record of the fox ``card`` (it must be in front of some seat)."""
+def locate(state: State, card: str, hint: int = -1) -> tuple[int, int, Fox]:
+    """Seat, position and record of the fox ``card`` (in front of some seat); seat ``hint`` is looked at first."""
+    if hint >= 0:
+        for index, fox in enumerate(state.foxes[hint]):
+            if fox.card == card:
+                return hint, index, fox
     for seat, foxes in enumerate(state.foxes):
         for index, fox in enumerate(foxes):
             if fox.card == card:
@@ -237,8 +244,13 @@ def assign(fox: Fox, symbols: str) -> list[int]:
     is slot order: the fox's own slots, then its studies' in tuck order. With trait
     symbols placed before Any symbols this pays every cost that can be paid at all.
     """
-    taken, out = fox.spent, []
-    slots = fox.slots
+    return [*_assign(fox.slots, fox.spent, symbols)]
+
+
+@lru_cache(maxsize=1 << 14)
+def _assign(slots: str, spent: int, symbols: str) -> tuple[int, ...]:
+    """``assign`` by what decides it (a tuple, shared by the cache)."""
+    taken, out = spent, []
     for symbol in symbols:
         pick = -1
         for index, trait in enumerate(slots):
@@ -249,7 +261,7 @@ def assign(fox: Fox, symbols: str) -> list[int]:
             pick = next(i for i, trait in enumerate(slots) if trait == ANY and not taken >> i & 1)
         taken |= 1 << pick
         out.append(pick)
-    return out
+    return tuple(out)
 
 
 def usable(state: State, seat: int, card: str) -> bool:

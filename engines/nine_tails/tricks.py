@@ -16,6 +16,7 @@ from engines.base import Event, IllegalAction
 from engines.nine_tails.cards import NEED, NINE, ORDERED_COST, TAIL_VALUE, TRICKS
 from engines.nine_tails.fold import fold_ahead
 from engines.nine_tails.state import (
+    FOX_ACTION,
     RESOLVED_AT_ONCE,
     RESOLVING,
     State,
@@ -51,7 +52,9 @@ def decide_window(state: State, seat: int, action: str) -> list[Event]:
 
 def legal_perform(state: State, seat: int) -> list[str]:
     need = NEED[state.trick]
-    return [*(f"fox:{fox.card}" for fox in state.foxes[seat] if slots_pay(fox.slots, fox.spent, need)), "waste"]
+    legal = [FOX_ACTION[fox.card] for fox in state.foxes[seat] if slots_pay(fox.slots, fox.spent, need)]
+    legal.append("waste")
+    return legal
 
 
 def decide_perform(state: State, seat: int, action: str) -> list[Event]:
@@ -120,8 +123,24 @@ def resolve_if_due(state: State, events: list[Event]) -> list[Event]:
     return [*events, Event("windfall_missed", {"seat": seat})]
 
 
+_targets_of: tuple[Any, Any] = (None, None)  # the last state asked about, and its targets
+
+
 def targets(state: State) -> dict[str, Event]:
-    """The targets of the trick in play (tail-swipe, befuddle, study-heist, pickpocket, hex)."""
+    """The targets of the trick in play (tail-swipe, befuddle, study-heist, pickpocket, hex).
+
+    The legal actions and the decision ask it of the same state in turn: the last state's answer is kept
+    (a pure cache, by identity: a state is never mutated). The dict and its events are shared: never mutate them.
+    """
+    global _targets_of
+    if _targets_of[0] is state:
+        return _targets_of[1]
+    out = _targets(state)
+    _targets_of = (state, out)
+    return out
+
+
+def _targets(state: State) -> dict[str, Event]:
     trick, seat = state.trick, state.trick_seat
     out: dict[str, Event] = {}
     if trick == "pickpocket":
@@ -160,7 +179,8 @@ def decide_target(state: State, seat: int, action: str) -> list[Event]:
     trick = state.trick
     options = targets(state)
     if action in options:
-        return [options[action]]
+        chosen = options[action]
+        return [Event(chosen.type, {**chosen.data})]  # a fresh event each time, as from any decision
     if action == "none" and not options:
         return [Event("trick_fizzled", {"seat": seat, "trick": trick})]
     if action == "none":

@@ -203,7 +203,7 @@ def _decide_pay(state: State, seat: int, action: str) -> list[Event]:
     if len(chosen) < state.pile and len(set(rest)) > 1:
         return [Event("cost_part_chosen", {"seat": seat, "symbol": symbol})]
     chosen += rest[: state.pile - len(chosen)]  # what is left to choose is all one symbol
-    fox = locate(state, state.paying)[2]
+    fox = locate(state, state.paying, seat)[2]
     slots = assign(fox, "".join(sorted(chosen, key=lambda s: s == ANY)))
     events = [Event("cost_part_chosen", {"seat": seat, "symbol": symbol, "slots": slots})]
     return events if state.held else tricks.resolve_if_due(state, events)

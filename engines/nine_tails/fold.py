@@ -51,6 +51,7 @@ from engines.nine_tails.state import (
     TURN_FIELDS,
     TURN_START,
     WINDOW,
+    Fox,
     State,
     ascension_cards,
     cancel_asker,
@@ -180,7 +181,9 @@ def _rested(state: State, data: Any, private: Any) -> State:
     foxes = state.foxes[seat]
     returned = sum([fox.spent.bit_count() for fox in foxes])
     foxes = tuple([fox._replace(spent=0) if fox.spent else fox for fox in foxes])
-    return state._replace(foxes=put(state.foxes, seat, foxes), pile=state.pile + returned, phase=RESOLVING)
+    values = [*state]
+    values[_FOXES], values[_PILE], values[_PHASE] = put(state.foxes, seat, foxes), state.pile + returned, RESOLVING
+    return _NEW(State, values)
 
 
 def _card_taken(state: State, data: Any, private: Any) -> State:
@@ -202,14 +205,14 @@ def _nothing_taken(state: State, data: Any, private: Any) -> State:
 
 
 def _study_tucked(state: State, data: Any, private: Any) -> State:
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     card = data["card"]
     fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
     return _finish(state, foxes=replace_fox(state.foxes, seat, index, fox), held="")
 
 
 def _tail_gained(state: State, data: Any, private: Any) -> State:
-    return _gain_tail(state, data["fox"], data["card"], data["slots"])
+    return _gain_tail(state, data["fox"], data["card"], data["slots"], data["seat"])
 
 
 def _fox_chosen(state: State, data: Any, private: Any) -> State:
@@ -221,7 +224,7 @@ def _cost_part_chosen(state: State, data: Any, private: Any) -> State:
     if "slots" not in data:
         return state
     if state.held:
-        return _gain_tail(state, state.paying, state.held, data["slots"])
+        return _gain_tail(state, state.paying, state.held, data["slots"], state.decider)
     return _perform(state, state.paying, data["slots"])
 
 
@@ -296,7 +299,7 @@ def _cancel_declined(state: State, data: Any, private: Any) -> State:
 
 
 def _counters_returned(state: State, data: Any, private: Any) -> State:
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     foxes = replace_fox(state.foxes, seat, index, fox._replace(spent=0))
     return _finish(state, pile=state.pile + fox.spent.bit_count(), foxes=foxes)
 
@@ -314,7 +317,7 @@ def _tail_swiped(state: State, data: Any, private: Any) -> State:
     seat, index, victim = locate(state, data["victim"])
     victim = victim._replace(tails=victim.tails[:-1], count=victim.count - TAIL_VALUE[card])
     foxes = replace_fox(state.foxes, seat, index, victim)
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     fox = fox._replace(tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
     ascending = fox.card if fox.count == NINE else state.ascending
     return _finish(state, foxes=replace_fox(foxes, seat, index, fox), ascending=ascending)
@@ -344,7 +347,7 @@ def _study_heisted(state: State, data: Any, private: Any) -> State:
     seat, index, victim = locate(state, data["victim"])
     victim, returned = remove_study(victim, card)
     foxes = replace_fox(state.foxes, seat, index, victim)
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
     return _finish(state, foxes=replace_fox(foxes, seat, index, fox), pile=state.pile + returned)
 
@@ -382,7 +385,7 @@ def _trickery_reshuffled(state: State, data: Any, private: Any) -> State:
 
 def _fox_ascended(state: State, data: Any, private: Any) -> State:
     """Rulebook "Fox Ascension" steps 1-5, in order."""
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     order = tuple(private["order"]) if private is not None else ascension_cards(fox)
     foxes = state.foxes[seat][:index] + state.foxes[seat][index + 1 :]
     starting = state.starting
@@ -418,8 +421,8 @@ def _move_cap_reached(state: State, data: Any, private: Any) -> State:
 # --- the flow of a turn ---------------------------------------------------------------------
 
 
-def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> State:
-    seat, index, fox = locate(state, fox_card)
+def _gain_tail(state: State, fox_card: str, card: str, slots: list[int], hint: int) -> State:
+    seat, index, fox = locate(state, fox_card, hint)  # ``hint``: the seat giving the tail, the fox's own
     fox = fox._replace(spent=fox.spent | slot_mask(slots), tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
     # rulebook "Fox Ascension": exactly nine tails ascends at once
     ascending = fox.card if fox.count == NINE else state.ascending
@@ -431,7 +434,7 @@ def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> Stat
 
 def _perform(state: State, fox_card: str, slots: list[int]) -> State:
     seat, index, fox = locate(state, fox_card, state.trick_seat)
-    fox = fox._replace(spent=fox.spent | slot_mask(slots))
+    fox = tuple.__new__(Fox, (fox.card, fox.slots, fox.spent | slot_mask(slots), fox.studies, fox.tails, fox.count))
     values = [*state]
     values[_FOXES] = replace_fox(state.foxes, seat, index, fox)
     values[_PILE], values[_TRICK_FOX], values[_PAYING], values[_CHOSEN] = state.pile - len(slots), fox_card, "", ""

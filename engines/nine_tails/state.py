@@ -10,7 +10,6 @@ windows (NT-7). The fold (engines/nine_tails/fold.py) and the rules
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -230,10 +229,26 @@ def _fitting(have: tuple[int, ...], room: int) -> frozenset[str]:
     Cached by what decides it, which many foxes share: the legal actions ask it of every tail card in
     the Village at every turn.
     """
-    return frozenset(card for card, value, need in _TAIL_NEEDS if value <= room and _pays(have, need))
+    a, c, g, s, q, any_ = have
+    total = a + c + g + s + q + any_
+    return frozenset(
+        [
+            card
+            for card, value, size, na, nc, ng, ns, nq in _TAIL_NEEDS
+            # _pays, unrolled: what the trait slots lack, the Any slots cover, and there are slots enough in all
+            if value <= room
+            and size <= total
+            and (na > a and na - a)
+            + (nc > c and nc - c)
+            + (ng > g and ng - g)
+            + (ns > s and ns - s)
+            + (nq > q and nq - q)
+            <= any_
+        ]
+    )
 
 
-_TAIL_NEEDS = tuple((card, TAIL_VALUE[card], NEED[card]) for card in TAIL_IDS)
+_TAIL_NEEDS = tuple((card, TAIL_VALUE[card], sum(NEED[card]), *NEED[card][:5]) for card in TAIL_IDS)
 
 
 def assign(fox: Fox, symbols: str) -> list[int]:
@@ -274,17 +289,14 @@ def usable(state: State, seat: int, card: str) -> bool:
     return kind == TAIL and any(fits(fox, card) for fox in state.foxes[seat])
 
 
-def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> Iterator[str]:
-    """The cards among ``cards`` that ``seat`` can use (``usable``), in their order, found one at a time.
+def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> list[str]:
+    """The cards among ``cards`` that ``seat`` can use (``usable``), in their order.
 
     For the Village at every turn: the tail cards its foxes fit are found once, not per card and fox.
     """
     foxes = state.foxes[seat]
     fitting = _seat_fitting(foxes)
-    for card in cards:
-        kind = KIND[card]
-        if kind == WILD_FOX or (kind == STUDY and foxes) or card in fitting:
-            yield card
+    return [card for card in cards if (kind := KIND[card]) == WILD_FOX or (kind == STUDY and foxes) or card in fitting]
 
 
 def can_use_any(state: State, seat: int, cards: tuple[str, ...]) -> bool:

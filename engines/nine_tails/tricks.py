@@ -113,7 +113,7 @@ def resolve_if_due(state: State, events: list[Event]) -> list[Event]:
         return events
     trick, seat = after.trick, after.trick_seat
     if trick == "second-wind":
-        fox = locate(after, after.trick_fox)[2]
+        fox = locate(after, after.trick_fox, seat)[2]
         return [*events, Event("counters_returned", {"seat": seat, "fox": fox.card, "counters": fox.spent.bit_count()})]
     if trick == "foxfire-insight":
         return [*events, Event("insight_gained", {"seat": seat}), *draw_events(after, seat, 2)]
@@ -148,7 +148,7 @@ def _targets(state: State) -> dict[str, Event]:
             if other != seat and hand:
                 out[f"seat:{other}"] = Event("pickpocket_aimed", {"seat": seat, "target": other})
         return out
-    this = locate(state, state.trick_fox)[2]
+    this = locate(state, state.trick_fox, seat)[2]
     for other, foxes in enumerate(state.foxes):
         if other == seat:
             continue

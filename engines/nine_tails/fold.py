@@ -434,7 +434,7 @@ def _gain_tail(state: State, fox_card: str, card: str, slots: list[int], hint: i
 
 def _perform(state: State, fox_card: str, slots: list[int]) -> State:
     seat, index, fox = locate(state, fox_card, state.trick_seat)
-    fox = tuple.__new__(Fox, (fox.card, fox.slots, fox.spent | slot_mask(slots), fox.studies, fox.tails, fox.count))
+    fox = _NEW(Fox, (fox.card, fox.slots, fox.spent | slot_mask(slots), fox.studies, fox.tails, fox.count))
     values = [*state]
     values[_FOXES] = replace_fox(state.foxes, seat, index, fox)
     values[_PILE], values[_TRICK_FOX], values[_PAYING], values[_CHOSEN] = state.pile - len(slots), fox_card, "", ""

@@ -44,6 +44,7 @@ from engines.nine_tails.cards import (
     STARTING_FOX,
     STUDY,
     TAIL_VALUE,
+    TRICK_NAMES,
     WILD_FOX,
     WILDS_IDS,
 )
@@ -58,6 +59,7 @@ from engines.nine_tails.state import (
     CHANCE_PHASES,
     CHOOSE,
     DISCARD,
+    FOX_ACTION,
     OVER,
     PAY,
     PERFORM,
@@ -80,6 +82,7 @@ from engines.nine_tails.state import (
 
 OPTIONS = {"fast": "bool: win at two ascended foxes instead of three (NT-9)"}
 TAKE = {card: f"take:{card}" for card in WILDS_IDS}  # the CHOOSE actions, made once
+DISCARD_ACTION = {trick: f"discard:{trick}" for trick in TRICK_NAMES}  # and the DISCARD ones
 
 # --- the active seat's decisions (rulebook "A Player's Turn") -------------------------------
 
@@ -154,8 +157,8 @@ def _decide_choose(state: State, seat: int, action: str) -> list[Event]:
 def _legal_place(state: State, seat: int) -> list[str]:
     card = state.held
     if KIND[card] == STUDY:
-        return [f"fox:{fox.card}" for fox in state.foxes[seat]]
-    return [f"fox:{fox.card}" for fox in state.foxes[seat] if fits(fox, card)]
+        return [FOX_ACTION[fox.card] for fox in state.foxes[seat]]
+    return [FOX_ACTION[fox.card] for fox in state.foxes[seat] if fits(fox, card)]
 
 
 def _decide_place(state: State, seat: int, action: str) -> list[Event]:
@@ -200,14 +203,14 @@ def _decide_pay(state: State, seat: int, action: str) -> list[Event]:
     if len(chosen) < state.pile and len(set(rest)) > 1:
         return [Event("cost_part_chosen", {"seat": seat, "symbol": symbol})]
     chosen += rest[: state.pile - len(chosen)]  # what is left to choose is all one symbol
-    fox = locate(state, state.paying)[2]
+    fox = locate(state, state.paying, seat)[2]
     slots = assign(fox, "".join(sorted(chosen, key=lambda s: s == ANY)))
     events = [Event("cost_part_chosen", {"seat": seat, "symbol": symbol, "slots": slots})]
     return events if state.held else tricks.resolve_if_due(state, events)
 
 
 def _legal_discard(state: State, seat: int) -> list[str]:
-    return [*(f"discard:{trick}" for trick in tricks.distinct(state.hands[seat])), "stop"]
+    return [*map(DISCARD_ACTION.__getitem__, tricks.distinct(state.hands[seat])), "stop"]
 
 
 def _decide_discard(state: State, seat: int, action: str) -> list[Event]:
@@ -316,10 +319,12 @@ class NineTails:
             raise IllegalAction(f"no seat decides now: the game is at its {state.phase} step")
         if not isinstance(action, str):
             raise IllegalAction(f"an action is a string such as 'venture', not {action!r}")
-        return _close(state, decide(state, state.decider, action))
+        events = decide(state, state.decider, action)
+        return events if state.turns < LAST_TURN else _close(state, events)
 
     def chance(self, state: State, rng: Any) -> list[Event]:
-        return _close(state, self._chance(state, rng))
+        events = self._chance(state, rng)
+        return events if state.turns < LAST_TURN else _close(state, events)
 
     def _chance(self, state: State, rng: Any) -> list[Event]:
         phase = state.phase
@@ -426,9 +431,12 @@ class NineTails:
         return action(event.data) if action is not None else None
 
 
+LAST_TURN = MOVE_CAP - 1  # only a step of the last turn pays for ``_close``'s fold
+
+
 def _close(state: State, events: list[Event]) -> list[Event]:
     """NT-9, ALL-4: the step that completes turn 3,000 ends the game at once, with an event saying so."""
-    if state.turns < MOVE_CAP - 1:  # only the last turn pays for this fold
+    if state.turns < LAST_TURN:
         return events
     after = fold_ahead(state, events)
     return [*events, _cap_event(after)] if after.phase == CAP else events

@@ -33,6 +33,7 @@ from engines.nine_tails.state import (
     CANCEL,
     CAP,
     CHOOSE,
+    CHOSEN,
     DISCARD,
     OVER,
     PAY,
@@ -50,12 +51,14 @@ from engines.nine_tails.state import (
     TURN_FIELDS,
     TURN_START,
     WINDOW,
+    Fox,
     State,
     ascension_cards,
     cancel_asker,
     drop_trick,
     locate,
     new_fox,
+    next_holder,
     put,
     remove_study,
     replace_fox,
@@ -69,6 +72,22 @@ from engines.nine_tails.state import (
 # window close at once?); ``fold_ahead`` keeps those states as a chain (engines.base.chain_of) for
 # ``apply`` to hand back when the caller then folds the very same events, as in Tails on Fire.
 _ahead: tuple[Any, Any, Any, Any] = NO_LINK
+
+# Positions of State's fields. The most frequent events (and the flow of a turn, ``_finish``) set a state's
+# fields on one list of them and make one tuple, rather than copy the state through ``_replace`` step by step.
+_INDEX = {name: position for position, name in enumerate(State._fields)}
+_NEW = tuple.__new__
+_SEATS, _PHASE, _ACTIVE, _DECIDER, _TURNS, _FOXES, _HANDS, _PILE, _TRICKERY, _DISCARD = (
+    _INDEX[name]
+    for name in ("seats", "phase", "active", "decider", "turns", "foxes", "hands", "pile", "trickery", "discard")
+)
+_OWED, _ASCENDING, _WINNER, _STAGE, _SOURCE, _TRICK, _TRICK_SEAT, _TRICK_FOX, _PAYING, _CHOSEN, _DISCARDED = (
+    _INDEX[name]
+    for name in (
+        "owed", "ascending", "winner", "stage", "source", "trick", "trick_seat", "trick_fox", "paying", "chosen",
+        "discarded",
+    )
+)  # fmt: skip
 
 
 def apply(state: Any, event: Any) -> State:
@@ -162,7 +181,9 @@ def _rested(state: State, data: Any, private: Any) -> State:
     foxes = state.foxes[seat]
     returned = sum([fox.spent.bit_count() for fox in foxes])
     foxes = tuple([fox._replace(spent=0) if fox.spent else fox for fox in foxes])
-    return state._replace(foxes=put(state.foxes, seat, foxes), pile=state.pile + returned, phase=RESOLVING)
+    values = [*state]
+    values[_FOXES], values[_PILE], values[_PHASE] = put(state.foxes, seat, foxes), state.pile + returned, RESOLVING
+    return _NEW(State, values)
 
 
 def _card_taken(state: State, data: Any, private: Any) -> State:
@@ -172,7 +193,7 @@ def _card_taken(state: State, data: Any, private: Any) -> State:
     else:
         taken = {"village": without(state.village, card)}
     if KIND[card] == WILD_FOX:
-        return _finish(state._replace(**taken, foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card)))))
+        return _finish(state, **taken, foxes=put(state.foxes, seat, (*state.foxes[seat], new_fox(card))))
     return state._replace(**taken, held=card, phase=PLACE)
 
 
@@ -180,18 +201,18 @@ def _nothing_taken(state: State, data: Any, private: Any) -> State:
     village = state.village + state.revealed
     if state.source == "venture":  # rulebook VENTURE 3: the seat may now discard and draw
         return state._replace(village=village, revealed=(), phase=DISCARD, discarded=0)
-    return _finish(state._replace(village=village, revealed=()))
+    return _finish(state, village=village, revealed=())
 
 
 def _study_tucked(state: State, data: Any, private: Any) -> State:
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     card = data["card"]
     fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
-    return _finish(state._replace(foxes=replace_fox(state.foxes, seat, index, fox), held=""))
+    return _finish(state, foxes=replace_fox(state.foxes, seat, index, fox), held="")
 
 
 def _tail_gained(state: State, data: Any, private: Any) -> State:
-    return _gain_tail(state, data["fox"], data["card"], data["slots"])
+    return _gain_tail(state, data["fox"], data["card"], data["slots"], data["seat"])
 
 
 def _fox_chosen(state: State, data: Any, private: Any) -> State:
@@ -203,17 +224,17 @@ def _cost_part_chosen(state: State, data: Any, private: Any) -> State:
     if "slots" not in data:
         return state
     if state.held:
-        return _gain_tail(state, state.paying, state.held, data["slots"])
+        return _gain_tail(state, state.paying, state.held, data["slots"], state.decider)
     return _perform(state, state.paying, data["slots"])
 
 
 def _trickery_discarded(state: State, data: Any, private: Any) -> State:
     seat, trick = data["seat"], data["trick"]
-    return state._replace(
-        hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
-        discard=(*state.discard, trick),
-        discarded=state.discarded + 1,
-    )
+    values = [*state]
+    values[_HANDS] = put(state.hands, seat, drop_trick(state.hands[seat], trick))
+    values[_DISCARD] = (*state.discard, trick)
+    values[_DISCARDED] = state.discarded + 1
+    return _NEW(State, values)
 
 
 def _resolving(state: State, data: Any, private: Any) -> State:
@@ -222,8 +243,10 @@ def _resolving(state: State, data: Any, private: Any) -> State:
 
 def _trickery_drawn(state: State, data: Any, private: Any) -> State:
     seat = data["seat"]
-    trickery, hands = _drawn(state, seat, data["count"], private)
-    return _finish(state._replace(trickery=trickery, hands=hands, owed=data["owed"], decider=seat))
+    values = [*state]
+    values[_TRICKERY], values[_HANDS] = _drawn(state, seat, data["count"], private)
+    values[_OWED], values[_DECIDER] = data["owed"], seat
+    return _settle(values)
 
 
 # --- the trick window and the cancel window (NT-7) -----------------------------------------
@@ -231,15 +254,20 @@ def _trickery_drawn(state: State, data: Any, private: Any) -> State:
 
 def _trick_declined(state: State, data: Any, private: Any) -> State:
     asker = window_asker(state, data["seat"])
-    return state._replace(decider=asker) if asker >= 0 else _end_turn(state)
+    values = [*state]
+    if asker < 0:
+        return _next_turn(values)
+    values[_DECIDER] = asker
+    return _NEW(State, values)
 
 
 def _trick_revealed(state: State, data: Any, private: Any) -> State:
     seat, trick = data["seat"], data["trick"]
-    return state._replace(
-        hands=put(state.hands, seat, drop_trick(state.hands[seat], trick)),
-        trick=trick, trick_seat=seat, stage=STAGE_TRICK, phase=PERFORM, decider=seat,
-    )  # fmt: skip
+    values = [*state]
+    values[_HANDS] = put(state.hands, seat, drop_trick(state.hands[seat], trick))
+    values[_TRICK], values[_TRICK_SEAT], values[_DECIDER] = trick, seat, seat
+    values[_STAGE], values[_PHASE] = STAGE_TRICK, PERFORM
+    return _NEW(State, values)
 
 
 def _trick_wasted(state: State, data: Any, private: Any) -> State:
@@ -260,16 +288,20 @@ def _trick_cancelled(state: State, data: Any, private: Any) -> State:
 
 def _cancel_declined(state: State, data: Any, private: Any) -> State:
     asker = cancel_asker(state, data["seat"])
-    return state._replace(decider=asker) if asker >= 0 else _begin_resolution(state)
+    values = [*state]
+    if asker < 0:
+        return _begin_resolution(values)
+    values[_DECIDER] = asker
+    return _NEW(State, values)
 
 
 # --- trick effects (NT-6) ---------------------------------------------------------------
 
 
 def _counters_returned(state: State, data: Any, private: Any) -> State:
-    seat, index, fox = locate(state, data["fox"])
-    state = state._replace(pile=state.pile + fox.spent.bit_count())
-    return _finish(state._replace(foxes=replace_fox(state.foxes, seat, index, fox._replace(spent=0))))
+    seat, index, fox = locate(state, data["fox"], data["seat"])
+    foxes = replace_fox(state.foxes, seat, index, fox._replace(spent=0))
+    return _finish(state, pile=state.pile + fox.spent.bit_count(), foxes=foxes)
 
 
 def _windfall_revealed(state: State, data: Any, private: Any) -> State:
@@ -285,12 +317,10 @@ def _tail_swiped(state: State, data: Any, private: Any) -> State:
     seat, index, victim = locate(state, data["victim"])
     victim = victim._replace(tails=victim.tails[:-1], count=victim.count - TAIL_VALUE[card])
     foxes = replace_fox(state.foxes, seat, index, victim)
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     fox = fox._replace(tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
-    state = state._replace(foxes=replace_fox(foxes, seat, index, fox))
-    if fox.count == NINE:
-        state = state._replace(ascending=fox.card)
-    return _finish(state)
+    ascending = fox.card if fox.count == NINE else state.ascending
+    return _finish(state, foxes=replace_fox(foxes, seat, index, fox), ascending=ascending)
 
 
 def _befuddle_aimed(state: State, data: Any, private: Any) -> State:
@@ -317,19 +347,21 @@ def _study_heisted(state: State, data: Any, private: Any) -> State:
     seat, index, victim = locate(state, data["victim"])
     victim, returned = remove_study(victim, card)
     foxes = replace_fox(state.foxes, seat, index, victim)
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     fox = fox._replace(slots=fox.slots + SLOTS[card], studies=(*fox.studies, card))
-    return _finish(state._replace(foxes=replace_fox(foxes, seat, index, fox), pile=state.pile + returned))
+    return _finish(state, foxes=replace_fox(foxes, seat, index, fox), pile=state.pile + returned)
 
 
 def _study_hexed(state: State, data: Any, private: Any) -> State:
     card = data["card"]
     seat, index, fox = locate(state, data["fox"])
     fox, returned = remove_study(fox, card)
-    state = state._replace(
-        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile + returned, village=(*state.village, card)
+    return _finish(
+        state,
+        foxes=replace_fox(state.foxes, seat, index, fox),
+        pile=state.pile + returned,
+        village=(*state.village, card),
     )
-    return _finish(state)
 
 
 def _pickpocket_aimed(state: State, data: Any, private: Any) -> State:
@@ -341,7 +373,7 @@ def _card_pickpocketed(state: State, data: Any, private: Any) -> State:
     trick = private["trick"] if private is not None else None
     hands = put(state.hands, victim, drop_trick(state.hands[victim], trick))
     hands = put(hands, seat, sort_hand((*hands[seat], trick)))
-    return _finish(state._replace(hands=hands))
+    return _finish(state, hands=hands)
 
 
 def _trickery_reshuffled(state: State, data: Any, private: Any) -> State:
@@ -353,7 +385,7 @@ def _trickery_reshuffled(state: State, data: Any, private: Any) -> State:
 
 def _fox_ascended(state: State, data: Any, private: Any) -> State:
     """Rulebook "Fox Ascension" steps 1-5, in order."""
-    seat, index, fox = locate(state, data["fox"])
+    seat, index, fox = locate(state, data["fox"], data["seat"])
     order = tuple(private["order"]) if private is not None else ascension_cards(fox)
     foxes = state.foxes[seat][:index] + state.foxes[seat][index + 1 :]
     starting = state.starting
@@ -364,7 +396,8 @@ def _fox_ascended(state: State, data: Any, private: Any) -> State:
         starting = starting[1:]
     ascended = state.ascended[seat] + 1
     has_card = state.stack > 0  # NT-11: with the stack empty the fox still counts as ascended
-    state = state._replace(
+    return _finish(
+        state,
         foxes=put(state.foxes, seat, foxes),
         pile=state.pile + fox.spent.bit_count(),
         starting=starting,
@@ -375,7 +408,6 @@ def _fox_ascended(state: State, data: Any, private: Any) -> State:
         ascending="",
         winner=seat if ascended >= state.goal else state.winner,
     )
-    return _finish(state)
 
 
 def _game_won(state: State, data: Any, private: Any) -> State:
@@ -389,72 +421,105 @@ def _move_cap_reached(state: State, data: Any, private: Any) -> State:
 # --- the flow of a turn ---------------------------------------------------------------------
 
 
-def _gain_tail(state: State, fox_card: str, card: str, slots: list[int]) -> State:
-    seat, index, fox = locate(state, fox_card)
+def _gain_tail(state: State, fox_card: str, card: str, slots: list[int], hint: int) -> State:
+    seat, index, fox = locate(state, fox_card, hint)  # ``hint``: the seat giving the tail, the fox's own
     fox = fox._replace(spent=fox.spent | slot_mask(slots), tails=(*fox.tails, card), count=fox.count + TAIL_VALUE[card])
-    state = state._replace(
-        foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots), held="", paying="", chosen=""
-    )
-    if fox.count == NINE:  # rulebook "Fox Ascension": exactly nine tails ascends at once
-        state = state._replace(ascending=fox.card)
-    return _finish(state)
+    # rulebook "Fox Ascension": exactly nine tails ascends at once
+    ascending = fox.card if fox.count == NINE else state.ascending
+    return _finish(
+        state, foxes=replace_fox(state.foxes, seat, index, fox), pile=state.pile - len(slots), held="", paying="",
+        chosen="", ascending=ascending,
+    )  # fmt: skip
 
 
 def _perform(state: State, fox_card: str, slots: list[int]) -> State:
-    seat, index, fox = locate(state, fox_card)
-    fox = fox._replace(spent=fox.spent | slot_mask(slots))
-    changes = {
-        "foxes": replace_fox(state.foxes, seat, index, fox), "pile": state.pile - len(slots), "trick_fox": fox_card,
-        "paying": "", "chosen": "",
-    }  # fmt: skip
+    seat, index, fox = locate(state, fox_card, state.trick_seat)
+    fox = _NEW(Fox, (fox.card, fox.slots, fox.spent | slot_mask(slots), fox.studies, fox.tails, fox.count))
+    values = [*state]
+    values[_FOXES] = replace_fox(state.foxes, seat, index, fox)
+    values[_PILE], values[_TRICK_FOX], values[_PAYING], values[_CHOSEN] = state.pile - len(slots), fox_card, "", ""
     asker = cancel_asker(state, state.trick_seat)  # reads the hands and the trick's player only
-    if asker >= 0:
-        return state._replace(**changes, phase=CANCEL, decider=asker)
-    return _begin_resolution(state, **changes)
+    if asker < 0:
+        return _begin_resolution(values)
+    values[_PHASE], values[_DECIDER] = CANCEL, asker
+    return _NEW(State, values)
 
 
-def _begin_resolution(state: State, **changes: Any) -> State:
-    """The cancel window closed with no cancel: the trick's player resolves it (``changes`` in the same copy)."""
-    trick, seat = state.trick, state.trick_seat
-    if trick in ("quick-paws", "lure"):
-        return state._replace(**changes, phase=CHOOSE, source=trick, decider=seat)
-    if trick in TARGETED:
-        return state._replace(**changes, phase=TARGET, decider=seat)
-    return state._replace(**changes, phase=RESOLVING, decider=seat)  # its effect's events follow at once
+def _begin_resolution(values: list[Any]) -> State:
+    """The cancel window closed with no cancel: the trick's player resolves it (the state's fields are ``values``)."""
+    trick = values[_TRICK]
+    values[_DECIDER] = values[_TRICK_SEAT]
+    if trick in CHOSEN:
+        values[_PHASE], values[_SOURCE] = CHOOSE, trick
+    elif trick in TARGETED:
+        values[_PHASE] = TARGET
+    else:  # RESOLVED_AT_ONCE: its effect's events follow at once
+        values[_PHASE] = RESOLVING
+    return _NEW(State, values)
 
 
-def _finish(state: State) -> State:
-    """The current action or trick is done: pending draws and ascensions first, then what follows."""
-    if state.winner >= 0:
-        return state._replace(phase=OVER)
-    if state.owed:
-        if state.discard and not state.trickery:  # NT-8: refill from the discard pile
-            return state._replace(phase=RESHUFFLE)
-        state = state._replace(owed=0)  # NT-12: nothing left to draw
-    if state.ascending:
-        return state._replace(phase=ASCEND)
-    if state.stage == STAGE_ACTION:  # "Done": the trick window opens (NT-7)
-        asker = window_asker(state, state.active)
+def _finish(state: State, **changes: Any) -> State:
+    """The current action or trick is done: pending draws and ascensions first, then what follows.
+
+    ``changes`` (the event's own) are made first, in the same copy: one copy of the state in all.
+    """
+    values = [*state]
+    for name, value in changes.items():
+        values[_INDEX[name]] = value
+    return _settle(values)
+
+
+def _settle(values: list[Any]) -> State:
+    """``_finish`` on the list of a state's fields ``values``."""
+    if values[_WINNER] >= 0:
+        values[_PHASE] = OVER
+        return _NEW(State, values)
+    if values[_OWED]:
+        if values[_DISCARD] and not values[_TRICKERY]:  # NT-8: refill from the discard pile
+            values[_PHASE] = RESHUFFLE
+            return _NEW(State, values)
+        values[_OWED] = 0  # NT-12: nothing left to draw
+    if values[_ASCENDING]:
+        values[_PHASE] = ASCEND
+        return _NEW(State, values)
+    if values[_STAGE] == STAGE_ACTION:  # "Done": the trick window opens (NT-7)
+        active = values[_ACTIVE]
+        asker = next_holder(values[_SEATS], values[_HANDS], active, active)  # window_asker
         if asker >= 0:
-            return state._replace(stage=STAGE_WINDOW, phase=WINDOW, decider=asker)
-        return _end_turn(state)
+            values[_STAGE], values[_PHASE], values[_DECIDER] = STAGE_WINDOW, WINDOW, asker
+            return _NEW(State, values)
+        return _next_turn(values)
     # STAGE_TRICK: the resolved trick goes to the discard pile, and the turn is over
-    return _end_turn(state, discard=(*state.discard, state.trick))
+    values[_DISCARD] = (*values[_DISCARD], values[_TRICK])
+    return _next_turn(values)
 
 
 def _end_turn(state: State, **changes: Any) -> State:
     """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` made too."""
-    turns = state.turns + 1
-    fresh = tuple.__new__(State, state[:TURN_FIELDS] + TURN_START)  # where the turn stands, afresh
+    values = [*state]
+    for name, value in changes.items():
+        values[_INDEX[name]] = value
+    return _next_turn(values)
+
+
+def _next_turn(values: list[Any]) -> State:
+    """The state whose fields are ``values`` at the end of a turn: the next seat's turn, or the cap."""
+    values[TURN_FIELDS:] = TURN_START  # where the turn stands, afresh
+    turns = values[_TURNS] = values[_TURNS] + 1
     if turns >= MOVE_CAP:  # NT-9, ALL-4: the same step records the cap (engines/nine_tails/engine.py _close)
-        return fresh._replace(**changes, turns=turns, phase=CAP, decider=-1)
-    seat = (state.active + 1) % state.seats
-    return fresh._replace(**changes, turns=turns, active=seat, decider=seat, phase=ACTION)
+        values[_PHASE], values[_DECIDER] = CAP, -1
+    else:
+        seat = (values[_ACTIVE] + 1) % values[_SEATS]
+        values[_ACTIVE] = values[_DECIDER] = seat
+        values[_PHASE] = ACTION
+    return _NEW(State, values)
 
 
 def _drawn(state: State, seat: int, count: int, private: Any) -> tuple[tuple, tuple]:
     """The Trickery Deck and the hands after ``seat`` draws ``count`` cards (unknown ones without ``private``)."""
     cards = tuple(private["cards"]) if private is not None else state.trickery[:count]
+    if not cards:  # an empty deck (NT-8): the hands stay as they are, each sorted already
+        return state.trickery[count:], state.hands
     return state.trickery[count:], put(state.hands, seat, sort_hand(state.hands[seat] + cards))
 
 

@@ -10,7 +10,6 @@ windows (NT-7). The fold (engines/nine_tails/fold.py) and the rules
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -26,6 +25,7 @@ from engines.nine_tails.cards import (
     TAIL,
     TAIL_IDS,
     TAIL_VALUE,
+    TRICKS,
     WILD_FOX,
 )  # fmt: skip
 
@@ -42,6 +42,8 @@ CHANCE_PHASES = frozenset((SETUP, RESHUFFLE, ASCEND, PICKPOCKET, CAP))
 STAGE_ACTION, STAGE_WINDOW, STAGE_TRICK = "action", "window", "trick"
 
 TARGETED = frozenset(("tail-swipe", "befuddle", "study-heist", "pickpocket", "hex"))
+CHOSEN = frozenset(("quick-paws", "lure"))  # resolved by choosing a card
+RESOLVED_AT_ONCE = frozenset(TRICKS) - TARGETED - CHOSEN  # its effect's events follow the window's close at once
 
 
 class Fox(NamedTuple):
@@ -108,6 +110,9 @@ fast_replace(Fox)
 # --- foxes, payments and who is asked next ---------------------------------------------------
 
 
+FOX_ACTION = {card: f"fox:{card}" for card in SLOTS if KIND[card] != STUDY}  # "fox:<card>", made once
+
+
 def new_fox(card: str) -> Fox:
     return Fox(card, SLOTS[card], 0)
 
@@ -141,8 +146,12 @@ def drop_trick(hand: tuple, trick: str | None) -> tuple:
     return without(hand, None) if None in hand else hand[1:]
 
 
-def locate(state: State, card: str) -> tuple[int, int, Fox]:
-    """Seat, position and record of the fox ``card`` (it must be in front of some seat)."""
+def locate(state: State, card: str, hint: int = -1) -> tuple[int, int, Fox]:
+    """Seat, position and record of the fox ``card`` (in front of some seat); seat ``hint`` is looked at first."""
+    if hint >= 0:
+        for index, fox in enumerate(state.foxes[hint]):
+            if fox.card == card:
+                return hint, index, fox
     for seat, foxes in enumerate(state.foxes):
         for index, fox in enumerate(foxes):
             if fox.card == card:
@@ -181,11 +190,12 @@ def ascension_cards(fox: Fox) -> tuple[str, ...]:
 
 def can_pay(fox: Fox, need: tuple[int, ...]) -> bool:
     """Whether ``fox`` has open slots for a whole cost (NT-5: Any slots cover what trait slots lack)."""
-    return _can_pay(fox.slots, fox.spent, need)
+    return slots_pay(fox.slots, fox.spent, need)
 
 
 @lru_cache(maxsize=1 << 16)
-def _can_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
+def slots_pay(slots: str, spent: int, need: tuple[int, ...]) -> bool:
+    """``can_pay`` by what decides it: the fox's slots and spent mask."""
     return _pays(_open_slots(slots, spent), need)
 
 
@@ -201,11 +211,10 @@ def _open_slots(slots: str, spent: int) -> tuple[int, ...]:
 
 def _pays(have: tuple[int, ...], need: tuple[int, ...]) -> bool:
     """Whether open slots ``have`` (per symbol, as ``_open_slots``) pay a whole cost ``need``."""
-    short = 0
-    for trait in range(5):
-        if need[trait] > have[trait]:
-            short += need[trait] - have[trait]
-    return short <= have[5] and sum(need) <= sum(have)
+    a, c, g, s, q, any_ = have
+    na, nc, ng, ns, nq, n_any = need
+    short = (na > a and na - a) + (nc > c and nc - c) + (ng > g and ng - g) + (ns > s and ns - s) + (nq > q and nq - q)
+    return short <= any_ and na + nc + ng + ns + nq + n_any <= a + c + g + s + q + any_
 
 
 def fits(fox: Fox, card: str) -> bool:
@@ -220,7 +229,26 @@ def _fitting(have: tuple[int, ...], room: int) -> frozenset[str]:
     Cached by what decides it, which many foxes share: the legal actions ask it of every tail card in
     the Village at every turn.
     """
-    return frozenset(card for card in TAIL_IDS if TAIL_VALUE[card] <= room and _pays(have, NEED[card]))
+    a, c, g, s, q, any_ = have
+    total = a + c + g + s + q + any_
+    return frozenset(
+        [
+            card
+            for card, value, size, na, nc, ng, ns, nq in _TAIL_NEEDS
+            # _pays, unrolled: what the trait slots lack, the Any slots cover, and there are slots enough in all
+            if value <= room
+            and size <= total
+            and (na > a and na - a)
+            + (nc > c and nc - c)
+            + (ng > g and ng - g)
+            + (ns > s and ns - s)
+            + (nq > q and nq - q)
+            <= any_
+        ]
+    )
+
+
+_TAIL_NEEDS = tuple((card, TAIL_VALUE[card], sum(NEED[card]), *NEED[card][:5]) for card in TAIL_IDS)
 
 
 def assign(fox: Fox, symbols: str) -> list[int]:
@@ -231,8 +259,13 @@ def assign(fox: Fox, symbols: str) -> list[int]:
     is slot order: the fox's own slots, then its studies' in tuck order. With trait
     symbols placed before Any symbols this pays every cost that can be paid at all.
     """
-    taken, out = fox.spent, []
-    slots = fox.slots
+    return [*_assign(fox.slots, fox.spent, symbols)]
+
+
+@lru_cache(maxsize=1 << 14)
+def _assign(slots: str, spent: int, symbols: str) -> tuple[int, ...]:
+    """``assign`` by what decides it (a tuple, shared by the cache)."""
+    taken, out = spent, []
     for symbol in symbols:
         pick = -1
         for index, trait in enumerate(slots):
@@ -243,7 +276,7 @@ def assign(fox: Fox, symbols: str) -> list[int]:
             pick = next(i for i, trait in enumerate(slots) if trait == ANY and not taken >> i & 1)
         taken |= 1 << pick
         out.append(pick)
-    return out
+    return tuple(out)
 
 
 def usable(state: State, seat: int, card: str) -> bool:
@@ -256,22 +289,35 @@ def usable(state: State, seat: int, card: str) -> bool:
     return kind == TAIL and any(fits(fox, card) for fox in state.foxes[seat])
 
 
-def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> Iterator[str]:
-    """The cards among ``cards`` that ``seat`` can use (``usable``), in their order, found one at a time.
+def usable_cards(state: State, seat: int, cards: tuple[str, ...]) -> list[str]:
+    """The cards among ``cards`` that ``seat`` can use (``usable``), in their order.
 
     For the Village at every turn: the tail cards its foxes fit are found once, not per card and fox.
     """
     foxes = state.foxes[seat]
-    fitting = frozenset().union(*[_fitting(_open_slots(fox.slots, fox.spent), NINE - fox.count) for fox in foxes])
-    for card in cards:
-        kind = KIND[card]
-        if kind == WILD_FOX or (kind == STUDY and foxes) or card in fitting:
-            yield card
+    fitting = _seat_fitting(foxes)
+    return [card for card in cards if (kind := KIND[card]) == WILD_FOX or (kind == STUDY and foxes) or card in fitting]
 
 
 def can_use_any(state: State, seat: int, cards: tuple[str, ...]) -> bool:
-    """Whether ``seat`` can use any of ``cards`` (``usable``)."""
-    return next(usable_cards(state, seat, cards), None) is not None
+    """Whether ``seat`` can use any of ``cards`` (``usable``): a wild fox or a study settles it before any tail."""
+    foxes = state.foxes[seat]
+    fitting = None
+    for card in cards:
+        kind = KIND[card]
+        if kind == WILD_FOX or (kind == STUDY and foxes):
+            return True
+        if kind == TAIL:
+            if fitting is None:
+                fitting = _seat_fitting(foxes)
+            if card in fitting:
+                return True
+    return False
+
+
+def _seat_fitting(foxes: tuple[Fox, ...]) -> frozenset[str]:
+    """The tail cards some fox among ``foxes`` (one seat's) may be given (``fits``)."""
+    return frozenset().union(*[_fitting(_open_slots(fox.slots, fox.spent), NINE - fox.count) for fox in foxes])
 
 
 def window_asker(state: State, after: int) -> int:
@@ -279,7 +325,7 @@ def window_asker(state: State, after: int) -> int:
 
     A seat with no trickery cards cannot play one, and its hand size is public, so it is skipped.
     """
-    return _next_holder(state, after, state.active)
+    return next_holder(state.seats, state.hands, after, state.active)
 
 
 def cancel_asker(state: State, after: int) -> int:
@@ -288,12 +334,11 @@ def cancel_asker(state: State, after: int) -> int:
     Every seat holding any trickery card is asked, whether or not it holds the trick's name, so
     being asked tells nobody what a hand holds.
     """
-    return _next_holder(state, after, state.trick_seat)
+    return next_holder(state.seats, state.hands, after, state.trick_seat)
 
 
-def _next_holder(state: State, after: int, stop: int) -> int:
+def next_holder(seats: int, hands: tuple, after: int, stop: int) -> int:
     """The first seat clockwise after ``after``, before reaching ``stop``, that holds a trickery card; -1 if none."""
-    seats, hands = state.seats, state.hands
     seat = (after + 1) % seats
     while seat != stop:
         if hands[seat]:

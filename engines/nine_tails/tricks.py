@@ -15,13 +15,26 @@ from typing import Any
 from engines.base import Event, IllegalAction
 from engines.nine_tails.cards import NEED, NINE, ORDERED_COST, TAIL_VALUE, TRICKS
 from engines.nine_tails.fold import fold_ahead
-from engines.nine_tails.state import RESOLVING, State, assign, can_pay, locate
+from engines.nine_tails.state import (
+    FOX_ACTION,
+    RESOLVED_AT_ONCE,
+    RESOLVING,
+    State,
+    assign,
+    can_pay,
+    cancel_asker,
+    locate,
+    slots_pay,
+)
 
 # --- the trick window ---------------------------------------------------------------------
 
 
 def legal_window(state: State, seat: int) -> list[str]:
-    return ["decline", *(f"trick:{trick}" for trick in distinct(state.hands[seat]))]
+    return ["decline", *map(PLAY.__getitem__, distinct(state.hands[seat]))]
+
+
+PLAY = {trick: f"trick:{trick}" for trick in TRICKS}  # the WINDOW actions, made once
 
 
 def decide_window(state: State, seat: int, action: str) -> list[Event]:
@@ -39,7 +52,9 @@ def decide_window(state: State, seat: int, action: str) -> list[Event]:
 
 def legal_perform(state: State, seat: int) -> list[str]:
     need = NEED[state.trick]
-    return [*(f"fox:{fox.card}" for fox in state.foxes[seat] if can_pay(fox, need)), "waste"]
+    legal = [FOX_ACTION[fox.card] for fox in state.foxes[seat] if slots_pay(fox.slots, fox.spent, need)]
+    legal.append("waste")
+    return legal
 
 
 def decide_perform(state: State, seat: int, action: str) -> list[Event]:
@@ -59,7 +74,7 @@ def decide_perform(state: State, seat: int, action: str) -> list[Event]:
     if slots is None:  # NT-5: the pile is short, the seat chooses which part it pays
         return [Event("fox_chosen", {"seat": seat, "fox": card})]
     events = [Event("trick_performed", {"seat": seat, "fox": card, "trick": trick, "slots": slots})]
-    return resolve_if_due(state, events)
+    return resolve_if_due(state, events) if _may_resolve(state, seat) else events
 
 
 def legal_cancel(state: State, seat: int) -> list[str]:
@@ -74,7 +89,18 @@ def decide_cancel(state: State, seat: int, action: str) -> list[Event]:
         return [Event("trick_cancelled", {"seat": seat, "trick": trick})]
     if action != "decline":
         raise IllegalAction(f"seat {seat} is asked to cancel {trick}: answer 'cancel' or 'decline', not {action!r}")
-    return resolve_if_due(state, [Event("cancel_declined", {"seat": seat})])
+    events = [Event("cancel_declined", {"seat": seat})]
+    return resolve_if_due(state, events) if _may_resolve(state, seat) else events
+
+
+def _may_resolve(state: State, seat: int) -> bool:
+    """Whether the cancel window may close once ``seat`` has performed or declined; False only when it stays open.
+
+    The window stays open while another seat holding a card is asked (fold.py ``_perform``, ``_cancel_declined``),
+    and a trick resolves with no decision only if it is in RESOLVED_AT_ONCE: else ``resolve_if_due`` has nothing to
+    add, and need not fold the events to find that out.
+    """
+    return state.trick in RESOLVED_AT_ONCE and cancel_asker(state, seat) < 0
 
 
 # --- resolving a trick --------------------------------------------------------------------
@@ -87,7 +113,7 @@ def resolve_if_due(state: State, events: list[Event]) -> list[Event]:
         return events
     trick, seat = after.trick, after.trick_seat
     if trick == "second-wind":
-        fox = locate(after, after.trick_fox)[2]
+        fox = locate(after, after.trick_fox, seat)[2]
         return [*events, Event("counters_returned", {"seat": seat, "fox": fox.card, "counters": fox.spent.bit_count()})]
     if trick == "foxfire-insight":
         return [*events, Event("insight_gained", {"seat": seat}), *draw_events(after, seat, 2)]
@@ -97,8 +123,24 @@ def resolve_if_due(state: State, events: list[Event]) -> list[Event]:
     return [*events, Event("windfall_missed", {"seat": seat})]
 
 
+_targets_of: tuple[Any, Any] = (None, None)  # the last state asked about, and its targets
+
+
 def targets(state: State) -> dict[str, Event]:
-    """The targets of the trick in play (tail-swipe, befuddle, study-heist, pickpocket, hex)."""
+    """The targets of the trick in play (tail-swipe, befuddle, study-heist, pickpocket, hex).
+
+    The legal actions and the decision ask it of the same state in turn: the last state's answer is kept
+    (a pure cache, by identity: a state is never mutated). The dict and its events are shared: never mutate them.
+    """
+    global _targets_of
+    if _targets_of[0] is state:
+        return _targets_of[1]
+    out = _targets(state)
+    _targets_of = (state, out)
+    return out
+
+
+def _targets(state: State) -> dict[str, Event]:
     trick, seat = state.trick, state.trick_seat
     out: dict[str, Event] = {}
     if trick == "pickpocket":
@@ -106,7 +148,7 @@ def targets(state: State) -> dict[str, Event]:
             if other != seat and hand:
                 out[f"seat:{other}"] = Event("pickpocket_aimed", {"seat": seat, "target": other})
         return out
-    this = locate(state, state.trick_fox)[2]
+    this = locate(state, state.trick_fox, seat)[2]
     for other, foxes in enumerate(state.foxes):
         if other == seat:
             continue
@@ -137,7 +179,8 @@ def decide_target(state: State, seat: int, action: str) -> list[Event]:
     trick = state.trick
     options = targets(state)
     if action in options:
-        return [options[action]]
+        chosen = options[action]
+        return [Event(chosen.type, {**chosen.data})]  # a fresh event each time, as from any decision
     if action == "none" and not options:
         return [Event("trick_fizzled", {"seat": seat, "trick": trick})]
     if action == "none":
@@ -194,10 +237,10 @@ def draw_events(state: State, seat: int, count: int) -> list[Event]:
 
 
 def distinct(hand: tuple) -> list[str]:
-    out: list[str] = []
-    for card in hand:
-        if card is not None and (not out or out[-1] != card):
-            out.append(card)
+    """The tricks in ``hand``, each once, in the hand's order; an unknown card (None) is left out."""
+    out = [*dict.fromkeys(hand)]
+    if None in out:
+        out.remove(None)
     return out
 
 

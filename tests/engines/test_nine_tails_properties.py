@@ -10,14 +10,38 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import engines.nine_tails.tricks as tricks
 from bots import heuristic_nine_tails, random_bot
 from engines import registry
 from engines.base import CHANCE, SETUP, TERMINAL, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import opening, play
-from engines.nine_tails.cards import MOVE_CAP, STARTING_FOX_IDS, TRICK_NAMES, WILD_FOX_IDS, WILDS_IDS
+from engines.nine_tails.cards import (
+    MOVE_CAP,
+    NEED,
+    NINE,
+    ORDERED_COST,
+    STARTING_FOX_IDS,
+    TAIL_IDS,
+    TAIL_VALUE,
+    TRICK_NAMES,
+    WILD_FOX_IDS,
+    WILDS_IDS,
+)
 from engines.nine_tails.engine import ENGINE
-from engines.nine_tails.state import CANCEL, PERFORM, State, put, sort_hand
+from engines.nine_tails.state import (
+    CANCEL,
+    PERFORM,
+    TARGET,
+    State,
+    _assign,
+    assign,
+    can_pay,
+    fits,
+    locate,
+    put,
+    sort_hand,
+)
 from tests.engines.nine_tails_positions import conserved
 from tests.strategies import seeds
 
@@ -75,6 +99,38 @@ def test_the_states_a_decision_folds_ahead_are_only_a_cache():
             assert served == fresh
             checked[state.phase] += 1
     assert checked[PERFORM] and checked[CANCEL]
+
+
+def test_the_shortcuts_of_the_rules_agree_with_the_long_way():
+    """What the engine keeps or skips for speed equals what it would work out in full, at every step of random games:
+    a decision skips folding ahead only where nothing resolves, ``targets`` keeps the last state's answer, ``assign``
+    is cached, ``_fitting`` unrolls ``_pays``, ``locate`` looks at a hinted seat first, and a draw of nothing keeps
+    the hands (each sorted)."""
+    checked = Counter()
+    for seed in ("shortcut-1", "shortcut-2", "shortcut-3", "shortcut-4"):
+        for state, _ in random_game(seed, 3 + len(seed) % 3):
+            assert all(hand == sort_hand(hand) for hand in state.hands)
+            for seat, foxes in enumerate(state.foxes):
+                for index, fox in enumerate(foxes):
+                    for hint in range(state.seats):
+                        assert locate(state, fox.card, hint) == (seat, index, fox) == locate(state, fox.card)
+                    for card in TAIL_IDS:  # _fitting's table against can_pay's count of open slots
+                        assert fits(fox, card) == (fox.count + TAIL_VALUE[card] <= NINE and can_pay(fox, NEED[card]))
+                    for key in ("quick-paws", "study-heist", "tail-swipe", "second-wind", "T-AA*", "T-QQC*"):
+                        if can_pay(fox, NEED[key]):
+                            cost = ORDERED_COST[key]
+                            assert assign(fox, cost) == [*_assign.__wrapped__(fox.slots, fox.spent, cost)]
+            if state.phase == TARGET:
+                first = tricks.targets(state)
+                assert tricks.targets(state) is first and first == tricks._targets(State(*state))
+                checked[TARGET] += 1
+            if state.phase in (PERFORM, CANCEL) and state.turns < MOVE_CAP - 1:  # (no move-cap event to add)
+                for action in ENGINE.legal_actions(state):
+                    events = ENGINE.decide(state, action)
+                    full = tricks.resolve_if_due(state, events[:1]) if events[0].type != "fox_chosen" else events
+                    assert events == full
+                    checked[state.phase] += 1
+    assert checked[PERFORM] and checked[CANCEL] and checked[TARGET]
 
 
 @PROPERTY

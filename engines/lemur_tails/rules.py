@@ -17,28 +17,35 @@ IllegalAction with the reason when an action breaks a rule. ``decide`` takes the
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import NamedTuple
 
 from engines.base import Event, IllegalAction, competition_ranks, fast_replace
 from engines.lemur_tails.cards import (
+    AFTER_CARD,
+    ANY_CARD,
+    BLACK_KINDS,
+    CARD_BIT,
     DISCARD_ACTIONS,
-    KIND,
+    DISCARDS,
+    KIND_BIT,
     KIND_NAMES,
     KIND_OF_NAME,
-    MARKET_ACTIONS,
+    MARKETS,
     NAMES,
     NUMBERED,
     PLACE_ACTIONS,
     PLAY_ACTIONS,
+    PLAYS,
     STEAL_ACTIONS,
     TAIL_INDEX,
     TAILS,
+    WHITE_KINDS,
     accepts,
     accepts_words,
     card_words,
     exchange_kinds,
     kind_words,
+    kinds_of,
     lowest,
 )
 
@@ -114,59 +121,87 @@ fast_replace(State)  # NamedTuple's own _replace rebuilds all 21 fields; the fol
 
 
 def legal_actions(state: State) -> list[str]:
-    """The deciding seat's actions in a small, stable order (ALL-3)."""
+    """The deciding seat's actions in a small, stable order (ALL-3).
+
+    Kinds are masks here (cards.KIND_BIT): the hand's kinds, a tail's fit and the market's kinds, so each
+    list of actions is one lookup in a table of tuples (cards.ActionsOf).
+    """
     seat = state.turn
-    hand = state.hands[seat]
     phase = state.phase
+    tails = state.tails
     if phase == TAKEN:
-        kind = KIND[state.held]
-        out = [PLACE_ACTIONS[t] for t in range(4) if kind in accepts(t, state.tails[t])]
+        bit = CARD_BIT[state.held]
+        out = [PLACE_ACTIONS[t] for t in range(4) if accepts(t, tails[t]) & bit]
         out.append("keep")
         return out
-    kinds = sorted({KIND[card] for card in hand})
+    hand = state.hands[seat]
+    mask = 0
+    for card in hand:
+        mask |= CARD_BIT[card]
     if phase == SWAP:
-        out = [DISCARD_ACTIONS[k] for k in kinds] if state.discards < SWAP_MOST else []
+        out = [*DISCARDS[mask & WHITE_KINDS], *DISCARDS[mask & BLACK_KINDS]] if state.discards < SWAP_MOST else []
         if state.discards:
             out.append("draw")
         return out
     if phase == PASS:
-        out = [DISCARD_ACTIONS[k] for k in kinds] if state.discards < PASS_MOST else []
+        out = [*DISCARDS[mask & WHITE_KINDS], *DISCARDS[mask & BLACK_KINDS]] if state.discards < PASS_MOST else []
         out.append("end")
         return out
-    tails = state.tails
     out = []
-    for t in range(4):
-        accepted = accepts(t, tails[t])
-        out += [PLAY_ACTIONS[k][t] for k in kinds if k in accepted]
-    in_hand = set(kinds)
+    swaps = []
     for t in range(4):
         tail = tails[t]
-        if tail and max(tail) >= NUMBERED:  # jokers have the highest ids
-            out += [action for kind, action in _exchanges(t, tail) if kind in in_hand]
+        if not tail:
+            out += PLAYS[t][ANY_CARD[1 - (t & 1)] & mask]
+            continue
+        out += PLAYS[t][(AFTER_CARD[tail[-1]] if tail[-1] < NUMBERED else accepts(t, tail)) & mask]
+        exchanges = _EXCHANGES[t].get(tail)
+        if exchanges is None:
+            exchanges = _exchanges(t, tail)
+        if exchanges:
+            swaps += [action for bit, action in exchanges if bit & mask]
+    out += swaps
     if state.present[seat]:
-        out.extend(MARKET_ACTIONS[k] for k in sorted({KIND[card] for card in state.market}))
+        market = 0
+        for card in state.market:
+            market |= CARD_BIT[card]
+        out += MARKETS[market & WHITE_KINDS]
+        out += MARKETS[market & BLACK_KINDS]
         other = 1 - seat
-        out.extend(STEAL_ACTIONS[t] for t in (2 * other, 2 * other + 1) if tails[t])
+        if tails[2 * other]:
+            out.append(STEAL_ACTIONS[2 * other])
+        if tails[2 * other + 1]:
+            out.append(STEAL_ACTIONS[2 * other + 1])
         if state.hands[other]:
             out.append("lemur:blind")
         if hand and drawable(state):
             out.append("lemur:swap")
     if not state.added:
-        out.extend(DISCARD_ACTIONS[k] for k in kinds)
+        out += DISCARDS[mask & WHITE_KINDS]
+        out += DISCARDS[mask & BLACK_KINDS]
     out.append("end")
     return out
 
 
-@lru_cache(maxsize=1 << 14)
+_EXCHANGES: tuple[dict[tuple[int, ...], tuple[tuple[int, str], ...]], ...] = ({}, {}, {}, {})
+"""Per tail index, tail -> ``_exchanges(t, tail)``: a tail changes one card at a time, so the same tail is asked
+about for many decisions. Cleared when it holds _EXCHANGES_KEPT tails (it only saves work)."""
+_EXCHANGES_KEPT = 1 << 12
+
+
 def _exchanges(t: int, tail: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
-    """Every exchange of a joker on ``tail`` (tail index ``t``) that some hand could make: (kind, action), by
-    position then kind. Cached: a tail changes one card at a time, so the same tail is asked about for many
-    decisions, and its actions are then the very same strings."""
-    return tuple(
-        (kind, f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}")
+    """Every exchange of a joker on ``tail`` (tail index ``t``) that some hand could make: (kind bit, action), by
+    position then kind; kept in _EXCHANGES, and then the very same strings."""
+    made = () if max(tail) < NUMBERED else tuple(  # jokers have the highest ids
+        (KIND_BIT[kind], f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}")
         for position, card in enumerate(tail) if card >= NUMBERED
-        for kind in sorted(exchange_kinds(tail, position))
+        for kind in kinds_of(exchange_kinds(tail, position))
     )  # fmt: skip
+    kept = _EXCHANGES[t]
+    if len(kept) >= _EXCHANGES_KEPT:
+        kept.clear()
+    kept[tail] = made
+    return made
 
 
 # ---------------------------------------------------------------------- decide
@@ -179,6 +214,11 @@ def decide(state: State, action: str, label: tuple) -> list[Event]:
     if state.pending:
         raise IllegalAction("a chance step is due (cards are being drawn); no seat may act now")
     seat = state.turn
+    quick = _QUICK.get(action) if type(action) is str else None
+    if quick is not None:
+        events = quick[0](state, seat, quick[1], label)
+        if events is not None:
+            return events
     if not isinstance(action, str):
         raise IllegalAction(f"seat {seat} must answer an action string, not {type(action).__name__}")
     parts = action.split(":")
@@ -212,7 +252,7 @@ def _place(state: State, seat: int, action: str, parts: list[str], label: tuple)
 def _add(state: State, seat: int, card: int, tail: int, taken: bool, label: tuple) -> list[Event]:
     """Add ``card`` to ``tail``; a third card of a series earns a Sun lemur (LT-6, LT-10, LT-18)."""
     cards = state.tails[tail]
-    if KIND[card] not in accepts(tail, cards):
+    if not CARD_BIT[card] & accepts(tail, cards):
         raise IllegalAction(f"seat {seat} cannot add {card_words(card)} to {TAILS[tail]}: {accepts_words(tail, cards)}")
     events = [Event("tail_card_played", {"seat": seat, "card": label[card], "tail": TAILS[tail], "taken": taken})]
     if tail >> 1 == seat:
@@ -252,8 +292,8 @@ def _exchange(state: State, seat: int, action: str, parts: list[str], label: tup
             "not a joker"
         )
     allowed = exchange_kinds(cards, position)
-    if kind not in allowed:
-        fits = " or ".join(KIND_NAMES[k] for k in sorted(allowed))
+    if not KIND_BIT[kind] & allowed:
+        fits = " or ".join(KIND_NAMES[k] for k in kinds_of(allowed))
         raise IllegalAction(
             f"seat {seat} cannot exchange {card_words(joker)} at {TAILS[tail]}:{position} for {kind_words(kind)}: "
             f"only a card of the joker's colour fitting its numbered neighbours may replace it ({fits}; LT-4)"
@@ -350,6 +390,37 @@ def _end(state: State, seat: int, action: str, parts: list[str], label: tuple) -
         events.append(game_over(state, "move cap", "move_cap_reached"))
     return events
 
+
+# The two commonest decisions, parsed in advance: each gives its events when the action is legal as it
+# stands, and None otherwise, for the handler above to say why (_play, _discard: the same checks).
+
+
+def _quick_play(state: State, seat: int, kind_tail: tuple[int, int], label: tuple) -> list[Event] | None:
+    if state.phase != PLAY:
+        return None
+    card = lowest(state.hands[seat], kind_tail[0])
+    if card < 0:
+        return None
+    return _add(state, seat, card, kind_tail[1], False, label)
+
+
+def _quick_discard(state: State, seat: int, kind: int, label: tuple) -> list[Event] | None:
+    phase = state.phase
+    if phase == PLAY:
+        if state.added:
+            return None
+    elif phase == TAKEN or state.discards >= (SWAP_MOST if phase == SWAP else PASS_MOST):
+        return None
+    card = lowest(state.hands[seat], kind)
+    if card < 0:
+        return None
+    return [Event("card_discarded", {"seat": seat, "card": label[card], "for": "swap" if phase == SWAP else "pass"})]
+
+
+_QUICK: dict[str, tuple] = {
+    **{PLAY_ACTIONS[k][t]: (_quick_play, (k, t)) for k in range(22) for t in range(4)},
+    **{DISCARD_ACTIONS[k]: (_quick_discard, k) for k in range(22)},
+}
 
 _HANDLERS = {
     "play": _play,

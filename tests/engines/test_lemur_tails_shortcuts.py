@@ -1,0 +1,132 @@
+"""Lemur Tails engine: its shortcuts for speed give what the rules written out plainly give.
+
+The engine lists legal actions through masks of kinds and tables of tuples kept between calls
+(cards.ActionsOf, rules._EXCHANGES) and decides plays and discards through a table of parsed actions
+(rules._QUICK). Each is checked here against a plain version, over the decision states of random
+and heuristic playouts.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import given
+
+from engines.base import Event, IllegalAction
+from engines.lemur_tails import cards, rules
+from engines.lemur_tails.cards import COLOR, FIT, KIND, KIND_NAMES, NUMBER, NUMBERED, TAILS
+from engines.lemur_tails.engine import ENGINE
+from engines.lemur_tails.rules import END_IN_DECK, PASS, SWAP, TAKEN, State
+from tests.engines.test_lemur_tails_properties import decision_states, playout, quick, seeds, tables
+
+# ---------------------------------------------------------------------- legal actions, written out
+
+
+def fits(t: int, tail: tuple[int, ...]) -> set[int]:
+    """The kinds a tail takes next (LT-2, LT-3), as sets."""
+    if not tail:
+        color = 1 - (t & 1)
+        return {color * 11 + n for n in range(11)}
+    last = tail[-1]
+    color = 1 - COLOR[last]
+    if NUMBER[last] >= 0:
+        return {color * 11 + n for n in FIT[NUMBER[last]]} | {color * 11 + 10}
+    if len(tail) == 1:
+        return {color * 11 + n for n in range(10)}
+    return {color * 11 + n for n in FIT[NUMBER[tail[-2]]]}
+
+
+def replacing(tail: tuple[int, ...], position: int) -> list[int]:
+    """The kinds that may replace the joker at ``position`` (LT-4, LT-11), ascending."""
+    numbers = set(range(10))
+    for neighbour in (position - 1, position + 1):
+        if 0 <= neighbour < len(tail) and NUMBER[tail[neighbour]] >= 0:
+            numbers &= FIT[NUMBER[tail[neighbour]]]
+    return sorted(COLOR[tail[position]] * 11 + n for n in numbers)
+
+
+def plain_legal_actions(state: State) -> list[str]:
+    """rules.legal_actions as the rules say it, with sets and loops, in its order (ALL-3)."""
+    seat, tails = state.turn, state.tails
+    hand = state.hands[seat]
+    kinds = sorted({KIND[card] for card in hand})
+    discards = [f"discard:{KIND_NAMES[k]}" for k in kinds]
+    if state.phase == TAKEN:
+        return [f"place:{TAILS[t]}" for t in range(4) if KIND[state.held] in fits(t, tails[t])] + ["keep"]
+    if state.phase == SWAP:
+        return (discards if state.discards < 3 else []) + (["draw"] if state.discards else [])
+    if state.phase == PASS:
+        return (discards if state.discards < 3 else []) + ["end"]
+    out = [f"play:{KIND_NAMES[k]}:{TAILS[t]}" for t in range(4) for k in kinds if k in fits(t, tails[t])]
+    out += [
+        f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[k]}"
+        for t in range(4) for position, card in enumerate(tails[t]) if card >= NUMBERED
+        for k in replacing(tails[t], position) if k in kinds
+    ]  # fmt: skip
+    if state.present[seat]:
+        out += [f"lemur:market:{KIND_NAMES[k]}" for k in sorted({KIND[card] for card in state.market})]
+        other = 1 - seat
+        out += [f"lemur:tail:{TAILS[t]}" for t in (2 * other, 2 * other + 1) if tails[t]]
+        if state.hands[other]:
+            out.append("lemur:blind")
+        if hand and len(state.deck) - (state.end_card == END_IN_DECK) > 0:
+            out.append("lemur:swap")
+    if not state.added:
+        out += discards
+    return [*out, "end"]
+
+
+def _forget_tables() -> None:
+    for table in (*rules._EXCHANGES, *cards.PLAYS, cards.DISCARDS, cards.MARKETS):
+        table.clear()
+
+
+@quick
+@given(seeds, tables)
+def test_legal_actions_are_the_rules_written_out(seed, bots):
+    """Legal actions equal the plain enumeration, whether the kept tables are fresh, full or cleared meanwhile."""
+    states = decision_states(playout(seed, bots), seed, 40)
+    for state in states:
+        assert ENGINE.legal_actions(state) == plain_legal_actions(state)
+    _forget_tables()
+    with mock.patch.object(rules, "_EXCHANGES_KEPT", 3):  # cleared every few tails
+        for state in states:
+            assert ENGINE.legal_actions(state) == plain_legal_actions(state)
+    for state in reversed(states):
+        assert ENGINE.legal_actions(state) == plain_legal_actions(state)
+
+
+def test_the_masks_are_the_kinds():
+    """cards.accepts and cards.exchange_kinds as masks hold exactly the kinds the rules name."""
+    ids = range(cards.TAIL_CARDS)
+    tails = [(), *((first,) for first in ids), *((first, second) for first in ids for second in ids if second != first)]
+    for tail in tails:
+        for t in range(4):
+            assert set(cards.kinds_of(cards.accepts(t, tail))) == fits(t, tail)
+        for position, card in enumerate(tail):
+            if card >= NUMBERED:
+                assert list(cards.kinds_of(cards.exchange_kinds(tail, position))) == replacing(tail, position)
+    assert [cards.kinds_of(cards.kinds_mask(kinds)) for kinds in ((), (0, 10, 11, 21), tuple(range(22)))] == [
+        (), (0, 10, 11, 21), tuple(range(22))
+    ]  # fmt: skip
+
+
+# ---------------------------------------------------------------------- decide
+
+
+def _decided(state: State, action: str) -> list[Event] | str:
+    try:
+        return ENGINE.decide(state, action)
+    except IllegalAction as refused:
+        return f"IllegalAction: {refused}"
+
+
+@quick
+@given(seeds, tables)
+def test_quick_decisions_are_the_handlers_decisions(seed, bots):
+    """Every play and discard decides through rules._QUICK exactly as through its handler: same events, same refusal."""
+    actions = [*cards.DISCARD_ACTIONS, *(action for per_kind in cards.PLAY_ACTIONS for action in per_kind)]
+    for state in decision_states(playout(seed, bots), seed, 20):
+        quick_ones = [_decided(state, action) for action in actions]
+        with mock.patch.dict(rules._QUICK, clear=True):
+            assert [_decided(state, action) for action in actions] == quick_ones

@@ -1,20 +1,23 @@
 """Lemur Tails engine: its shortcuts for speed give what the rules written out plainly give.
 
 The engine lists legal actions through masks of kinds and tables of tuples kept between calls
-(cards.ActionsOf, rules._EXCHANGES) and decides plays and discards through a table of parsed actions
-(rules._QUICK). Each is checked here against a plain version, over the decision states of random
-and heuristic playouts.
+(cards.ActionsOf, rules._EXCHANGES), decides plays and discards through a table of parsed actions
+(rules._QUICK), builds the fold's commonest states with engines.base.replacer and draws without a
+loop when the End card is not among the cards drawn. Each is checked here against a plain version,
+over the decision states of random and heuristic playouts.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
 from unittest import mock
 
+import pytest
 from hypothesis import given
 
-from engines.base import Event, IllegalAction
-from engines.lemur_tails import cards, rules
-from engines.lemur_tails.cards import COLOR, FIT, KIND, KIND_NAMES, NUMBER, NUMBERED, TAILS
+from engines.base import Event, IllegalAction, replacer
+from engines.lemur_tails import cards, engine, rules
+from engines.lemur_tails.cards import COLOR, END, FIT, KIND, KIND_NAMES, NUMBER, NUMBERED, TAILS
 from engines.lemur_tails.engine import ENGINE
 from engines.lemur_tails.rules import END_IN_DECK, PASS, SWAP, TAKEN, State
 from tests.engines.test_lemur_tails_properties import decision_states, playout, quick, seeds, tables
@@ -130,3 +133,70 @@ def test_quick_decisions_are_the_handlers_decisions(seed, bots):
         quick_ones = [_decided(state, action) for action in actions]
         with mock.patch.dict(rules._QUICK, clear=True):
             assert [_decided(state, action) for action in actions] == quick_ones
+
+
+# ---------------------------------------------------------------------- the fold
+
+
+class Row(NamedTuple):
+    a: int
+    b: str
+    c: tuple
+    d: bool
+
+
+def test_replacer_is_replace():
+    """engines.base.replacer gives what _replace gives; unknown or repeated fields are refused at once."""
+    row = Row(1, "x", (), False)
+    assert replacer(Row, "c", "a")(row, (5,), 7) == row._replace(a=7, c=(5,)) == Row(7, "x", (5,), False)
+    assert replacer(Row, "b", d=True)(row, "y") == Row(1, "y", (), True)
+    assert type(replacer(Row)(row)) is Row and replacer(Row)(row) == row
+    for names, fixed in (((), {"e": 1}), (("a", "a"), {}), (("a",), {"a": 1})):
+        with pytest.raises(ValueError):
+            replacer(Row, *names, **fixed)
+
+
+@quick
+@given(seeds, tables)
+def test_the_folds_replacers_are_replace(seed, bots):
+    """Each of the fold's replacers sets its fields as State._replace does (and the rest as they were)."""
+    for state in decision_states(playout(seed, bots), seed, 10):
+        assert engine._PLAYED(state, 1, 2, 3, 4, 5, 6) == state._replace(
+            tails=1, hands=2, added=3, series_tail=4, series_len=5, pending=6, phase="play", held=-1, held_public=False
+        )
+        assert engine._DISCARDED(state, 1, 2, 3, 4) == state._replace(hands=1, discard=2, discards=3, phase=4)
+        assert engine._TURN_ENDED(state, 1, 2, 3) == state._replace(turns=1, turn=2, pending=3, **engine.TURN_START)
+        assert engine._DREW(state, 1, 2) == state._replace(hands=1, deck=2, pending=())
+
+
+def plain_draw(deck: tuple[int, ...], count: int) -> tuple[list[int], bool, tuple[int, ...]]:
+    """Draw ``count`` off ``deck`` one by one, the End card set aside and replaced (LT-8, LT-15)."""
+    drawn, index, end_seen = [], 0, False
+    if count <= 0 or not deck:
+        return drawn, end_seen, deck
+    while len(drawn) < count and index < len(deck):
+        index += 1
+        if deck[index - 1] == END:
+            end_seen = True
+        else:
+            drawn.append(deck[index - 1])
+    if deck[index:] == (END,):
+        index, end_seen = index + 1, True
+    return drawn, end_seen, deck[index:]
+
+
+def test_draws_are_the_card_by_card_draw():
+    """engine._draw_into gives the events and the deck of a card-by-card draw, wherever the End card lies."""
+    for size in range(0, 12):
+        for at in range(-1, size):
+            deck = tuple(range(size))
+            if at >= 0:
+                deck = (*deck[:at], END, *deck[at + 1 :])
+            for count in range(0, 5):
+                events: list[Event] = []
+                rest = engine._draw_into(events, 0, deck, count, "cards_drawn", cards.NAMES)
+                drawn, end_seen, plain_rest = plain_draw(deck, count)
+                assert rest == plain_rest
+                assert [e.type for e in events] == ["end_card_revealed"] * end_seen + ["cards_drawn"] * bool(drawn)
+                if drawn:
+                    assert events[-1].private == {"cards": [cards.NAMES[c] for c in sorted(drawn)]}

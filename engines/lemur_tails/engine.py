@@ -135,9 +135,10 @@ class LemurTails:
         ]
 
     def apply(self, state: State | None, event: Event) -> State:
-        fold = self._fold.get(event.type)
-        if fold is None:
-            raise ValueError(f"lemur-tails has no event {event.type!r}")
+        try:
+            fold = self._fold[event.type]
+        except KeyError:
+            raise ValueError(f"lemur-tails has no event {event.type!r}") from None
         return fold(state, event)
 
     def actor(self, state: State) -> int:
@@ -147,10 +148,7 @@ class LemurTails:
             return CHANCE
         return state.turn
 
-    def legal_actions(self, state: State) -> list[str]:
-        if state.over or state.pending:
-            return []
-        return legal_actions(state)
+    legal_actions = staticmethod(legal_actions)  # (state) -> list[str]: none when over or at a chance step
 
     def decide(self, state: State, action: str) -> list[Event]:
         return decide(state, action, self._label)

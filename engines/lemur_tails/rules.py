@@ -121,11 +121,14 @@ fast_replace(State)  # NamedTuple's own _replace rebuilds all 21 fields; the fol
 
 
 def legal_actions(state: State) -> list[str]:
-    """The deciding seat's actions in a small, stable order (ALL-3).
+    """The deciding seat's actions in a small, stable order (ALL-3); none when the game is over or a chance step
+    is due (engine.legal_actions is this very function).
 
     Kinds are masks here (cards.KIND_BIT): the hand's kinds, a tail's fit and the market's kinds, so each
     list of actions is one lookup in a table of tuples (cards.ActionsOf).
     """
+    if state.over or state.pending:
+        return []
     seat = state.turn
     phase = state.phase
     tails = state.tails
@@ -149,17 +152,18 @@ def legal_actions(state: State) -> list[str]:
         return out
     out = []
     swaps = []
-    for t in range(4):
-        tail = tails[t]
+    for t, tail in enumerate(tails):
         if not tail:
             out += PLAYS[t][ANY_CARD[1 - (t & 1)] & mask]
             continue
-        out += PLAYS[t][(AFTER_CARD[tail[-1]] if tail[-1] < NUMBERED else accepts(t, tail)) & mask]
+        last = tail[-1]
+        out += PLAYS[t][(AFTER_CARD[last] if last < NUMBERED else accepts(t, tail)) & mask]
         exchanges = _EXCHANGES[t].get(tail)
         if exchanges is None:
             exchanges = _exchanges(t, tail)
-        if exchanges:
-            swaps += [action for bit, action in exchanges if bit & mask]
+        for bit, action in exchanges:
+            if bit & mask:
+                swaps.append(action)
     out += swaps
     if state.present[seat]:
         market = 0
@@ -187,21 +191,45 @@ _EXCHANGES: tuple[dict[tuple[int, ...], tuple[tuple[int, str], ...]], ...] = ({}
 """Per tail index, tail -> ``_exchanges(t, tail)``: a tail changes one card at a time, so the same tail is asked
 about for many decisions. Cleared when it holds _EXCHANGES_KEPT tails (it only saves work)."""
 _EXCHANGES_KEPT = 1 << 12
+_PARTS: dict[tuple[int, int, int], tuple[tuple[int, str], ...]] = {}
+"""(tail index, position, mask of the kinds that may replace the joker there) -> its exchanges (``_part``)."""
 
 
 def _exchanges(t: int, tail: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
-    """Every exchange of a joker on ``tail`` (tail index ``t``) that some hand could make: (kind bit, action), by
-    position then kind; kept in _EXCHANGES, and then the very same strings."""
-    made = () if max(tail) < NUMBERED else tuple(  # jokers have the highest ids
-        (KIND_BIT[kind], f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}")
-        for position, card in enumerate(tail) if card >= NUMBERED
-        for kind in kinds_of(exchange_kinds(tail, position))
-    )  # fmt: skip
+    """Every exchange of a joker on the non-empty ``tail`` (tail index ``t``) that some hand could make: (kind bit,
+    action), by position then kind; kept in _EXCHANGES, and then the very same strings.
+
+    A joker's exchanges depend on its neighbours only (LT-4), so when the tail without its last card is kept
+    (the card was just added), only the jokers at the last two positions are looked at.
+    """
     kept = _EXCHANGES[t]
+    last = len(tail) - 1
+    made = kept.get(tail[:-1]) if last else ()
+    if made is None:
+        made = () if max(tail) < NUMBERED else tuple(  # jokers have the highest ids
+            exchange for position, card in enumerate(tail) if card >= NUMBERED for exchange in _part(t, tail, position)
+        )  # fmt: skip
+    else:
+        if last and tail[last - 1] >= NUMBERED:  # it had no numbered card after it
+            made = made[: len(made) - len(_part(t, tail[:-1], last - 1))] + _part(t, tail, last - 1)
+        if tail[last] >= NUMBERED:
+            made += _part(t, tail, last)
     if len(kept) >= _EXCHANGES_KEPT:
         kept.clear()
     kept[tail] = made
     return made
+
+
+def _part(t: int, tail: tuple[int, ...], position: int) -> tuple[tuple[int, str], ...]:
+    """The exchanges of the joker at ``position`` of ``tail`` (tail index ``t``), by kind; kept in _PARTS."""
+    kinds = exchange_kinds(tail, position)
+    key = (t, position, kinds)
+    part = _PARTS.get(key)
+    if part is None:
+        part = _PARTS[key] = tuple(
+            (KIND_BIT[kind], f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}") for kind in kinds_of(kinds)
+        )
+    return part
 
 
 # ---------------------------------------------------------------------- decide
@@ -399,9 +427,7 @@ def _quick_play(state: State, seat: int, kind_tail: tuple[int, int], label: tupl
     if state.phase != PLAY:
         return None
     card = lowest(state.hands[seat], kind_tail[0])
-    if card < 0:
-        return None
-    return _add(state, seat, card, kind_tail[1], False, label)
+    return None if card < 0 else _add(state, seat, card, kind_tail[1], False, label)
 
 
 def _quick_discard(state: State, seat: int, kind: int, label: tuple) -> list[Event] | None:

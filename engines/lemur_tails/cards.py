@@ -160,8 +160,7 @@ def canonical_ids(names: list[str]) -> tuple[int, ...]:
     """
     next_id = [low for low, _ in ID_RANGE]
     out = []
-    for name in names:
-        kind = KIND_OF_NAME[name]
+    for kind in map(KIND_OF_NAME.__getitem__, names):
         out.append(next_id[kind])
         next_id[kind] += 1
     return tuple(out)

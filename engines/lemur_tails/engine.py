@@ -53,6 +53,7 @@ from engines.lemur_tails.rules import (
     SWAP,
     TAKEN,
     State,
+    _event,
     decide,
     drawable,
     game_over,
@@ -156,6 +157,13 @@ class LemurTails:
     def chance(self, state: State, rng) -> list[Event]:
         kind = state.pending[0]
         label = self._label
+        if kind == "draw":
+            _, seat, count = state.pending
+            events: list[Event] = []
+            deck = _draw_into(events, seat, state.deck, count, "cards_drawn", label)
+            if not deck and state.deck:
+                events.append(Event("deck_emptied", {}))
+            return events
         if kind == "shuffle":
             order = list(map(label.__getitem__, rng.shuffled(range(TAIL_CARDS))))
             return [Event("deck_shuffled", {"cards": TAIL_CARDS}, {"order": order}, ())]
@@ -179,13 +187,6 @@ class LemurTails:
             victim = 1 - seat
             card = rng.choice(state.hands[victim])
             return [Event("card_drawn_blind", {"seat": seat, "from": victim}, {"card": label[card]}, (0, 1))]
-        if kind == "draw":
-            _, seat, count = state.pending
-            events: list[Event] = []
-            deck = _draw_into(events, seat, state.deck, count, "cards_drawn", label)
-            if not deck and state.deck:
-                events.append(Event("deck_emptied", {}))
-            return events
         # "refill" (LT-8): the hand up to eight, then the market up to eight.
         seat = state.pending[1]
         events = []
@@ -470,7 +471,7 @@ def _draw_into(
         events.append(Event("end_card_revealed", {"seat": seat}))
     if cards:
         if kind == "cards_drawn":
-            events.append(Event(kind, {"seat": seat, "count": len(cards)}, {"cards": _named(cards, label)}, (seat,)))
+            events.append(_event((kind, {"seat": seat, "count": len(cards)}, {"cards": _named(cards, label)}, (seat,))))
         else:
             events.append(Event(kind, {"cards": _named(cards, label)}))
     return deck[index:]

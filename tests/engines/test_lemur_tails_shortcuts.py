@@ -137,6 +137,16 @@ def test_quick_decisions_are_the_handlers_decisions(seed, bots):
             assert [_decided(state, action) for action in actions] == quick_ones
 
 
+@quick
+@given(seeds, tables)
+def test_events_made_without_their_new_are_whole_events(seed, bots):
+    """The events rules._event makes (tuple.__new__) are Events of all four fields, equal to Event(...)'s."""
+    for event in playout(seed, bots).events:
+        assert type(event) is Event and len(event) == 4
+        assert event == Event(event.type, event.data, event.private, event.audience)
+        assert event.private is not None or event.audience == ()
+
+
 # ---------------------------------------------------------------------- the fold
 
 

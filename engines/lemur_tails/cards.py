@@ -66,19 +66,81 @@ NAME_RANGE: dict[str, tuple[int, int]] = {KIND_NAMES[kind]: ID_RANGE[kind] for k
 # 0 sits next to both 1 and 9 (LT-1): a number fits itself and its two neighbours on a ring of ten.
 FIT: tuple[frozenset[int], ...] = tuple(frozenset({(n - 1) % 10, n, (n + 1) % 10}) for n in range(10))
 
-# What a tail accepts next, as sets of kinds, precomputed for the hot loop (LT-2, LT-3).
-ANY_CARD = tuple(frozenset(c * 11 + n for n in range(11)) for c in (WHITE, BLACK))
-ANY_NUMBER = tuple(frozenset(c * 11 + n for n in range(10)) for c in (WHITE, BLACK))
+# What a tail accepts next, as masks of kinds (bit ``kind`` set: that kind fits), precomputed for the hot
+# loop (LT-2, LT-3). A mask holds kinds of one colour only, so ``mask & hand`` has at most 2**11 values.
+KIND_BIT: tuple[int, ...] = tuple(1 << kind for kind in range(22))
+CARD_BIT: tuple[int, ...] = (*(1 << KIND[i] for i in range(TAIL_CARDS)), 0)
+"""A card's kind as a mask bit (the End card: no bit)."""
+WHITE_KINDS = (1 << 11) - 1
+"""The mask bits of the white kinds (W0..W9, WJ); the black ones are those above them."""
+
+
+def kinds_mask(kinds) -> int:
+    """The mask of a collection of kinds."""
+    mask = 0
+    for kind in kinds:
+        mask |= KIND_BIT[kind]
+    return mask
+
+
+def hand_mask(cards: tuple[int, ...]) -> int:
+    """The mask of the kinds among ``cards`` (ids)."""
+    mask = 0
+    for card in cards:
+        mask |= CARD_BIT[card]
+    return mask
+
+
+KINDS_OF: tuple[tuple[int, ...], ...] = tuple(tuple(k for k in range(11) if bits >> k & 1) for bits in range(1 << 11))
+"""KINDS_OF[bits]: the white kinds of an 11-bit half mask, ascending (add 11 for the black half)."""
+
+
+def kinds_of(mask: int) -> tuple[int, ...]:
+    """The kinds of a mask, ascending."""
+    return KINDS_OF[mask & WHITE_KINDS] + tuple(k + 11 for k in KINDS_OF[mask >> 11])
+
+
+ANY_CARD = tuple(kinds_mask(c * 11 + n for n in range(11)) for c in (WHITE, BLACK))
+ANY_NUMBER = tuple(kinds_mask(c * 11 + n for n in range(10)) for c in (WHITE, BLACK))
 AFTER_NUMBER = tuple(
-    tuple(frozenset({c * 11 + m for m in FIT[n]} | {c * 11 + JOKER}) for n in range(10)) for c in (WHITE, BLACK)
+    tuple(kinds_mask({c * 11 + m for m in FIT[n]} | {c * 11 + JOKER}) for n in range(10)) for c in (WHITE, BLACK)
 )
-AFTER_JOKER = tuple(tuple(frozenset(c * 11 + m for m in FIT[n]) for n in range(10)) for c in (WHITE, BLACK))
+AFTER_JOKER = tuple(tuple(kinds_mask(c * 11 + m for m in FIT[n]) for n in range(10)) for c in (WHITE, BLACK))
+AFTER_CARD: tuple[int, ...] = tuple(AFTER_NUMBER[1 - COLOR[i]][NUMBER[i]] for i in range(NUMBERED))
+"""AFTER_CARD[card]: what follows the numbered ``card`` on a tail (``accepts`` for a tail ending with it)."""
+
+BLACK_KINDS = WHITE_KINDS << 11
+
+
+class ActionsOf(dict):
+    """``ActionsOf(actions)[mask]``: the actions of the mask's kinds (``actions[kind]``), ascending, as a tuple.
+
+    Made on first use and kept: a key is a mask of one colour's kinds (a tail's fit and a hand, or one half of
+    a hand), so there are at most 2 * 2**11 of them.
+    """
+
+    __slots__ = ("actions",)
+
+    def __init__(self, actions: tuple[str, ...]) -> None:
+        super().__init__()
+        self.actions = actions
+
+    def __missing__(self, mask: int) -> tuple[str, ...]:
+        made = self[mask] = tuple(self.actions[kind] for kind in kinds_of(mask))
+        return made
+
 
 PLAY_ACTIONS = tuple(tuple(f"play:{KIND_NAMES[k]}:{t}" for t in TAILS) for k in range(22))
 PLACE_ACTIONS = tuple(f"place:{t}" for t in TAILS)
 DISCARD_ACTIONS = tuple(f"discard:{name}" for name in KIND_NAMES)
 MARKET_ACTIONS = tuple(f"lemur:market:{name}" for name in KIND_NAMES)
 STEAL_ACTIONS = tuple(f"lemur:tail:{t}" for t in TAILS)
+PLAYS = tuple(ActionsOf(tuple(PLAY_ACTIONS[k][t] for k in range(22))) for t in range(4))
+"""PLAYS[tail][fit & hand mask]: the plays onto that tail, by kind."""
+DISCARDS = ActionsOf(DISCARD_ACTIONS)
+"""DISCARDS[half of a hand mask]: its discards, by kind (the white half, then the black one)."""
+MARKETS = ActionsOf(MARKET_ACTIONS)
+"""MARKETS[half of the market's mask]: the Sun lemur's market picks, by kind."""
 
 
 def lowest(cards: tuple[int, ...], kind: int) -> int:
@@ -98,15 +160,14 @@ def canonical_ids(names: list[str]) -> tuple[int, ...]:
     """
     next_id = [low for low, _ in ID_RANGE]
     out = []
-    for name in names:
-        kind = KIND_OF_NAME[name]
+    for kind in map(KIND_OF_NAME.__getitem__, names):
         out.append(next_id[kind])
         next_id[kind] += 1
     return tuple(out)
 
 
-def accepts(tail_index: int, tail: tuple[int, ...]) -> frozenset[int]:
-    """The kinds that may be added to this tail now (LT-2, LT-3)."""
+def accepts(tail_index: int, tail: tuple[int, ...]) -> int:
+    """The mask of the kinds that may be added to this tail now (LT-2, LT-3)."""
     if not tail:
         return ANY_CARD[1 - (tail_index & 1)]
     last = tail[-1]
@@ -120,8 +181,8 @@ def accepts(tail_index: int, tail: tuple[int, ...]) -> frozenset[int]:
     return AFTER_JOKER[color][NUMBER[tail[-2]]]
 
 
-def exchange_kinds(tail: tuple[int, ...], position: int) -> frozenset[int]:
-    """The kinds that may replace the joker at ``position``: its colour, fitting each numbered neighbour.
+def exchange_kinds(tail: tuple[int, ...], position: int) -> int:
+    """The mask of the kinds that may replace the joker at ``position``: its colour, fitting each numbered neighbour.
 
     LT-4 and LT-11: the start card only sets the colour, so a joker with no numbered neighbour
     may be exchanged for any number of its colour. (A joker never touches another joker, LT-3.)
@@ -131,13 +192,13 @@ def exchange_kinds(tail: tuple[int, ...], position: int) -> frozenset[int]:
     return EXCHANGE[COLOR[tail[position]]][before + 1][after + 1]
 
 
-def _exchange_table(color: int, before: int, after: int) -> frozenset[int]:
+def _exchange_table(color: int, before: int, after: int) -> int:
     numbers = set(range(10))
     if before >= 0:
         numbers &= FIT[before]
     if after >= 0:
         numbers &= FIT[after]
-    return frozenset(color * 11 + n for n in numbers)
+    return kinds_mask(color * 11 + n for n in numbers)
 
 
 EXCHANGE = tuple(

@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, determinize
+from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, determinize, replacer
 from engines.lemur_tails.cards import (
     BOTTOM,
     END,
@@ -53,6 +53,7 @@ from engines.lemur_tails.rules import (
     SWAP,
     TAKEN,
     State,
+    _event,
     decide,
     drawable,
     game_over,
@@ -81,11 +82,11 @@ class LemurTails:
         if version not in (1, 2):
             raise ValueError(f"lemur-tails has rules versions 1 and 2, not {version}")
         self.version = version
-        # How events name a card (a physical id, or its kind), and how the fold finds the id of a
-        # card an event names among the cards it leaves (a hand, the market): the id itself, or
+        # How events name a card (a physical id, or its kind), and how the fold finds (the index of)
+        # a card an event names among the cards it leaves (a hand, the market): the id itself, or
         # the lowest copy of that kind there, as decide() picked it (LT-16).
         self._label = IDS if version == 1 else NAMES
-        self._which = _as_named if version == 1 else _lowest_named
+        self._find = _find_id if version == 1 else _find_lowest
         self._deck = tuple if version == 1 else canonical_ids
         self._name = NAMES if version == 1 else _NAME_OF_NAME
         self._fold = {
@@ -135,9 +136,10 @@ class LemurTails:
         ]
 
     def apply(self, state: State | None, event: Event) -> State:
-        fold = self._fold.get(event.type)
-        if fold is None:
-            raise ValueError(f"lemur-tails has no event {event.type!r}")
+        try:
+            fold = self._fold[event.type]
+        except KeyError:
+            raise ValueError(f"lemur-tails has no event {event.type!r}") from None
         return fold(state, event)
 
     def actor(self, state: State) -> int:
@@ -147,10 +149,7 @@ class LemurTails:
             return CHANCE
         return state.turn
 
-    def legal_actions(self, state: State) -> list[str]:
-        if state.over or state.pending:
-            return []
-        return legal_actions(state)
+    legal_actions = staticmethod(legal_actions)  # (state) -> list[str]: none when over or at a chance step
 
     def decide(self, state: State, action: str) -> list[Event]:
         return decide(state, action, self._label)
@@ -158,6 +157,13 @@ class LemurTails:
     def chance(self, state: State, rng) -> list[Event]:
         kind = state.pending[0]
         label = self._label
+        if kind == "draw":
+            _, seat, count = state.pending
+            events: list[Event] = []
+            deck = _draw_into(events, seat, state.deck, count, "cards_drawn", label)
+            if not deck and state.deck:
+                events.append(Event("deck_emptied", {}))
+            return events
         if kind == "shuffle":
             order = list(map(label.__getitem__, rng.shuffled(range(TAIL_CARDS))))
             return [Event("deck_shuffled", {"cards": TAIL_CARDS}, {"order": order}, ())]
@@ -181,13 +187,6 @@ class LemurTails:
             victim = 1 - seat
             card = rng.choice(state.hands[victim])
             return [Event("card_drawn_blind", {"seat": seat, "from": victim}, {"card": label[card]}, (0, 1))]
-        if kind == "draw":
-            _, seat, count = state.pending
-            events: list[Event] = []
-            deck = _draw_into(events, seat, state.deck, count, "cards_drawn", label)
-            if not deck and state.deck:
-                events.append(Event("deck_emptied", {}))
-            return events
         # "refill" (LT-8): the hand up to eight, then the market up to eight.
         seat = state.pending[1]
         events = []
@@ -271,6 +270,10 @@ class LemurTails:
 
     # ------------------------------------------------------------------ the fold
 
+    def _card(self, cards: tuple[int, ...], named: Any) -> int:
+        """The card an event names among ``cards`` (a hand, the market), as decide() picked it (LT-16)."""
+        return cards[self._find(cards, named)]
+
     def _table_laid(self, state: State | None, event: Event) -> State:
         return State(
             deck=tuple(range(TAIL_CARDS)),
@@ -299,7 +302,7 @@ class LemurTails:
 
     def _hand_dealt(self, state: State, event: Event) -> State:
         seat, count = event.data["seat"], event.data["count"]
-        hands = _set(state.hands, seat, tuple(sorted(state.deck[:count])))
+        hands = _set_seat(state.hands, seat, tuple(sorted(state.deck[:count])))
         return state._replace(hands=hands, deck=state.deck[count:])
 
     def _market_laid(self, state: State, event: Event) -> State:
@@ -315,9 +318,13 @@ class LemurTails:
     def _tail_card_played(self, state: State, event: Event) -> State:
         data = event.data
         seat, tail = data["seat"], TAIL_INDEX[data["tail"]]
-        card = state.held if data["taken"] else self._which(state.hands[seat], data["card"])
-        tails = _set(state.tails, tail, (*state.tails[tail], card))
-        hands = _set(state.hands, seat, _without(state.hands[seat], card))
+        hand = state.hands[seat]
+        index = hand.index(state.held) if data["taken"] else self._find(hand, data["card"])
+        card = hand[index]
+        tails = list(state.tails)
+        tails[tail] = (*tails[tail], card)
+        hand = hand[:index] + hand[index + 1 :]
+        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
         pending: tuple = ()
         if tail >> 1 == seat:
             # LT-6: same own tail continues the series; the other own tail starts a new one.
@@ -325,55 +332,45 @@ class LemurTails:
             series_tail = tail
         else:
             series_tail, length = -1, 0
-            count = min(2, drawable(state))
+            count = min(2, len(state.deck) - (state.end_card == END_IN_DECK))  # drawable(state)
             if count:
                 pending = ("draw", seat, count)
-        return state._replace(
-            tails=tails,
-            hands=hands,
-            added=state.added + 1,
-            series_tail=series_tail,
-            series_len=length,
-            phase=PLAY,
-            held=-1,
-            held_public=False,
-            pending=pending,
-        )
+        return _PLAYED(state, tuple(tails), hands, state.added + 1, series_tail, length, pending)
 
     def _sun_lemur_reactivated(self, state: State, event: Event) -> State:
         seat = event.data["seat"]
         return state._replace(
-            present=_set(state.present, seat, state.present[seat] + 1),
-            empty=_set(state.empty, seat, state.empty[seat] - 1),
+            present=_set_seat(state.present, seat, state.present[seat] + 1),
+            empty=_set_seat(state.empty, seat, state.empty[seat] - 1),
         )
 
     def _sun_lemur_gained(self, state: State, event: Event) -> State:
         seat = event.data["seat"]
-        return state._replace(present=_set(state.present, seat, state.present[seat] + 1), aside=state.aside - 1)
+        return state._replace(present=_set_seat(state.present, seat, state.present[seat] + 1), aside=state.aside - 1)
 
     def _joker_exchanged(self, state: State, event: Event) -> State:
         data = event.data
         seat, position, tail = data["seat"], data["position"], TAIL_INDEX[data["tail"]]
-        card = self._which(state.hands[seat], data["card"])
+        card = self._card(state.hands[seat], data["card"])
         old = state.tails[tail]
         joker = old[position]
         tails = _set(state.tails, tail, (*old[:position], card, *old[position + 1 :]))
         hand = tuple(sorted((*_without(state.hands[seat], card), joker)))
-        return state._replace(tails=tails, hands=_set(state.hands, seat, hand))
+        return state._replace(tails=tails, hands=_set_seat(state.hands, seat, hand))
 
     def _sun_lemur_used(self, state: State, event: Event) -> State:
         data = event.data
         seat, what = data["seat"], data["action"]
         state = state._replace(
-            present=_set(state.present, seat, state.present[seat] - 1),
-            empty=_set(state.empty, seat, state.empty[seat] + 1),
+            present=_set_seat(state.present, seat, state.present[seat] - 1),
+            empty=_set_seat(state.empty, seat, state.empty[seat] + 1),
         )
         if what == "market":
-            card = self._which(state.market, data["card"])
+            card = self._card(state.market, data["card"])
             hand = tuple(sorted((*state.hands[seat], card)))
             return state._replace(
                 market=_without(state.market, card),
-                hands=_set(state.hands, seat, hand),
+                hands=_set_seat(state.hands, seat, hand),
                 held=card,
                 held_public=True,
                 phase=TAKEN,
@@ -384,7 +381,7 @@ class LemurTails:
             hand = tuple(sorted((*state.hands[seat], card)))
             return state._replace(
                 tails=_set(state.tails, tail, state.tails[tail][:-1]),
-                hands=_set(state.hands, seat, hand),
+                hands=_set_seat(state.hands, seat, hand),
                 held=card,
                 held_public=True,
                 phase=TAKEN,
@@ -397,9 +394,9 @@ class LemurTails:
         seat, victim = event.data["seat"], event.data["from"]
         if event.private is None:  # never for a chance event (they are re-derived); stay foldable anyway
             return state._replace(pending=(), phase=PLAY)
-        card = self._which(state.hands[victim], event.private["card"])
-        hands = _set(state.hands, victim, _without(state.hands[victim], card))
-        hands = _set(hands, seat, tuple(sorted((*hands[seat], card))))
+        card = self._card(state.hands[victim], event.private["card"])
+        hands = _set_seat(state.hands, victim, _without(state.hands[victim], card))
+        hands = _set_seat(hands, seat, tuple(sorted((*hands[seat], card))))
         return state._replace(hands=hands, held=card, held_public=False, phase=TAKEN, pending=())
 
     def _taken_card_kept(self, state: State, event: Event) -> State:
@@ -407,13 +404,13 @@ class LemurTails:
 
     def _card_discarded(self, state: State, event: Event) -> State:
         seat = event.data["seat"]
-        card = self._which(state.hands[seat], event.data["card"])
-        return state._replace(
-            hands=_set(state.hands, seat, _without(state.hands[seat], card)),
-            discard=(*state.discard, card),
-            discards=state.discards + 1,
-            phase=SWAP if state.phase == SWAP else PASS,
-        )
+        hand = state.hands[seat]
+        index = self._find(hand, event.data["card"])
+        card = hand[index]
+        hand = hand[:index] + hand[index + 1 :]
+        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        phase = SWAP if state.phase == SWAP else PASS
+        return _DISCARDED(state, hands, (*state.discard, card), state.discards + 1, phase)
 
     def _swap_finished(self, state: State, event: Event) -> State:
         count = min(event.data["count"], drawable(state))
@@ -422,10 +419,10 @@ class LemurTails:
 
     def _turn_ended(self, state: State, event: Event) -> State:
         seat = event.data["seat"]
-        turns = _set(state.turns, seat, state.turns[seat] + 1)
+        turns = _set_seat(state.turns, seat, state.turns[seat] + 1)
         want = len(state.hands[seat]) < HAND_SIZE or len(state.market) < MARKET_SIZE
         pending = ("refill", seat) if want and drawable(state) else ()
-        return state._replace(turns=turns, turn=1 - seat, pending=pending, **TURN_START)
+        return _TURN_ENDED(state, turns, 1 - seat, pending)
 
     def _end_card_revealed(self, state: State, event: Event) -> State:
         deck = tuple(card for card in state.deck if card != END)
@@ -433,8 +430,10 @@ class LemurTails:
 
     def _cards_drawn(self, state: State, event: Event) -> State:
         seat, count = event.data["seat"], event.data["count"]
-        hand = tuple(sorted((*state.hands[seat], *state.deck[:count])))
-        return state._replace(hands=_set(state.hands, seat, hand), deck=state.deck[count:], pending=())
+        deck = state.deck
+        hand = tuple(sorted((*state.hands[seat], *deck[:count])))
+        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        return _DREW(state, hands, deck[count:])
 
     def _market_refilled(self, state: State, event: Event) -> State:
         count = len(event.data["cards"])
@@ -458,16 +457,12 @@ def _draw_into(
     """Draw ``count`` cards off ``deck`` into ``events``; the End card is set aside and replaced (LT-8)."""
     if count <= 0 or not deck:
         return deck
-    cards: list[int] = []
-    index = 0
-    end_seen = False
-    while len(cards) < count and index < len(deck):
-        card = deck[index]
-        index += 1
-        if card == END:
-            end_seen = True
-        else:
-            cards.append(card)
+    cards = deck[:count]
+    index = len(cards)
+    end_seen = END in cards
+    if end_seen:  # the End card is set aside and the card under it drawn instead
+        cards = [card for card in deck[: count + 1] if card != END]
+        index = min(count + 1, len(deck))
     if deck[index:] == (END,):
         # LT-15: with no tail card left under it, the End card comes up with the last draw.
         index += 1
@@ -476,7 +471,7 @@ def _draw_into(
         events.append(Event("end_card_revealed", {"seat": seat}))
     if cards:
         if kind == "cards_drawn":
-            events.append(Event(kind, {"seat": seat, "count": len(cards)}, {"cards": _named(cards, label)}, (seat,)))
+            events.append(_event((kind, {"seat": seat, "count": len(cards)}, {"cards": _named(cards, label)}, (seat,))))
         else:
             events.append(Event(kind, {"cards": _named(cards, label)}))
     return deck[index:]
@@ -487,21 +482,21 @@ def _named(cards, label: tuple) -> list:
     return list(map(label.__getitem__, sorted(cards)))
 
 
-def _as_named(cards: tuple[int, ...], card: int) -> int:
-    """Rules version 1: an event names the very card (its id)."""
-    return card
+def _find_id(cards: tuple[int, ...], card: int) -> int:
+    """Rules version 1: an event names the very card (its id); its index in ``cards``."""
+    return cards.index(card)
 
 
-def _lowest_named(cards: tuple[int, ...], name: str) -> int:
-    """Rules version 2: an event names a kind; the card is the lowest copy of it among ``cards`` (LT-16, LT-21).
+def _find_lowest(cards: tuple[int, ...], name: str) -> int:
+    """Rules version 2: an event names a kind; the index of the lowest copy of it among ``cards`` (LT-16, LT-21).
 
     ``cards`` is ascending and an event's card is always there (decide checked it), so bisection finds it.
     """
     low, high = NAME_RANGE[name]
-    card = cards[bisect_left(cards, low)]
-    if card > high:
+    index = bisect_left(cards, low)
+    if cards[index] > high:
         raise ValueError(f"lemur-tails: no {name} there to move")
-    return card
+    return index
 
 
 _NAME_OF_NAME = {name: name for name in NAMES}
@@ -514,7 +509,23 @@ def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
 
 
 def _set(values: tuple, index: int, value: Any) -> tuple:
-    return (*values[:index], value, *values[index + 1 :])
+    values = list(values)
+    values[index] = value
+    return tuple(values)
+
+
+def _set_seat(values: tuple, seat: int, value: Any) -> tuple:
+    """``_set`` of a pair (per seat, of two)."""
+    return (value, values[1]) if seat == 0 else (values[0], value)
+
+
+# The fold's commonest steps, each a State.replace of its fields at once (engines.base.replacer).
+_PLAYED = replacer(
+    State, "tails", "hands", "added", "series_tail", "series_len", "pending", phase=PLAY, held=-1, held_public=False
+)
+_DISCARDED = replacer(State, "hands", "discard", "discards", "phase")
+_TURN_ENDED = replacer(State, "turns", "turn", "pending", **TURN_START)
+_DREW = replacer(State, "hands", "deck", pending=())
 
 
 ENGINE = LemurTails()

@@ -17,28 +17,36 @@ IllegalAction with the reason when an action breaks a rule. ``decide`` takes the
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import partial
 from typing import NamedTuple
 
-from engines.base import Event, IllegalAction, competition_ranks, fast_replace
+from engines.base import PUBLIC, Event, IllegalAction, competition_ranks, fast_replace
 from engines.lemur_tails.cards import (
+    AFTER_CARD,
+    ANY_CARD,
+    BLACK_KINDS,
+    CARD_BIT,
     DISCARD_ACTIONS,
-    KIND,
+    DISCARDS,
+    KIND_BIT,
     KIND_NAMES,
     KIND_OF_NAME,
-    MARKET_ACTIONS,
+    MARKETS,
     NAMES,
     NUMBERED,
     PLACE_ACTIONS,
     PLAY_ACTIONS,
+    PLAYS,
     STEAL_ACTIONS,
     TAIL_INDEX,
     TAILS,
+    WHITE_KINDS,
     accepts,
     accepts_words,
     card_words,
     exchange_kinds,
     kind_words,
+    kinds_of,
     lowest,
 )
 
@@ -55,6 +63,10 @@ PLAY = "play"
 TAKEN = "taken"  # a Sun lemur brought a card: place it now or keep it (LT-7)
 SWAP = "swap"  # discarding 1-3 for the Sun lemur swap
 PASS = "pass"  # discarding 0-3 after adding no tail card (LT-5)
+
+_event = partial(tuple.__new__, Event)
+"""``_event((type, data, private, audience))``: the Event, made without the NamedTuple's ``__new__`` (a Python
+call fewer per event; all four fields given). For the events of the commonest decisions and draws."""
 
 GRAMMAR = (
     "actions are play:<card>:<tail>, exchange:<tail>:<pos>:<card>, lemur:market:<card>, lemur:tail:<tail>, "
@@ -114,59 +126,115 @@ fast_replace(State)  # NamedTuple's own _replace rebuilds all 21 fields; the fol
 
 
 def legal_actions(state: State) -> list[str]:
-    """The deciding seat's actions in a small, stable order (ALL-3)."""
+    """The deciding seat's actions in a small, stable order (ALL-3); none when the game is over or a chance step
+    is due (engine.legal_actions is this very function).
+
+    Kinds are masks here (cards.KIND_BIT): the hand's kinds, a tail's fit and the market's kinds, so each
+    list of actions is one lookup in a table of tuples (cards.ActionsOf).
+    """
+    if state.over or state.pending:
+        return []
     seat = state.turn
-    hand = state.hands[seat]
     phase = state.phase
+    tails = state.tails
     if phase == TAKEN:
-        kind = KIND[state.held]
-        out = [PLACE_ACTIONS[t] for t in range(4) if kind in accepts(t, state.tails[t])]
+        bit = CARD_BIT[state.held]
+        out = [PLACE_ACTIONS[t] for t in range(4) if accepts(t, tails[t]) & bit]
         out.append("keep")
         return out
-    kinds = sorted({KIND[card] for card in hand})
+    hand = state.hands[seat]
+    mask = 0
+    for card in hand:
+        mask |= CARD_BIT[card]
     if phase == SWAP:
-        out = [DISCARD_ACTIONS[k] for k in kinds] if state.discards < SWAP_MOST else []
+        out = [*DISCARDS[mask & WHITE_KINDS], *DISCARDS[mask & BLACK_KINDS]] if state.discards < SWAP_MOST else []
         if state.discards:
             out.append("draw")
         return out
     if phase == PASS:
-        out = [DISCARD_ACTIONS[k] for k in kinds] if state.discards < PASS_MOST else []
+        out = [*DISCARDS[mask & WHITE_KINDS], *DISCARDS[mask & BLACK_KINDS]] if state.discards < PASS_MOST else []
         out.append("end")
         return out
-    tails = state.tails
     out = []
-    for t in range(4):
-        accepted = accepts(t, tails[t])
-        out += [PLAY_ACTIONS[k][t] for k in kinds if k in accepted]
-    in_hand = set(kinds)
-    for t in range(4):
-        tail = tails[t]
-        if tail and max(tail) >= NUMBERED:  # jokers have the highest ids
-            out += [action for kind, action in _exchanges(t, tail) if kind in in_hand]
+    swaps = []
+    for t, tail in enumerate(tails):
+        if not tail:
+            out += PLAYS[t][ANY_CARD[1 - (t & 1)] & mask]
+            continue
+        last = tail[-1]
+        out += PLAYS[t][(AFTER_CARD[last] if last < NUMBERED else accepts(t, tail)) & mask]
+        exchanges = _EXCHANGES[t].get(tail)
+        if exchanges is None:
+            exchanges = _exchanges(t, tail)
+        for bit, action in exchanges:
+            if bit & mask:
+                swaps.append(action)
+    out += swaps
     if state.present[seat]:
-        out.extend(MARKET_ACTIONS[k] for k in sorted({KIND[card] for card in state.market}))
+        market = 0
+        for card in state.market:
+            market |= CARD_BIT[card]
+        out += MARKETS[market & WHITE_KINDS]
+        out += MARKETS[market & BLACK_KINDS]
         other = 1 - seat
-        out.extend(STEAL_ACTIONS[t] for t in (2 * other, 2 * other + 1) if tails[t])
+        if tails[2 * other]:
+            out.append(STEAL_ACTIONS[2 * other])
+        if tails[2 * other + 1]:
+            out.append(STEAL_ACTIONS[2 * other + 1])
         if state.hands[other]:
             out.append("lemur:blind")
         if hand and drawable(state):
             out.append("lemur:swap")
     if not state.added:
-        out.extend(DISCARD_ACTIONS[k] for k in kinds)
+        out += DISCARDS[mask & WHITE_KINDS]
+        out += DISCARDS[mask & BLACK_KINDS]
     out.append("end")
     return out
 
 
-@lru_cache(maxsize=1 << 14)
+_EXCHANGES: tuple[dict[tuple[int, ...], tuple[tuple[int, str], ...]], ...] = ({}, {}, {}, {})
+"""Per tail index, tail -> ``_exchanges(t, tail)``: a tail changes one card at a time, so the same tail is asked
+about for many decisions. Cleared when it holds _EXCHANGES_KEPT tails (it only saves work)."""
+_EXCHANGES_KEPT = 1 << 12
+_PARTS: dict[tuple[int, int, int], tuple[tuple[int, str], ...]] = {}
+"""(tail index, position, mask of the kinds that may replace the joker there) -> its exchanges (``_part``)."""
+
+
 def _exchanges(t: int, tail: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
-    """Every exchange of a joker on ``tail`` (tail index ``t``) that some hand could make: (kind, action), by
-    position then kind. Cached: a tail changes one card at a time, so the same tail is asked about for many
-    decisions, and its actions are then the very same strings."""
-    return tuple(
-        (kind, f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}")
-        for position, card in enumerate(tail) if card >= NUMBERED
-        for kind in sorted(exchange_kinds(tail, position))
-    )  # fmt: skip
+    """Every exchange of a joker on the non-empty ``tail`` (tail index ``t``) that some hand could make: (kind bit,
+    action), by position then kind; kept in _EXCHANGES, and then the very same strings.
+
+    A joker's exchanges depend on its neighbours only (LT-4), so when the tail without its last card is kept
+    (the card was just added), only the jokers at the last two positions are looked at.
+    """
+    kept = _EXCHANGES[t]
+    last = len(tail) - 1
+    made = kept.get(tail[:-1]) if last else ()
+    if made is None:
+        made = () if max(tail) < NUMBERED else tuple(  # jokers have the highest ids
+            exchange for position, card in enumerate(tail) if card >= NUMBERED for exchange in _part(t, tail, position)
+        )  # fmt: skip
+    else:
+        if last and tail[last - 1] >= NUMBERED:  # it had no numbered card after it
+            made = made[: len(made) - len(_part(t, tail[:-1], last - 1))] + _part(t, tail, last - 1)
+        if tail[last] >= NUMBERED:
+            made += _part(t, tail, last)
+    if len(kept) >= _EXCHANGES_KEPT:
+        kept.clear()
+    kept[tail] = made
+    return made
+
+
+def _part(t: int, tail: tuple[int, ...], position: int) -> tuple[tuple[int, str], ...]:
+    """The exchanges of the joker at ``position`` of ``tail`` (tail index ``t``), by kind; kept in _PARTS."""
+    kinds = exchange_kinds(tail, position)
+    key = (t, position, kinds)
+    part = _PARTS.get(key)
+    if part is None:
+        part = _PARTS[key] = tuple(
+            (KIND_BIT[kind], f"exchange:{TAILS[t]}:{position}:{KIND_NAMES[kind]}") for kind in kinds_of(kinds)
+        )
+    return part
 
 
 # ---------------------------------------------------------------------- decide
@@ -179,6 +247,11 @@ def decide(state: State, action: str, label: tuple) -> list[Event]:
     if state.pending:
         raise IllegalAction("a chance step is due (cards are being drawn); no seat may act now")
     seat = state.turn
+    quick = _QUICK.get(action) if type(action) is str else None
+    if quick is not None:
+        events = quick[0](state, seat, quick[1], label)
+        if events is not None:
+            return events
     if not isinstance(action, str):
         raise IllegalAction(f"seat {seat} must answer an action string, not {type(action).__name__}")
     parts = action.split(":")
@@ -212,9 +285,10 @@ def _place(state: State, seat: int, action: str, parts: list[str], label: tuple)
 def _add(state: State, seat: int, card: int, tail: int, taken: bool, label: tuple) -> list[Event]:
     """Add ``card`` to ``tail``; a third card of a series earns a Sun lemur (LT-6, LT-10, LT-18)."""
     cards = state.tails[tail]
-    if KIND[card] not in accepts(tail, cards):
+    if not CARD_BIT[card] & (AFTER_CARD[cards[-1]] if cards and cards[-1] < NUMBERED else accepts(tail, cards)):
         raise IllegalAction(f"seat {seat} cannot add {card_words(card)} to {TAILS[tail]}: {accepts_words(tail, cards)}")
-    events = [Event("tail_card_played", {"seat": seat, "card": label[card], "tail": TAILS[tail], "taken": taken})]
+    data = {"seat": seat, "card": label[card], "tail": TAILS[tail], "taken": taken}
+    events = [_event(("tail_card_played", data, None, PUBLIC))]
     if tail >> 1 == seat:
         length = state.series_len + 1 if state.series_tail == tail else 1
         if length % 3 == 0:
@@ -252,8 +326,8 @@ def _exchange(state: State, seat: int, action: str, parts: list[str], label: tup
             "not a joker"
         )
     allowed = exchange_kinds(cards, position)
-    if kind not in allowed:
-        fits = " or ".join(KIND_NAMES[k] for k in sorted(allowed))
+    if not KIND_BIT[kind] & allowed:
+        fits = " or ".join(KIND_NAMES[k] for k in kinds_of(allowed))
         raise IllegalAction(
             f"seat {seat} cannot exchange {card_words(joker)} at {TAILS[tail]}:{position} for {kind_words(kind)}: "
             f"only a card of the joker's colour fitting its numbered neighbours may replace it ({fits}; LT-4)"
@@ -342,7 +416,8 @@ def _end(state: State, seat: int, action: str, parts: list[str], label: tuple) -
         raise IllegalAction(f"seat {seat} cannot {action!r}: write 'end'")
     if state.phase not in (PLAY, PASS):
         _need_phase(state, seat, action, PLAY)
-    events = [Event("turn_ended", {"seat": seat, "turn": state.turns[seat] + 1, "passed": not state.added})]
+    data = {"seat": seat, "turn": state.turns[seat] + 1, "passed": not state.added}
+    events = [_event(("turn_ended", data, None, PUBLIC))]
     if state.ending and seat == 1:
         # LT-8: the End card (or an empty deck) came up earlier; seat 1 closes the round.
         events.append(game_over(state, "end card" if state.end_card == END_DRAWN else "deck empty"))
@@ -350,6 +425,36 @@ def _end(state: State, seat: int, action: str, parts: list[str], label: tuple) -
         events.append(game_over(state, "move cap", "move_cap_reached"))
     return events
 
+
+# The two commonest decisions, parsed in advance: each gives its events when the action is legal as it
+# stands, and None otherwise, for the handler above to say why (_play, _discard: the same checks).
+
+
+def _quick_play(state: State, seat: int, kind_tail: tuple[int, int], label: tuple) -> list[Event] | None:
+    if state.phase != PLAY:
+        return None
+    card = lowest(state.hands[seat], kind_tail[0])
+    return None if card < 0 else _add(state, seat, card, kind_tail[1], False, label)
+
+
+def _quick_discard(state: State, seat: int, kind: int, label: tuple) -> list[Event] | None:
+    phase = state.phase
+    if phase == PLAY:
+        if state.added:
+            return None
+    elif phase == TAKEN or state.discards >= (SWAP_MOST if phase == SWAP else PASS_MOST):
+        return None
+    card = lowest(state.hands[seat], kind)
+    if card < 0:
+        return None
+    data = {"seat": seat, "card": label[card], "for": "swap" if phase == SWAP else "pass"}
+    return [_event(("card_discarded", data, None, PUBLIC))]
+
+
+_QUICK: dict[str, tuple] = {
+    **{PLAY_ACTIONS[k][t]: (_quick_play, (k, t)) for k in range(22) for t in range(4)},
+    **{DISCARD_ACTIONS[k]: (_quick_discard, k) for k in range(22)},
+}
 
 _HANDLERS = {
     "play": _play,

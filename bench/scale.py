@@ -99,8 +99,9 @@ def rate(folder: Path, work: Path, deals: int, *extra: str) -> tuple[float, floa
             process.wait()
     if process.returncode != 0 or first is None or last is None or last[1] != games:
         sys.exit(f"error: `{' '.join(command)}` failed: {error.decode(errors='replace').strip()}")
-    if forfeits(db):  # a forfeited game ends at once: the rate would be the failure's, not the games'
-        sys.exit(f"error: `{' '.join(command)}`: {forfeits(db)} bots forfeited, so the figure would not count")
+    forfeited = forfeits(db)
+    if forfeited:  # a forfeited game ends at once: the rate would be the failure's, not the games'
+        sys.exit(f"error: `{' '.join(command)}`: {forfeited} bots forfeited, so the figure would not count")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return (last[1] - first[1]) / (last[0] - first[0]), cpu / games

@@ -324,7 +324,7 @@ class LemurTails:
         tails = list(state.tails)
         tails[tail] = (*tails[tail], card)
         hand = hand[:index] + hand[index + 1 :]
-        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        hands = _set_seat(state.hands, seat, hand)
         pending: tuple = ()
         if tail >> 1 == seat:
             # LT-6: same own tail continues the series; the other own tail starts a new one.
@@ -332,7 +332,7 @@ class LemurTails:
             series_tail = tail
         else:
             series_tail, length = -1, 0
-            count = min(2, len(state.deck) - (state.end_card == END_IN_DECK))  # drawable(state)
+            count = min(2, drawable(state))
             if count:
                 pending = ("draw", seat, count)
         return _PLAYED(state, tuple(tails), hands, state.added + 1, series_tail, length, pending)
@@ -408,7 +408,7 @@ class LemurTails:
         index = self._find(hand, event.data["card"])
         card = hand[index]
         hand = hand[:index] + hand[index + 1 :]
-        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        hands = _set_seat(state.hands, seat, hand)
         phase = SWAP if state.phase == SWAP else PASS
         return _DISCARDED(state, hands, (*state.discard, card), state.discards + 1, phase)
 
@@ -432,7 +432,7 @@ class LemurTails:
         seat, count = event.data["seat"], event.data["count"]
         deck = state.deck
         hand = tuple(sorted((*state.hands[seat], *deck[:count])))
-        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        hands = _set_seat(state.hands, seat, hand)
         return _DREW(state, hands, deck[count:])
 
     def _market_refilled(self, state: State, event: Event) -> State:

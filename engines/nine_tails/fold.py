@@ -463,10 +463,7 @@ def _finish(state: State, **changes: Any) -> State:
 
     ``changes`` (the event's own) are made first, in the same copy: one copy of the state in all.
     """
-    values = [*state]
-    for name, value in changes.items():
-        values[_INDEX[name]] = value
-    return _settle(values)
+    return _settle(_changed(state, changes))
 
 
 def _settle(values: list[Any]) -> State:
@@ -496,10 +493,15 @@ def _settle(values: list[Any]) -> State:
 
 def _end_turn(state: State, **changes: Any) -> State:
     """The turn is over: the next seat's turn (or the cap), with the event's ``changes`` made too."""
+    return _next_turn(_changed(state, changes))
+
+
+def _changed(state: State, changes: dict[str, Any]) -> list[Any]:
+    """The list of ``state``'s fields with ``changes`` (by field name) made, for ``_settle`` or ``_next_turn``."""
     values = [*state]
     for name, value in changes.items():
         values[_INDEX[name]] = value
-    return _next_turn(values)
+    return values
 
 
 def _next_turn(values: list[Any]) -> State:

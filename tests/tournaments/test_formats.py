@@ -16,6 +16,7 @@ import pytest
 from tests.tournaments.test_protocol import SHIPPED, cli, make_folder
 from tests.tournaments.test_runner import (
     LINUX,
+    dawdle,
     descendants,
     key_counts,
     results_by_key,
@@ -218,8 +219,11 @@ def test_default_rounds_and_formats_of_stored_specs():
 
 
 def folder_of_four(tmp_path):
-    """Four Lemur Tails bots: three copies of the random bot and the heuristic bot."""
+    """Four Lemur Tails bots: three dawdlers (random bots that wait before each game: every table has one,
+    so a run cannot end before it is interrupted) and the heuristic bot."""
     folder = make_folder(tmp_path, good=3, shipped=("heuristic_lemur_tails.py",))
+    for bot in folder.glob("random_*.py"):
+        dawdle(bot)
     return folder
 
 

@@ -17,7 +17,15 @@ from fractions import Fraction
 import pytest
 
 from tests.tournaments.test_protocol import ROOT, SHIPPED, cli
-from tests.tournaments.test_runner import LINUX, descendants, start, stored_count, wait_gone, wait_until_partly_stored
+from tests.tournaments.test_runner import (
+    LINUX,
+    dawdle,
+    descendants,
+    start,
+    stored_count,
+    wait_gone,
+    wait_until_partly_stored,
+)
 from tournaments.bots.spec import PYTHON, BotSpec
 from tournaments.cli import app
 from tournaments.play import match as matches
@@ -196,7 +204,7 @@ def test_a_match_killed_with_sigkill_resumes_to_the_answer_of_an_uninterrupted_o
     folder = tmp_path / "bots"
     folder.mkdir()
     shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
-    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_two.py")
+    dawdle(folder / "random_two.py")  # at every table: the match cannot end before it is killed
     args = ["match", "random_bot", "random_two", "--bots", str(folder), "--game", "lemur-tails", "--sprt",
             "elo0=-50", "elo1=50", "--batch", "4", "--games", "24", "--seed", "3", "--sandbox", "off"]
     db = tmp_path / "killed.db"

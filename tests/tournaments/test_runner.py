@@ -26,6 +26,7 @@ import pytest
 from ledger.canonical import loads
 from ledger.store import Ledger
 from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
+    FIXTURES,
     GAME,
     SHIPPED,
     _reap_bots,  # noqa: F401
@@ -46,12 +47,22 @@ LINUX = Path("/proc/self/stat").exists()
 # -- helpers ------------------------------------------------------------------------------
 
 
-def program_folder(tmp_path: Path) -> Path:
-    """bots/random_bot.py and the program bot bots/random_program.bot.json (with its program)."""
+def program_folder(tmp_path: Path, *, dawdling: bool = False) -> Path:
+    """bots/random_bot.py and the program bot bots/random_program.bot.json (with its program); ``dawdling``:
+    random_bot.py is the dawdler instead (see ``dawdle``)."""
     folder = make_folder(tmp_path, good=1, shipped=("random_program.bot.json",))
     (folder / "programs").mkdir()
     shutil.copy(SHIPPED / "programs" / "random_player.py", folder / "programs" / "random_player.py")
+    if dawdling:
+        dawdle(folder / "random_bot.py")
     return folder
+
+
+def dawdle(bot: Path) -> None:
+    """Make ``bot`` the dawdler (tests/tournaments/bots/dawdler.py: a random bot that waits a quarter second
+    before each game's first move), so that a run with it at every table cannot end before
+    ``wait_until_partly_stored`` has seen some of its games stored."""
+    shutil.copy(FIXTURES / "dawdler.py", bot)
 
 
 def command(folder: Path, db: Path, games: int, seed: str = "5", jobs: int = 2) -> list[str]:
@@ -162,7 +173,7 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_results_of_an_uninterru
     """SIGKILL mid-run takes the workers and bot processes down with the runner; the same command plus
     --resume stores each scheduled game exactly once, with the rankings and standings of a run that
     was never interrupted."""
-    folder = program_folder(tmp_path)
+    folder = program_folder(tmp_path, dawdling=True)
     games = 10
     keys = {g.key for g in schedule(["random_bot", "random_program"], 2, games, "5")}
     db = tmp_path / "killed.db"
@@ -272,7 +283,7 @@ def test_ctrl_c_between_a_workers_spawn_and_its_orders_waits_for_the_start(tmp_p
 def test_ctrl_c_stops_with_130_and_resume_finishes_the_tournament(tmp_path):
     """Ctrl-C (SIGINT to the runner's process group) exits with code 130 saying how many games are
     stored and to continue with --resume, leaves no process behind, and --resume finishes the run."""
-    folder = program_folder(tmp_path)
+    folder = program_folder(tmp_path, dawdling=True)
     games = 10
     total = 2 * games
     db = tmp_path / "t.db"

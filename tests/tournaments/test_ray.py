@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.test_protocol import SHIPPED, make_folder, stored_games, wait_gone
-from tests.tournaments.test_runner import descendants
+from tests.tournaments.test_runner import dawdle, descendants
 from tournaments.bots import sandbox
 
 GAME = "lemur-tails"
@@ -72,13 +72,17 @@ def cluster() -> Iterator[object]:
                 started.shutdown()
 
 
-def bots_folder(tmp_path: Path) -> Path:
-    """The shipped Lemur Tails bots: a shell program, a manifest with its script in a subfolder, two Python bots."""
+def bots_folder(tmp_path: Path, *, dawdling: bool = False) -> Path:
+    """The shipped Lemur Tails bots: a shell program, a manifest with its script in a subfolder, two Python bots.
+    ``dawdling``: random_bot.py is the dawdler (a quarter second before each game's first move), so the half of
+    the games it plays keep a run going for seconds after its first games are stored."""
     folder = tmp_path / "bots"
     folder.mkdir()
     for name in BOTS:
         shutil.copy(SHIPPED / name, folder / name)
     shutil.copytree(SHIPPED / "programs", folder / "programs")
+    if dawdling:
+        dawdle(folder / "random_bot.py")
     return folder
 
 
@@ -130,7 +134,7 @@ def test_a_node_removed_mid_run_loses_no_game_and_stores_none_twice(cluster, tmp
     """A node that joined the cluster removed (its raylet and workers killed) while it plays: Ray
     plays its games again on the nodes left, and every game of the schedule is stored exactly once, and verifies
     (without the sandbox: the Python bots play inside Ray's worker processes, the programs beside them)."""
-    folder = bots_folder(tmp_path)
+    folder = bots_folder(tmp_path, dawdling=True)
     db = tmp_path / "ray.db"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -169,7 +173,7 @@ def test_ctrl_c_under_ray_exits_130_keeps_whole_games_and_leaves_no_task_or_bot_
     """Ctrl-C (SIGINT to the run's process group, as a terminal sends it) while games play on the cluster:
     exit 130 with the one "interrupted" line, every stored game complete and verifying, and the Ray workers
     that were playing and their sandboxed bots all gone."""
-    folder = bots_folder(tmp_path)
+    folder = bots_folder(tmp_path, dawdling=True)
     db = tmp_path / "ray.db"
     process = subprocess.Popen(run_args(folder, db, 4, "--executor", "ray", "--ray-address", cluster.address),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,

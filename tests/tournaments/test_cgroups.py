@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments.test_protocol import GRACE
 from tournaments.bots import cgroups, sandbox
 from tournaments.bots.spec import Resources
 
@@ -211,7 +212,7 @@ def test_a_group_kills_what_left_its_process_group_and_session():
     process.stdout.close()
     assert Path(f"/proc/{daemon}").exists() and daemon in box.tasks()  # it escaped the process group
     box.remove()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + GRACE
     while Path(f"/proc/{daemon}/status").exists() and "zombie" not in Path(f"/proc/{daemon}/status").read_text():
         assert time.monotonic() < deadline, "the daemon outlived its group"
         time.sleep(0.01)

@@ -200,7 +200,7 @@ def test_ctrl_c_under_ray_exits_130_keeps_whole_games_and_leaves_no_task_or_bot_
     assert err.splitlines()[-1] == (f"interrupted: {stored} of 48 games stored; continue with the same command "
                                     "plus --resume"), err
     assert "Traceback" not in err, err
-    assert wait_gone(players + bots, timeout=10) == [], "a Ray worker or a bot outlived the interrupted run"
+    assert wait_gone(players + bots) == [], "a Ray worker or a bot outlived the interrupted run"
     assert playing_workers() == []
     assert {game.reason for game in stored_games(db).values()} <= {"finished", "forfeit"}
     check = verified(db, tmp_path)

@@ -8,6 +8,11 @@ prints the line and ends the process at once (nothing has been written yet). Whi
 runs, SIGINT is Python's KeyboardInterrupt again, which the command turns into its own line
 (`run` says how many games are stored and how to resume).
 
+A trap of `python -m`: CPython remembers a KeyboardInterrupt that left an ``exec`` or ``eval`` of
+a string (dataclasses and namedtuple build their methods so: a press while a module imports can)
+even after it was handled, and at exit ``python -m`` then kills itself with SIGINT instead of
+returning the command's code (130). ``main`` ends by running an empty string, which clears it.
+
 Before that, sys.stdout and sys.stderr are made to show control characters escaped
 (tournaments.cli.escapes): much of what tourney prints was written by bots.
 """
@@ -30,7 +35,10 @@ def main() -> None:
     filter_streams()
     from tournaments.cli import main as run_command
 
-    run_command()
+    try:
+        run_command()
+    finally:
+        exec("")  # forgets a KeyboardInterrupt already handled (see above); an unhandled one is raised on
 
 
 if __name__ == "__main__":

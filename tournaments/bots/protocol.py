@@ -41,7 +41,7 @@ import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import cgroups, sandbox, warm
+from tournaments.bots import cgroups, interrupts, sandbox, warm
 from tournaments.bots.spec import BUILTIN, CPU, PYTHON, UNSANDBOXED, WALL_CAP, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
@@ -144,10 +144,11 @@ class ProgramProcess:
                                            f"machine has none for tourney ({cgroups.unavailable()})")
         else:
             try:
-                self.process = subprocess.Popen(
-                    argv, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    start_new_session=True, bufsize=0, preexec_fn=_limiter(confinement.resources),
-                )
+                with interrupts.ctrl_c_held():  # the preexec_fn runs the at-fork hooks, which drop a KeyboardInterrupt
+                    self.process = subprocess.Popen(
+                        argv, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        start_new_session=True, bufsize=0, preexec_fn=_limiter(confinement.resources),
+                    )
             except OSError as error:
                 raise BotFailure(f"could not start {' '.join(argv)}: {error.strerror or error}") from None
         self.stdin = self.process.stdin.fileno()

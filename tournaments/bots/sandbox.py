@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import engines
-from tournaments.bots import cgroups, seccomp
+from tournaments.bots import cgroups, interrupts, seccomp
 from tournaments.bots.spec import CPU, WALL, BotError, Confinement, Resources
 
 INSTALL = "apt-get install bubblewrap"
@@ -205,11 +205,12 @@ def launch(argv: Sequence[str], files: str, resources: Resources, stderr: int | 
             ours.append(filter_fd)
         bwrap_command = command(argv, files, resources, runtime, data, info_write, filter_fd, box is not None,
                                 zygote)
-        process = Sandboxed(
-            _guard(bwrap_command, [*ours, *passed], box), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=stderr, env={}, cwd="/", start_new_session=True, bufsize=0,
-            pass_fds=[*ours, *passed], preexec_fn=preexec,
-        )
+        with interrupts.ctrl_c_held():  # root's preexec_fn runs Python's at-fork hooks, which drop a KeyboardInterrupt
+            process = Sandboxed(
+                _guard(bwrap_command, [*ours, *passed], box), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=stderr, env={}, cwd="/", start_new_session=True, bufsize=0,
+                pass_fds=[*ours, *passed], preexec_fn=preexec,
+            )
     except (OSError, subprocess.SubprocessError, BotError) as error:
         os.close(info_read)
         raise SandboxError(f"could not start the sandbox: {error}") from None

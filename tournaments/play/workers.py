@@ -22,7 +22,6 @@ import multiprocessing
 import os
 import signal
 import struct
-import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -32,6 +31,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from engines import registry
+from tournaments.bots import interrupts
 
 _STOP = None
 IN_FLIGHT = 2
@@ -109,26 +109,20 @@ def _starting() -> Iterator[None]:
     only, though: with another thread in this process (the warm sandboxes' starter, say) the kernel
     hands SIGINT to that one, and Python raises KeyboardInterrupt here all the same, possibly between
     the child's spawn and the write of what it is to run, which then dies reading a closed pipe with
-    an EOFError traceback. So until the start is over, Python's handler only notes the press; it is
-    raised again, to the previous handler, once the worker has all it needs.
+    an EOFError traceback. So the start is also held back from Python's handler
+    (tournaments.bots.interrupts): a press is raised once the worker has all it needs.
     """
     masking = hasattr(signal, "pthread_sigmask")
-    deferring = threading.current_thread() is threading.main_thread()
-    pressed: list[int] = []
-    if masking:
-        # multiprocessing unblocks SIGINT after starting its resource tracker: start it first.
-        resource_tracker.ensure_running()
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum)) if deferring else None
-    try:
-        yield
-    finally:
-        if masking:  # a press held back by the mask reaches the note-taker above first
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        if deferring:
-            signal.signal(signal.SIGINT, previous)
-            if pressed:
-                signal.raise_signal(signal.SIGINT)
+    with interrupts.ctrl_c_held():
+        if masking:
+            # multiprocessing unblocks SIGINT after starting its resource tracker: start it first.
+            resource_tracker.ensure_running()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            if masking:  # a press held back by the mask reaches the note-taker first
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @dataclass(slots=True, eq=False)

@@ -221,11 +221,12 @@ class Sighting:
         for seat, hand in enumerate(hands):
             if len(hand) != len(state.hands[seat]):
                 raise EngineError(f"nine-tails: seat {seat} holds {len(state.hands[seat])} cards, {len(hand)} placed")
+        # A deck with no pool or segment has not been shuffled yet (before the setup's chance step): None.
         return state._replace(
             hands=tuple(sort_hand(tuple(hand)) for hand in hands),
-            trickery=_checked("Trickery", trickery, state.trickery),
-            starting=_checked("Starting Fox", _deal(self.starting, rng), state.starting),
-            wilds=_checked("Wilds", _deal(self.wilds, rng), state.wilds),
+            trickery=_checked("Trickery", trickery if self.pools else None, state.trickery),
+            starting=_checked("Starting Fox", _deal(self.starting, rng) if self.starting else None, state.starting),
+            wilds=_checked("Wilds", _deal(self.wilds, rng) if self.wilds else None, state.wilds),
         )
 
 
@@ -255,7 +256,13 @@ def _deal(segments: list[Segment], rng: Any) -> list[str]:
     return deck
 
 
-def _checked(name: str, cards: list[str], folded: tuple) -> tuple[str, ...]:
+def _checked(name: str, cards: list[str] | None, folded: tuple) -> tuple[str, ...]:
+    """The deck ``cards`` drawn for one the seat folded as ``folded``; None: a deck not shuffled yet, which lies in
+    its laid-out order (the folded one, every card of it known)."""
+    if cards is None:
+        if None in folded:
+            raise EngineError(f"nine-tails: the {name} Deck holds unknown cards but was never shuffled")
+        return folded
     if len(cards) != len(folded):
         raise EngineError(f"nine-tails: {len(cards)} cards placed in a {name} Deck of {len(folded)}")
     return tuple(cards)

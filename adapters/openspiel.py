@@ -36,7 +36,7 @@ import json
 import resource
 import time
 from copy import copy
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyspiel
@@ -86,6 +86,14 @@ class TourneyGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         return TourneyObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class PlayerAction(NamedTuple):
+    """One entry of ``full_history()``: what ``pyspiel.PlayerAction`` holds (``player``, ``action``), which Python
+    cannot build (pybind gives that class no constructor)."""
+
+    player: int
+    action: int
 
 
 _OUTCOMES: dict[int, list[tuple[int, float]]] = {}
@@ -174,8 +182,8 @@ class TourneyState(pyspiel.State):
     def history(self) -> list[int]:
         return [action for _, action in self.core.history()]
 
-    def full_history(self) -> list[pyspiel.PlayerAction]:
-        return [pyspiel.PlayerAction(player, action) for player, action in self.core.history()]
+    def full_history(self) -> list[PlayerAction]:
+        return [PlayerAction(player, action) for player, action in self.core.history()]
 
     def history_str(self) -> str:
         return ", ".join(str(action) for action in self.history())

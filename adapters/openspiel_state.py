@@ -16,7 +16,11 @@ applied, what undoes it. It is built for the ways OpenSpiel's algorithms use a s
   the first time a player's string needs it and kept in the log, so applying an action never pays for them.
 * **Serialisation is linear.** A pickled core is where it started (the initial state, or a determinization and
   the events before it) and the list of actions since; loading replays them. Nothing nests with the history.
-* **Undo** restores the record of the last action: exact, O(1).
+* **Undo** restores the record of the last action: exact. A record keeps the engine state from before its action
+  only for every CHECKPOINT-th action; undoing another refolds, from the nearest kept state before it, the events
+  since (fewer than CHECKPOINT actions' worth). Keeping every state made the engines run at half speed in long
+  games: thousands of live states per game, each surviving object work for Python's cyclic garbage collector
+  and memory the allocator cannot reuse while it is still hot in the CPU's caches (docs/rl.md, "Speed").
 * **Resampling** draws a full state from what a player has seen, with the engine's determinizer
   (``engine.determinizer(player)``, fed the events as that player sees them). The new core starts at the
   sample; its ``past`` keeps the events before it (read only as the resampling player saw them), so that
@@ -43,6 +47,10 @@ from engines.chance import Prng
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
 """pyspiel.PlayerId.CHANCE and .TERMINAL (this module imports no pyspiel)."""
+
+CHECKPOINT = 16
+"""An undo record keeps the engine state before its action when its index is a multiple of this (the module
+docstring): undo then folds at most the events of CHECKPOINT - 1 actions."""
 
 KINDS = ("seat", "public", "all", "seat-secret", "all-secret")
 """What an information-state string holds: a player's view of each event (public part, and the private part if
@@ -383,22 +391,31 @@ class Core:
 
     def _remember(self, player: int, action: int) -> None:
         # One flat tuple a move (this runs at every step, chance draws included): player, action, then what undo()
-        # restores, in its order.
-        moves = self.moves = self.moves.at(self.n_moves)
-        moves.items.append((player, action, self.now, self.actor, self.draws, self.bounds, self.ready, self.pending,
-                            self.steps, self.n_events, self.legal))
-        self.n_moves += 1
+        # restores, in its order; the engine state only at a checkpoint (CHECKPOINT), None elsewhere.
+        n = self.n_moves
+        moves = self.moves = self.moves.at(n)
+        moves.items.append((player, action, None if n % CHECKPOINT else self.now, self.actor, self.draws, self.bounds,
+                            self.ready, self.pending, self.steps, self.n_events, self.legal))
+        self.n_moves = n + 1
 
     def undo(self, player: int, action: int) -> None:
         """Take back the last action, which must be ``action`` by ``player`` (ValueError otherwise)."""
         if not self.n_moves:
             raise ValueError("no action to undo: this state is where it started")
-        last, taken, *position = self.moves.items[self.n_moves - 1]
+        index = self.n_moves - 1
+        records = self.moves.items
+        last, taken, now, *position = records[index]
         if (last, taken) != (player, action):
             raise ValueError(f"the last action was {taken} by player {last}, not {action} by player {player}")
-        (self.now, self.actor, self.draws, self.bounds, self.ready, self.pending, self.steps, self.n_events,
+        if now is None:  # refold from the checkpoint before it: its state, then the events since (the same fold)
+            checkpoint = records[index - index % CHECKPOINT]
+            now, apply = checkpoint[2], self.rules.engine.apply
+            for event in self.events.items[checkpoint[9]:position[6]]:
+                now = apply(now, event)
+        self.now = now
+        (self.actor, self.draws, self.bounds, self.ready, self.pending, self.steps, self.n_events,
          self.legal) = position
-        self.n_moves -= 1
+        self.n_moves = index
         self.memo = {}
 
     def _fold(self, events) -> None:

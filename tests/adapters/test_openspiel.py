@@ -224,6 +224,76 @@ def test_undo_restores_every_earlier_state(game):
         state.undo_action(0, 0)
 
 
+def snapshot(state: pyspiel.State) -> tuple:
+    """Everything a caller reads of a state: its string, history, legal actions, returns, every player's strings."""
+    players = range(state.num_players())
+    return (str(state), state.history(), state.legal_actions(), state.returns(),
+            [state.information_state_string(p) for p in players], [state.observation_string(p) for p in players])
+
+
+def undo_all(state: pyspiel.State, stop: int = 0) -> None:
+    while len(state.history()) > stop:
+        last = state.full_history()[-1]
+        state.undo_action(last.player, last.action)
+
+
+def test_undo_keeps_one_engine_state_in_a_checkpoint_and_refolds_the_rest():
+    """A long Nine Tails game's undo records hold an engine state for one action in CHECKPOINT only (so a game
+    does not keep thousands of live states), and undoing through every kind of record, on two clones that went
+    their own ways from a common past, gives back exactly the states they had."""
+    from adapters.openspiel_state import CHECKPOINT
+
+    state = load("nine-tails").new_initial_state()
+    seen = [snapshot(s) for s in walk(state, 5, most=CHECKPOINT * 12 + 5)]
+    core = state.core
+    kept = [record for record in core.moves.items[:core.n_moves] if record[2] is not None]
+    assert len(kept) == -(-core.n_moves // CHECKPOINT) and core.n_moves > 10 * CHECKPOINT
+    fork = len(seen) - 2 * CHECKPOINT - 3  # between checkpoints, so both clones refold across one
+    for back in reversed(range(fork, len(seen))):
+        undo_all(state, back)
+        assert snapshot(state) == seen[back]
+    other = state.clone()
+    went_on = [snapshot(s) for s in walk(other, 6, most=3 * CHECKPOINT)]
+    assert went_on[1:] != seen[fork + 1:fork + len(went_on)]  # the clone played a game of its own
+    undo_all(other, fork)
+    assert snapshot(other) == seen[fork]
+    for back in reversed(range(fork)):
+        undo_all(state, back)
+        assert snapshot(state) == seen[back]
+
+
+def test_full_history_is_the_record_cpp_keeps_and_follows_undo():
+    """full_history() names (player, action) of every action as pyspiel's own C++ record does (chance outcomes by
+    player -1), and after an undo it drops the undone action (which the C++ record cannot)."""
+    for game in GAMES:
+        state = load(game).new_initial_state()
+        for _ in walk(state, 2, most=60):
+            pass
+        ours = [(entry.player, entry.action) for entry in state.full_history()]
+        assert ours == [(entry.player, entry.action) for entry in pyspiel.State.full_history(state)]
+        assert [action for _, action in ours] == state.history() and ours[0][0] == -1
+        undo_all(state, 50)
+        assert [(entry.player, entry.action) for entry in state.full_history()] == ours[:50]
+
+
+def test_undo_of_a_resampled_state_goes_back_to_its_sample():
+    """A state resampled for a player, played on past several checkpoints and undone to its start, is the very
+    state the resampling gave (its first undo record holds the sample)."""
+    from adapters.openspiel_state import CHECKPOINT
+
+    for game in GAMES:
+        state = load(game).new_initial_state()
+        for _ in walk(state, 8, most=40):
+            pass
+        world = state.resample_from_infostate(0, random.Random(4))
+        start = snapshot(world)
+        played = [snapshot(s) for s in walk(world, 9, most=3 * CHECKPOINT + 1)]
+        assert len(played) > 2 * CHECKPOINT and played[0] == start
+        for back in reversed(range(len(played))):
+            undo_all(world, back)
+            assert snapshot(world) == played[back]
+
+
 def test_undo_names_the_action_it_takes_back():
     """undo_action of anything but the last action, by its player, raises and changes nothing."""
     state = load("lemur-tails").new_initial_state()

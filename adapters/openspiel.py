@@ -216,6 +216,10 @@ class TourneyState(pyspiel.State):
             return [int(action["draw"])]
         return [self.core.rules.space.index[action["action"]]]
 
+    def distribution_support(self) -> list[str]:
+        # Mean-field games only; without this, pyspiel's pure virtual raised a RuntimeError, not OpenSpiel's error.
+        raise pyspiel.SpielError("DistributionSupport has not been implemented: not a mean-field game")
+
 
 def state_at(game: pyspiel.Game, engine_state: Any) -> TourneyState:
     """An OpenSpiel state at a given engine state (a determinization, for a search that needs a full state).

@@ -463,6 +463,8 @@ def test_the_state_struct_api_speaks_the_games_words():
         named = state.action_to_struct(action)
         assert json.loads(named.to_json()) == {"action": SPACES["tails-on-fire"].names[action]}
         assert state.struct_to_actions(named) == [action]
+    with pytest.raises(pyspiel.SpielError, match="not a mean-field game"):  # as C++ games say, not a crash
+        state.distribution_support()
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -18,7 +18,13 @@ list of ten legal actions, a chance node every fourth step, 300 steps a game), i
     rl: floor python-game=N steps/s ratio: X
 
 What separates a game's ratio from the floor's is that game's own Python work (its engine and adapter), not
-pyspiel's bridge between C++ and Python.
+pyspiel's bridge between C++ and Python. A line per game then splits that work: the engine alone, played at
+random with no adapter and no pyspiel (``actor``, ``legal_actions``, ``decide`` or ``chance``, the folds; a step
+is a decision or one uniform draw of a chance step, as the adapter announces them to OpenSpiel), and ``bound``,
+the ratio the OpenSpiel adapter would reach if its own work were free: a step costing the engine's time plus
+the floor's (both loops pick a random action, so the bound counts that twice: it errs low by ~0.1 us a step):
+
+    rl: nine-tails engine-alone=N steps/s ratio: X bound: Y
 
 Usage: python bench/rl.py [--seconds S] [--game G]...
 """
@@ -40,6 +46,9 @@ import pyspiel  # noqa: E402
 import adapters.openspiel  # noqa: E402, F401 (registers the games)
 from adapters.openspiel import short_name  # noqa: E402
 from adapters.pettingzoo import env  # noqa: E402
+from engines import registry  # noqa: E402
+from engines.base import CHANCE, TERMINAL  # noqa: E402
+from engines.chance import Prng  # noqa: E402
 
 TABLES = {"tails-on-fire": 4, "nine-tails": 3, "lemur-tails": 2}
 SLICES = 8
@@ -137,6 +146,68 @@ class FloorState(pyspiel.State):
         return str(self.steps)
 
 
+class Uniform(Prng):
+    """Uniform draws from a random.Random, counted (one OpenSpiel chance node each, as the adapter announces them)."""
+
+    __slots__ = ("draws", "random")
+
+    def __init__(self, rng: random.Random) -> None:  # no seed: nothing is hashed
+        self.random = rng.random
+        self.draws = 0
+
+    def below(self, n: int) -> int:
+        self.draws += 1
+        return int(self.random() * n)
+
+
+class EngineLoop:
+    """Random games of an engine alone, played a slice at a time; counts decisions and chance draws."""
+
+    def __init__(self, game: str, seats: int, seed: int) -> None:
+        self.engine = registry.get(game)
+        self.config = self.engine.configure(seats)
+        self.rng = random.Random(seed)
+        self.draws = Uniform(self.rng)
+        self.state = self.laid()
+        self.steps = 0
+        self.seconds = 0.0
+
+    def laid(self):
+        state = None
+        for event in self.engine.start(self.config):
+            state = self.engine.apply(state, event)
+        return state
+
+    def run(self, seconds: float) -> None:
+        engine, draws, random_ = self.engine, self.draws, self.rng.random
+        actor, legal_actions, decide, chance, apply = (engine.actor, engine.legal_actions, engine.decide,
+                                                       engine.chance, engine.apply)
+        state, decisions, drawn = self.state, 0, draws.draws
+        began = time.perf_counter()
+        ends = began + seconds
+        while True:
+            for _ in range(100):
+                seat = actor(state)
+                if seat == TERMINAL:
+                    state = self.laid()
+                    continue
+                if seat == CHANCE:
+                    events = chance(state, draws)
+                else:
+                    legal = legal_actions(state)
+                    events = decide(state, legal[int(random_() * len(legal))])
+                    decisions += 1
+                for event in events:
+                    state = apply(state, event)
+            if time.perf_counter() >= ends:
+                break
+        self.seconds += time.perf_counter() - began
+        self.state, self.steps = state, self.steps + decisions + draws.draws - drawn
+
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
 class PettingZooLoop:
     """Random games of a PettingZoo environment, played a slice at a time; counts every decision's step."""
 
@@ -184,22 +255,28 @@ def main() -> None:
     pyspiel.register_game(Floor.TYPE, Floor)
     floor = OpenSpielLoop(pyspiel.load_game(Floor.TYPE.short_name), 1)
     loops = {game: (PettingZooLoop(game, TABLES[game], 1),
-                    OpenSpielLoop(pyspiel.load_game(short_name(game), {"players": TABLES[game]}), 1))
+                    OpenSpielLoop(pyspiel.load_game(short_name(game), {"players": TABLES[game]}), 1),
+                    EngineLoop(game, TABLES[game], 1))
              for game in games}
     piece = args.seconds / SLICES
     for _ in range(SLICES):
         hearts.run(piece)
-        for pettingzoo, openspiel in loops.values():
+        for pettingzoo, openspiel, alone in loops.values():
             pettingzoo.run(piece)
             openspiel.run(piece)
+            alone.run(piece / 2)
             hearts.run(piece / len(loops))
         floor.run(piece)
         hearts.run(piece)
-    for game, (pettingzoo, openspiel) in loops.items():
+    for game, (pettingzoo, openspiel, _) in loops.items():
         print(f"rl: {game} pettingzoo={pettingzoo.rate():.0f} openspiel={openspiel.rate():.0f} steps/s "
               f"ratio: {openspiel.rate() / hearts.rate():.2f}", flush=True)
     print(f"rl: hearts openspiel={hearts.rate():.0f} steps/s", flush=True)
     print(f"rl: floor python-game={floor.rate():.0f} steps/s ratio: {floor.rate() / hearts.rate():.2f}", flush=True)
+    for game, (_, _, alone) in loops.items():
+        bound = 1 / (1 / alone.rate() + 1 / floor.rate())
+        print(f"rl: {game} engine-alone={alone.rate():.0f} steps/s ratio: {alone.rate() / hearts.rate():.2f} "
+              f"bound: {bound / hearts.rate():.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test, state_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test, state_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from adapters.actions import SPACES
@@ -26,6 +26,14 @@ GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
 def test_api_test_passes(game, players):
     """PettingZoo's api_test passes for each game (a whole game played through the API)."""
     api_test(env(game, players), num_cycles=1500)
+
+
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.parametrize("game", GAMES)
+def test_parallel_api_test_passes_on_the_turn_based_parallel_form(game):
+    """PettingZoo's parallel_api_test on turn_based_aec_to_parallel of each game (only the acting agent's action
+    counts, as that wrapper does for every turn-based environment)."""
+    parallel_api_test(turn_based_aec_to_parallel(env(game)), num_cycles=300)
 
 
 @pytest.mark.parametrize("game", GAMES)

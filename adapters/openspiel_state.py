@@ -410,6 +410,7 @@ class Core:
         if now is None:  # refold from the checkpoint before it: its state, then the events since (the same fold)
             checkpoint = records[index - index % CHECKPOINT]
             now, apply = checkpoint[2], self.rules.engine.apply
+            # [9] of a record and [6] of its position: n_events, the events folded before that record's action.
             for event in self.events.items[checkpoint[9]:position[6]]:
                 now = apply(now, event)
         self.now = now

@@ -47,7 +47,7 @@ import adapters.openspiel  # noqa: E402, F401 (registers the games)
 from adapters.openspiel import short_name  # noqa: E402
 from adapters.pettingzoo import env  # noqa: E402
 from engines import registry  # noqa: E402
-from engines.base import CHANCE, TERMINAL  # noqa: E402
+from engines.base import CHANCE, TERMINAL, fold  # noqa: E402
 from engines.chance import Prng  # noqa: E402
 
 TABLES = {"tails-on-fire": 4, "nine-tails": 3, "lemur-tails": 2}
@@ -173,10 +173,7 @@ class EngineLoop:
         self.seconds = 0.0
 
     def laid(self):
-        state = None
-        for event in self.engine.start(self.config):
-            state = self.engine.apply(state, event)
-        return state
+        return fold(self.engine, self.engine.start(self.config))
 
     def run(self, seconds: float) -> None:
         engine, draws, random_ = self.engine, self.draws, self.rng.random

@@ -25,6 +25,9 @@ Rounds alternate the ways, the best rate of each is kept. The lines (docs/benchm
     sandbox: off=61.0 on=3.1 games/s ratio: 0.051
     sandbox: program off=20.0 on=15.0 games/s ratio: 0.750
     sandbox: floor protocol=70.0 games/s ratio: 0.120
+    sandbox: on/floor ratio: 0.044
+
+The last is the sandbox's own cost beside the process's: Python bots sandboxed over the floor.
 
 Usage: python bench/sandbox.py [--games N] [--rounds R]
 """
@@ -142,6 +145,7 @@ def main() -> None:
     print(f"sandbox: program off={best['program off']:.1f} on={best['program on']:.1f} games/s ratio: "
           f"{best['program on'] / best['program off']:.3f}")
     print(f"sandbox: floor protocol={floor:.1f} games/s ratio: {floor / best['off']:.3f}")
+    print(f"sandbox: on/floor ratio: {best['on'] / floor:.3f}")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.test_protocol import GRACE
-from tournaments.bots import cgroups, sandbox
-from tournaments.bots.spec import Resources
+from tournaments.bots import cgroups, sandbox, warm
+from tournaments.bots.spec import PROGRAM, BotSpec, Resources
 
 MIB = 1 << 20
 
@@ -250,3 +250,31 @@ def test_the_groups_of_a_process_that_died_are_removed_by_the_next(files):
         assert not status.exists() or "zombie" in status.read_text()
     finally:
         mine.remove()
+
+
+def test_no_cgroup_file_belongs_to_the_uid_a_bot_runs_as(files):
+    """As root each sandbox runs as a host uid of its own; its guard stays root, so no file of any group, the
+    warm sandbox's and its games' included, need belong to that uid (before, the bot's uid owned its game's
+    freezer.state and its sandbox's cgroup.procs: only the absence of a cgroup file system inside stood
+    between it and them). Checked on a cold sandbox and on a warm one with a game prepared and begun."""
+    if os.geteuid() != 0:
+        pytest.skip("sandboxes run as uids of their own only when tourney is root")
+    cold = sandbox.start(["/bin/sleep", "30"], files, Resources(), subprocess.DEVNULL)
+    spec = BotSpec(name="sleeper", kind=PROGRAM, path=files, content_hash="0" * 64, command=("/bin/sleep", "30"),
+                   cwd=files)
+    game = warm.pool.spawn(spec, Resources(), paused=True)
+    try:
+        assert cold.started() or cold.poll() is None
+        boxes = [cold.box, game.box, game.zygote.box]
+        owners = {path: path.stat().st_uid for box in boxes for folder in box.folders for path in folder.rglob("*")}
+        assert len(owners) > 50
+        assert {path: uid for path, uid in owners.items() if uid != 0} == {}
+        ran_as = {int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]) for pid in game.box.tasks()}
+        assert ran_as and all(uid >= sandbox.HOST_UID_BASE for uid in ran_as), ran_as
+    finally:
+        game.end()
+        cold.end()
+        cold.release()
+        for stream in (game.stdin, game.stdout, game.stderr, cold.stdin, cold.stdout):
+            stream.close()
+        warm.pool.close()

@@ -250,14 +250,16 @@ PROGRAM_CASES = {
 }
 
 
+WALL_CAP_REASON = (r"no answer within {cap} s of wall-clock time \(the CPU clock charges 1/3 of the wall-clock time "
+                   r"when that is more than the CPU time; {allowed} s allowed\)")
 SANDBOXED_REASONS = {
     # bwrap holds the bot's output pipe open as long as the bot runs: no end of file comes. The
-    # sandbox times moves by the CPU clock (its cgroup): a bot that waits is stopped by the
-    # wall-clock cap, three times its allowance.
-    "close": r"^bot failure: timed out: no answer within 6\.00 s of wall-clock time \(3 times its 2\.00 s of CPU\)$",
-    "hang": r"^bot failure: timed out: no answer within 0\.90 s of wall-clock time \(3 times its 0\.30 s of CPU\)$",
-    "no_newline": r"^bot failure: timed out: no answer within 0\.90 s of wall-clock time \(3 times its 0\.30 s of "
-                  r"CPU\) \(\d+ bytes came without a line feed: end every message with \\n and flush its output; "
+    # sandbox times moves by the CPU clock (its cgroup), which charges a bot that waits a third of
+    # its wall-clock time: it is stopped at three times its allowance.
+    "close": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"6\.00", allowed=r"2\.00") + "$",
+    "hang": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"0\.90", allowed=r"0\.30") + "$",
+    "no_newline": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"0\.90", allowed=r"0\.30")
+                  + r" \(\d+ bytes came without a line feed: end every message with \\n and flush its output; "
                   r"docs/bot-protocol\.md\)$",
 }
 
@@ -432,8 +434,10 @@ def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandb
     assert time.monotonic() - began < 20
     games = stored_games(db)
     assert_complete(games, ["random_b", "random_bot", name])
-    # In the sandbox the CPU clock (its cgroup's) stops a loop once it has used its time.
-    cpu = r"^bot failure: timed out: used 0\.2\d s of CPU without answering, with 0\.(20|1\d) s allowed$"
+    # In the sandbox the CPU clock (its cgroup's) stops a loop once it has used its time (or, on a machine
+    # so busy that the loop gets less than a third of a core, once three times its time has passed).
+    cpu = (r"^bot failure: timed out: (used 0\.2\d s of CPU without answering, with 0\.(20|1\d) s allowed|"
+           + WALL_CAP_REASON.format(cap=r"0\.(60|[3-5]\d)", allowed=r"0\.(20|1\d)") + ")$")
     assert_forfeits(games, name, cpu if (name, sandbox) == ("loops", "on") else PYTHON_CASES[name])
 
 

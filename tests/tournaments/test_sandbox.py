@@ -227,8 +227,9 @@ def test_a_bot_that_stops_reading_its_input_cannot_stall_the_run(tmp_path, sandb
     games = stored_games(tmp_path / "t.db")
     assert len(games) == 2
     expected = {"off": r"bot failure: stopped reading its input: \d+ bytes still unread after 1\.\d\d s",
-                "on": r"bot failure: timed out: no answer within 3\.00 s of wall-clock time \(3 times its 1\.00 s of "
-                      r"CPU\)"}[sandbox_mode]
+                "on": r"bot failure: timed out: no answer within 3\.00 s of wall-clock time \(the CPU clock charges "
+                      r"1/3 of the wall-clock time when that is more than the CPU time; 1\.00 s allowed\)"}
+    expected = expected[sandbox_mode]
     for game in games.values():
         assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"stdin_stuffer_{tag}"
         assert re.fullmatch(expected, game.forfeit["reason"]), game.forfeit
@@ -735,3 +736,47 @@ def test_a_move_is_timed_by_the_bots_cpu_time(tmp_path, clock):
     else:
         assert all(game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == "sleeper"
                    and game.forfeit["reason"] == "bot failure: timed out: no answer within 0.30 s" for game in games)
+
+
+DAWDLER = SLEEPER.replace("time.sleep(0.5)", "time.sleep(1.5)")
+SLOW_STARTER = ('import time\nGAMES = "*"\nbegan = time.process_time()\nwhile time.process_time() - began < 1.5:\n'
+                '    pass\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n'
+                '    def act(self, turn):\n        return turn.legal[0]\n')
+
+
+def assert_every_game_forfeited_by(tmp_path: Path, name: str, source: str, reason: str) -> None:
+    """Play the bot ``source`` as ``name`` against random_bot under --move-time 0.3, a 0.5 s bank and the CPU
+    clock: it forfeits both games, for ``reason`` (a regular expression)."""
+    folder, _ = hostile_folder(tmp_path)
+    (folder / f"{name}.py").write_text(source)
+    play(tmp_path, folder, "--move-time", "0.3", "--time-bank", "0.5", "--clock", "cpu")
+    games = stored_games(tmp_path / "t.db").values()
+    assert len(games) == 2
+    for game in games:
+        assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == name, game
+        assert re.fullmatch(reason, game.forfeit["reason"]), game.forfeit
+
+
+@pytest.mark.usefixtures("_cgroups")
+def test_a_bot_that_sleeps_pays_a_third_of_its_wall_clock_time(tmp_path):
+    """Attack: under the CPU clock a bot that sleeps uses no CPU, so sleeping just under the old wall-clock cap
+    (3 times move time plus bank) every move stretched a game without limit. A move is now charged its CPU
+    time or a third of its wall-clock time, whichever is more: a bot sleeping 1.5 s a move under --move-time
+    0.3 and a 0.5 s bank pays 0.5 s a move and forfeits once its bank is spent (or once a move's wall-clock time
+    passes three times what it has left), by a reason that says how the clock counts."""
+    assert_every_game_forfeited_by(
+        tmp_path, "dawdler", DAWDLER,
+        r"bot failure: timed out: (took 0\.5\d s by the CPU clock \(its CPU time, or 1/3 of its wall-clock time when "
+        r"more\) with move time 0\.3 s and the time bank spent|no answer within \d\.\d\d s of wall-clock time \(the "
+        r"CPU clock charges 1/3 of the wall-clock time when that is more than the CPU time; 0\.\d\d s allowed\))")
+
+
+@pytest.mark.usefixtures("_cgroups")
+def test_the_cpu_clock_of_a_first_move_starts_when_the_bot_is_first_thawed(tmp_path):
+    """Attack: do a game's thinking while starting up (1.5 s of CPU at import, before the handshake), outside
+    every move's clock. The CPU clock of a bot's first move starts when the bot is first thawed, so its
+    start-up and handshake are paid from that move: under --move-time 0.3 and a 0.5 s bank it forfeits its
+    first move."""
+    assert_every_game_forfeited_by(
+        tmp_path, "slow_starter", SLOW_STARTER,
+        r"bot failure: timed out: used \d\.\d\d s of CPU without answering, with 0\.80 s allowed")

@@ -28,6 +28,7 @@ from tests.tournaments.test_sandbox import (
     stored_games,
     tourney,
 )
+from tests.tournaments.test_sealed_games import CANNOT_LEAVE, CHANNELS
 from tournaments.bots import cgroups
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "bots" / "programs"
@@ -42,17 +43,20 @@ def _cgroups():
 
 @pytest.mark.parametrize("ponder", [False, True], ids=["frozen", "pondering"])
 def test_nothing_of_one_game_is_in_the_next(tmp_path, ponder):
-    """Attack: in every game the bot leaves a note in its home, /tmp and /dev/shm, a running process, a System V
-    segment and a module global, and looks for them at its first act. Six games in one warm sandbox (one
-    worker; three deals, each from both seats): it finds nothing, every time, though each time it left all
-    of them; and the games are played to the end."""
+    """Attack: in every game the bot leaves a note through every channel it can write (files in its home, /tmp
+    and /dev/shm, a process holding an abstract socket, System V and POSIX IPC, a loopback connection and the
+    loopback's counters, a module global: tests/tournaments/test_sealed_games.py has one test per channel)
+    and looks for them at its first act. Six games in one warm sandbox (one worker; three deals, each from
+    both seats), frozen or pondering: it finds nothing, every time, though each time it left all of them;
+    and the games are played to the end."""
     folder, tag = hostile_folder(tmp_path, "rememberer")
     play(tmp_path, folder, "--games", "3", *(["--ponder"] if ponder else []))
     logs = logs_of(tmp_path, f"rememberer_{tag}")
     assert len(logs) == 6
+    writable = [channel for channel in CHANNELS if channel not in CANNOT_LEAVE["root"]]
     for log in logs:
         assert "found: []" in log, log
-        assert "left: ['/home/bot', '/tmp', '/dev/shm', 'process', 'sysv', 'global']" in log, log
+        assert f"left: {writable}" in log, log
     assert {game.reason for game in stored_games(tmp_path / "t.db").values()} == {"finished"}
     assert_nothing_left(tag)
 

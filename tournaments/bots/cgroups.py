@@ -6,8 +6,9 @@ does to its process group, its session or the sandbox's init. So the group gives
 cannot (docs/security.md, "cgroups"):
 
 * ``--memory-mb`` is the bot's *total* memory: all its processes together, with the pages of its
-  memfd files, its System V and POSIX shared memory, its tmpfs files (home, /tmp, /dev/shm),
-  pipe and socket buffers, and the kernel memory the hierarchy accounts; no swap;
+  memfd files, its System V and POSIX shared memory, its tmpfs files (home, /tmp, /dev/shm, its
+  private copy of its files), pipe and socket buffers, and the kernel memory the hierarchy
+  accounts; no swap (on v1, TCP and UDP buffers have a limit of their own: ``SOCKET_SHARE``);
 * ``--max-processes`` is a ``pids`` limit on the group;
 * the group's CPU usage is the bot's clock (``--clock cpu``): every thread of every process;
 * the group can be frozen between the bot's turns (no thinking on the opponent's time);
@@ -47,6 +48,10 @@ PREFIX = "tourney-"
 SETTLE_SECONDS = 5.0
 """How long freezing, and emptying a group that was killed, may take before it is an error."""
 MIB = 1024 * 1024
+SOCKET_SHARE = 8
+"""cgroup v1 counts a group's TCP and UDP socket buffers apart from the rest of its memory, in a counter
+of their own: tourney limits them to this fraction of the memory limit (so a game holds at most 9/8
+of --memory-mb on v1; on v2 they are part of memory.max)."""
 
 
 class CgroupError(OSError):
@@ -228,11 +233,6 @@ class Box:
             return str(self._file("", "cgroup.freeze")), "0"
         return str(self._file("freezer", "freezer.state")), "THAWED"
 
-    @property
-    def delegated(self) -> tuple[str, ...]:
-        """The files a sandbox's guard writes, which a guard running as a uid of its own must own."""
-        return (*self.procs, self.thaw_control[0])
-
     def _file(self, controller: str, name: str) -> Path:
         if self.hierarchy.version == 2:
             return self.folders[0] / name
@@ -249,6 +249,9 @@ class Box:
                 self._file("memory", "memory.memsw.limit_in_bytes").write_text(str(memory))
             with contextlib.suppress(OSError):
                 self._file("memory", "memory.swappiness").write_text("0")
+            # v1 counts socket buffers (TCP's and UDP's) apart, and only once this limit is set.
+            with contextlib.suppress(FileNotFoundError):
+                self._file("memory", "memory.kmem.tcp.limit_in_bytes").write_text(str(memory // SOCKET_SHARE))
         self._file("pids", "pids.max").write_text(str(processes))
 
     def join(self, pid: int = 0) -> None:

@@ -81,9 +81,11 @@ def _pyhost_boot() -> str:
 
 
 class MoveClock:
-    """The time a bot takes for one answer: wall-clock seconds, or (``--clock cpu``) the CPU seconds
-    of its cgroup, every thread of every process it has, within a wall-clock cap of WALL_CAP times
-    its allowance (so that a bot that sleeps cannot stall the game)."""
+    """The time a bot takes for one answer: wall-clock seconds, or (``--clock cpu``) by the CPU clock:
+    the CPU seconds of its cgroup, every thread of every process it has, or 1/WALL_CAP of the move's
+    wall-clock seconds when that is more. So a bot that sleeps or waits pays for it too, and cannot
+    stretch a game past WALL_CAP times its allowance; a CPU-bound bot slowed by a busy machine pays
+    nothing more until it is WALL_CAP times slower (docs/bot-protocol.md, "Time")."""
 
     def __init__(self, allowed: float, box: cgroups.Box | None = None) -> None:
         self.allowed = allowed
@@ -97,17 +99,25 @@ class MoveClock:
 
     def used(self) -> float:
         """The time the move has taken so far, as the clock counts it."""
-        return self.box.cpu_seconds() - self.cpu if self.box is not None else self.wall()
+        if self.box is None:
+            return self.wall()
+        return max(self.box.cpu_seconds() - self.cpu, self.wall() / WALL_CAP)
+
+    def unit(self) -> str:
+        """What ``used`` counts, for a forfeit reason."""
+        if self.box is None:
+            return ""
+        return f"by the CPU clock (its CPU time, or 1/{WALL_CAP} of its wall-clock time when more)"
 
     def late(self) -> str | None:
         """Why the answer is too late now (None: it is not)."""
         if self.box is None:
             return f"no answer within {self.allowed:.2f} s" if self.wall() >= self.allowed else None
-        if (used := self.used()) >= self.allowed:
+        if (used := self.box.cpu_seconds() - self.cpu) >= self.allowed:
             return f"used {used:.2f} s of CPU without answering, with {self.allowed:.2f} s allowed"
         if self.wall() >= self.cap:
-            return (f"no answer within {self.cap:.2f} s of wall-clock time ({WALL_CAP} times its {self.allowed:.2f} "
-                    "s of CPU)")
+            return (f"no answer within {self.cap:.2f} s of wall-clock time (the CPU clock charges 1/{WALL_CAP} of "
+                    f"the wall-clock time when that is more than the CPU time; {self.allowed:.2f} s allowed)")
         return None
 
     def wait(self) -> float:
@@ -134,8 +144,9 @@ class ProgramProcess:
             if cgroups.hierarchy() is not None:
                 self.process: Any = warm.pool.spawn(spec, confinement.resources, paused and not self.ponder)
             else:
-                self.process = sandbox.start(argv, spec.cwd, confinement.resources, subprocess.PIPE,
-                                             paused and not self.ponder)
+                self.process = sandbox.start(sandbox.entry_of(spec.kind, spec.files, spec.command), spec.cwd,
+                                             confinement.resources, subprocess.PIPE, paused and not self.ponder,
+                                             kind=spec.kind)
             self.box = self.process.box
             if self.box is None and (self.cpu_clock or not self.ponder):
                 self.process.end()
@@ -466,12 +477,15 @@ class ProgramAgent:
             raise BotFailure(self.failure or "crashed: its process is gone")
         limits = self.limits
         self.process.resume()
+        # The CPU clock of a first move starts at the bot's first thaw: its start-up and handshake
+        # are paid from that move's allowance (the wall clock's 10 s handshake is apart, as before).
+        first = self.process.clock(limits.allowed) if not self.greeted else None
         if not self.greeted:
             handshake(self.process, self.hello)
             self.greeted = True
         if self.process.unasked():
             raise BotFailure("answered garbage: it wrote a line nobody asked for (one answer per request)")
-        clock = self.process.clock(limits.allowed)
+        clock = first if first is not None and first.box is not None else self.process.clock(limits.allowed)
         self.process.send({
             "type": "act", "view": turn.view, "legal": turn.legal,
             "events": [event_message(e) for e in turn.events],
@@ -480,7 +494,7 @@ class ProgramAgent:
         answer = self.process.receive(clock)
         took = clock.used()
         self.process.pause()  # from its answer to its next request, it does not run
-        limits.charge(took, "of CPU" if clock.box is not None else "")
+        limits.charge(took, clock.unit())
         kind = answer.get("type")
         if self.hosted and kind == "failed":
             raise BotFailure(str(answer.get("reason"))[:MAX_REASON])

@@ -28,6 +28,7 @@ import contextlib
 import ctypes
 import functools
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -35,10 +36,13 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 import engines
 from tournaments.bots import cgroups, interrupts, seccomp
-from tournaments.bots.spec import CPU, WALL, BotError, Confinement, Resources
+from tournaments.bots.spec import CPU, PROGRAM, PYTHON, WALL, BotError, Confinement, Resources
 
 INSTALL = "apt-get install bubblewrap"
 BOT_FILES = "/bot"
@@ -68,40 +72,32 @@ class SandboxError(BotError):
     """The sandbox itself cannot start (not the bot's fault); the message is one clear line."""
 
 
-def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequence[tuple[str, str]],
-            data: dict[str, int], info_fd: int, filter_fd: int | None = None, grouped: bool = False,
-            zygote: bool = False) -> list[str]:
-    """The bwrap command line that runs ``argv`` in a new sandbox (docs/security.md, "The sandbox").
+CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETPCAP")
+"""What the sandbox's first process (tourney's zygote, never the bot) keeps inside the sandbox's user
+namespace: mounts and namespaces for each game, its loopback, and emptying the bot's bounding set."""
+
+
+def command(argv: Sequence[str], files: str, runtime: Sequence[tuple[str, str]], data: dict[str, int],
+            info_fd: int, filter_fd: int | None = None) -> list[str]:
+    """The bwrap command line that runs ``argv`` (tourney's zygote) in a new sandbox (docs/security.md,
+    "The sandbox").
 
     ``files`` is the host folder of the bot's own files, ``runtime`` the (host, sandbox) folders
     of tourney's Python, ``data`` open descriptors of the files written into /etc, ``info_fd``
     where bwrap reports that the sandbox is up (so that its own failures are not the bot's),
-    ``filter_fd`` where bwrap reads the seccomp filter from (None: no filter), and ``grouped``
-    whether the sandbox runs in a cgroup of its own, whose memory limit then replaces the
-    per-process address-space rlimit.
+    ``filter_fd`` where bwrap reads the zygote's seccomp filter from (None: no filter).
 
-    ``zygote``: the sandbox of a warm bot (tournaments.bots.warm), whose first process is
-    tourney's zygote: it keeps CAP_SYS_ADMIN inside the sandbox's user namespace (to give each
-    game fresh namespaces and mounts), and sets each game's limits itself, so none here.
+    The sandbox's first process is tourney's zygote (tournaments.bots.zygote), which makes each
+    game's namespaces, scratch mounts, private copy of the bot's files and limits itself
+    (tournaments.bots.inside) before the bot runs: bwrap only leaves the folders it mounts on.
     """
-    scratch = ["--size", str(resources.scratch_mb * MIB)]
-    cpu = resources.cpu_seconds
-    memory = [] if grouped else [f"--as={resources.memory_mb * MIB}"]
-    limits = [] if zygote else [
-        # Limits set inside, after the user namespace exists: RLIMIT_NPROC then counts the
-        # processes of this sandbox's user only.
-        _prlimit(),
-        *memory, f"--cpu={cpu}:{cpu + 1}", f"--nproc={resources.max_processes}",
-        f"--fsize={resources.file_mb * MIB}", f"--nofile={resources.open_files}", "--core=0",
-        "--",
-    ]
     return [
         bwrap() or "bwrap",
         # Its own user (one unprivileged uid), PID, IPC, UTS, network (only a loopback of its own),
         # cgroup and mount namespaces; no user namespace nested inside.
         "--unshare-all", "--unshare-user", "--disable-userns",
         "--uid", str(UID), "--gid", str(UID), "--hostname", "bot",
-        *(["--cap-add", "CAP_SYS_ADMIN"] if zygote else []),
+        *[part for capability in CAPABILITIES for part in ("--cap-add", capability)],
         # Killed when bwrap's parent dies. No --new-session: the sandbox stays in its guard's
         # session (without a controlling terminal) and process group, which is killed whole.
         "--die-with-parent",
@@ -110,19 +106,43 @@ def command(argv: Sequence[str], files: str, resources: Resources, runtime: Sequ
         *_system(),
         *[part for path, fd in data.items() for part in ("--ro-bind-data", str(fd), path)],
         "--proc", "/proc", "--dev", "/dev",
-        # Scratch space for this game only, fresh and empty, each of bounded size.
-        *scratch, "--tmpfs", HOME, *scratch, "--tmpfs", "/tmp", *scratch, "--tmpfs", "/dev/shm",
+        # Where each game's scratch tmpfs goes (tournaments.bots.inside mounts them).
+        "--dir", HOME, "--dir", "/tmp",
         # tourney's Python, then the bot's own files, read-only; the bot starts in its files.
         *[part for host, inside in runtime for part in ("--ro-bind", host, inside)],
         "--ro-bind", files, BOT_FILES, "--chdir", BOT_FILES,
-        "--remount-ro", "/",
+        # Nothing writable but each game's own mounts: not even /dev (its /dev/shm is the game's).
+        "--remount-ro", "/dev", "--remount-ro", "/",
         "--info-fd", str(info_fd),
-        # The seccomp filter, loaded into the bot's process just before its command starts.
+        # The zygote's seccomp filter; the bot's own, stricter one it loads itself.
         *(["--seccomp", str(filter_fd)] if filter_fd is not None else []),
         "--",
-        *limits,
         *argv,
     ]
+
+
+def request(resources: Resources, grouped: bool) -> dict[str, Any]:
+    """What a game's bot gets (tournaments.bots.inside.enter): its scratch mounts' size, its rlimits
+    (``grouped``: its cgroup counts its memory and processes, else rlimits do) and its environment."""
+    cpu = resources.cpu_seconds
+    limits: dict[str, Any] = {"cpu": [cpu, cpu + 1], "fsize": resources.file_mb * MIB,
+                              "nofile": resources.open_files, "core": 0}
+    if not grouped:
+        # RLIMIT_NPROC counts per user namespace: this sandbox's processes only.
+        limits |= {"as": resources.memory_mb * MIB, "nproc": resources.max_processes}
+    return {"scratch": resources.scratch_bytes(), "rlimits": limits,
+            "environment": ENVIRONMENT | {"PWD": BOT_FILES}}
+
+
+def entry_of(spec_kind: str, files: Sequence[str], command_line: Sequence[str]) -> list[str]:
+    """What the zygote runs for a bot: a Python bot's file (pyhost imports it), or a program's command."""
+    return list(files[:1]) if spec_kind == PYTHON else list(command_line)
+
+
+@functools.cache
+def boot() -> str:
+    """The zygote's start: as pyhost's (tournaments.bots.protocol), then the zygote's main."""
+    return f"import sys; sys.path += {pyhost_paths()!r}; from tournaments.bots.zygote import main; main()"
 
 
 class Sandboxed(subprocess.Popen):
@@ -161,9 +181,11 @@ class Sandboxed(subprocess.Popen):
             self.info = -1
 
 
-def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | None, paused: bool = False
-          ) -> Sandboxed:
-    """Start ``argv`` in a fresh sandbox with the bot's ``files``; pipes on its stdin and stdout.
+def start(entry: Sequence[str], files: str, resources: Resources, stderr: int | None, paused: bool = False,
+          kind: str = PROGRAM) -> Sandboxed:
+    """Start a bot in a cold sandbox of its own (one game): ``entry`` is a program's command line
+    (``kind`` PROGRAM) or a Python bot's file (PYTHON), ``files`` the host folder of its own files;
+    pipes on its stdin and stdout.
 
     With cgroups the sandbox gets a group of its own, joined by its first process before bwrap
     starts, so that every process of the sandbox is in it from the first; ``paused``: the group
@@ -172,8 +194,9 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
     box = cgroups.Box(found, resources.memory_mb, resources.max_processes) if found is not None else None
     if paused and box is not None:
         box.freeze()  # the sandbox's first process joins a frozen group, and stops there
+    game = orjson.dumps(request(resources, box is not None)).decode()
     try:
-        return launch(argv, files, resources, stderr, box)
+        return launch(lambda strict: ["once", kind, game, strict], list(entry), files, stderr, box)
     except SandboxError:
         if box is not None:
             with contextlib.suppress(OSError):
@@ -181,10 +204,11 @@ def start(argv: Sequence[str], files: str, resources: Resources, stderr: int | N
         raise
 
 
-def launch(argv: Sequence[str], files: str, resources: Resources, stderr: int | None, box: cgroups.Box | None,
-           zygote: bool = False, passed: Sequence[int] = ()) -> Sandboxed:
-    """bwrap running ``argv`` with the bot's ``files``, in ``box`` (if any), behind its guard; ``zygote``
-    (see ``command``) with the zygote's filter, and the descriptors ``passed`` left open for it."""
+def launch(arguments: Callable[[str], list[str]], entry: list[str], files: str, stderr: int | None,
+           box: cgroups.Box | None, passed: Sequence[int] = ()) -> Sandboxed:
+    """bwrap running tourney's zygote with ``arguments(strict filter's descriptor)`` then ``entry``, the
+    bot's ``files`` at /bot, in ``box`` (if any), behind its guard; the descriptors ``passed`` left
+    open for the zygote."""
     runtime = [(path, path) for path in python_runtime()]
     preexec = None
     if os.geteuid() == 0:
@@ -193,18 +217,20 @@ def launch(argv: Sequence[str], files: str, resources: Resources, stderr: int | 
         staged = [f"{stage}/{i}" for i in range(len(sources))]
         runtime = list(zip(staged[:-1], [inside for _, inside in runtime], strict=True))
         files = staged[-1]
-        preexec = _fresh_user(stage, sources, box)
+        preexec = _private_view(stage, sources)
     data = {"/etc/passwd": _memfd(PASSWD), "/etc/group": _memfd(GROUP)}
     info_read, info_write = os.pipe()
     os.set_blocking(info_read, False)
     ours = [*data.values(), info_write]
-    filter_fd = None
+    filter_fd = strict = None
     try:
         if seccomp.program() is not None:
-            filter_fd = seccomp.descriptor(seccomp.ZYGOTE if zygote else seccomp.STRICT)
-            ours.append(filter_fd)
-        bwrap_command = command(argv, files, resources, runtime, data, info_write, filter_fd, box is not None,
-                                zygote)
+            filter_fd = seccomp.descriptor(seccomp.ZYGOTE)
+            strict = seccomp.descriptor(seccomp.STRICT if box is not None else seccomp.UNGROUPED)
+            ours += [filter_fd, strict]
+        argv = [sys.executable, "-I", "-S", "-c", boot(), *arguments(str(strict if strict is not None else -1)),
+                *entry]
+        bwrap_command = command(argv, files, runtime, data, info_write, filter_fd)
         with interrupts.ctrl_c_held():  # root's preexec_fn runs Python's at-fork hooks, which drop a KeyboardInterrupt
             process = Sandboxed(
                 _guard(bwrap_command, [*ours, *passed], box), stdin=subprocess.PIPE,
@@ -222,8 +248,10 @@ def launch(argv: Sequence[str], files: str, resources: Resources, stderr: int | 
     return process
 
 
-JOIN = 'unset PWD; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; n=$((n - 1)); shift; done; exec "$@"'
-"""The sandbox's first process: it joins the cgroup (its pid to each ``cgroup.procs``), then becomes bwrap."""
+JOIN = ('unset PWD; u=$1; s=$2; n=$3; shift 3; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; n=$((n - 1)); '
+        'shift; done; [ "$u" = - ] || set -- "$s" --reuid="$u" --regid="$u" --clear-groups -- "$@"; exec "$@"')
+"""The sandbox's first process: it joins the cgroup (its pid to each ``cgroup.procs``), as root drops to
+the sandbox's own host uid ``u`` (``-``: it is not root) with setpriv ``s``, then becomes bwrap."""
 
 
 def _guard(bwrap_command: list[str], passed: Sequence[int], box: cgroups.Box | None = None) -> list[str]:
@@ -234,16 +262,20 @@ def _guard(bwrap_command: list[str], passed: Sequence[int], box: cgroups.Box | N
     own only after its setup; a starter dying in between leaves the init (and then the bot)
     running, reparented to pid 1. So the process tourney starts is a guard: ``setpriv`` arms
     PR_SET_PDEATHSIG (SIGTERM) and execs ``sh``, which traps SIGTERM to thaw the sandbox's
-    cgroup and the groups inside it (a frozen task cannot die) and SIGKILL its whole process group (itself, bwrap, the
-    sandbox's init: the PID namespace dies with the init), exits at once if its parent is no
-    longer the starter (it died before the signal was armed), then starts a child that joins
-    the cgroup (``JOIN``: bwrap and all it starts inherit the group; the guard itself stays out
-    of it, so that it still runs while the bot is frozen) and becomes bwrap, in the background
-    (with the empty environment tourney gave it: sh would export PWD), and waits for it, its
-    exit status being bwrap's.
+    cgroup and the groups inside it (a frozen task cannot die) and SIGKILL its whole process group
+    (itself, bwrap, the sandbox's init: the PID namespace dies with the init), exits at once if
+    its parent is no longer the starter (it died before the signal was armed), then starts a child
+    that joins the cgroup (``JOIN``: bwrap and all it starts inherit the group; the guard itself
+    stays out of it, so that it still runs while the bot is frozen) and becomes bwrap, in the
+    background (with the empty environment tourney gave it: sh would export PWD), and waits for
+    it, its exit status being bwrap's.
+
+    As root, the guard stays root (so that no cgroup file need belong to the uid the bot runs as)
+    and its child drops to the sandbox's own host uid, HOST_UID_BASE + the guard's pid, just before
+    it becomes bwrap.
 
     No Python runs between fork and exec (a preexec_fn is unsafe in a process with threads, as
-    a Ray worker is; root's ``_fresh_user`` is the exception), so Popen may even use vfork.
+    a Ray worker is; root's ``_private_view`` is the exception), so Popen may even use vfork.
     PR_SET_PDEATHSIG fires when the *thread* that forked dies: sandboxes are started by the
     thread that plays the game, the main thread of a worker process or of tourney, which lives
     as long as its process. dash puts stdin on /dev/null for a background command: the guard
@@ -252,14 +284,15 @@ def _guard(bwrap_command: list[str], passed: Sequence[int], box: cgroups.Box | N
     spare = next(fd for fd in range(3, 10) if fd not in passed)
     joins = box.procs if box is not None else ()
     thaw, thawed = box.thaw_control if box is not None else ("", "")
+    base = str(HOST_UID_BASE) if os.geteuid() == 0 else ""
     # The trap thaws the group and the groups inside it (a warm sandbox's games), then kills.
     script = (f'trap \'[ -n "$f" ] && for x in "$f" "${{f%/*}}"/*/"${{f##*/}}"; do echo "$v" > "$x"; done; '
               f'kill -KILL 0\' TERM; [ "$PPID" = "$1" ] || exit 1; '
-              f'f=$2; v=$3; j=$4; n=$5; shift 5; unset PWD; exec {spare}<&0; '
-              f'/bin/sh -c "$j" tourney-join "$n" "$@" <&{spare} {spare}<&- & exec {spare}<&- 0<&- 1>&- 2>&-; '
-              f'wait $!')
+              f'f=$2; v=$3; j=$4; b=$5; n=$6; shift 6; u=-; [ -z "$b" ] || u=$((b + $$)); unset PWD; '
+              f'exec {spare}<&0; /bin/sh -c "$j" tourney-join "$u" {shlex.quote(_setpriv())} "$n" "$@" <&{spare} '
+              f'{spare}<&- & exec {spare}<&- 0<&- 1>&- 2>&-; wait $!')
     return [_setpriv(), "--pdeathsig", "TERM", "--", "/bin/sh", "-c", script, "tourney-guard", str(os.getpid()),
-            thaw, thawed, JOIN, str(len(joins)), *joins, *bwrap_command]
+            thaw, thawed, JOIN, base, str(len(joins)), *joins, *bwrap_command]
 
 
 def timing(clock: str | None = None, ponder: bool | None = None) -> tuple[str, bool]:
@@ -431,13 +464,11 @@ def _stage_for(sources: Sequence[str]) -> str:
     raise SandboxError(f"no folder to stage the sandbox's binds in: none of {', '.join(STAGES)} is free")
 
 
-def _fresh_user(stage: str, sources: Sequence[str], box: cgroups.Box | None) -> Callable[[], None]:
-    """For root: a child that binds ``sources`` at STAGE/0, STAGE/1, ... in a private mount
-    namespace (so that an unprivileged bwrap reaches them whatever their parents' modes), hands
-    the files of the sandbox's cgroup (``box``) that its guard writes to that uid, becomes host
-    uid HOST_UID_BASE + its pid, with no supplementary groups, and joins a new, empty session
-    keyring of that uid's (so that nothing of the organiser's session keyring is even attached to
-    the sandbox's processes)."""
+def _private_view(stage: str, sources: Sequence[str]) -> Callable[[], None]:
+    """For root: a child (the guard to be) that binds ``sources`` at STAGE/0, STAGE/1, ... in a private
+    mount namespace (so that the unprivileged bwrap its child becomes reaches them whatever their
+    parents' modes) and joins a new, empty session keyring (so that nothing of the organiser's
+    session keyring is even attached to the sandbox's processes)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     root = os.fsencode(stage)
@@ -455,13 +486,6 @@ def _fresh_user(stage: str, sources: Sequence[str], box: cgroups.Box | None) -> 
             target = b"%s/%d" % (root, i)
             os.mkdir(target)
             check(libc.mount(path, target, None, _MS_BIND | _MS_REC, None))
-        uid = HOST_UID_BASE + os.getpid()
-        if box is not None:
-            for control in box.delegated:
-                os.chown(control, uid, uid)
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
         if libc.syscall(_SYS_KEYCTL, _KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
             raise OSError(ctypes.get_errno(), f"a fresh session keyring: {os.strerror(ctypes.get_errno())}")
 

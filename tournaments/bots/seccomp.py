@@ -67,8 +67,49 @@ DENIED: dict[str, str] = {
     "vm86": "virtual 8086 mode", "vm86old": "virtual 8086 mode", "modify_ldt": "segment descriptors",
     "move_pages": "NUMA placement of other processes' pages", "migrate_pages": "NUMA placement",
     "mbind": "NUMA placement", "set_mempolicy": "NUMA placement", "get_mempolicy": "NUMA placement",
+    # What another sandbox, or an earlier game, leaves in the kernel's shared state: pages cached of
+    # the read-only files every sandbox reads, watches and locks on them, the machine's counters.
+    "mincore": "see which pages of a mapped file are cached (a page-cache channel between sandboxes)",
+    "cachestat": "count the cached pages of a file (a page-cache channel)",
+    "fadvise64": "drop or load a file's cached pages (the other end of a page-cache channel)",
+    "readahead": "load a file's pages into the cache",
+    "io_setup": "asynchronous I/O, whose requests carry RWF_NOWAIT where the filter cannot see it",
+    "io_submit": "asynchronous I/O",
+    "inotify_init": "watch shared folders (an opponent's imports, another sandbox's reads)",
+    "inotify_init1": "watch shared folders", "inotify_add_watch": "watch shared folders",
+    "inotify_rm_watch": "watch shared folders",
+    "fanotify_init": "watch file access machine-wide", "fanotify_mark": "watch file access machine-wide",
+    "flock": "lock shared files: a lock on a file every sandbox reads is seen by all of them",
+    "sysinfo": "the machine's free memory, load and process count, which move with other sandboxes",
 }
 """Denied with EPERM, each with why a bot may not."""
+
+NEWER_CALLS = {"cachestat": 451}
+"""Calls newer than some libseccomp releases (Debian 12's 2.5.4 does not know cachestat, Linux 6.5):
+denied by number, which is the same on x86_64 and aarch64 (the unified table)."""
+
+UNGROUPED_DENIED: dict[str, str] = {
+    "memfd_create": "memory in files of no mount, which no rlimit bounds (without a cgroup to count it)",
+    "shmget": "System V shared memory, which no rlimit bounds (without a cgroup to count it)",
+    "msgget": "System V message queues, which no rlimit bounds (without a cgroup to count it)",
+}
+"""Denied as well where the bot has no cgroup to count its memory (tourney not root, no delegated
+cgroup v2): what would take memory beyond every rlimit. Sockets other than AF_UNIX are refused too
+(TCP and UDP buffers are counted by nothing then)."""
+
+READ_FLAGS = {"RWF_NOWAIT": 0x00000008}
+"""preadv2 and pwritev2 with these flags (the sixth argument) are EPERM: a read that fails rather than
+wait for the disk says whether a page was cached."""
+
+FILE_LOCK_COMMANDS = {
+    "F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38,
+    "F_SETLEASE": 1024, "F_GETLEASE": 1025, "F_NOTIFY": 1026,
+}
+"""fcntl commands that are EPERM: record locks and leases on a shared read-only file are seen by every
+sandbox (a channel between them), and F_NOTIFY watches a shared folder as inotify does. (SQLite
+takes such locks: a bot reads a database with ``?immutable=1`` or ``?nolock=1``, docs/security.md.)"""
+
+AF_UNIX = 1
 
 NAMESPACE_FLAGS = {
     "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -91,6 +132,7 @@ TERMINAL_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
 
 
 STRICT = "strict"
+UNGROUPED = "ungrouped"
 ZYGOTE = "zygote"
 ZYGOTE_ALLOWED = ("mount", "umount2", "unshare")
 """What the zygote of a warm sandbox (tournaments.bots.zygote: tourney's code, never a bot's) may do
@@ -105,7 +147,8 @@ class SeccompError(BotError):
 @functools.cache
 def program(variant: str = STRICT) -> bytes | None:
     """The filter as a classic BPF program (what bwrap --seccomp reads), or None without libseccomp;
-    ``variant`` ZYGOTE: the warm sandbox's zygote's (ZYGOTE_ALLOWED)."""
+    ``variant`` STRICT: a bot's; UNGROUPED: a bot's without a cgroup (UNGROUPED_DENIED, no socket but
+    AF_UNIX); ZYGOTE: the sandbox's zygote's (it may make each game's namespaces: ZYGOTE_ALLOWED)."""
     try:
         import pyseccomp as seccomp
     except (ImportError, OSError):  # not installed, or no libseccomp.so.2 to load
@@ -113,11 +156,14 @@ def program(variant: str = STRICT) -> bytes | None:
     refuse = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     rules.set_attr(seccomp.Attr.ACT_BADARCH, refuse)  # x32 and i386 calls on x86_64: refused whole
-    for name in DENIED:
+    for name in [*DENIED, *(UNGROUPED_DENIED if variant == UNGROUPED else ())]:
         if variant == ZYGOTE and name in ZYGOTE_ALLOWED:
             continue
-        if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:  # unknown to this libseccomp: not a call here
+        if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:
             rules.add_rule(refuse, name)
+        elif name in NEWER_CALLS and os.uname().machine in ("x86_64", "aarch64"):
+            rules.add_rule(refuse, NEWER_CALLS[name])
+        # else: unknown to this libseccomp and too new to number here; not a call of this system
     if variant == ZYGOTE:
         rules.add_rule(refuse, "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, NAMESPACE_FLAGS["CLONE_NEWUSER"],
                                                        NAMESPACE_FLAGS["CLONE_NEWUSER"]))
@@ -131,6 +177,13 @@ def program(variant: str = STRICT) -> bytes | None:
         rules.add_rule(refuse, "personality", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     for request in TERMINAL_IOCTLS.values():  # the request is an int: compare its low 32 bits only
         rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+    for command in FILE_LOCK_COMMANDS.values():  # an int too
+        rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, command))
+    for flag in READ_FLAGS.values():
+        for name in ("preadv2", "pwritev2"):
+            rules.add_rule(refuse, name, seccomp.Arg(5, seccomp.MASKED_EQ, flag, flag))
+    if variant == UNGROUPED:  # the domain is an int: anything but AF_UNIX
+        rules.add_rule(refuse, "socket", seccomp.Arg(0, seccomp.NE, AF_UNIX))
     fd = os.memfd_create("tourney-seccomp")
     try:
         with open(fd, "rb", closefd=False) as file:

@@ -53,7 +53,8 @@ class Resources:
     """
 
     memory_mb: int = 1024
-    """RLIMIT_AS of each process, MiB."""
+    """MiB: with cgroups, what the bot's processes hold together (its scratch files, shared memory,
+    pipe and socket buffers included); without, RLIMIT_AS of each process."""
     cpu_seconds: int = 60
     """RLIMIT_CPU of each process, per game."""
     max_processes: int = 64
@@ -63,7 +64,13 @@ class Resources:
     open_files: int = 256
     """RLIMIT_NOFILE."""
     scratch_mb: int = 64
-    """Size of each of the sandbox's private tmpfs mounts (the home, /tmp, /dev/shm)."""
+    """Size of each of the sandbox's private tmpfs mounts (the home, /tmp, /dev/shm), at most a quarter
+    of ``memory_mb`` each (``scratch_bytes``)."""
+
+    def scratch_bytes(self) -> int:
+        """The size of each scratch mount: ``scratch_mb``, but at most a quarter of ``memory_mb``, so
+        that the three together fit under the bot's memory even where nothing else counts them."""
+        return min(self.scratch_mb, max(self.memory_mb // 4, 1)) * 1024 * 1024
 
     def to_json(self) -> dict[str, int]:
         return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds, "max_processes": self.max_processes}
@@ -73,8 +80,9 @@ WALL = "wall"
 CPU = "cpu"
 CLOCKS = (CPU, WALL)
 WALL_CAP = 3
-"""With the CPU clock, a move may take at most this many times its CPU allowance in wall-clock
-seconds (a bot that sleeps or waits uses no CPU, and must not stall the game)."""
+"""The CPU clock charges a move its CPU time, or 1/WALL_CAP of its wall-clock time when that is more:
+a bot that sleeps or waits uses no CPU and must not stall the game, so a move takes at most this many
+times its allowance in wall-clock seconds, and a game at most this many times its time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +94,7 @@ class Confinement:
     resources: Resources = field(default_factory=Resources)
     clock: str = WALL
     """How a move's time is measured: CPU, the CPU time of the bot's cgroup (every thread of every
-    process it has) with a wall-clock cap of WALL_CAP times as long; or WALL, the wall clock."""
+    process it has), or 1/WALL_CAP of the wall-clock time when that is more; or WALL, the wall clock."""
     ponder: bool = True
     """Whether the bot's processes keep running between its turns (False: its cgroup is frozen from
     its answer to its next request, so it cannot use its opponents' time)."""

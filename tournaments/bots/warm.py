@@ -5,10 +5,11 @@ sandboxed game). Here each process that plays games (a worker, or tourney with `
 keeps, per bot, one bwrap sandbox whose first process is tourney's zygote
 (tournaments.bots.zygote: tourney's packages imported once, the bot's code never). For each game
 the zygote forks a child, which this module moves into the game's own cgroup (made inside the
-sandbox's), and which then makes itself fresh mount, IPC and PID namespaces, fresh empty scratch
-mounts, drops every capability, loads the strict seccomp filter and becomes the bot. What a game
-gets is what a cold sandbox gives (nothing written, started or allocated in one game is there in
-the next; tests/tournaments/test_warm.py), at the price of a fork instead of a start.
+sandbox's), and which then makes the game new exactly as a cold sandbox's first process does
+(tournaments.bots.inside: namespaces, scratch, the bot's private files, its limits and filter) and
+becomes the bot. What a game gets is what a cold sandbox gives (nothing written, started or
+allocated in one game is there in the next; tests/tournaments/test_warm.py and
+test_sealed_games.py), at the price of a fork instead of a start.
 
 Warm sandboxes need cgroups (a game's processes are found, frozen, timed and killed by its
 group); without them, bots play in cold sandboxes (tournaments.bots.sandbox.start). A process
@@ -27,7 +28,6 @@ import queue
 import select
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -37,14 +37,13 @@ from typing import Any
 
 import orjson
 
-from tournaments.bots import cgroups, sandbox, seccomp
+from tournaments.bots import cgroups, sandbox
 from tournaments.bots.spec import PYTHON, BotSpec, Resources
 
 KEEP = 16
 """Warm sandboxes a process keeps at once (one per bot it plays; each is an idle Python of ~10 MiB)."""
 START_SECONDS = 30.0
 """How long a warm sandbox may take to come up (a zygote's start), or to answer a spawn."""
-MIB = 1024 * 1024
 
 
 class Zygote:
@@ -55,27 +54,22 @@ class Zygote:
     to begin), so that a game's start costs a write. Every use of the control socket holds
     ``lock``."""
 
-    def __init__(self, spec: BotSpec, resources: Resources, found: cgroups.Hierarchy) -> None:
+    def __init__(self, spec: BotSpec, found: cgroups.Hierarchy) -> None:
         self.spec = spec
         self.lock = threading.RLock()
         self.box = cgroups.Box(found, None, None)
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        strict = seccomp.descriptor(seccomp.STRICT) if seccomp.program() is not None else None
-        entry = list(spec.files[:1]) if spec.kind == PYTHON else list(spec.command)
-        passed = [theirs.fileno(), *([strict] if strict is not None else [])]
-        argv = [sys.executable, "-I", "-S", "-c", _boot(), "python" if spec.kind == PYTHON else "program",
-                str(theirs.fileno()), str(strict if strict is not None else -1), *entry]
+        entry = sandbox.entry_of(spec.kind, spec.files, spec.command)
+        kind = "python" if spec.kind == PYTHON else "program"
         try:
-            self.process = sandbox.launch(argv, spec.cwd, resources, subprocess.PIPE, self.box, zygote=True,
-                                          passed=passed)
+            self.process = sandbox.launch(lambda strict: ["serve", kind, str(theirs.fileno()), strict], entry,
+                                          spec.cwd, subprocess.PIPE, self.box, passed=[theirs.fileno()])
         except BaseException:
             self.control.close()
             self.box.remove()
             raise
         finally:
             theirs.close()
-            if strict is not None:
-                os.close(strict)
         self.guard = self.process.pid
         self.spawns = itertools.count()
         self.exits: dict[int, int] = {}
@@ -151,14 +145,10 @@ class Zygote:
             box = cgroups.Box(self.box.hierarchy, resources.memory_mb, resources.max_processes, inside=self.box)
             ends: list[int] = []
             try:
-                if os.geteuid() == 0:  # the guard, as its own uid, thaws the game's group if it must end it
-                    uid = sandbox.HOST_UID_BASE + self.guard
-                    os.chown(box.thaw_control[0], uid, uid)
                 pipes = [os.pipe() for _ in range(5)]  # stdin, stdout, stderr, go, start
                 theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][0], pipes[4][0]]
                 ends = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][1], pipes[4][1]]
-                request = {"spawn": number, "scratch": resources.scratch_mb * MIB, "rlimits": _rlimits(resources),
-                           "environment": sandbox.ENVIRONMENT | {"PWD": sandbox.BOT_FILES}}
+                request = {"spawn": number, **sandbox.request(resources, grouped=True)}
                 try:
                     socket.send_fds(self.control, [orjson.dumps(request)], theirs)
                 finally:
@@ -326,18 +316,6 @@ def _stamp(spec: BotSpec) -> tuple:
     return tuple(out)
 
 
-def _rlimits(resources: Resources) -> dict[str, Any]:
-    """The limits a game's bot sets on itself (its cgroup counts memory and processes)."""
-    cpu = resources.cpu_seconds
-    return {"cpu": [cpu, cpu + 1], "fsize": resources.file_mb * MIB, "nofile": resources.open_files, "core": 0}
-
-
-@functools.cache
-def _boot() -> str:
-    """The zygote's start: as pyhost's (tournaments.bots.protocol), then the zygote's loop."""
-    return f"import sys; sys.path += {sandbox.pyhost_paths()!r}; from tournaments.bots.zygote import main; main()"
-
-
 class Pool:
     """The warm sandboxes of this process, by bot (its staged files and content) and limits, and the
     thread that prepares each bot's next game and removes finished games' cgroups."""
@@ -354,8 +332,7 @@ class Pool:
         # The folder itself, not only its name: a sandbox binds the folder it was started with, and
         # one replaced by another (a ladder's cache unpacked again) is a new sandbox's.
         folder = os.stat(spec.cwd)
-        key = (spec.cwd, folder.st_dev, folder.st_ino, spec.files, spec.command, spec.kind, spec.content_hash,
-               resources.scratch_mb)
+        key = (spec.cwd, folder.st_dev, folder.st_ino, spec.files, spec.command, spec.kind, spec.content_hash)
         zygote = self.zygotes.get(key)
         if zygote is not None and not zygote.alive:
             self.zygotes.pop(key).close()
@@ -363,7 +340,7 @@ class Pool:
         if zygote is None:
             while len(self.zygotes) >= KEEP:
                 self.zygotes.popitem(last=False)[1].close()
-            zygote = self.zygotes[key] = Zygote(spec, resources, found)
+            zygote = self.zygotes[key] = Zygote(spec, found)
         self.zygotes.move_to_end(key)
         try:
             taken = zygote.take(resources, paused)

@@ -111,7 +111,8 @@ TimeBank = Annotated[float, seconds_option(
 CpuSeconds = Annotated[int, whole_option(
     "--cpu-seconds", "CPU-time limit of a bot's process, per game.", 1, MAX_CPU_SECONDS, "seconds")]
 MemoryMb = Annotated[int, whole_option(
-    "--memory-mb", "Memory limit of a bot's process (address space, MiB).", MIN_MEMORY_MB, MAX_MEMORY_MB, "MiB")]
+    "--memory-mb", "Memory limit of a bot, MiB: of all its processes, files and buffers together where cgroups "
+    "exist, else each process's address space.", MIN_MEMORY_MB, MAX_MEMORY_MB, "MiB")]
 MAX_PROCESSES = 65_536
 MaxProcesses = Annotated[int, whole_option(
     "--max-processes", "Processes and threads a bot may have at once, in its sandbox (not applied without one).",
@@ -140,8 +141,8 @@ Sandbox = Annotated[str, typer.Option(
 CLOCKS = ("cpu", "wall")
 check_clock = one_of(CLOCKS)
 Clock = Annotated[str | None, typer.Option(
-    "--clock", help="How a sandboxed bot's moves are timed: cpu (the CPU time of all its processes, with a "
-    "wall-clock cap of three times as long; the default where cgroups exist) or wall (the default without). "
+    "--clock", help="How a sandboxed bot's moves are timed: cpu (the CPU time of all its processes, or a third of "
+    "the wall-clock time when that is more; the default where cgroups exist) or wall (the default without). "
     "A resumed tournament keeps its own. See docs/bot-protocol.md.", show_default=False,
     callback=lambda value: value if value is None else check_clock(value))]
 Ponder = Annotated[bool | None, typer.Option(

@@ -32,7 +32,6 @@ from typing import Any
 from engines import registry
 from engines.base import CHANCE, SETUP, TERMINAL, EngineError, Event
 from engines.driver import Outcome, Played, chance_steps, forfeit_ranking, opening
-from ledger.canonical import CanonicalError
 from ledger.chain import PUBLIC
 from ledger.seeds import commitment as seed_commitment
 from replays import log as logfmt
@@ -144,7 +143,7 @@ def write(log: dict[str, Any], labels: dict[str, str] | None = None) -> str:
                               "draws every chance outcome from it; export it as JSON")
     try:
         moves, forfeit = _decisions(log)
-    except (EngineError, KeyError, TypeError, ValueError, CanonicalError) as error:
+    except Exception as error:  # a log from a file is untrusted: any refusal is one line, never a traceback
         raise logfmt.LogError(f"game {game}: its log does not fold ({type(error).__name__}: {error}): verify it "
                               "with `tourney replay verify`") from None
     text = "\n".join([*_tags(log, labels or {}, forfeit), "", *moves]) + "\n"

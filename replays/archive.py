@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import FinishedGame, GameExists, Ledger, SeatRow
 from replays import log as logfmt
 from replays import signing
 from replays.record import Recorded
-from replays.verify import verify_log
+from replays.verify import read_file, verify_log
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,35 @@ def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
     if public is not None:
         log["signature"] = signing.signature(public, game["signature"])
     return log
+
+
+def labels(ledger: Ledger, game_id: str) -> dict[str, str]:
+    """Where a stored game was played, for a text record's label tags: Event (its tournament's or ladder's name),
+    Date (the UTC day it was stored) and Key (its place in its tournament's schedule), each where known."""
+    game = ledger.game(game_id)
+    if game is None:
+        raise logfmt.LogError(f"no game {game_id} in {ledger.url}")
+    out = {"Date": str(game["created_at"])[:10]}
+    if game["tournament_id"] is not None:
+        out["Event"] = tournament_rows.get(ledger, str(game["tournament_id"]))["name"]
+    else:
+        ladder = ladder_rows.ladder_of_game(ledger, game_id)
+        if ladder is not None:
+            out["Event"] = ladder["name"]
+    if game["game_key"] is not None:
+        out["Key"] = game["game_key"]
+    return out
+
+
+def import_file(ledger: Ledger, path: str | Path, tournament: str | None = None) -> Imported:
+    """``import_log`` of a JSON log file or a text record (a record's failure named by its line)."""
+    log, rebuilt = read_file(path)
+    try:
+        return import_log(ledger, log, str(path), tournament or f"imported-{log.get('game')}")
+    except logfmt.LogError as error:
+        if rebuilt is None:
+            raise
+        raise rebuilt.located(error) from None
 
 
 def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournament: str | None = None) -> Imported:

@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +129,59 @@ def ended_data(engine: Engine, played: Played, seed: str, opening: str) -> dict[
     return data
 
 
+class Sealer:
+    """Seals one game's events into its hash chain step by step, as ``record`` does at once.
+
+    Step 0 is ``game_started``; each ``step`` call seals the events of the next step (salted
+    as chance or as a decision), and ``end`` seals the log's own ending. A text record is
+    rebuilt with it decision by decision (replays.text_record), so that the chain after each
+    of its lines can be compared as soon as the line is read. ``decision_salt(seq)`` gives a
+    decision's salts: from the game's secret salt key when playing, as written when rebuilding.
+    """
+
+    __slots__ = ("chain", "decision_salt", "number", "records", "salts")
+
+    def __init__(self, game_id: str, seed: str, decision_salt: Callable[[int], bytes] | None = None,
+                 salt_key: bytes | None = None) -> None:
+        self.salts = _Salts(seed, salt_key if salt_key is not None else new_salt_key())
+        self.decision_salt = decision_salt
+        self.chain = Chain(game_id)
+        self.records: list[Record] = []
+        self.number = 0  # the step the next call seals
+
+    def step(self, events: Sequence[Event], chance: bool, own: bool = False) -> None:
+        """Seal the events of the next step; ``own``: the log's own (game_started, the ending), a name an
+        engine's events may not take."""
+        number, chain, add = self.number, self.chain, self.records.append
+        salts, given = self.salts, self.decision_salt
+        for event in events:
+            if event.type in META_EVENTS and not own:
+                raise ValueError(f"an engine emitted {event.type!r}, a name the log keeps for itself")
+            if event.private is None:
+                salt = None
+            elif chance or given is None:
+                salt = salts(chain.seq, chance)
+            else:
+                salt = given(chain.seq)
+            add(chain.seal(event.type, event.data, event.private, event.audience, salt, number))
+        self.number = number + 1
+
+    def end(self, engine: Engine, played: Played, seed: str, ended_keys: frozenset[str] | None = None) -> None:
+        """Seal the ending: ``seat_forfeited`` after a forfeit (ALL-5), then ``game_ended``.
+
+        ``ended_keys`` keeps only those keys of game_ended's data (a log written before it named
+        its opening holds ranking, reason and seed alone).
+        """
+        outcome = played.outcome
+        if outcome.forfeit_seat is not None:
+            self.step([Event(SEAT_FORFEITED, {"reason": outcome.forfeit_reason, "seat": outcome.forfeit_seat})], True,
+                      own=True)
+        data = ended_data(engine, played, seed, self.records[0].hash)
+        if ended_keys is not None:
+            data = {key: value for key, value in data.items() if key in ended_keys}
+        self.step([Event(GAME_ENDED, data)], True, own=True)
+
+
 def record(
     engine: Engine,
     config: Config,
@@ -141,29 +194,14 @@ def record(
 ) -> Recorded:
     """Seal every event of ``played`` into a hash chain, meta events included."""
     game_id = game_id or new_game_id()
-    salts = _Salts(seed, salt_key if salt_key is not None else new_salt_key())
-    records: list[Record] = []
-    chain = Chain(game_id)
-
-    def add(event: Event, step: int, chance: bool) -> None:
-        salt = None if event.private is None else salts(chain.seq, chance)
-        records.append(chain.seal(event.type, event.data, event.private, event.audience, salt, step))
-
+    sealer = Sealer(game_id, seed, salt_key=salt_key)
     # Step 0 is game_started; the driver's steps follow, each numbered, then the end.
-    add(Event(GAME_STARTED, started_data(engine, config, seats, seed)), 0, True)
-    for number, step in enumerate(played.steps, start=1):
-        by_chance = step.actor < 0
-        for event in step.events:
-            if event.type in META_EVENTS:
-                raise ValueError(f"{engine.name} emitted {event.type!r}, a name the log keeps for itself")
-            add(event, number, by_chance)
+    sealer.step([Event(GAME_STARTED, started_data(engine, config, seats, seed))], True, own=True)
+    for step in played.steps:
+        sealer.step(step.events, step.actor < 0)
+    sealer.end(engine, played, seed)
     outcome = played.outcome
-    last = len(played.steps) + 1
-    if outcome.forfeit_seat is not None:
-        add(Event(SEAT_FORFEITED, {"reason": outcome.forfeit_reason, "seat": outcome.forfeit_seat}), last, True)
-        last += 1
-    add(Event(GAME_ENDED, ended_data(engine, played, seed, records[0].hash)), last, True)
     return Recorded(
         game_id, engine.name, engine.version, config.to_json(), tuple(seats), seed,
-        seed_commitment(seed), records, outcome.ranking, outcome.reason,
+        seed_commitment(seed), sealer.records, outcome.ranking, outcome.reason,
     )

@@ -34,6 +34,7 @@ from engines.driver import forfeit_ranking
 from ledger.canonical import CanonicalError, canonical
 from ledger.chain import PUBLIC, ChainError, commitment
 from replays import log as logfmt
+from replays import text_record
 from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED, chance_salt, seed_commitment
 from replays.signing import check_signature
 
@@ -472,16 +473,38 @@ class FileVerdict:
     seed: Any = None
 
 
+def read_file(path: str | Path) -> tuple[dict[str, Any], text_record.Rebuilt | None]:
+    """A log file, or a text record rebuilt into its full log with the record line behind each event (else None).
+
+    A file is a text record by its name (``.record``) or its first line (replays.text_record.is_record).
+    """
+    if text_record.is_record(path):
+        rebuilt = text_record.read(path)
+        return rebuilt.log, rebuilt
+    return logfmt.read(path), None
+
+
+def verify_read(log: dict[str, Any], rebuilt: text_record.Rebuilt | None, name: str = "log",
+                public_key: bytes | None = None) -> Report:
+    """``verify_log`` of what ``read_file`` read: a text record's failure named by its line, not by seq."""
+    try:
+        return verify_log(log, name, public_key)
+    except logfmt.LogError as error:
+        if rebuilt is None:
+            raise
+        raise rebuilt.located(error) from None
+
+
 def verify_file(name: str, path: str | Path, public_key: bytes | None = None) -> FileVerdict:
-    """Read and verify one log file (``name`` is how it is named in what is printed)."""
+    """Read and verify one log file or text record (``name`` is how it is named in what is printed)."""
     log: dict[str, Any] = {}
     known = False  # whether a manifest can find the log by its game id (even one that fails to verify)
     try:
-        log = logfmt.read(path)
-        hash(log["game_id"])  # KeyError, or TypeError for an id no manifest could list
-        known = True
         with collector_paused():
-            report = verify_log(log, name, public_key)
+            log, rebuilt = read_file(path)
+            hash(log["game_id"])  # KeyError, or TypeError for an id no manifest could list
+            known = True
+            report = verify_read(log, rebuilt, name, public_key)
     except (logfmt.LogError, KeyError, TypeError) as error:
         report, failure = None, str(error)
     else:

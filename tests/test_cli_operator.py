@@ -251,7 +251,8 @@ def test_verify_of_an_empty_folder_is_an_error(tmp_path):
     """An empty folder is one error line and exit 1, not "all passed"."""
     (tmp_path / "empty").mkdir()
     result = invoke("replay", "verify", str(tmp_path / "empty"))
-    assert result.exit_code == 1 and result.output == f"error: {tmp_path / 'empty'}: no .json logs in this folder\n"
+    assert result.exit_code == 1
+    assert result.output == f"error: {tmp_path / 'empty'}: no .json logs or .record text records in this folder\n"
 
 
 def test_verify_counts_withheld_decisions(cup, tmp_path):

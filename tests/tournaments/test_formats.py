@@ -37,8 +37,9 @@ from tournaments.play.schedule import ScheduleError
 class Entrants:
     """The little of a spec a format reads."""
 
-    def __init__(self, bots, players, games=1, seed="s"):
+    def __init__(self, bots, players, games=1, seed="s", deals=None):
         self.bot_names, self.players, self.games, self.seed = list(bots), players, games, seed
+        self.deals = deals
 
 
 def play_out(plan, strength: dict[str, float], rng: random.Random) -> tuple[dict, list[list]]:

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from tournaments.cli import db, keys, ladder, listing, match, public, replay, run, serve, users
+from tournaments.cli import db, deals, keys, ladder, listing, match, public, replay, run, serve, users
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
@@ -162,6 +162,7 @@ app.command("list")(listing.list_)
 app.command("games")(listing.games)
 app.command("match")(match.match)
 app.add_typer(db.app, name="db")
+app.add_typer(deals.app, name="deals")
 app.add_typer(replay.app, name="replay")
 app.add_typer(keys.app, name="keys")
 app.add_typer(ladder.app, name="ladder")

@@ -18,6 +18,7 @@ from tournaments.cli.options import (
     Clock,
     CpuSeconds,
     Db,
+    Deals,
     Executor,
     Jobs,
     LedgerKey,
@@ -37,7 +38,7 @@ from tournaments.cli.options import (
     require_database,
     writing,
 )
-from tournaments.cli.run import seed_line
+from tournaments.cli.run import book_line, seed_line
 from tournaments.play import defaults
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
 
@@ -81,7 +82,8 @@ def match(
                                              "beta=0.05 (normalised Elo; any subset, 'default' for all defaults; "
                                              "model=logistic for logistic Elo).")] = None,
     games: Annotated[int | None, games_option(f"Deals (pairs or blocks) to play; with --sprt the most to play "
-                                              f"(default {defaults.FIXED_DEALS}, with --sprt {defaults.SPRT_DEALS}).")]
+                                              f"(default {defaults.FIXED_DEALS}, with --sprt {defaults.SPRT_DEALS}; "
+                                              "with --deals, the book's).")]
     = None,
     field: Annotated[list[str] | None, typer.Option("--field", help="A bot for a seat beside the two (repeat "
                                                     "it); seats left are filled by the baseline.")] = None,
@@ -96,6 +98,7 @@ def match(
                                                             "or -<commitment> for a drawn seed).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted match (or show a finished one).")]
     = False,
+    deals: Deals = None,
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
@@ -117,8 +120,12 @@ def match(
     """Play CANDIDATE against BASELINE on paired deals (each deal from every seat rotation) and say which is better.
 
     Example: tourney match bots/heuristic_lemur_tails.py random_bot --game lemur-tails --sprt elo0=0 elo1=5
+    Example: tourney match new.py old.py --game lemur-tails --deals lemur-tails-50.deals
     """
+    from dataclasses import replace
+
     from engines import registry
+    from tournaments.play import deals as deal_books
     from tournaments.play import executors, preparation, runner
     from tournaments.play import match as matches
 
@@ -142,6 +149,10 @@ def match(
                          batch)
     namer = matches.namer(spec)
     known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, matches.MATCH)
+    # The book is read before any bot starts; a resume without --deals plays the one its match keeps.
+    book = deal_books.for_run(ledger, known if resume else None, deals, engine.name)
+    if book is not None:
+        spec = replace(spec, games=deal_books.deals_to_play(book, games, None), deals=book.seeds)
     errors = terminal.console(stderr=True)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     spec, prepared, notice = preparation.ready_spec(ledger, known, spec, sandbox, resume, resources, clock, ponder)
@@ -170,6 +181,8 @@ def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int 
                    + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already stored), "
                    f"{players_at.describe()}")
         typer.echo(seed_line(the_run.tournament))
+        if the_run.spec.deals is not None:
+            typer.echo(book_line(the_run.spec.deals))
     with players_at:
         _play(ledger, the_run, plan, workers, as_json, bot_logs, players_at, progress, every)
     if the_run.revealed is not None and not as_json:

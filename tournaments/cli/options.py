@@ -179,6 +179,18 @@ def games_option(help_: str) -> typer.models.OptionInfo:
     return whole_option("--games", help_, 1, MAX_GAMES, "games")
 
 
+def given_on_command_line(ctx: typer.Context, parameter: str) -> bool:
+    """Whether the command line (or its environment variable) gave ``parameter``, rather than its default."""
+    source = ctx.get_parameter_source(parameter)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+Deals = Annotated[Path | None, typer.Option(
+    "--deals", help="A deal book (`tourney deals new`): every table plays its deals, each from every seat rotation "
+    "(--games: the first N of them; default: all). A resumed tournament keeps its own. See docs/tournaments.md.",
+    show_default=False)]
+
+
 def jobs_for(jobs: int | None, games: int) -> int:
     """The workers to start: --jobs (default: the CPU count), never more than the games to play."""
     wanted = cpu_count() if jobs is None else jobs

@@ -1,4 +1,4 @@
-"""`tourney replay`: export, import, verify and show JSON game logs."""
+"""`tourney replay`: export, import, verify and show JSON game logs (and text records)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tournaments.cli.options import (
     RayAddress,
     check_jobs,
     cpu_count,
+    one_of,
     plural,
     reading,
     writing,
@@ -30,7 +31,8 @@ if TYPE_CHECKING:  # the library is imported by the commands, never for --help
     from replays import render
     from replays.verify import Pool
 
-app = typer.Typer(help="JSON game logs: export, import, verify, show, and HTML replays.", no_args_is_help=True)
+app = typer.Typer(help="JSON game logs and text records: export, import, verify, show, and HTML replays.",
+                  no_args_is_help=True)
 
 View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
@@ -41,17 +43,20 @@ VerifyJobs = Annotated[int | None, typer.Option(
     callback=lambda value: None if value is None else check_jobs(value), show_default=False)]
 
 
-def log_files(paths: list[Path]) -> list[Path]:
-    """The .json files named, directories expanded (sorted); LogError for a missing path or for
-    nothing to read at all (an empty folder is a mistake, not a success)."""
+def log_files(paths: list[Path], records: bool = False) -> list[Path]:
+    """The .json files named (with ``records``, .record text records too), directories expanded (sorted);
+    LogError for a missing path or for nothing to read at all (an empty folder is a mistake, not a success)."""
     from replays import log as logfmt
+    from replays.text_record import SUFFIX
 
+    suffixes = (".json", SUFFIX) if records else (".json",)
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix == ".json")
+            found = sorted(p for p in path.iterdir() if p.suffix in suffixes)
             if not found:
-                raise logfmt.LogError(f"{path}: no .json logs in this folder")
+                what = f"no .json logs or {SUFFIX} text records" if records else "no .json logs"
+                raise logfmt.LogError(f"{path}: {what} in this folder")
             out.extend(found)
         elif path.exists():
             out.append(path)
@@ -102,6 +107,9 @@ def out_folder(out: Path) -> Path:
     return out
 
 
+EXPORT_FORMATS = ("json", "text")
+
+
 @app.command("export")
 def export_(
     out: Annotated[Path, typer.Option("--out", help="Directory to write <game id>.json files into.")],
@@ -111,19 +119,28 @@ def export_(
     view: View = "full",
     sign: Annotated[Path | None, typer.Option("--sign", help="Ed25519 private key file: sign each log's head.")]
     = None,
+    form: Annotated[str, typer.Option(
+        "--format", help="json (the JSON log) or text (the text record, <game id>.record: tags and a line per "
+        "decision, full view only; see docs/replays.md).", callback=one_of(EXPORT_FORMATS))] = "json",
     db: Db = None,
 ) -> None:
-    """Export stored games as self-contained JSON logs, one file per game (reads the database only).
+    """Export stored games as self-contained JSON logs (or text records), one file per game (reads the database only).
 
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
+    Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out records/ --format text
     """
     from ledger import ladders as ladder_rows
     from ledger import tournaments as tournament_rows
-    from replays import archive, signing
+    from replays import archive, signing, text_record
     from replays import log as logfmt
     from tournaments.cli.ladder import ladder_named
     from tournaments.play import manifest
 
+    text = form == "text"
+    if text and view != "full":
+        raise typer.BadParameter(f"--format text writes the full view only (a text record has every seat's "
+                                 f"decisions, hidden ones too), not {view}: give --format json for a redacted log",
+                                 param_hint="'--view'")
     ledger = reading(db)
     ladder = ladder_named(ledger, ladder) if ladder is not None else None
     key = signing.load_private(sign) if sign is not None else None
@@ -140,30 +157,36 @@ def export_(
         log = logfmt.redact(archive.export(ledger, full_id), view)
         if key is not None:
             log = signing.sign(log, key)
-        (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
+        if text:
+            record = text_record.write(log, archive.labels(ledger, full_id))
+            (out / f"{full_id}{text_record.SUFFIX}").write_text(record, encoding="utf-8")
+        else:
+            (out / f"{full_id}.json").write_bytes(logfmt.dumps(log))
     if whole is not None and key is not None:
         whole = manifest.signed(whole, key)  # the set of games vouched for by the key the logs are signed with
     written = f" and {manifest.write(out, whole).name}" if whole is not None else ""
-    typer.echo(f"wrote {plural(len(games), f'{view} log')}{written} to {out}" +
-               (" (signed)" if key is not None else ""))
+    what = "text record" if text else f"{view} log"
+    typer.echo(f"wrote {plural(len(games), what)}{written} to {out}" + (" (signed)" if key is not None else ""))
 
 
 @app.command("import")
 def import_(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories of .json logs.")],
+    paths: Annotated[list[Path], typer.Argument(help="Log files or text records, or directories of .json logs and "
+                                                     ".record text records.")],
     tournament: Annotated[str | None, typer.Option(
         "--tournament", help="Record the games as this tournament's (made if new; default: imported-<game>).",
         show_default=False)] = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
-    """Verify JSON logs and store them in the ledger (the same log twice stores one game).
+    """Verify JSON logs (or text records) and store them in the ledger (the same game twice stores one game).
 
     Every file is tried; each one that fails is reported and stores nothing, and the command
     then exits 1. The games are recorded as members of a tournament (--tournament, or
     imported-<game>), so `tourney standings` works on imported games.
 
     Example: tourney replay import logs/ --db league.db
+    Example: tourney replay import records/3f2a.record --db league.db
     """
     from ledger import checkpoints
     from ledger import tournaments as tournament_rows
@@ -171,7 +194,7 @@ def import_(
     from replays import archive
     from replays import log as logfmt
 
-    files = log_files(paths)
+    files = log_files(paths, records=True)
     ledger = writing(db, ledger_key)
     if not isinstance(ledger, NewDatabase):  # a new database (and its key) is made with its first game
         ledger.signing_key()  # each game is signed as it is stored: a key that is not the ledger's fails now
@@ -179,8 +202,7 @@ def import_(
     imported: set[str] = set()
     for path in files:
         try:
-            log = logfmt.read(path)
-            result = archive.import_log(ledger, log, str(path), tournament or f"imported-{log.get('game')}")
+            result = archive.import_file(ledger, path, tournament)
         except (logfmt.LogError, LedgerError) as error:
             failed += 1
             typer.echo(f"FAIL {error}" if str(error).startswith(str(path)) else f"FAIL {path}: {error}", err=True)
@@ -199,7 +221,8 @@ def import_(
 @app.command("verify")
 def verify(
     ctx: typer.Context,
-    paths: Annotated[list[Path] | None, typer.Argument(help="Log files or directories of .json logs.")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(help="Log files or text records, or directories of .json "
+                                                            "logs and .record text records.")] = None,
     key: Annotated[Path | None, typer.Option("--key", help="Ed25519 public key file every log must be signed by.")]
     = None,
     tournament: TournamentRef = None,
@@ -211,7 +234,7 @@ def verify(
     executor: Executor = defaults.LOCAL,
     ray_address: RayAddress = None,
 ) -> None:
-    """Re-derive every game of the logs and check it: chain, seed, chance, moves, result, signature.
+    """Re-derive every game of the logs (or text records) and check it: chain, seed, chance, moves, result, signature.
 
     With --db: every game stored there (or of --tournament, or --ladder), whatever its status,
     and every derived row against the events, the signatures, checkpoints, schedules and seeds.
@@ -246,7 +269,7 @@ def verify(
     manifests = manifest_files(paths)
     seen: dict[Path, dict[str, dict]] = {}
     # A manifest named alone is checked with the logs of its folder, which are verified too.
-    files = log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths)))
+    files = log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths)), records=True)
     verdicts = verified_files([(str(path), str(path.resolve())) for path in files], trusted, ctx.with_resource(pool))
     for path, verdict in zip(files, verdicts, strict=True):
         name = verdict.name

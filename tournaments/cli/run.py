@@ -21,6 +21,7 @@ from tournaments.cli.options import (
     Clock,
     CpuSeconds,
     Db,
+    Deals,
     Executor,
     Jobs,
     LedgerKey,
@@ -35,6 +36,7 @@ from tournaments.cli.options import (
     Sandbox,
     TimeBank,
     games_option,
+    given_on_command_line,
     jobs_for,
     plural,
     reading,
@@ -51,6 +53,7 @@ DEFAULTS = Resources()
 
 
 def run(
+    ctx: typer.Context,
     folder: Annotated[Path, typer.Argument(help="Folder of bots (Python files, executables, *.bot.json manifests).")],
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
     players: Players = None,
@@ -72,6 +75,7 @@ def run(
     candidate: Annotated[str | None, typer.Option("--candidate", help="The gauntlet's candidate bot (by name).")]
     = None,
     rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: ceil(log_k(bots))).")] = None,
+    deals: Deals = None,
     sandbox: Sandbox = "auto",
     clock: Clock = None,
     ponder: Ponder = None,
@@ -90,10 +94,12 @@ def run(
 
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
+    Example: tourney run bots/ --game lemur-tails --deals lemur-tails-50.deals
     """
     from engines import registry
     from ledger import tournaments as tournament_rows
     from tournaments.bots import sandbox as bot_sandbox
+    from tournaments.play import deals as deal_books
     from tournaments.play import executors, preparation, runner, standings
 
     engine = registry.get(game)
@@ -115,6 +121,9 @@ def run(
     form_name = None if form == formats.ROUND_ROBIN else form
     namer = runner.default_namer(folder, engine.name, form_name)
     known = runner.known_name(ledger, name, seed, resume, namer, engine.name, form_name)
+    # The book is read before any bot starts; a resume without --deals plays the one its tournament keeps.
+    book = deal_books.for_run(ledger, known if resume else None, deals, engine.name)
+    games = deal_books.deals_to_play(book, games if given_on_command_line(ctx, "games") else None, games)
     confinement, notice = preparation.confinement_for(ledger, known, sandbox, resume, resources, clock, ponder)
     if notice:
         errors.print(notice, soft_wrap=True)
@@ -127,7 +136,7 @@ def run(
                   else None)
         spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen,
                            sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
-                           ponder=confinement.ponder)
+                           ponder=confinement.ponder, deals=None if book is None else book.seeds)
         the_run = runner.open_run(ledger, name, spec, resume, namer)
         tournament_name = the_run.name
         workers = jobs_for(jobs, the_run.total - the_run.done)
@@ -138,6 +147,8 @@ def run(
                           f"{plural(the_run.total, 'game')} ({done_before} already stored), {players_at.describe()}, "
                           f"{bot_sandbox.describe(confinement)}", soft_wrap=True)
             console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
+            if the_run.spec.deals is not None:
+                console.print(Text(book_line(the_run.spec.deals)), soft_wrap=True)
         display = report.Display(console, report.mode_for(progress, console, as_json), report_every, the_run.total,
                                  done_before, lambda: running_standings(the_run, console))
         try:
@@ -160,6 +171,11 @@ def seed_line(row: dict) -> str:
     from tournaments.play import standings
 
     return seed_line_of(standings.seed_of(row))
+
+
+def book_line(seeds: tuple[str, ...]) -> str:
+    """What a run plays from a deal book (docs/tournaments.md, "Deal books")."""
+    return f"deal book: {plural(len(seeds), 'deal')} (the first {seeds[0][:12]}…), each from every seat rotation"
 
 
 def seed_line_of(seed: dict) -> str:

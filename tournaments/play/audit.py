@@ -8,7 +8,9 @@ Each game is verified on its own by replays.audit; this checks what no single ga
   schedule's, its seats hold the bots (names and content hashes) the schedule seats there;
 * the seed: a revealed (or chosen) seed matches its commitment and the spec, and every game
   was dealt from the deal seed its key derives from it (so the organiser could not pick
-  deals after seeing them); a drawn seed not revealed yet is reported, not failed.
+  deals after seeing them), or, for a tournament played from a deal book, from the book's
+  seed its key names (the book is in the spec); a drawn seed not revealed yet is reported,
+  not failed.
 """
 
 from __future__ import annotations
@@ -114,8 +116,9 @@ def tournament(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Ver
             verdict.fail(fact.game_id, f"its seats hold {', '.join(seated)}; its key {fact.key} seats "
                                        f"{', '.join(scheduled.bots)} (with the content hashes of the spec)")
         elif fact.seed != scheduled.seed:
-            verdict.fail(fact.game_id, f"it was not dealt from the seed its key {fact.key} derives from the "
-                                       "tournament's seed")
+            source = "names in the tournament's deal book" if spec.get("deals") is not None else \
+                "derives from the tournament's seed"
+            verdict.fail(fact.game_id, f"it was not dealt from the seed its key {fact.key} {source}")
     if over and committed_secret(row) and tournament_rows.revealed(row) is None and not verdict.problems:
         verdict.notes.append("every game is stored but the drawn seed is not revealed yet: "
                              "`tourney run ... --resume` reveals it")
@@ -130,13 +133,15 @@ class _Entrants:
     games: int
     seed: str
     bot_names: list[str]
+    deals: list[str] | None = None
 
 
 def plan_of(spec: dict[str, Any], seed: str):
     """The plan a stored spec makes with ``seed``: its format's (a round robin's when it names none)."""
     described = spec.get("format")
     form = Match.of_json(described) if described and described.get("name") == MATCH else formats.of_json(described)
-    return form.plan(_Entrants(int(spec["players"]), int(spec["games"]), seed, [b["name"] for b in spec["bots"]]))
+    return form.plan(_Entrants(int(spec["players"]), int(spec["games"]), seed, [b["name"] for b in spec["bots"]],
+                               spec.get("deals")))
 
 
 def walk(spec: dict[str, Any], seed: str, results: dict[str, list[tuple[str, int]]]

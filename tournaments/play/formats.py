@@ -49,6 +49,8 @@ class Entrants(Protocol):
     players: int
     games: int
     seed: str
+    deals: Sequence[str] | None
+    """A deal book's seeds (deal d of every table is the d-th), or None: deals from the seed."""
 
     @property
     def bot_names(self) -> list[str]: ...
@@ -87,7 +89,7 @@ class RoundRobin:
         return None
 
     def plan(self, spec: Entrants) -> Plan:
-        return _OneStage(schedule(spec.bot_names, spec.players, spec.games, spec.seed))
+        return _OneStage(schedule(spec.bot_names, spec.players, spec.games, spec.seed, spec.deals))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +110,7 @@ class Gauntlet:
         others = sorted(n for n in names if n != self.candidate)
         games: list[Scheduled] = []
         for table, rest in enumerate(combinations(others, spec.players - 1)):
-            games += table_games(table, (self.candidate, *rest), range(spec.games), spec.seed)
+            games += table_games(table, (self.candidate, *rest), range(spec.games), spec.seed, book=spec.deals)
         return _OneStage(games)
 
 
@@ -126,7 +128,8 @@ class Swiss:
         names = _checked(spec)
         if self.rounds < 1:
             raise ScheduleError(f"--rounds must be at least 1, not {self.rounds}")
-        return SwissPlan(tuple(sorted(names)), spec.players, spec.games, spec.seed, self.rounds)
+        return SwissPlan(tuple(sorted(names)), spec.players, spec.games, spec.seed, self.rounds,
+                         None if spec.deals is None else tuple(spec.deals))
 
 
 def _checked(spec: Entrants) -> list[str]:
@@ -183,6 +186,8 @@ class SwissPlan:
     games: int
     seed: str
     rounds: int
+    book: tuple[str, ...] | None = None
+    """A deal book: every round's tables play its deals (else each round's own, from the seed)."""
 
     @property
     def total(self) -> int:
@@ -211,7 +216,7 @@ class SwissPlan:
         games: list[Scheduled] = []
         for index, members in enumerate(tables):
             games += table_games(index, members, range(self.games), self.seed, prefix=f"s{number}-",
-                                 deal_group=f"s{number}")
+                                 deal_group=f"s{number}", book=self.book)
         return Round(number, tables, byes, games)
 
 

@@ -7,6 +7,7 @@ that the deals came from a seed fixed before play. ``replay export --tournament`
     {"format": "tourney-manifest", "format_version": 1, "kind": "tournament" or "ladder",
      "name", "game",
      "seed": {"origin", "commitment", "seed"}                     (a tournament's; seed null while secret)
+     "deals": [seed, ...]                                         (a tournament played from a deal book)
      "sessions": [{"id", "origin", "commitment", "seed"}, ...]     (a ladder's `ladder play` sessions)
      "games": [{"game_id", "key", "head"}, ...]                    (finished games, in checkpoint order)
      "playing": [game id, ...]                                     (games not over when exported)
@@ -17,7 +18,8 @@ the checkpoint's signature (against ``--key`` if given; an export ``--sign``ed w
 own has the checkpoint signed by that key, ``signed``) over its root, the root recomputed
 from the listed games (ledger.checkpoints), every listed game's log present with that head
 and no other log, a revealed seed against its commitment, and every game's seed derived from
-it and the game's key (tournaments.play.schedule.deal_seed).
+it and the game's key (tournaments.play.schedule.deal_seed), or for a tournament played from a
+deal book, the book's seed of the game's deal.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import orjson
 from ledger import checkpoints, closing, keys, seeds
 from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
+from ledger.canonical import loads
 from ledger.store import Ledger
 from replays import log as logfmt
 from tournaments.play.schedule import deal_seed
@@ -40,6 +43,8 @@ FORMAT_VERSION = 1
 SUFFIX = ".manifest"
 TOURNAMENT_KEY = re.compile(r"t(\d+)-d(\d+)-r(\d+)")
 SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
+BOOK_KEY = re.compile(r"(?:s\d+-)?t\d+-d(\d+)-r\d+")
+"""A tournament's key (a Swiss round's too), for its deal: a deal book's games are dealt from the book by deal."""
 
 
 def _seed_json(committed: seeds.Committed | None, seed: str | None) -> dict[str, Any]:
@@ -65,6 +70,9 @@ def build(ledger: Ledger, scope: checkpoints.Scope, game: str) -> dict[str, Any]
     if scope.kind == checkpoints.TOURNAMENT:
         row = tournament_rows.get(ledger, str(scope.id))
         out["seed"] = _seed_json(tournament_rows.committed(row), tournament_rows.revealed(row))
+        book = loads(row["spec"]).get("deals") if row.get("spec") else None
+        if book is not None:  # played from a deal book: each game's seed is the book's its key names
+            out["deals"] = book
     else:
         out["sessions"] = [{"id": s["id"], **_seed_json(seeds.Committed(s["origin"], s["commitment"]), s["seed"])}
                            for s in ladder_rows.sessions(ledger, scope.id)]
@@ -166,6 +174,8 @@ def _seeds(manifest: dict[str, Any], logs: dict[str, dict[str, Any]]) -> list[st
     problems: list[str] = []
     if manifest["kind"] == checkpoints.TOURNAMENT:
         known = {None: _revealed(problems, "the tournament's seed", manifest["seed"])}
+        if manifest.get("deals") is not None:
+            return problems + _book_seeds(manifest, logs)
         pattern = TOURNAMENT_KEY
     else:
         known = {s["id"]: _revealed(problems, f"session {s['id']}'s seed", s) for s in manifest["sessions"]}
@@ -181,6 +191,22 @@ def _seeds(manifest: dict[str, Any], logs: dict[str, dict[str, Any]]) -> list[st
         if seed is not None and log.get("seed") != deal_seed(seed, table, int(match[2])):
             problems.append(f"game {entry['game_id']}: its seed is not the one its key {entry['key']} derives from "
                             "the revealed seed")
+    return problems
+
+
+def _book_seeds(manifest: dict[str, Any], logs: dict[str, dict[str, Any]]) -> list[str]:
+    """Each game of a tournament played from a deal book against the book's seed its key's deal names."""
+    problems = []
+    book = manifest["deals"]
+    for entry in manifest["games"]:
+        match = BOOK_KEY.fullmatch(entry["key"] or "")
+        log = logs.get(entry["game_id"])
+        if match is None or log is None:
+            continue
+        deal = int(match[1])
+        if deal >= len(book) or log.get("seed") != book[deal]:
+            problems.append(f"game {entry['game_id']}: its seed is not the deal book's seed its key {entry['key']} "
+                            "names")
     return problems
 
 

@@ -74,7 +74,7 @@ class Match:
                                 f"not {', '.join(spec.bot_names)}")
         if spec.games < 1 or self.batch < 1:
             raise ScheduleError("a match plays at least one deal, in batches of at least one")
-        return MatchPlan(self, spec.games, spec.seed)
+        return MatchPlan(self, spec.games, spec.seed, spec.deals)
 
 
 def seat_names(candidate: BotSpec, baseline: BotSpec, field: Sequence[BotSpec], players: int) -> tuple[
@@ -124,10 +124,12 @@ class Status:
 class MatchPlan:
     """Batches of deals, the SPRT deciding after each; caches what stored results already settled."""
 
-    def __init__(self, match: Match, games: int, seed: str) -> None:
+    def __init__(self, match: Match, games: int, seed: str, book: Sequence[str] | None = None) -> None:
         self.match = match
         self.games = games
         self.seed = seed
+        self.book = book
+        """A deal book: deal d is its d-th seed (else deal d of table 0, from the seed)."""
         self.players = len(match.seats)
         self._settled = 0  # batches known complete and undecided
         self._blocks: list[Fraction] = []
@@ -145,7 +147,7 @@ class MatchPlan:
     def batch_games(self, batch: int) -> list[Scheduled]:
         first = batch * self.match.batch
         deals = range(first, min(first + self.match.batch, self.games))
-        return table_games(0, self.match.seats, deals, self.seed)
+        return table_games(0, self.match.seats, deals, self.seed, book=self.book)
 
     def batches(self) -> int:
         return -(-self.games // self.match.batch)
@@ -238,7 +240,7 @@ def statistics(plan: MatchPlan, stored: Stored) -> Statistics:
     match = plan.match
     counted = status.deals * plan.players
     wins = draws = losses = 0
-    for game in table_games(0, match.seats, range(status.deals), plan.seed):
+    for game in table_games(0, match.seats, range(status.deals), plan.seed, book=plan.book):
         ranks = dict(stored[game.key])
         for baseline in match.baselines:
             mine, theirs = ranks[match.candidate], ranks[baseline]
@@ -355,7 +357,7 @@ def of_tournament(ledger: Ledger, ref: str) -> tuple[dict[str, Any], Statistics]
         raise TournamentError(f"tournament {row['name']!r} is not a match (see `tourney standings`)")
     match = Match.of_json(described)
     # The statistics pair games by key, which the seed does not change: a secret seed's match reads as well.
-    plan = MatchPlan(match, int(spec["games"]), spec["seed"] or "")
+    plan = MatchPlan(match, int(spec["games"]), spec["seed"] or "", spec.get("deals"))
     return row, statistics(plan, results.by_key(ledger, row["id"]))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +91,8 @@ class Spec:
     """Whether bots run between their turns (recorded; False: frozen, which needs cgroups)."""
     drawn: bool = False
     """The seed was drawn, not chosen: the stored spec keeps only its commitment (tournaments.play.seeding)."""
+    deals: tuple[str, ...] | None = None
+    """A deal book's seeds (tournaments.play.deals): deal d of every table is the d-th; None: deals from the seed."""
 
     @property
     def confinement(self) -> Confinement:
@@ -120,6 +122,8 @@ class Spec:
         described = self.format.to_json() if self.format is not None else None
         if described is not None:
             out["format"] = described
+        if self.deals is not None:  # likewise only with a deal book: the book belongs to the tournament
+            out["deals"] = list(self.deals)
         return out
 
 
@@ -330,6 +334,9 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         spec = seeding.for_resume(existing, spec, key)
     except seeding.SeedMismatch as error:
         raise TournamentError(str(error)) from None
+    kept = loads(existing["spec"]).get("deals")
+    if spec.deals is None and kept is not None:  # a resume without --deals plays the book the tournament keeps
+        spec = replace(spec, deals=tuple(kept))
     plan = _plan(spec)
     # Swiss draws and a match's stopping rule read these: results from the hashed events, never bare rows.
     run = Run(existing, spec, plan, stored_results(ledger, existing["id"]))
@@ -344,6 +351,8 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
     stored.setdefault("resources", wanted["resources"])
     stored.setdefault("clock", WALL)  # before cgroups: every move timed by the wall clock, bots never frozen
     stored.setdefault("ponder", True)
+    if stored.get("deals") != wanted.get("deals"):
+        raise TournamentError(book_changed(name, stored.get("deals"), wanted.get("deals")))
     if stored != wanted:
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"
@@ -351,6 +360,18 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
         raise TournamentError(f"cannot resume {name!r}: its {differ} differ from this command's{hint}")
     return run
+
+
+def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -> str:
+    """Why a resume with another deal book (or none where one was kept, or one where none was) is refused."""
+    def told(book: list[str]) -> str:
+        return f"{len(book)} deals, the first {book[0][:12]}…" if book else "no deals"
+
+    if stored is None or given is None:
+        return (f"cannot resume {name!r} with --deals: it was started without a deal book (its deals come from its "
+                "seed); resume it without --deals")
+    return (f"cannot resume {name!r} with this deal book ({told(given)}): it plays the one it was started with "
+            f"({told(stored)}); resume it without --deals and it keeps its own")
 
 
 SPEC_OPTIONS = {

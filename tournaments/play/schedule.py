@@ -11,7 +11,7 @@ which worker played it or when it finished.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -57,30 +57,35 @@ def seat_count(requested: int | None, default: int, minimum: int, maximum: int, 
     return min(k, bots)
 
 
-def schedule(bots: list[str], players: int, games: int, tournament_seed: str) -> list[Scheduled]:
-    """Every game of the round robin, in a stable order."""
+def schedule(bots: list[str], players: int, games: int, tournament_seed: str,
+             book: Sequence[str] | None = None) -> list[Scheduled]:
+    """Every game of the round robin, in a stable order (``book``: a deal book's seeds, see ``table_games``)."""
     if games < 1:
         raise ScheduleError(f"--games must be at least 1, not {games}")
     if len(set(bots)) != len(bots):
         raise ScheduleError("two bots share a name; rename one")
     out = []
     for table, members in enumerate(combinations(sorted(bots), players)):
-        out += table_games(table, members, range(games), tournament_seed)
+        out += table_games(table, members, range(games), tournament_seed, book=book)
     return out
 
 
 def table_games(table: int, members: tuple[str, ...], deals: Iterable[int], tournament_seed: str, *,
-                prefix: str = "", deal_group: str | int | None = None) -> list[Scheduled]:
+                prefix: str = "", deal_group: str | int | None = None,
+                book: Sequence[str] | None = None) -> list[Scheduled]:
     """Each of ``deals`` played by one table once from every cyclic rotation of its seats.
 
     Keys are ``<prefix>t<table>-d<deal>-r<rotation>``; a deal's seed is that of (``deal_group``,
     deal), the table's own number unless another group is named (a Swiss round's tables share
-    their deals).
+    their deals). With a deal ``book`` (tournaments.play.deals), deal d is the book's d-th seed,
+    at every table, whatever the group: every pairing plays the book's deals.
     """
     out = []
     group = table if deal_group is None else deal_group
     for deal in deals:
-        seed = deal_seed(tournament_seed, group, deal)
+        if book is not None and not 0 <= deal < len(book):
+            raise ScheduleError(f"the deal book holds {len(book)} deals: there is no deal {deal + 1} to play")
+        seed = book[deal] if book is not None else deal_seed(tournament_seed, group, deal)
         for rotation in range(len(members)):
             seated = members[rotation:] + members[:rotation]
             out.append(Scheduled(f"{prefix}t{table}-d{deal}-r{rotation}", table, deal, rotation, seated, seed))

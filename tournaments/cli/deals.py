@@ -1,0 +1,41 @@
+"""`tourney deals`: deal books, files of deal seeds that every pairing plays (`run --deals`, `match --deals`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tournaments.cli.options import MAX_GAMES, check_whole, plural
+
+app = typer.Typer(help="Deal books: files of deal seeds every pairing plays, from every seat rotation (tourney run "
+                       "--deals, tourney match --deals).", no_args_is_help=True)
+
+
+@app.command("new")
+def new(
+    count: Annotated[int, typer.Argument(help="How many deals.", metavar="COUNT",
+                                         callback=lambda value: check_whole(value, 1, MAX_GAMES, "deals"))],
+    game: Annotated[str, typer.Option("--game", help="Game the deals are for: tails-on-fire, nine-tails or "
+                                                     "lemur-tails.")],
+    out: Annotated[Path | None, typer.Option("--out", help="The file to write (default: <game>-<N>.deals here); "
+                                                           "never overwritten.", show_default=False)] = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Derive the deals from this seed (the same book every "
+                                                            "time; default: drawn at random).", show_default=False)]
+    = None,
+) -> None:
+    """Write a deal book of COUNT deal seeds for a game; `tourney run --deals FILE` plays each at every table.
+
+    Example: tourney deals new 50 --game lemur-tails
+    Example: tourney deals new 20 --game tails-on-fire --seed 7 --out spring.deals
+    """
+    from engines import registry
+    from tournaments.play import deals
+
+    engine = registry.get(game)
+    book = deals.new(count, engine.name, seed)
+    path = out if out is not None else deals.default_path(book)
+    deals.write(book, path)
+    typer.echo(f"wrote {plural(count, 'deal')} of {engine.name} to {path}")
+

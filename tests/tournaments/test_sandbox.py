@@ -779,4 +779,6 @@ def test_the_cpu_clock_of_a_first_move_starts_when_the_bot_is_first_thawed(tmp_p
     first move."""
     assert_every_game_forfeited_by(
         tmp_path, "slow_starter", SLOW_STARTER,
-        r"bot failure: timed out: used \d\.\d\d s of CPU without answering, with 0\.80 s allowed")
+        r"bot failure: timed out: (used \d\.\d\d s of CPU without answering, with 0\.80 s allowed|took 1\.\d\d s by "
+        r"the CPU clock \(its CPU time, or 1/3 of its wall-clock time when more\) with move time 0\.3 s and the time "
+        r"bank spent)")

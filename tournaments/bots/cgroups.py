@@ -205,7 +205,7 @@ class Box:
         self.memory_mb = memory_mb
         name = f"{PREFIX}{os.getpid()}-{_start_time(os.getpid())}-{next(_counter)}"
         self.folders = tuple(parent / name for parent in (inside.folders if inside else found.parents))
-        self._fds: dict[str, int] = {}
+        self._fds: dict[tuple[str, str, int], int] = {}
         made = []
         try:
             for folder in self.folders:
@@ -261,18 +261,21 @@ class Box:
             with open(procs, "w") as file:
                 file.write(text)
 
-    def _read(self, path: Path) -> bytes:
-        """A control file's contents, through a descriptor kept open (this is read at every move)."""
-        fd = self._fds.get(str(path))
+    def _read(self, controller: str, name: str) -> bytes:
+        """A control file's contents, through a descriptor kept open (this is read at every move: the
+        descriptor is found by its names, without making its path again)."""
+        fd = self._fds.get((controller, name, os.O_RDONLY))
         if fd is None:
-            fd = self._fds[str(path)] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = self._fds[controller, name, os.O_RDONLY] = os.open(self._file(controller, name),
+                                                                    os.O_RDONLY | os.O_CLOEXEC)
         return os.pread(fd, 4096, 0)
 
-    def _write(self, path: Path, value: bytes) -> None:
-        key = f"w:{path}"
-        fd = self._fds.get(key)
+    def _write(self, controller: str, name: str, value: bytes) -> None:
+        """Write a control file through a descriptor kept open (this is written twice a move)."""
+        fd = self._fds.get((controller, name, os.O_WRONLY))
         if fd is None:
-            fd = self._fds[key] = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            fd = self._fds[controller, name, os.O_WRONLY] = os.open(self._file(controller, name),
+                                                                    os.O_WRONLY | os.O_CLOEXEC)
         os.pwrite(fd, value, 0)
 
     def _close(self) -> None:
@@ -284,12 +287,12 @@ class Box:
     def cpu_seconds(self) -> float:
         """CPU time used so far by every task that was ever in the group (user and system)."""
         if self.hierarchy.version == 2:
-            for line in self._read(self._file("cpu", "cpu.stat")).decode().splitlines():
+            for line in self._read("cpu", "cpu.stat").decode().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "usage_usec":
                     return int(value) / 1e6
             return 0.0
-        return int(self._read(self._file("cpuacct", "cpuacct.usage"))) / 1e9
+        return int(self._read("cpuacct", "cpuacct.usage")) / 1e9
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a task of the group for going over its memory limit."""
@@ -333,10 +336,10 @@ class Box:
 
     def _order_frozen(self, frozen: bool) -> None:
         if self.hierarchy.version == 2:
-            self._write(self._file("", "cgroup.freeze"), b"1" if frozen else b"0")
+            self._write("", "cgroup.freeze", b"1" if frozen else b"0")
         else:
             _keep_freezer_warm(self.hierarchy)
-            self._write(self._file("freezer", "freezer.state"), b"FROZEN" if frozen else b"THAWED")
+            self._write("freezer", "freezer.state", b"FROZEN" if frozen else b"THAWED")
 
     def _set_frozen(self, frozen: bool) -> None:
         if self.hierarchy.version == 2:
@@ -479,4 +482,4 @@ def _keep_freezer_warm(found: Hierarchy) -> None:
         return
     keeper = _keepers[found] = Box(found, None, None)
     with contextlib.suppress(OSError):
-        keeper._write(keeper._file("freezer", "freezer.state"), b"FROZEN")
+        keeper._write("freezer", "freezer.state", b"FROZEN")

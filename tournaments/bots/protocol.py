@@ -216,8 +216,10 @@ class ProgramProcess:
         BotFailure naming what went wrong."""
         clock = seconds if isinstance(seconds, MoveClock) else MoveClock(seconds)
         received = 0
+        waited = False  # the clock was just read: the first look at it would find nothing late
         while b"\n" not in self.buffer:
-            late = clock.late()
+            late = clock.late() if waited else None
+            waited = True
             if late is not None:
                 raise BotFailure(f"timed out: {late}{self._unfinished()}")
             ready, _, _ = select.select([self.stdout, self.stderr], [], [], clock.wait())

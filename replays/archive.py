@@ -7,7 +7,7 @@ from typing import Any
 
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
-from ledger.store import FinishedGame, GameExists, Ledger, SeatRow
+from ledger.store import DamagedGame, FinishedGame, GameExists, Ledger, SeatRow
 from replays import log as logfmt
 from replays import signing
 from replays.record import Recorded
@@ -29,7 +29,10 @@ def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
         if game is None:
             raise logfmt.LogError(f"no game {game_id} in {ledger.url}")
         seats = ledger.seats(game_id, connection)
-        records = ledger.records(game_id, connection)
+        try:
+            records = ledger.records(game_id, connection)
+        except DamagedGame as error:  # a sealed block that does not open: what verify reports, as a broken chain is
+            raise logfmt.LogError(str(error)) from None
         public = ledger.public_key(connection) if game["signature"] else None
     header = [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"]} for s in seats]
     if not header and records:  # a game still playing has no seat rows yet: its hashed game_started names them

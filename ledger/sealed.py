@@ -10,8 +10,9 @@ A block keeps only what cannot be derived, and reading it rebuilds every event b
   bytes inside its hashed body, its private part;
 * dropped and rebuilt on read: the seq (its place), the body's frame (audience, commitment, game,
   seq, step, type around the data), the commitment (SHA-256 of salt and private part), the salt of a
-  chance event (HMAC of the seed, ledger.chain.chance_salt) and every hash (the chain recomputed
-  from seq 0).
+  chance event (HMAC of the seed, ledger.chain.chance_salt), the salt of a decision (HMAC of the game's
+  salt key, which the block then keeps: ledger.chain.decision_salt) and every hash (the chain
+  recomputed from seq 0).
 
 What the template cannot rebuild (a body spelt otherwise, a decision's salt) is kept as it is, so
 any chain seals; records whose chain does not hold (a hash that is not SHA-256 of the previous hash
@@ -32,23 +33,22 @@ from typing import NamedTuple
 
 import orjson
 
-from ledger.chain import GENESIS, PUBLIC, Record
+from ledger.chain import CHANCE_SALT, DECISION_SALT, GENESIS, PUBLIC, Record
 
 FORMAT = 1
 """The version of the block's layout (its first byte): a reader keeps every version it ever wrote."""
 TAIL = 3
 """Events at the end whose previous hash the block keeps: game_ended, seat_forfeited before it, one more."""
 
-PRIVATE, OWN_SALT, OWN_BODY = 1, 2, 4
-"""An event's flags: it has a private part; its salt is kept (it is not the seed's chance salt); its body is
-kept whole (the template does not spell it)."""
+PRIVATE, OWN_SALT, OWN_BODY, KEY_SALT = 1, 2, 4, 8
+"""An event's flags: it has a private part; its salt is kept (neither the seed's chance salt nor the salt key's
+decision salt); its body is kept whole (the template does not spell it); its salt is the salt key's."""
 WIDE, SMALL_RISES, JOINED = 1, 2, 4
 """A block's layout flags: indexes take two bytes (over 256 types or audiences); every step rises by 0-255
 (else each step is kept as 8 bytes); data and private parts are joined by newlines (else length-prefixed)."""
 
 _SEP = b"\n"  # canonical JSON never holds a raw newline (a string's is escaped)
 _BODY = b'%b%b%b,"game":%b,"seq":%d,"step":%d%b'
-_CHANCE_LABEL = b"tourney-salt-v1:chance:%d"
 _GAME_KEY = b',"game":'
 
 
@@ -77,12 +77,15 @@ class StoredEvent(NamedTuple):
 # -- sealing -------------------------------------------------------------------------------
 
 
-def pack(game_id: str, seed: str | None, records: Sequence[Record]) -> bytes:
-    """The uncompressed block of a whole game's records; Unsealable if their chain does not hold."""
+def pack(game_id: str, seed: str | None, records: Sequence[Record], salt_key: bytes | None = None) -> bytes:
+    """The uncompressed block of a whole game's records; Unsealable if their chain does not hold. With the game's
+    salt key (replays.record), its decisions' salts are derived from it instead of kept."""
     if not records:
         raise Unsealable(0, "a game without events")
     game_json = orjson.dumps(game_id)
-    chance = _chance(seed)
+    chance = _key(seed.encode("utf-8") if seed is not None else None)
+    decision = _key(salt_key)
+    derived: dict[str, int] = {}  # event type -> the flag of the salt its last private part had
     types: dict[str, int] = {}
     audiences: dict[str, int] = {}
     frames: dict[tuple[str, str], tuple[bytes, bytes]] = {}
@@ -123,8 +126,9 @@ def pack(game_id: str, seed: str | None, records: Sequence[Record]) -> bytes:
             flag = PRIVATE
             privates.append(private)
             opening += b'"%b","data":' % sha256(salt + private).hexdigest().encode()
-            if chance is None or _salt(chance, seq) != salt:
-                flag |= OWN_SALT
+            flag |= _derivation(salt, seq, derived.get(type_, 0), chance, decision)
+            derived[type_] = flag & (OWN_SALT | KEY_SALT)
+            if flag & OWN_SALT:
                 salts.append(salt)
         found = _split(body, opening, b',"game":%b,"seq":%d,"step":' % (game_json, seq), closing)
         if found is None:
@@ -138,19 +142,31 @@ def pack(game_id: str, seed: str | None, records: Sequence[Record]) -> bytes:
         prev = digest
         if seq == before_tail:
             tail_prev = digest
-    return _layout(game_id, seed, types, audiences, type_column, audience_column, steps, flags, data, privates,
-                   salts, bodies, tail_prev)
+    used_key = salt_key if _count(flags, KEY_SALT) else None
+    return _layout(game_id, seed, used_key, types, audiences, type_column, audience_column, steps, flags, data,
+                   privates, salts, bodies, tail_prev)
 
 
-def _chance(seed: str | None) -> hmac.HMAC | None:
-    return None if seed is None else hmac.new(seed.encode("utf-8"), digestmod=hashlib.sha256)
+def _key(key: bytes | None) -> hmac.HMAC | None:
+    return None if key is None else hmac.new(key, digestmod=hashlib.sha256)
 
 
-def _salt(chance: hmac.HMAC, seq: int) -> bytes:
-    """A chance event's salt: HMAC-SHA256(seed, "tourney-salt-v1:chance:<seq>")[:16] (ledger.chain.chance_salt)."""
-    mac = chance.copy()
-    mac.update(_CHANCE_LABEL % seq)
+def _salt(mac: hmac.HMAC, label: bytes, seq: int) -> bytes:
+    """HMAC-SHA256(key, label % seq)[:16]: ledger.chain.chance_salt and decision_salt, the key's state set up once."""
+    mac = mac.copy()
+    mac.update(label % seq)
     return mac.digest()[:16]
+
+
+def _derivation(salt: bytes, seq: int, first: int, chance: hmac.HMAC | None, decision: hmac.HMAC | None) -> int:
+    """The flag of the salt's origin: 0 (the seed's chance salt), KEY_SALT (the salt key's) or OWN_SALT
+    (kept). ``first`` is tried first: events of one type draw their salts alike."""
+    for flag in (first, *{0, KEY_SALT} - {first}):
+        if flag == 0 and chance is not None and _salt(chance, CHANCE_SALT, seq) == salt:
+            return 0
+        if flag == KEY_SALT and decision is not None and _salt(decision, DECISION_SALT, seq) == salt:
+            return KEY_SALT
+    return OWN_SALT
 
 
 def _frame(type_: str, audience: str) -> tuple[bytes, bytes]:
@@ -173,7 +189,7 @@ def _split(body: bytes, opening: bytes, middle: bytes, closing: bytes) -> tuple[
     return (step, end) if b"%d" % step == digits else None
 
 
-def _layout(game_id: str, seed: str | None, types: dict[str, int], audiences: dict[str, int],
+def _layout(game_id: str, seed: str | None, salt_key: bytes | None, types: dict[str, int], audiences: dict[str, int],
             type_column: list[int], audience_column: list[int], steps: list[int], flags: bytearray,
             data: list[bytes], privates: list[bytes], salts: list[bytes], bodies: list[bytes],
             tail_prev: bytes) -> bytes:
@@ -185,6 +201,7 @@ def _layout(game_id: str, seed: str | None, types: dict[str, int], audiences: di
     out = bytearray([FORMAT, (WIDE if wide else 0) | (SMALL_RISES if small_rises else 0) | (JOINED if joined else 0)])
     out += _text(game_id)
     out += b"\x00" if seed is None else b"\x01" + _text(seed)
+    out += _number(len(salt_key or b"")) + (salt_key or b"")
     out += _number(count)
     out += _names(types)
     out += _names(audiences)
@@ -235,7 +252,7 @@ class Block:
     """A parsed block: rebuilds all of a game's records, or the bodies of some of its events."""
 
     __slots__ = ("audience_column", "audiences", "bodies", "count", "data", "flags", "game_id", "privates",
-                 "salts", "seed", "steps", "tail_prev", "type_column", "types")
+                 "salt_key", "salts", "seed", "steps", "tail_prev", "type_column", "types")
 
     def __init__(self, raw: bytes) -> None:
         try:
@@ -250,6 +267,7 @@ class Block:
             raise ValueError(f"layout version {version}, not {FORMAT}")
         self.game_id = reader.text()
         self.seed = reader.text() if reader.byte() else None
+        self.salt_key = reader.take(reader.number()) or None
         count = self.count = reader.number()
         self.types = reader.names()
         self.audiences = reader.names()
@@ -317,7 +335,8 @@ class Block:
     def _events(self, wanted: Iterable[int] | None) -> Iterator[tuple[int, bytes, bytes | None, bytes | None]]:
         """(seq, body, private, salt) of every event, or of the seqs ``wanted`` (ascending), in seq order."""
         game_json = orjson.dumps(self.game_id)
-        chance = _chance(self.seed)
+        chance = _key(self.seed.encode("utf-8") if self.seed is not None else None)
+        decision = _key(self.salt_key)
         frames: dict[tuple[int, int], tuple[bytes, bytes]] = {}
         flags, steps, type_column, audience_column = self.flags, self.steps, self.type_column, self.audience_column
         sha256 = hashlib.sha256
@@ -333,10 +352,14 @@ class Block:
                 private = self.privates[private_at]
                 if flag & OWN_SALT:
                     salt = self.salts[salt_at]
+                elif flag & KEY_SALT:
+                    if decision is None:
+                        raise Damaged(f"seq {seq}: a decision's salt, but the block keeps no salt key")
+                    salt = _salt(decision, DECISION_SALT, seq)
                 elif chance is None:
                     raise Damaged(f"seq {seq}: a chance salt, but the block keeps no seed")
                 else:
-                    salt = _salt(chance, seq)
+                    salt = _salt(chance, CHANCE_SALT, seq)
             if flag & OWN_BODY:
                 yield seq, self.bodies[own_body], private, salt
                 continue
@@ -365,7 +388,7 @@ def _places(flags: bytes) -> Iterator[tuple[int, int, int, int, int]]:
                 salt += 1
 
 
-_FLAG_TABLES = {flag: bytes(1 if byte & flag else 0 for byte in range(256)) for flag in (PRIVATE, OWN_SALT, OWN_BODY)}
+_FLAG_TABLES = {flag: bytes(1 if byte & flag else 0 for byte in range(256)) for flag in (PRIVATE, OWN_SALT, OWN_BODY, KEY_SALT)}
 
 
 def _count(flags: bytes, flag: int, end: int | None = None) -> int:

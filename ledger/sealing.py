@@ -31,13 +31,15 @@ INSERT_SEALED = ("INSERT INTO sealed_games (store_seq, dictionary_id, block) "
 
 @dataclass(frozen=True, slots=True)
 class Sealable:
-    """A finished game to seal: its id, game and rules version (which dictionary), revealed seed and records."""
+    """A finished game to seal: its id, game and rules version (which dictionary), revealed seed, records and
+    (when its recorder gives it) the key of its decisions' salts."""
 
     game_id: str
     game: str
     engine_version: int
     seed: str | None
     records: Sequence[Record]
+    salt_key: bytes | None = None
 
 
 class _Codec:
@@ -86,44 +88,65 @@ def _dictionary(connection: Connection, dictionary_id: int | None) -> _Codec:
     return _codec(digest, content)
 
 
+@dataclass(slots=True)
+class _Kind:
+    """What sealing one game and rules version needs in one call: its dictionary, or the blocks made without one."""
+
+    dictionary_id: int | None
+    codec: _Codec
+    stored_plain: int
+    plain: list[bytes]
+
+
 def store(connection: Connection, games: Sequence[Sealable], created_at: str) -> None:
-    """Seal each game and insert its row (its games row is already in, numbered); then make the dictionary of
-    each game and rules version whose first games are now sealed. ledger.sealed.Unsealable if a game's records
-    do not chain."""
-    kinds: dict[tuple[str, int], tuple[int | None, _Codec]] = {}
+    """Seal each game and insert its row (its games row is already in, numbered). The dictionary of a game and
+    rules version is made as soon as its FIRST_GAMES-th game is sealed, and the games after it use it.
+    ledger.sealed.Unsealable if a game's records do not chain."""
+    kinds: dict[tuple[str, int], _Kind] = {}
     rows = []
     for game in games:
-        kind = (game.game, game.engine_version)
-        if kind not in kinds:
-            found = connection.exec_driver_sql(
-                "SELECT id FROM sealed_dictionaries WHERE game = ? AND engine_version = ?", kind).scalar()
-            kinds[kind] = (found, _dictionary(connection, found))
-        dictionary_id, codec = kinds[kind]
+        key = (game.game, game.engine_version)
+        kind = kinds.get(key)
+        if kind is None:
+            kind = kinds[key] = _kind(connection, *key)
         try:
-            raw = pack(game.game_id, game.seed, game.records)
+            raw = pack(game.game_id, game.seed, game.records, game.salt_key)
         except Unsealable as error:
             raise Unsealable(error.seq, error.detail, game.game_id) from None
-        frame = codec.compressor.compress(raw)
-        rows.append((game.game_id, dictionary_id, frame))
+        rows.append((game.game_id, kind.dictionary_id, kind.codec.compressor.compress(raw)))
+        if kind.dictionary_id is None:
+            kind.plain.append(raw)
+            if kind.stored_plain + len(kind.plain) >= FIRST_GAMES:
+                kind.dictionary_id, kind.codec = _make_dictionary(connection, *key, kind.plain, created_at)
     if rows:
         connection.exec_driver_sql(INSERT_SEALED, rows)
-    for (game, version), (dictionary_id, _none) in kinds.items():
-        if dictionary_id is None:
-            _make_dictionary(connection, game, version, created_at)
 
 
-def _make_dictionary(connection: Connection, game: str, version: int, created_at: str) -> None:
-    """The dictionary of a game and rules version, once its first FIRST_GAMES games are sealed without one."""
-    frames = connection.exec_driver_sql(
-        "SELECT s.block FROM sealed_games s JOIN games g ON g.store_seq = s.store_seq WHERE s.dictionary_id IS NULL "
-        "AND g.game = ? AND g.engine_version = ? ORDER BY s.store_seq LIMIT ?", (game, version, FIRST_GAMES)).all()
-    if len(frames) < FIRST_GAMES:
-        return
-    plain = _codec(_NONE, None).decompressor
-    content = b"".join(plain.decompress(bytes(frame)) for (frame,) in frames)[-SIZE:]
-    connection.exec_driver_sql(
-        "INSERT INTO sealed_dictionaries (game, engine_version, digest, content, created_at) VALUES (?, ?, ?, ?, ?)",
-        (game, version, hashlib.sha256(content).hexdigest(), content, created_at))
+_PLAIN = ("FROM sealed_games s JOIN games g ON g.store_seq = s.store_seq WHERE s.dictionary_id IS NULL "
+          "AND g.game = ? AND g.engine_version = ?")
+
+
+def _kind(connection: Connection, game: str, version: int) -> _Kind:
+    found = connection.exec_driver_sql("SELECT id FROM sealed_dictionaries WHERE game = ? AND engine_version = ?",
+                                       (game, version)).scalar()
+    if found is not None:
+        return _Kind(found, _dictionary(connection, found), 0, [])
+    stored = connection.exec_driver_sql(f"SELECT COUNT(*) {_PLAIN}", (game, version)).scalar()
+    return _Kind(None, _codec(_NONE, None), stored, [])
+
+
+def _make_dictionary(connection: Connection, game: str, version: int, plain: list[bytes],
+                     created_at: str) -> tuple[int, _Codec]:
+    """The dictionary of a game and rules version: the last SIZE bytes of its first FIRST_GAMES blocks."""
+    decompress = _codec(_NONE, None).decompressor.decompress
+    stored = [decompress(bytes(frame)) for (frame,) in connection.exec_driver_sql(
+        f"SELECT s.block {_PLAIN} ORDER BY s.store_seq LIMIT ?", (game, version, FIRST_GAMES)).all()]
+    content = b"".join([*stored, *plain][:FIRST_GAMES])[-SIZE:]
+    digest = hashlib.sha256(content).hexdigest()
+    dictionary_id = connection.exec_driver_sql(
+        "INSERT INTO sealed_dictionaries (game, engine_version, digest, content, created_at) VALUES (?, ?, ?, ?, ?) "
+        "RETURNING id", (game, version, digest, content, created_at)).scalar_one()
+    return dictionary_id, _codec(digest, content)
 
 
 def open_block(connection: Connection, game_id: str, dictionary_id: int | None, frame: bytes) -> Block:

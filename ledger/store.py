@@ -85,6 +85,8 @@ class FinishedGame:
     seed: str
     end_reason: str
     seats: Sequence[SeatRow]
+    salt_key: bytes | None = None
+    """The key of its decisions' salts (replays.record), kept in its sealed block instead of each salt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,7 +419,7 @@ class Ledger:
                    "signature": key.sign(keys.log_message(game_id, head))}
             game_rows.append(tuple(row.get(column) for column in dialect.GAME_COLUMNS))
             sealable.append(sealing.Sealable(game_id, finished.game["game"], finished.game["engine_version"],
-                                             finished.seed, records))
+                                             finished.seed, records, finished.salt_key))
             seat_rows.extend((game_id, s.seat, s.bot_id, s.rank, s.score) for s in finished.seats)
             heads.append(head)
         try:

@@ -107,4 +107,4 @@ def finished_game(recorded: Recorded, bot_ids: list[int], scores: list[int] | No
         SeatRow(i, bot_id, recorded.ranking[i], None if scores is None else scores[i])
         for i, bot_id in enumerate(bot_ids)
     ]
-    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats)
+    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats, recorded.salt_key)

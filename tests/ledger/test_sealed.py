@@ -37,12 +37,16 @@ def store(ledger: Ledger, played) -> str:
 @pytest.mark.parametrize("game", sorted(registry.names()))
 def test_every_game_kind_is_rebuilt_byte_for_byte(ledger, game):
     """A stored game of each kind reads back as the very records recorded (bodies, private parts, salts, every
-    hash), its export verifies, and the block's first and last events are the records' own."""
+    hash), its export verifies; its block keeps no salt (each is the seed's or the salt key's) and its first and
+    last events are the records' own."""
     played = recorded(game, "seed-1", f"{game}-1")
     assert store(ledger, played) == played.head
     assert ledger.records(played.game_id) == played.records
     verify_log(archive.export(ledger, played.game_id))
-    block = sealed.Block(sealed.pack(played.game_id, played.seed, played.records))
+    raw = sealed.pack(played.game_id, played.seed, played.records, played.salt_key)
+    assert not [r.seq for r in played.records if r.salt is not None and r.salt in raw]  # derived, not kept
+    block = sealed.Block(raw)
+    assert block.records() == played.records
     first, last = block.closing()
     assert first == (0, played.records[0].body, played.records[0].hash)
     assert last == [(r.seq, r.body, r.hash) for r in played.records[-sealed.TAIL:]]

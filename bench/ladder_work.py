@@ -52,9 +52,10 @@ def stored(ledger: Ledger) -> int:
 
 
 def forfeits(ledger: Ledger) -> int:
-    """Forfeits stored (one ``seat_forfeited`` event each): a forfeited game ends at once, so any voids a rate."""
+    """Forfeited games stored (their end reason, which reads check against their hashed seat_forfeited): a
+    forfeited game ends at once, so any voids a rate."""
     with ledger.read() as connection:
-        return connection.exec_driver_sql("SELECT COUNT(*) FROM events WHERE type = 'seat_forfeited'").scalar()
+        return connection.exec_driver_sql("SELECT COUNT(*) FROM games WHERE end_reason = 'forfeit'").scalar()
 
 
 def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str]) -> float:

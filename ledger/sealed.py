@@ -388,7 +388,8 @@ def _places(flags: bytes) -> Iterator[tuple[int, int, int, int, int]]:
                 salt += 1
 
 
-_FLAG_TABLES = {flag: bytes(1 if byte & flag else 0 for byte in range(256)) for flag in (PRIVATE, OWN_SALT, OWN_BODY, KEY_SALT)}
+_FLAG_TABLES = {flag: bytes(1 if byte & flag else 0 for byte in range(256))
+                for flag in (PRIVATE, OWN_SALT, OWN_BODY, KEY_SALT)}
 
 
 def _count(flags: bytes, flag: int, end: int | None = None) -> int:

@@ -91,13 +91,14 @@ def _read(connection: Connection, where: str, params: tuple) -> list[Closing]:
             f"JOIN games g ON g.id = s.game_id JOIN bots b ON b.id = s.bot_id WHERE {where} "
             "ORDER BY s.game_id, s.seat", params).fetchall():
         games[game_id].seats.append(SeatRow(*seat))
+    opener = sealing.Opener(connection)
     for game_id, dictionary_id, frame in _batches(connection.exec_driver_sql(
             f"SELECT g.id, s.dictionary_id, s.block FROM games g JOIN sealed_games s ON s.store_seq = g.store_seq "
             f"WHERE {where}", params)):
         stored = games[game_id]
         stored.sealed = True
         try:
-            stored.first, stored.last = sealing.open_block(connection, game_id, dictionary_id, bytes(frame)).closing()
+            stored.first, stored.last = opener.block(game_id, dictionary_id, bytes(frame)).closing()
         except Damaged as error:
             stored.damage = str(error)
     # games.events (a derived count) only says where to seek: every event from there on is read, so a

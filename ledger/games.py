@@ -36,14 +36,15 @@ def event_bodies(ledger: Ledger, game_ids: Sequence[str], event_type: str) -> li
         return []
     out = []
     with ledger.read() as connection:
+        opener = sealing.Opener(connection)
         for game_id, dictionary_id, frame in connection.exec_driver_sql(
                 "SELECT g.id, s.dictionary_id, s.block FROM games g JOIN sealed_games s ON s.store_seq = g.store_seq "
                 f"WHERE g.id IN ({_marks(game_ids)})", tuple(game_ids)).all():
             try:
-                out += [(game_id, body) for body in
-                        sealing.open_block(connection, game_id, dictionary_id, bytes(frame)).bodies_of(event_type)]
+                block = opener.block(game_id, dictionary_id, bytes(frame))
             except Damaged:
                 continue
+            out += [(game_id, body) for body in block.bodies_of(event_type)]
         rows = connection.exec_driver_sql(
             f"SELECT game_id, body FROM events WHERE type = ? AND game_id IN ({_marks(game_ids)})",
             (event_type, *game_ids)).all()

@@ -149,16 +149,32 @@ def _make_dictionary(connection: Connection, game: str, version: int, plain: lis
     return dictionary_id, _codec(digest, content)
 
 
+class Opener:
+    """Opens the sealed blocks of one read: each dictionary looked up once, not once per game."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.codecs: dict[int | None, _Codec] = {}
+
+    def block(self, game_id: str, dictionary_id: int | None, frame: bytes) -> Block:
+        """The parsed block of a game's sealed row; Damaged (naming what) if it cannot be read or is another
+        game's."""
+        codec = self.codecs.get(dictionary_id)
+        if codec is None:
+            codec = self.codecs[dictionary_id] = _dictionary(self.connection, dictionary_id)
+        try:
+            raw = codec.decompressor.decompress(frame)
+        except zstandard.ZstdError as error:
+            raise Damaged(f"its sealed block cannot be decompressed ({error})") from None
+        block = Block(raw)
+        if block.game_id != game_id:
+            raise Damaged(f"its sealed block holds the events of game {block.game_id}")
+        return block
+
+
 def open_block(connection: Connection, game_id: str, dictionary_id: int | None, frame: bytes) -> Block:
-    """The parsed block of a game's sealed row; Damaged (naming what) if it cannot be read or is another game's."""
-    try:
-        raw = _dictionary(connection, dictionary_id).decompressor.decompress(frame)
-    except zstandard.ZstdError as error:
-        raise Damaged(f"its sealed block cannot be decompressed ({error})") from None
-    block = Block(raw)
-    if block.game_id != game_id:
-        raise Damaged(f"its sealed block holds the events of game {block.game_id}")
-    return block
+    """The parsed block of one game's sealed row (``Opener`` for many)."""
+    return Opener(connection).block(game_id, dictionary_id, frame)
 
 
 def records(connection: Connection, game_id: str) -> list[Record] | None:

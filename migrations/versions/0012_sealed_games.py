@@ -145,12 +145,13 @@ def downgrade() -> None:
 
     connection = op.get_bind()
     numbers = [row[0] for row in connection.exec_driver_sql("SELECT store_seq FROM sealed_games ORDER BY store_seq")]
+    opener = sealing.Opener(connection)
     for start in range(0, len(numbers), CHUNK):
         chunk = tuple(numbers[start:start + CHUNK])
         for game_id, dictionary_id, frame in connection.exec_driver_sql(
                 "SELECT g.id, s.dictionary_id, s.block FROM sealed_games s JOIN games g ON g.store_seq = s.store_seq "
                 f"WHERE s.store_seq IN ({', '.join('?' * len(chunk))}) ORDER BY s.store_seq", chunk).fetchall():
-            records = sealing.open_block(connection, game_id, dictionary_id, bytes(frame)).records()
+            records = opener.block(game_id, dictionary_id, bytes(frame)).records()
             connection.exec_driver_sql(INSERT_EVENT, [(game_id, *record) for record in records])
     op.drop_table("sealed_games")
     op.drop_table("sealed_dictionaries")

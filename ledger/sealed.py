@@ -412,10 +412,16 @@ class _Reader:
         return out
 
     def byte(self) -> int:
-        return self.take(1)[0]
+        at = self.at
+        self.at = at + 1
+        return self.raw[at]  # IndexError past the end: Block reports it as damage
 
     def number(self) -> int:
-        value = shift = 0
+        value = self.byte()
+        if value < 0x80:  # nearly every count and length: one byte
+            return value
+        value &= 0x7F
+        shift = 7
         while True:
             byte = self.byte()
             value |= (byte & 0x7F) << shift

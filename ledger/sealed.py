@@ -43,9 +43,10 @@ TAIL = 3
 PRIVATE, OWN_SALT, OWN_BODY, KEY_SALT = 1, 2, 4, 8
 """An event's flags: it has a private part; its salt is kept (neither the seed's chance salt nor the salt key's
 decision salt); its body is kept whole (the template does not spell it); its salt is the salt key's."""
-WIDE, SMALL_RISES, JOINED = 1, 2, 4
+WIDE, SMALL_RISES, JOINED, NAMES_JOINED = 1, 2, 4, 8
 """A block's layout flags: indexes take two bytes (over 256 types or audiences); every step rises by 0-255
-(else each step is kept as 8 bytes); data and private parts are joined by newlines (else length-prefixed)."""
+(else each step is kept as 8 bytes); data and private parts are joined by newlines (else length-prefixed);
+so are the names of types and audiences."""
 
 _SEP = b"\n"  # canonical JSON never holds a raw newline (a string's is escaped)
 _BODY = b'%b%b%b,"game":%b,"seq":%d,"step":%d%b'
@@ -198,13 +199,16 @@ def _layout(game_id: str, seed: str | None, salt_key: bytes | None, types: dict[
     wide = len(types) > 256 or len(audiences) > 256
     small_rises = all(0 <= rise < 256 for rise in rises)
     joined = all(item and _SEP not in item for item in data) and all(item and _SEP not in item for item in privates)
-    out = bytearray([FORMAT, (WIDE if wide else 0) | (SMALL_RISES if small_rises else 0) | (JOINED if joined else 0)])
+    names = [[name.encode("utf-8") for name in table] for table in (types, audiences)]
+    names_joined = all(name and _SEP not in name for table in names for name in table)
+    out = bytearray([FORMAT, (WIDE if wide else 0) | (SMALL_RISES if small_rises else 0) | (JOINED if joined else 0)
+                     | (NAMES_JOINED if names_joined else 0)])
     out += _text(game_id)
     out += b"\x00" if seed is None else b"\x01" + _text(seed)
     out += _number(len(salt_key or b"")) + (salt_key or b"")
     out += _number(count)
-    out += _names(types)
-    out += _names(audiences)
+    out += _stream(names[0], names_joined)
+    out += _stream(names[1], names_joined)
     out += tail_prev
     out += struct.pack(f"<{count}H", *type_column) if wide else bytes(type_column)
     out += struct.pack(f"<{count}H", *audience_column) if wide else bytes(audience_column)
@@ -233,10 +237,6 @@ def _number(value: int) -> bytes:
 def _text(value: str) -> bytes:
     raw = value.encode("utf-8")
     return _number(len(raw)) + raw
-
-
-def _names(names: dict[str, int]) -> bytes:
-    return _number(len(names)) + b"".join(_text(name) for name in names)
 
 
 def _stream(items: list[bytes], joined: bool) -> bytes:
@@ -269,8 +269,9 @@ class Block:
         self.seed = reader.text() if reader.byte() else None
         self.salt_key = reader.take(reader.number()) or None
         count = self.count = reader.number()
-        self.types = reader.names()
-        self.audiences = reader.names()
+        names_joined = bool(layout & NAMES_JOINED)
+        self.types = [name.decode("utf-8") for name in reader.stream(names_joined)]
+        self.audiences = [name.decode("utf-8") for name in reader.stream(names_joined)]
         self.tail_prev = reader.take(32) if count > TAIL else b""
         wide = layout & WIDE
         self.type_column = reader.column(count, wide)
@@ -431,9 +432,6 @@ class _Reader:
 
     def text(self) -> str:
         return self.take(self.number()).decode("utf-8")
-
-    def names(self) -> list[str]:
-        return [self.text() for _ in range(self.number())]
 
     def column(self, count: int, wide: int) -> Sequence[int]:
         return struct.unpack(f"<{count}H", self.take(2 * count)) if wide else self.take(count)

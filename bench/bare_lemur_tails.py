@@ -13,11 +13,13 @@ from engines.lemur_tails.cards import (
     END,
     HAND_SIZE,
     KIND,
+    KIND_BIT,
     MARKET_SIZE,
     NUMBERED,
     TAIL_CARDS,
     accepts,
     exchange_kinds,
+    kinds_of,
 )
 
 MOVE_CAP = 400
@@ -64,7 +66,7 @@ def play(seats: int, rng: random.Random) -> None:
             kinds = sorted({KIND[card] for card in hand})
             if phase == "taken":
                 kind = KIND[held]
-                moves = [("place", t) for t in range(4) if kind in accepts(t, tails[t])]
+                moves = [("place", t) for t in range(4) if accepts(t, tails[t]) & KIND_BIT[kind]]
                 moves.append(("keep",))
             elif phase == "swap":
                 moves = [("discard", k) for k in kinds] if discards < 3 else []
@@ -74,16 +76,18 @@ def play(seats: int, rng: random.Random) -> None:
                 moves = [("discard", k) for k in kinds] if discards < 3 else []
                 moves.append(("end",))
             else:
-                held_kinds = set(kinds)
+                hand_kinds = 0  # a mask, as cards.accepts and exchange_kinds give theirs
+                for kind in kinds:
+                    hand_kinds |= KIND_BIT[kind]
                 moves = []
                 for t in range(4):
-                    moves.extend(("play", k, t) for k in sorted(held_kinds.intersection(accepts(t, tails[t]))))
+                    moves.extend(("play", k, t) for k in kinds_of(accepts(t, tails[t]) & hand_kinds))
                 for t in range(4):
                     tail = tails[t]
                     for position, card in enumerate(tail):
                         if card >= NUMBERED:
-                            allowed = held_kinds.intersection(exchange_kinds(tail, position))
-                            moves.extend(("exchange", t, position, k) for k in sorted(allowed))
+                            allowed = kinds_of(exchange_kinds(tail, position) & hand_kinds)
+                            moves.extend(("exchange", t, position, k) for k in allowed)
                 if present[seat]:
                     moves.extend(("market", k) for k in sorted({KIND[card] for card in market}))
                     moves.extend(("steal", t) for t in (2 * other, 2 * other + 1) if tails[t])

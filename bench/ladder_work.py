@@ -52,9 +52,10 @@ def stored(ledger: Ledger) -> int:
 
 
 def forfeits(ledger: Ledger) -> int:
-    """Forfeits stored (one ``seat_forfeited`` event each): a forfeited game ends at once, so any voids a rate."""
+    """Forfeited games stored (their end reason, which reads check against their hashed seat_forfeited): a
+    forfeited game ends at once, so any voids a rate."""
     with ledger.read() as connection:
-        return connection.exec_driver_sql("SELECT COUNT(*) FROM events WHERE type = 'seat_forfeited'").scalar()
+        return connection.exec_driver_sql("SELECT COUNT(*) FROM games WHERE end_reason = 'forfeit'").scalar()
 
 
 def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str]) -> float:
@@ -89,6 +90,8 @@ def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str]) -
         sys.exit(f"error: `{' '.join(command)}` failed: {' / '.join(e for e in errors if e) or 'too few games'}")
     if forfeited:
         sys.exit(f"error: `{' '.join(command)}`: {forfeited} bots forfeited, so the figure would not count")
+    if last[0] == first[0]:  # one match's games are stored in one transaction: a rate needs two stores
+        sys.exit(f"error: all {last[1]} games were stored at once, so there is no rate: give --deals 2 or more")
     return (last[1] - first[1]) / (last[0] - first[0])
 
 

@@ -67,9 +67,9 @@ def stored(db: Path) -> int:
 
 
 def forfeits(db: Path) -> int:
-    """Forfeits stored in ``db`` (one ``seat_forfeited`` event each)."""
+    """Forfeited games stored in ``db`` (their end reason, which reads check against their hashed seat_forfeited)."""
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as connection:
-        return connection.execute("SELECT count(*) FROM events WHERE type = 'seat_forfeited'").fetchone()[0]
+        return connection.execute("SELECT count(*) FROM games WHERE end_reason = 'forfeit'").fetchone()[0]
 
 
 def rate(folder: Path, work: Path, deals: int, *extra: str) -> tuple[float, float]:

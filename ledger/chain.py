@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import marshal
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
@@ -65,6 +66,20 @@ class Record(NamedTuple):
 def commitment(salt: bytes, private: bytes) -> str:
     """The salted commitment to a private part's canonical bytes."""
     return hashlib.sha256(salt + private).hexdigest()
+
+
+def chance_salt(seed: str, seq: int) -> bytes:
+    """The salt of a chance event's private part: checkable by anyone once the seed is revealed (log-format.md)."""
+    return hmac.new(seed.encode("utf-8"), CHANCE_SALT % seq, hashlib.sha256).digest()[:16]
+
+
+def decision_salt(salt_key: bytes, seq: int) -> bytes:
+    """The salt of a decision's private part, from the game's secret salt key (never in a redacted log)."""
+    return hmac.new(salt_key, DECISION_SALT % seq, hashlib.sha256).digest()[:16]
+
+
+CHANCE_SALT = b"tourney-salt-v1:chance:%d"
+DECISION_SALT = b"tourney-salt-v1:decision:%d"
 
 
 def body_of(

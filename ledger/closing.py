@@ -2,24 +2,29 @@
 
 For each game of a tournament, a ladder, or a list of ids: the game row, its seats (with
 each bot's name and content hash), its first event and its last three. replays.facts
-checks them against each other; the ledger only reads them (it never parses an event).
-Four queries per read, whatever the number of games, each on an index (rows fetched all at
-once: SQLAlchemy's row-by-row iteration costs more than SQLite's reading them).
+checks them against each other; the ledger only reads them (it never parses an event's data).
+A sealed game's events come from its block (ledger.sealed: those four rebuilt, hashed from the
+hash the block keeps before its tail, without walking its chain); a live game's from its rows.
+Five queries per read, whatever the number of games, each on an index (rows fetched in large
+batches: SQLAlchemy's row-by-row iteration costs more than SQLite's reading them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Connection
 
+from ledger import sealing
 from ledger.checkpoints import LADDER, TOURNAMENT, Scope
+from ledger.sealed import TAIL, Damaged, StoredEvent
 
 GAME_COLUMNS = ("id", "game", "engine_version", "config", "seed_commitment", "seed", "tournament_id", "game_key",
                 "status", "events", "head", "end_reason", "created_at", "signature", "store_seq")
-TAIL = 3
-"""Events read from the end of each game: game_ended, seat_forfeited before it, and the hash before that."""
+BATCH = 500
+"""Rows fetched at a time: a scope's blocks are never all in memory at once."""
+__all__ = ["GAME_COLUMNS", "TAIL", "Closing", "SeatRow", "StoredEvent", "of_games", "of_scope"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,13 +37,6 @@ class SeatRow:
     score: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    seq: int
-    body: bytes
-    hash: str
-
-
 @dataclass(slots=True)
 class Closing:
     """One game as stored: its row (a dict of GAME_COLUMNS), seats, first event and last events (seq order)."""
@@ -47,6 +45,9 @@ class Closing:
     seats: list[SeatRow] = field(default_factory=list)
     first: StoredEvent | None = None
     last: list[StoredEvent] = field(default_factory=list)
+    sealed: bool = False
+    damage: str | None = None
+    """Why its events cannot be read (a sealed block that does not open, events both sealed and in rows)."""
 
     @property
     def game_id(self) -> str:
@@ -90,17 +91,36 @@ def _read(connection: Connection, where: str, params: tuple) -> list[Closing]:
             f"JOIN games g ON g.id = s.game_id JOIN bots b ON b.id = s.bot_id WHERE {where} "
             "ORDER BY s.game_id, s.seat", params).fetchall():
         games[game_id].seats.append(SeatRow(*seat))
+    opener = sealing.Opener(connection)
+    for game_id, dictionary_id, frame in _batches(connection.exec_driver_sql(
+            f"SELECT g.id, s.dictionary_id, s.block FROM games g JOIN sealed_games s ON s.store_seq = g.store_seq "
+            f"WHERE {where}", params)):
+        stored = games[game_id]
+        stored.sealed = True
+        try:
+            stored.first, stored.last = opener.block(game_id, dictionary_id, bytes(frame)).closing()
+        except Damaged as error:
+            stored.damage = str(error)
     # games.events (a derived count) only says where to seek: every event from there on is read, so a
     # count that lies shows as a last seq that is not count - 1 (replays.facts checks it).
     for game_id, seq, body, hash_ in connection.exec_driver_sql(
             f"SELECT e.game_id, e.seq, e.body, e.hash FROM games g JOIN events e ON e.game_id = g.id "
             f"AND e.seq >= g.events - {TAIL} WHERE {where} ORDER BY e.game_id, e.seq", params).fetchall():
-        last = games[game_id].last
-        last.append(StoredEvent(seq, bytes(body), hash_))
-        if len(last) > TAIL:
-            del last[0]
+        stored = games[game_id]
+        if stored.sealed:
+            stored.damage = "its events are both sealed and stored as rows"
+            continue
+        stored.last.append(StoredEvent(seq, bytes(body), hash_))
+        if len(stored.last) > TAIL:
+            del stored.last[0]
     for game_id, seq, body, hash_ in connection.exec_driver_sql(
             f"SELECT e.game_id, e.seq, e.body, e.hash FROM games g JOIN events e ON e.game_id = g.id "
             f"WHERE {where} AND e.seq = 0", params).fetchall():
-        games[game_id].first = StoredEvent(seq, bytes(body), hash_)
+        if not games[game_id].sealed:
+            games[game_id].first = StoredEvent(seq, bytes(body), hash_)
     return list(games.values())
+
+
+def _batches(result) -> Iterator[tuple]:
+    while rows := result.fetchmany(BATCH):
+        yield from rows

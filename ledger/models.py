@@ -1,7 +1,7 @@
 """The ledger's tables (SQLModel). Schema changes go only through Alembic revisions.
 
-JSON columns hold canonical JSON text. Event rows are append-only: the migration
-adds triggers that abort any UPDATE or DELETE on ``events``.
+JSON columns hold canonical JSON text. Event rows and sealed games are append-only: the migrations
+add triggers that abort any UPDATE or DELETE on ``events``, ``sealed_games`` and ``sealed_dictionaries``.
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ class Game(SQLModel, table=True):
 
 
 class Event(SQLModel, table=True):
-    """One event: the exact canonical bytes that were hashed, the hidden part, the hash."""
+    """One event of a game still playing (or of a game that could not be sealed): the exact canonical bytes
+    that were hashed, the hidden part, the hash. A finished game's events are a ``SealedGame`` instead."""
 
     __tablename__ = "events"
 
@@ -92,6 +93,34 @@ class Event(SQLModel, table=True):
     private: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     salt: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     hash: str
+
+
+class SealedGame(SQLModel, table=True):
+    """A finished game's events in one compressed block (ledger.sealed), keyed by the game's store order.
+
+    Append-only (revision 0012's triggers refuse UPDATE and DELETE)."""
+
+    __tablename__ = "sealed_games"
+
+    store_seq: int = Field(sa_column=Column(Integer, ForeignKey("games.store_seq", onupdate="CASCADE"),
+                                            primary_key=True, autoincrement=False))
+    dictionary_id: int | None = Field(default=None, sa_column=Column(Integer, ForeignKey("sealed_dictionaries.id"),
+                                                                     nullable=True))
+    block: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class SealedDictionary(SQLModel, table=True):
+    """The zstd dictionary of one game and rules version's sealed blocks (ledger.sealing). Append-only."""
+
+    __tablename__ = "sealed_dictionaries"
+    __table_args__ = (UniqueConstraint("game", "engine_version", name="uq_sealed_dictionaries_game"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str
+    engine_version: int
+    digest: str = Field(description="SHA-256 of the content, hex")
+    content: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: str
 
 
 class Seat(SQLModel, table=True):

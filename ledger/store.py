@@ -23,9 +23,10 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session
 
 import migrations
-from ledger import dialect, keys
+from ledger import dialect, keys, sealing
 from ledger.chain import Record
 from ledger.models import Bot, Game
+from ledger.sealed import Damaged, Unsealable
 
 DEFAULT_URL = "sqlite:///tourney.db"
 ENV_VAR = "TOURNEY_DB"
@@ -49,6 +50,10 @@ class NoDatabase(LedgerError):
 
 class NotALedger(LedgerError):
     """A file that is not SQLite, or an SQLite database of another application: left untouched."""
+
+
+class DamagedGame(LedgerError):
+    """A sealed game whose block cannot be read back (changed outside tourney); the message names the game."""
 
 
 class SchemaMismatch(LedgerError):
@@ -80,6 +85,8 @@ class FinishedGame:
     seed: str
     end_reason: str
     seats: Sequence[SeatRow]
+    salt_key: bytes | None = None
+    """The key of its decisions' salts (replays.record), kept in its sealed block instead of each salt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +396,8 @@ class Ledger:
         """Store whole finished games in one transaction, all or none; returns their heads.
 
         Three executemany in all, however many games (the tournament writer's hot path):
-        the game rows written finished, numbered in turn and their heads signed, every event,
+        the game rows written finished, numbered in turn and their heads signed, each game's
+        events sealed into one block (ledger.sealed: LedgerError if its records do not chain),
         every seat.
         """
         if not games:
@@ -399,7 +407,7 @@ class Ledger:
             with self.write() as connection:
                 return self.store_games(games, connection)
         key = self.signing_key(connection)
-        game_rows, event_rows, seat_rows, heads = [], [], [], []
+        game_rows, sealable, seat_rows, heads = [], [], [], []
         created = now()
         for finished in games:
             game_id, records = finished.game["id"], finished.records
@@ -410,8 +418,8 @@ class Ledger:
                    "seed": finished.seed, "end_reason": finished.end_reason, "created_at": created,
                    "signature": key.sign(keys.log_message(game_id, head))}
             game_rows.append(tuple(row.get(column) for column in dialect.GAME_COLUMNS))
-            # A Record is a tuple in the events table's column order: no attribute is read per event.
-            event_rows.extend((game_id, *record) for record in records)
+            sealable.append(sealing.Sealable(game_id, finished.game["game"], finished.game["engine_version"],
+                                             finished.seed, records, finished.salt_key))
             seat_rows.extend((game_id, s.seat, s.bot_id, s.rank, s.score) for s in finished.seats)
             heads.append(head)
         try:
@@ -420,7 +428,10 @@ class Ledger:
             taken = [g.game["id"] for g in games if self.game(g.game["id"]) is not None] if len(games) > 1 \
                 else [games[0].game["id"]]
             raise GameExists(f"game {', '.join(taken) or games[0].game['id']} is already stored") from None
-        connection.exec_driver_sql(dialect.INSERT_EVENT, event_rows)
+        try:
+            sealing.store(connection, sealable, created)
+        except Unsealable as error:
+            raise LedgerError(f"game {error.game_id}: its records cannot be sealed: {error}") from None
         if seat_rows:
             connection.exec_driver_sql(dialect.INSERT_SEAT, seat_rows)
         return heads
@@ -501,10 +512,17 @@ class Ledger:
     # -- reading ------------------------------------------------------------------------
 
     def records(self, game_id: str, connection: Connection | None = None) -> list[Record]:
-        """Every event of a game in seq order."""
+        """Every event of a game in seq order: a finished game's rebuilt from its sealed block (each hash
+        recomputed from seq 0: DamagedGame if the block cannot be read), a live game's as appended."""
         if connection is None:
             with self.read() as connection:
                 return self.records(game_id, connection)
+        try:
+            sealed = sealing.records(connection, game_id)
+        except Damaged as error:
+            raise DamagedGame(f"game {game_id}: {error}") from None
+        if sealed is not None:
+            return sealed
         rows = connection.exec_driver_sql(
             "SELECT seq, type, audience, body, private, salt, hash FROM events WHERE game_id = ? ORDER BY seq",
             (game_id,),

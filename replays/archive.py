@@ -9,7 +9,7 @@ from typing import Any
 from ledger import ladders as ladder_rows
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
-from ledger.store import FinishedGame, GameExists, Ledger, SeatRow
+from ledger.store import DamagedGame, FinishedGame, GameExists, Ledger, SeatRow
 from replays import log as logfmt
 from replays import signing
 from replays.record import Recorded
@@ -31,7 +31,10 @@ def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
         if game is None:
             raise logfmt.LogError(f"no game {game_id} in {ledger.url}")
         seats = ledger.seats(game_id, connection)
-        records = ledger.records(game_id, connection)
+        try:
+            records = ledger.records(game_id, connection)
+        except DamagedGame as error:  # a sealed block that does not open: what verify reports, as a broken chain is
+            raise logfmt.LogError(str(error)) from None
         public = ledger.public_key(connection) if game["signature"] else None
     header = [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"]} for s in seats]
     if not header and records:  # a game still playing has no seat rows yet: its hashed game_started names them
@@ -135,4 +138,4 @@ def finished_game(recorded: Recorded, bot_ids: list[int], scores: list[int] | No
         SeatRow(i, bot_id, recorded.ranking[i], None if scores is None else scores[i])
         for i, bot_id in enumerate(bot_ids)
     ]
-    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats)
+    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats, recorded.salt_key)

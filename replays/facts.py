@@ -197,6 +197,8 @@ def check(stored: closing.Closing) -> Fact | None:
     still playing. Tampered naming what disagrees."""
     game = stored.game
     game_id = game["id"]
+    if stored.damage is not None:
+        raise Tampered(game_id, stored.damage)
     if stored.first is None:
         raise Tampered(game_id, "it has no events")
     if not stored.last:

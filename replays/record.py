@@ -58,6 +58,9 @@ class Recorded:
     records: list[Record]
     ranking: tuple[int, ...]
     reason: str
+    salt_key: bytes | None = None
+    """The key of its decisions' salts: the ledger keeps it instead of the salts (ledger.sealed), and never
+    exports it (a redacted log must not let anyone re-derive a hidden choice's salt)."""
 
     @property
     def head(self) -> str:
@@ -72,14 +75,6 @@ class Recorded:
 def _unreduce(fields: list[Any], blob: bytes) -> Recorded:
     values = dict(zip([n for n in Recorded.__slots__ if n != "records"], fields, strict=True))
     return Recorded(records=unpack(blob), **values)
-
-
-def chance_salt(seed: str, seq: int) -> bytes:
-    return hmac.new(seed.encode("utf-8"), b"tourney-salt-v1:chance:%d" % seq, hashlib.sha256).digest()[:16]
-
-
-def decision_salt(salt_key: bytes, seq: int) -> bytes:
-    return hmac.new(salt_key, b"tourney-salt-v1:decision:%d" % seq, hashlib.sha256).digest()[:16]
 
 
 class _Salts:
@@ -194,6 +189,7 @@ def record(
 ) -> Recorded:
     """Seal every event of ``played`` into a hash chain, meta events included."""
     game_id = game_id or new_game_id()
+    salt_key = salt_key if salt_key is not None else new_salt_key()
     sealer = Sealer(game_id, seed, salt_key=salt_key)
     # Step 0 is game_started; the driver's steps follow, each numbered, then the end.
     sealer.step([Event(GAME_STARTED, started_data(engine, config, seats, seed))], True, own=True)
@@ -203,5 +199,5 @@ def record(
     outcome = played.outcome
     return Recorded(
         game_id, engine.name, engine.version, config.to_json(), tuple(seats), seed,
-        seed_commitment(seed), sealer.records, outcome.ranking, outcome.reason,
+        seed_commitment(seed), sealer.records, outcome.ranking, outcome.reason, salt_key,
     )

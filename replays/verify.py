@@ -32,10 +32,10 @@ from engines.base import CHANCE, SETUP, TERMINAL, Engine, EngineError, Event
 from engines.chance import Prng
 from engines.driver import forfeit_ranking
 from ledger.canonical import CanonicalError, canonical
-from ledger.chain import PUBLIC, ChainError, commitment
+from ledger.chain import PUBLIC, ChainError, chance_salt, commitment
 from replays import log as logfmt
 from replays import text_record
-from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED, chance_salt, seed_commitment
+from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED, seed_commitment
 from replays.signing import check_signature
 
 

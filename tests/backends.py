@@ -208,7 +208,7 @@ APPLICATION_GRANTS = (
     "GRANT CONNECT ON DATABASE {database} TO {app}",
     "GRANT USAGE ON SCHEMA public TO {app}",
     "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {app}",
-    "REVOKE UPDATE, DELETE ON events, ladder_events, checkpoints FROM {app}",
+    "REVOKE UPDATE, DELETE ON events, ladder_events, checkpoints, sealed_games, sealed_dictionaries FROM {app}",
     "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {app}",
 )
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import zstandard
 from typer.testing import CliRunner
 
 from engines import registry
 from engines.driver import play
-from ledger.dialect import INSERT_EVENT
+from ledger import sealed
+from ledger.chain import Record, link
 from replays.record import SeatInfo, record
 from tests.backends import Backend
 from tests.replays.forgery import RandomAgent
@@ -89,10 +91,50 @@ def reseal(backend: Backend, game_id: str, loser: int) -> None:
     agents = [Forfeits() if seat == loser else RandomAgent(seat) for seat in range(len(seats))]
     forged = record(engine, config, "forged", play(engine, config, "forged", agents), seats, game_id=game_id)
     assert forged.ranking[loser] == len(seats)
-    backend.lift_append_only("events")
-    tamper(backend, ("DELETE FROM events WHERE game_id = ?", (game_id,)),
-           *[(INSERT_EVENT, (game_id, *r)) for r in forged.records],
+    backend.lift_append_only("sealed_games")
+    tamper(backend, rewrite_block(backend, game_id, sealed.pack(game_id, forged.seed, forged.records)),
            ("UPDATE games SET head = ?, events = ?, seed = ?, seed_commitment = ?, end_reason = ? WHERE id = ?",
             (forged.head, len(forged.records), forged.seed, forged.seed_commitment, forged.reason, game_id)),
            *[("UPDATE seats SET rank = ? WHERE game_id = ? AND seat = ?", (rank, game_id, seat))
              for seat, rank in enumerate(forged.ranking)])
+
+
+# -- a sealed game's block (ledger.sealed), opened and rewritten with tourney's own code ----------------
+
+
+def _dictionary(backend: Backend, game_id: str) -> tuple[int, zstandard.ZstdCompressionDict | None]:
+    store_seq, dictionary_id = fetch(backend, "SELECT s.store_seq, s.dictionary_id FROM sealed_games s JOIN games g "
+                                              "ON g.store_seq = s.store_seq WHERE g.id = ?", game_id)[0]
+    if dictionary_id is None:
+        return store_seq, None
+    content = bytes(fetch(backend, "SELECT content FROM sealed_dictionaries WHERE id = ?", dictionary_id)[0][0])
+    return store_seq, zstandard.ZstdCompressionDict(content, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+
+
+def sealed_records(backend: Backend, game_id: str) -> list[Record]:
+    """A sealed game's records, as its block rebuilds them."""
+    store_seq, dictionary = _dictionary(backend, game_id)
+    frame = bytes(fetch(backend, "SELECT block FROM sealed_games WHERE store_seq = ?", store_seq)[0][0])
+    options = {} if dictionary is None else {"dict_data": dictionary}
+    return sealed.Block(zstandard.ZstdDecompressor(**options).decompress(frame)).records()
+
+
+def rewrite_block(backend: Backend, game_id: str, raw: bytes) -> Statement:
+    """The UPDATE that puts ``raw`` (an uncompressed block) in the game's sealed row, compressed as the ledger does
+    (refused until the sealed rows' append-only rule is lifted)."""
+    store_seq, dictionary = _dictionary(backend, game_id)
+    options = {} if dictionary is None else {"dict_data": dictionary}
+    frame = zstandard.ZstdCompressor(write_checksum=True, **options).compress(raw)
+    return "UPDATE sealed_games SET block = ? WHERE store_seq = ?", (frame, store_seq)
+
+
+def pack_forged(backend: Backend, game_id: str, records: list[Record]) -> bytes:
+    """The uncompressed block of ``records`` changed by an attacker: each body as given, every hash made to follow
+    (the block keeps none but the one before its tail)."""
+    prev = None
+    chained = []
+    for forged in records:
+        prev = link(prev, forged.body)
+        chained.append(forged._replace(hash=prev))
+    seed = fetch(backend, "SELECT seed FROM games WHERE id = ?", game_id)[0][0]
+    return sealed.pack(game_id, seed, chained)

@@ -45,8 +45,9 @@ def test_standings_count_each_bots_forfeits_from_the_games_events(cup):
     """The forfeits column (table and JSON) counts the games each bot forfeited, read from seat_forfeited."""
     data = json.loads(invoke("standings", "cup", "--json", "--db", str(cup)).stdout)
     forfeits = {row["bot"]: row["forfeits"] for row in data["standings"]}
-    with closing(sqlite3.connect(cup)) as connection:
-        stored = connection.execute("SELECT count(*) FROM events WHERE type = 'seat_forfeited'").fetchone()[0]
+    ledger = Ledger(str(cup), read_only=True)
+    stored = sum(record.type == "seat_forfeited" for game_id in ledger.game_ids() for record in ledger.records(game_id))
+    ledger.close()
     assert forfeits["illegal"] == stored > 0 and forfeits["random_bot"] == forfeits["random_b"] == 0
     table = invoke("standings", "cup", "--db", str(cup)).stdout
     cells = {fields[2]: fields[-1] for fields in map(str.split, table.splitlines())

@@ -19,7 +19,9 @@ from ledger import checkpoints
 from ledger import keys as ledger_keys
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
+from ledger.dialect import INSERT_EVENT
 from ledger.keys import LedgerKey, checkpoint_message, log_message
+from ledger.sealed import TAIL, Block
 from ledger.store import Ledger
 from replays import archive
 from replays import log as logfmt
@@ -31,7 +33,10 @@ from tests.tamper import (
     fetch,
     first_game,
     invoke,
+    pack_forged,
     reseal,
+    rewrite_block,
+    sealed_records,
     swap_ranks,
     tamper,
     winner_seat,
@@ -86,36 +91,86 @@ def test_a_status_set_to_playing_does_not_hide_a_game(cup):
     assert_tournament_reads_refused(cup, game_id, "its status is 'playing'")
 
 
-def test_a_rewritten_result_without_new_hashes_breaks_the_link(cup):
-    """game_ended's ranking rewritten in place: both backends' triggers refuse it until the owner lifts them; then
-    verify and reads name the game."""
+def test_a_rewritten_result_in_a_sealed_block_breaks_the_link_to_the_head(cup):
+    """game_ended's ranking rewritten inside the game's sealed block (the hashes it does not keep follow): both
+    backends' triggers refuse the UPDATE until the owner lifts them; then verify and reads name the game."""
     game_id = first_game(cup)
-    seq, body = fetch(cup, "SELECT seq, body FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", game_id)[0]
-    envelope = loads(bytes(body))
+    records = sealed_records(cup, game_id)
+    envelope = loads(records[-1].body)
     ranking = envelope["data"]["ranking"]
     envelope["data"]["ranking"] = ranking[::-1] if ranking != ranking[::-1] else [1, 2]
-    rewrite = ("UPDATE events SET body = ? WHERE game_id = ? AND seq = ?", (canonical(envelope), game_id, seq))
-    with pytest.raises(cup.errors, match="events are append-only: UPDATE is not allowed"):
+    records[-1] = records[-1]._replace(body=canonical(envelope))
+    rewrite = rewrite_block(cup, game_id, pack_forged(cup, game_id, records))
+    with pytest.raises(cup.errors, match="sealed games are append-only: UPDATE is not allowed"):
         tamper(cup, rewrite)
-    cup.lift_append_only("events")
+    cup.lift_append_only("sealed_games")
     tamper(cup, rewrite)
-    assert_verify_fails(cup, game_id, "hash")
-    assert_tournament_reads_refused(cup, game_id, "does not hash to its stored hash")
+    assert_verify_fails(cup, game_id, "signature does not match the head")
+    assert_tournament_reads_refused(cup, game_id, "is not its last event's hash")
+
+
+def test_a_middle_event_rewritten_behind_the_kept_tail_hash_passes_reads_but_not_verify(cup):
+    """A move rewritten inside a block whose kept tail hash is put back as it was: the result's reads cannot see
+    it (they hash only the last events, docs/replays.md), `replay verify --db` walks the chain and names the game."""
+    game_id = first_game(cup)
+    records = sealed_records(cup, game_id)
+    middle = len(records) // 2
+    envelope = loads(records[middle].body)
+    envelope["step"] += 1000
+    records[middle] = records[middle]._replace(body=canonical(envelope))
+    kept = bytes.fromhex(records[-TAIL - 1].hash)
+    forged = pack_forged(cup, game_id, records)
+    forged = forged.replace(bytes.fromhex(Block(forged).records()[-TAIL - 1].hash), kept, 1)
+    cup.lift_append_only("sealed_games")
+    tamper(cup, rewrite_block(cup, game_id, forged))
+    assert invoke("standings", "cup", "--db", cup.url).exit_code == 0
+    assert_verify_fails(cup, game_id, f"tail hash is not the hash of its seq {len(records) - TAIL - 1}")
+
+
+def test_a_damaged_or_moved_block_is_refused_everywhere(cup):
+    """A sealed block with a byte changed fails its zstd checksum; another game's block put in its row names the
+    game it holds: verify and reads say so, naming the game."""
+    first, second = [row[0] for row in fetch(cup, "SELECT id FROM games ORDER BY store_seq LIMIT 2")]
+    frame = bytearray(fetch(cup, "SELECT block FROM sealed_games s JOIN games g ON g.store_seq = s.store_seq "
+                                 "WHERE g.id = ?", first)[0][0])
+    frame[len(frame) // 2] ^= 0xFF
+    cup.lift_append_only("sealed_games")
+    tamper(cup, ("UPDATE sealed_games SET block = ? WHERE store_seq = (SELECT store_seq FROM games WHERE id = ?)",
+                 (bytes(frame), first)))
+    assert_verify_fails(cup, first, "its sealed block cannot be")
+    assert_tournament_reads_refused(cup, first, "its sealed block cannot be")
+    number = "(SELECT store_seq FROM games WHERE id = ?)"
+    tamper(cup, (f"UPDATE sealed_games SET block = (SELECT block FROM sealed_games WHERE store_seq = {number}) "
+                 f"WHERE store_seq = {number}", (second, first)))
+    assert_verify_fails(cup, first, f"its sealed block holds the events of game {second}")
+    assert_tournament_reads_refused(cup, first, f"its sealed block holds the events of game {second}")
+
+
+def test_rows_added_beside_a_sealed_game_are_refused(cup):
+    """Event rows inserted for a game that is sealed (the events table takes inserts): a reader would not know which
+    to believe, so reads and verify refuse the game."""
+    game_id = first_game(cup)
+    tamper(cup, *[(INSERT_EVENT, (game_id, *record)) for record in sealed_records(cup, game_id)])
+    assert_verify_fails(cup, game_id, "its events are both sealed and stored as rows")
+    assert_tournament_reads_refused(cup, game_id, "its events are both sealed and stored as rows")
 
 
 def test_the_triggers_fire_per_row_on_sqlite_and_per_statement_on_postgres(cup):
-    """SQLite's append-only triggers fire for each event a statement touches, PostgreSQL's for the statement: a
-    DELETE that matches no event is a harmless no-op on SQLite and refused on PostgreSQL, which also refuses
-    TRUNCATE (SQLite has none). No event is lost either way."""
-    events = fetch(cup, "SELECT COUNT(*) FROM events")
-    nothing = "DELETE FROM events WHERE game_id = 'no-such-game'"
-    if cup.path is not None:
-        tamper(cup, nothing)
-    else:
-        for statement in (nothing, "TRUNCATE events CASCADE"):
-            with pytest.raises(cup.errors, match=r"events are append-only: (DELETE|TRUNCATE) is not allowed"):
+    """SQLite's append-only triggers fire for each row a statement touches, PostgreSQL's for the statement: a
+    DELETE that matches no event or sealed game is a harmless no-op on SQLite and refused on PostgreSQL, which also
+    refuses TRUNCATE (SQLite has none). Nothing is lost either way."""
+    counts = "SELECT (SELECT COUNT(*) FROM events), (SELECT COUNT(*) FROM sealed_games)"
+    before = fetch(cup, counts)
+    assert before[0][1] == 6
+    for table, label, nothing in (("events", "events", "DELETE FROM events WHERE game_id = 'no-such-game'"),
+                                  ("sealed_games", "sealed games", "DELETE FROM sealed_games WHERE store_seq = -1")):
+        if cup.path is not None:
+            tamper(cup, nothing)
+            continue
+        for statement in (nothing, f"TRUNCATE {table} CASCADE"):
+            with pytest.raises(cup.errors, match=rf"{label} are append-only: (DELETE|TRUNCATE) is not allowed"):
                 tamper(cup, statement)
-    assert fetch(cup, "SELECT COUNT(*) FROM events") == events
+    assert fetch(cup, counts) == before
     assert invoke("replay", "verify", "--db", cup.url, "--quiet").exit_code == 0
 
 
@@ -132,11 +187,11 @@ def test_a_dropped_game_is_caught_by_the_checkpoint(cup):
     """A whole game deleted (refused by both backends' triggers until the owner lifts them): the tournament's
     checkpoint says one is missing."""
     game_id = first_game(cup)
-    drop = [("DELETE FROM events WHERE game_id = ?", (game_id,)), ("DELETE FROM seats WHERE game_id = ?", (game_id,)),
-            ("DELETE FROM games WHERE id = ?", (game_id,))]
-    with pytest.raises(cup.errors, match="events are append-only: DELETE is not allowed"):
+    drop = [("DELETE FROM sealed_games WHERE store_seq = (SELECT store_seq FROM games WHERE id = ?)", (game_id,)),
+            ("DELETE FROM seats WHERE game_id = ?", (game_id,)), ("DELETE FROM games WHERE id = ?", (game_id,))]
+    with pytest.raises(cup.errors, match="sealed games are append-only: DELETE is not allowed"):
         tamper(cup, *drop)
-    cup.lift_append_only("events")
+    cup.lift_append_only("sealed_games")
     tamper(cup, *drop)
     assert_verify_fails(cup, None, "a game was removed", "--tournament", "cup")
     assert_tournament_reads_refused(cup, None, "a game was removed")
@@ -196,6 +251,10 @@ def test_the_application_role_cannot_touch_events_and_its_forged_rank_is_caught(
         game_id = first_game(backend)
         for statement, refusal in (("UPDATE events SET type = 'forged'", "permission denied"),
                                    ("DELETE FROM events", "permission denied"),
+                                   ("UPDATE sealed_games SET block = block", "permission denied"),
+                                   ("DELETE FROM sealed_games", "permission denied"),
+                                   ("DELETE FROM sealed_dictionaries", "permission denied"),
+                                   ("ALTER TABLE sealed_games DISABLE TRIGGER USER", "must be owner"),
                                    ("UPDATE checkpoints SET signature = '00'", "permission denied"),
                                    ("ALTER TABLE events DISABLE TRIGGER USER", "must be owner"),
                                    ("DROP TRIGGER events_no_update ON events", "must be owner")):

@@ -58,8 +58,8 @@ def test_each_checkpoint_extends_the_last_and_an_unchanged_scope_writes_none(sco
 
 
 @pytest.mark.parametrize("tamper, problem", [
-    (["DELETE FROM events WHERE game_id = 'g2'", "DELETE FROM seats WHERE game_id = 'g2'",
-      "DELETE FROM games WHERE id = 'g2'"], "a game was removed"),
+    (["DELETE FROM sealed_games WHERE store_seq = (SELECT store_seq FROM games WHERE id = 'g2')",
+      "DELETE FROM seats WHERE game_id = 'g2'", "DELETE FROM games WHERE id = 'g2'"], "a game was removed"),
     (["UPDATE games SET head = 'ff' WHERE id = 'g2'"], "a game it covers was changed"),
     (["UPDATE games SET store_seq = 9 WHERE id = 'g0'"], "a game was removed"),
     (["UPDATE games SET game_key = 'other' WHERE id = 'g3'"], "a game it covers was changed"),
@@ -70,7 +70,7 @@ def test_the_audit_names_what_breaks_a_checkpoint(scoped, backend, tamper, probl
     the checkpoint that covers it (the attacker has the owner's rights, and lifts the append-only rule first)."""
     ledger, scope = scoped
     checkpoints.write(ledger, scope)
-    backend.lift_append_only("events", "checkpoints")
+    backend.lift_append_only("events", "checkpoints", "sealed_games")
     with backend.raw() as connection:
         for statement in tamper:
             connection.execute(statement)

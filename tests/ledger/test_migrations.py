@@ -11,12 +11,13 @@ import ledger.models
 from ledger.store import Ledger
 from tests.backends import opened_ledger
 
-TRIGGERS = {"events_no_update", "events_no_delete", "events_contiguous",
-            "ladder_events_no_update", "ladder_events_no_delete", "checkpoints_no_update", "checkpoints_no_delete"}
+APPEND_ONLY = ("events", "ladder_events", "checkpoints", "sealed_games", "sealed_dictionaries")
+TRIGGERS = {f"{table}_no_{operation}" for table in APPEND_ONLY for operation in ("update", "delete")} \
+    | {"events_contiguous"}
 TRIGGERS_BY_BACKEND = {
     "sqlite": TRIGGERS,
     # TRUNCATE fires no row trigger: PostgreSQL refuses it with a statement trigger of its own.
-    "postgresql": TRIGGERS | {"events_no_truncate", "ladder_events_no_truncate", "checkpoints_no_truncate"},
+    "postgresql": TRIGGERS | {f"{table}_no_truncate" for table in APPEND_ONLY},
 }
 
 

@@ -111,7 +111,8 @@ def test_import_refuses_a_tampered_log_naming_the_first_bad_seq(ledger, tmp_path
     assert caught.value.seq == seq
     assert f"seq {seq}" in str(caught.value)
     with target.read() as connection:
-        assert connection.exec_driver_sql("SELECT COUNT(*) FROM events").scalar() == 0
+        for table in ("games", "sealed_games", "events"):
+            assert connection.exec_driver_sql(f"SELECT COUNT(*) FROM {table}").scalar() == 0
 
 
 def test_header_that_disagrees_with_the_hashed_events_is_refused(ledger, tmp_path):

@@ -165,18 +165,22 @@ def test_signed_download_with_the_servers_key(serve, tmp_path):
 
 
 def test_a_tampered_game_shows_as_failing_verification(serve, league):
-    """A game whose stored event was altered behind the ledger's back is shown as not verifying."""
+    """A game whose sealed events were altered behind the ledger's back is shown as not verifying."""
     api = serve()
     game_id = first_game(api)
     import sqlite3
 
     raw = sqlite3.connect(league.path)
-    raw.execute("DROP TRIGGER events_no_update")
-    raw.execute("UPDATE events SET hash = ? WHERE game_id = ? AND seq = 5", ("0" * 64, game_id))
+    number = "(SELECT store_seq FROM games WHERE id = ?)"
+    query = f"SELECT block FROM sealed_games WHERE store_seq = {number}"
+    block = bytearray(raw.execute(query, (game_id,)).fetchone()[0])
+    block[len(block) // 2] ^= 0xFF
+    raw.execute("DROP TRIGGER sealed_games_no_update")
+    raw.execute(f"UPDATE sealed_games SET block = ? WHERE store_seq = {number}", (bytes(block), game_id))
     raw.commit()
     raw.close()
     verification = api.get(f"/api/games/{game_id}").json()["verification"]
-    assert not verification["ok"] and "seq 5" in verification["detail"]
+    assert not verification["ok"] and "its sealed block cannot be decompressed" in verification["detail"]
 
 
 @pytest.mark.parametrize("url", [

@@ -35,13 +35,15 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import cgroups, interrupts, sandbox, warm
+from tournaments.bots import cgroups, diagnosis, interrupts, sandbox, warm
+from tournaments.bots.inprocess import BotCrash
 from tournaments.bots.spec import BUILTIN, CPU, PYTHON, UNSANDBOXED, WALL_CAP, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
@@ -383,7 +385,8 @@ def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Li
 
 
 def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
-    """Send hello and require ready, all within the handshake time; BotFailure with the reason otherwise."""
+    """Send hello and require ready, all within the handshake time; BotFailure with the reason otherwise
+    (a BotCrash, with its traceback, for a Python bot that failed to import or construct)."""
     began = time.monotonic()
     process.send(message, HANDSHAKE_SECONDS)
     try:
@@ -395,8 +398,30 @@ def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
         raise
     if answer.get("type") == "decline":
         raise BotFailure(f"declined: {answer.get('reason', 'no reason given')}")
+    if answer.get("type") == "failed" and process.spec.kind == PYTHON:
+        raise hosted_failure(answer)
     if answer.get("type") != "ready":
         raise BotFailure(f"failed its handshake: expected {{\"type\": \"ready\"}}, got {str(answer)[:60]}")
+
+
+def hosted_failure(answer: dict[str, Any]) -> BotFailure:
+    """What pyhost reported as a Python bot's failure: its reason (bounded), with its traceback if it sent one."""
+    reason = str(answer.get("reason"))[:MAX_REASON]
+    told = answer.get("diagnosis")
+    if not isinstance(told, dict):
+        return BotFailure(reason)
+    summary, where = str(told.get("summary", "")), str(told.get("where", ""))
+    if where and summary.endswith(where):
+        summary = summary[: -len(where)]
+    return BotCrash(reason, diagnosis.bounded(diagnosis.TRACEBACK, summary, str(told.get("detail", "")),
+                                              where=where))
+
+
+def placed(failure: BotFailure) -> str:
+    """A failure's reason, and for a Python bot's exception where in its file it came from: ``crashed while
+    starting: ModuleNotFoundError: No module named 'numpyy' at mybot.py line 1, in <module>``."""
+    reason = str(failure)
+    return failure.diagnosis.placed(reason) if isinstance(failure, BotCrash) else reason
 
 
 def check_handshake(spec: BotSpec, game: str, seats: int, limits: Limits,
@@ -428,7 +453,7 @@ def check_handshakes(specs: list[BotSpec], game: str, seats: int, limits: Limits
                 handshake(process, hello(spec, game, 0, seats, 0, limits, confinement))
                 out.append(None)
             except BotFailure as failure:
-                out.append(str(failure))
+                out.append(placed(failure))
             process.kill()
         return out
     finally:
@@ -456,6 +481,8 @@ class ProgramAgent:
         self.failure: str | None = None
         self.process: ProgramProcess | None = None
         self.tail = b""
+        self.crash: BotCrash | None = None
+        """A Python bot's exception, as pyhost reported it (with its traceback)."""
         try:  # started now (frozen, unless bots may ponder, until its first turn)
             self.process = self._start(spec, confinement)
         except BotFailure as failure:
@@ -468,7 +495,9 @@ class ProgramAgent:
     def act(self, turn: Turn) -> Any:
         try:
             return self._act(turn)
-        except BotFailure:
+        except BotFailure as failure:
+            if isinstance(failure, BotCrash):
+                self.crash = failure
             self.close()  # a bot that failed is killed at once, not told the end and waited for
             raise
 
@@ -497,7 +526,7 @@ class ProgramAgent:
         limits.charge(took, clock.unit())
         kind = answer.get("type")
         if self.hosted and kind == "failed":
-            raise BotFailure(str(answer.get("reason"))[:MAX_REASON])
+            raise hosted_failure(answer)
         if kind != "action" or "action" not in answer or not (self.hosted or isinstance(answer["action"], str)):
             raise BotFailure(f"answered garbage: expected {{\"type\": \"action\", \"action\": ...}}, got "
                              f"{str(answer)[:60]}")
@@ -528,3 +557,10 @@ class ProgramAgent:
     def stderr(self) -> bytes:
         """The end of what the bot wrote to stderr in this game (after close)."""
         return self.tail
+
+    def diagnosed(self, seat: int) -> diagnosis.Diagnosis | None:
+        """Why the seat's bot failed, in its terms (after close): a Python bot's traceback, else the last lines
+        of its stderr (None: it wrote none)."""
+        if self.crash is not None:
+            return replace(self.crash.diagnosis, seat=seat)
+        return diagnosis.of_stderr(self.tail, seat)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -48,6 +50,8 @@ LIST = (tables.Column("id"), tables.Column("name", tables.NAME), tables.Column("
 GAMES = (tables.Column("key", tables.WORD), tables.Column("game id", tables.WORD), tables.Column("seat"),
          tables.Column("bot", tables.NAME), tables.Column("rank"), tables.Column("score"),
          tables.Column("forfeit", tables.PROSE))
+SCORE = 5
+"""The score column: shown only when a listed game keeps scores (no game of the three does yet)."""
 SHORT_GAME_ID = 12
 """Characters of a game id a table shows: every command that takes a game id takes a unique prefix of it."""
 
@@ -60,13 +64,17 @@ def games(
     as_json: Json = False,
     db: Db = None,
 ) -> None:
-    """List a tournament's games: key, id, the bot in each seat with its rank and score, and any forfeit
-    with its seat and reason (read-only).
+    """List a tournament's games: key, id, the bot in each seat with its rank (and score, in a game that keeps
+    scores), and any forfeit with its seat and reason (read-only).
 
-    --bot takes the bot's name or the short id `tourney standings` shows.
+    With --forfeits, under each forfeit the bot's own account of it: where in its file a Python bot's
+    exception was raised (or a program's last line on stderr), and the path of its whole log when the
+    run kept logs (--bot-logs); --json has the whole traceback. --bot takes the bot's name or the short
+    id `tourney standings` shows.
 
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
     """
+    from ledger import games as game_rows
     from ledger import tournaments as tournament_rows
     from tournaments.play import results
 
@@ -80,9 +88,12 @@ def games(
         found = [game for game in found if bot in {seat.bot for seat in game.seats}]
     if forfeits:
         found = [game for game in found if game.forfeit is not None]
+    told = game_rows.diagnoses(ledger, [game.game_id for game in found if game.forfeit is not None])
     if as_json:
-        typer.echo(orjson.dumps([game.to_json() for game in found], option=orjson.OPT_INDENT_2).decode())
+        typer.echo(orjson.dumps([with_diagnosis(game.to_json(), told) for game in found],
+                                option=orjson.OPT_INDENT_2).decode())
         return
+    scored = any(seat.score is not None for game in found for seat in game.seats)
     rows = []
     for game in found:
         for seat in game.seats:
@@ -91,9 +102,43 @@ def games(
             rows.append(((game.key or "") if first else "", game.game_id[:SHORT_GAME_ID] if first else "",
                          str(seat.seat), Text(seat.bot), "" if seat.rank is None else str(seat.rank),
                          "" if seat.score is None else str(seat.score), Text(game.forfeit.reason) if forfeit else ""))
+    columns = GAMES if scored else GAMES[:SCORE] + GAMES[SCORE + 1:]
+    if not scored:
+        rows = [row[:SCORE] + row[SCORE + 1:] for row in rows]
     console = terminal.console()
-    console.print(tables.fitted(console, GAMES, rows, Text(f"{row['name']} ({row['game']}): "
-                                                           f"{plural(len(found), 'game')}")))
+    console.print(tables.fitted(console, columns, rows, Text(f"{row['name']} ({row['game']}): "
+                                                             f"{plural(len(found), 'game')}")))
+    lines = [diagnosis_line(game, told[game.game_id, game.forfeit.seat]) for game in found
+             if forfeits and game.forfeit is not None and (game.game_id, game.forfeit.seat) in told]
+    if lines:
+        console.print(Text("In the bots' own words (a Python bot's exception, or a program's last line on stderr; "
+                           "the whole of it in --json):"), soft_wrap=True)
+    for line in lines:  # one line each, never broken here: the terminal wraps it, a pipe reads it whole
+        console.print(Text(line), soft_wrap=True)
+
+
+def with_diagnosis(game: dict, told: dict) -> dict:
+    """A game's JSON with its forfeit's diagnosis (``kind``, ``summary``, ``detail``, ``log``), if its bot left one."""
+    forfeit = game.get("forfeit")
+    found = told.get((game["game_id"], forfeit["seat"])) if forfeit else None
+    if found is not None:
+        forfeit["diagnosis"] = {key: found[key] for key in ("kind", "summary", "detail", "log")}
+    return game
+
+
+def diagnosis_line(game, diagnosis: dict) -> str:
+    """One line per forfeit: its key and seat, the bot's own account (``KeyError: 'hand' at mybot.py line 12, in
+    act``), and where its whole log is (a path relative to here when it is under here)."""
+    log = diagnosis["log"]
+    if log is None:
+        where = "no log kept: run with --bot-logs DIR to keep one"
+    else:
+        path = Path(log)
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        where = f"log: {path}"
+    seat, named = game.forfeit.seat, game.key or game.game_id[:SHORT_GAME_ID]
+    return f"  {named} seat {seat} {game.seats[seat].bot}: {diagnosis['summary']} ({where})"
 
 
 def bot_name(entrants: dict[str, int], ref: str) -> str:

@@ -130,7 +130,7 @@ def run(
     prepared, k = preparation.prepare(folder, engine.name, players, limits, confinement)
     with prepared:  # the staged copies of the bots' files are removed at the end
         for notice in prepared.notices:
-            errors.print(notice, style="yellow")
+            errors.print(notice, style="yellow", soft_wrap=True)  # one line each: a pipe reads it whole
         chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
                   else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
                   else None)

@@ -28,6 +28,7 @@ from ledger import owners as owner_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.bots import sandbox
+from tournaments.bots.diagnosis import Diagnosis
 from tournaments.bots.discovery import describe, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
@@ -57,6 +58,15 @@ class LadderError(ValueError):
 
 class Unavailable(LadderError):
     """This machine cannot run a ladder's bots now (no working sandbox): its fault, never a bot's."""
+
+
+class Refused(LadderError):
+    """A submission that forfeited a validation game: the one line, and what its bot left behind (its
+    traceback or last stderr lines: tournaments.bots.diagnosis), which only its owner reads."""
+
+    def __init__(self, message: str, told: Diagnosis | None = None) -> None:
+        super().__init__(message)
+        self.diagnosis = told
 
 
 def default_rating(players: int) -> str:
@@ -262,7 +272,9 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None
             seat = next(i for i, n in enumerate(seated) if n == candidate.name)
             reason = _forfeit_reason(outcome)
             if outcome.ranking[seat] == k and reason:
-                raise LadderError(f"{candidate.name} refused: in its validation game it forfeited ({reason})")
+                told = result.diagnosis if result.diagnosis is not None and result.diagnosis.seat == seat else None
+                raise Refused(f"{candidate.name} refused: in its validation game it forfeited "
+                              f"({told.placed(reason) if told is not None else reason})", told)
 
 
 def _play(job: Job):

@@ -37,7 +37,7 @@ from replays.archive import store_recorded
 from tournaments.bots.spec import BotSpec
 from tournaments.ladder import league, matchmaking
 from tournaments.ladder.defaults import LEASE
-from tournaments.play.runner import Job, Result, Spec, write_logs
+from tournaments.play.runner import Job, Result, Spec, diagnosis_row, write_logs
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled, deal_seed
 
@@ -252,6 +252,9 @@ class Worker:
                                game_key=result.key, connection=connection)
                 game_rows.store_logs(self.ledger, recorded.game_id,
                                      [(seat, log) for seat, log in enumerate(result.logs or ()) if log], connection)
+                if result.diagnosis is not None:
+                    game_rows.store_diagnoses(connection, [diagnosis_row(result, result.diagnosis, recorded.game_id,
+                                                                         self.bot_logs)])
                 return recorded.game_id
 
             games.append((store, [entry["id"] for entry in seated], list(recorded.ranking)))
@@ -264,7 +267,7 @@ class Worker:
         for result in results:
             if self.bot_logs is not None:
                 self.bot_logs.mkdir(parents=True, exist_ok=True)
-                write_logs(self.bot_logs, result.recorded.game_id, result.logs)
+                write_logs(self.bot_logs, result.recorded.game_id, result.logs, result.bots())
             self.stored += 1
             if self.stored % checkpoints.EVERY == 0:
                 checkpoints.write(self.ledger, rows.scope(self.ladder))
@@ -281,8 +284,8 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
 
     When it stops (done, interrupted or failed) the session queues nothing more; it ends (a signed
     checkpoint, the seed revealed) once no other worker is playing a match of it. The end of each bot
-    process's stderr per game is stored with the game (its owner reads it on the web); with ``bot_logs``,
-    it also goes there as ``<game id>-seat<N>.log``.
+    process's stderr per game is stored with the game (its owner reads it on the web), and so is a forfeiting
+    bot's diagnosis; with ``bot_logs``, the stderr also goes there as ``<bot>/<game id>-seat<N>.log``.
     """
     worker = Worker(ledger, rows.get(ledger, ladder_name), limits, workers, say=announce or (lambda _line: None),
                     progress=progress, bot_logs=bot_logs)

@@ -71,7 +71,7 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> De
         return None
     row, upload = claimed
     with tempfile.TemporaryDirectory(prefix="tourney-upload-") as folder:
-        def said(error: BaseException) -> str:
+        def said(error: BaseException | str) -> str:
             # Said to the uploader: without this machine's temporary folder in it.
             return str(error).replace(f"{folder}/", "")
 
@@ -84,6 +84,9 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> De
             raise
         except (league.Unavailable, SandboxError) as error:
             return _machine_failed(ledger, row, said(error))
+        except league.Refused as error:
+            kept = None if error.diagnosis is None else said(error.diagnosis.detail)
+            return _decided(ledger, row, queue.REFUSED, said(error), diagnosis=kept)
         except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
             return _decided(ledger, row, queue.REFUSED, said(error))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
@@ -103,8 +106,8 @@ def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:
 
 
 def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_id: int | None = None,
-             version: int | None = None) -> Decided:
-    queue.decide(ledger, row["id"], status, reason, entry_id)
+             version: int | None = None, diagnosis: str | None = None) -> Decided:
+    queue.decide(ledger, row["id"], status, reason, entry_id, diagnosis)
     return Decided(row["id"], row["name"], row["owner"], status, None if status == queue.LISTED else reason, version)
 
 

@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 from engines import registry
 from engines.driver import play
 from ledger import checkpoints, seeds
+from ledger import games as game_rows
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import finished_game
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import sandbox
+from tournaments.bots import diagnosis, sandbox
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
 from tournaments.bots.protocol import ProgramAgent
 from tournaments.bots.spec import (
@@ -144,6 +145,11 @@ class Result:
     scores: list[int] | None
     logs: tuple[bytes | None, ...] | None = None
     """Per seat, the end of its bot process's stderr (None: not a process), when the job kept logs."""
+    diagnosis: diagnosis.Diagnosis | None = None
+    """Why the forfeiting seat's bot failed, in its own terms (tournaments.bots.diagnosis), if it left a trace."""
+
+    def bots(self) -> list[str]:
+        return [seat.name for seat in self.recorded.seats]
 
 
 def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
@@ -181,7 +187,14 @@ def play_job(job: Job, in_worker: bool = False) -> Result:
     scores = getattr(engine, "scores", None)
     logs = tuple(agent.stderr() if isinstance(agent, ProgramAgent) else None for agent in agents)
     return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None,
-                  logs if job.keep_logs else None)
+                  logs if job.keep_logs else None, diagnosed(agents, played.outcome.forfeit_seat))
+
+
+def diagnosed(agents: list[Any], seat: int | None) -> diagnosis.Diagnosis | None:
+    """The forfeiting seat's diagnosis (after its agent closed), if its bot left one."""
+    if seat is None or seat >= len(agents) or not hasattr(agents[seat], "diagnosed"):
+        return None
+    return agents[seat].diagnosed(seat)
 
 
 def _flight_recorded(agents: list[Any], recorder: salvage.FlightRecorder | None) -> list[Any]:
@@ -402,8 +415,9 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
     The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
     ``workers`` processes); this process alone stores them, each once.
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
-    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``. ``finished`` is told each
-    game this run stored, as soon as it is stored (the command's line per game), before ``progress``.
+    (``write_logs``). A forfeiting bot's diagnosis is stored with its game. A worker's death is told to
+    ``notice``. ``finished`` is told each game this run stored, as soon as it is stored (the command's
+    line per game), before ``progress``.
 
     A signed checkpoint is appended every ``checkpoints.EVERY`` games and when the run stops
     (done, interrupted or failed); once the tournament is over, the last one says so and a
@@ -421,8 +435,14 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
     stored = 0
 
     def store(connection: Connection, group: list[Result]) -> None:
+        # The logs first: a diagnosis stored with its game names a log file that is there.
+        if bot_logs is not None:
+            for result in group:
+                write_logs(bot_logs, result.key, result.logs, result.bots())
         ledger.store_games([finished_game(r.recorded, [bot_ids[s.name] for s in r.recorded.seats], r.scores,
                                           run.tournament["id"], r.key) for r in group], connection)
+        game_rows.store_diagnoses(connection, [diagnosis_row(r, r.diagnosis, r.key, bot_logs) for r in group
+                                               if r.diagnosis is not None])
 
     def alone(result: Result) -> bool:
         try:
@@ -441,8 +461,6 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             stored += 1
             if stored % checkpoints.EVERY == 0:
                 checkpoints.write(ledger, tournament_rows.scope(run.tournament))
-            if bot_logs is not None:
-                write_logs(bot_logs, result.key, result.logs)
         run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
         if new and finished is not None:
             finished(result)
@@ -484,14 +502,33 @@ def close(ledger: Ledger, run: Run) -> None:
         run.tournament = tournament_rows.get(ledger, str(run.tournament["id"]))
 
 
-def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None) -> None:
-    """One file per seat that was a bot process: ``<name>-seat<N>.log``, the end of its stderr."""
+def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None, bots: list[str]) -> None:
+    """One file per seat that was a bot process, the end of its stderr, in a folder per bot:
+    ``<bot>/<name>-seat<N>.log`` (``name``: the game's key, or a ladder game's id). The name it had
+    before (``<name>-seat<N>.log``, at the top) is kept as a link to it (docs/tournaments.md)."""
     for seat, log in enumerate(logs or ()):
-        if log is not None:
-            try:
-                (folder / f"{name}-seat{seat}.log").write_bytes(log)
-            except OSError as error:
-                raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
+        if log is None:
+            continue
+        path = diagnosis.log_path(folder, bots[seat], name, seat)
+        link = folder / path.name
+        try:
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(log)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(path.relative_to(folder))
+        except OSError as error:
+            raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
+
+
+def diagnosis_row(result: Result, told: diagnosis.Diagnosis, name: str, bot_logs: Path | None
+                  ) -> tuple[str, int, str, str, str, str | None]:
+    """What ledger.games.store_diagnoses keeps of a result's diagnosis ``told``: with the absolute path of the
+    seat's log, if --bot-logs wrote one (``name``: the game's key, or a ladder game's id)."""
+    kept = bot_logs is not None and result.logs is not None and result.logs[told.seat] is not None
+    log = (str(diagnosis.log_path(bot_logs.resolve(), result.bots()[told.seat], name, told.seat))
+           if bot_logs is not None and kept else None)
+    return (result.recorded.game_id, told.seat, told.kind, told.summary, told.detail, log)
 
 
 def cpu_count() -> int:

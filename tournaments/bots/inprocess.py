@@ -188,7 +188,7 @@ class PythonAgent:
                 if timer:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
-            raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s") from None
+            raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s{self.limits.told()}") from None
         except BotFailure:
             raise
         except BaseException as error:  # sys.exit() in a bot must not end the tournament

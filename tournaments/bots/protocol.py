@@ -376,12 +376,16 @@ def _prctl() -> Any:
 
 def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
           confinement: Confinement = UNSANDBOXED) -> dict[str, Any]:
-    """The hello message; ``clock`` says how its move times are counted (docs/bot-protocol.md, "Time")."""
-    return {
+    """The hello message; ``clock`` says how its move times are counted, ``tc`` the game clock, if the run has one
+    (docs/bot-protocol.md, "Time")."""
+    message = {
         "type": "hello", "protocol": PROTOCOL_VERSION, "game": game, "seat": seat, "seats": seats, "seed": seed,
         "move_time_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.time_bank * 1000),
         "name": spec.name, "clock": confinement.clock,
     }
+    if limits.increment is not None:  # a game clock (--tc): added to protocol 1, so older bots ignore it
+        message["tc"] = {"base_ms": round(limits.time_bank * 1000), "increment_ms": round(limits.increment * 1000)}
+    return message
 
 
 def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
@@ -517,10 +521,14 @@ class ProgramAgent:
         clock = first if first is not None and first.box is not None else self.process.clock(limits.allowed)
         self.process.send({
             "type": "act", "view": turn.view, "legal": turn.legal,
-            "events": [event_message(e) for e in turn.events],
-            "deadline_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.bank_left * 1000),
+            "events": [event_message(e) for e in turn.events], **limits.request(),
         }, clock.cap)
-        answer = self.process.receive(clock)
+        try:
+            answer = self.process.receive(clock)
+        except BotFailure as failure:
+            if limits.increment is not None and str(failure).startswith("timed out: "):
+                raise BotFailure(f"{failure}{limits.told()}") from None
+            raise
         took = clock.used()
         self.process.pause()  # from its answer to its next request, it does not run
         limits.charge(took, clock.unit())

@@ -12,7 +12,7 @@ from rich.text import Text
 
 import tournaments.cli.report as report
 import tournaments.cli.terminal as terminal
-from tournaments.bots.spec import Limits, Resources
+from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     BotLogs,
     Clock,
@@ -32,10 +32,12 @@ from tournaments.cli.options import (
     ReportEvery,
     Sandbox,
     TimeBank,
+    TimeControl,
     games_option,
     jobs_for,
     plural,
     require_database,
+    time_limits,
     writing,
 )
 from tournaments.cli.run import book_line, seed_line
@@ -75,6 +77,7 @@ def parse_sprt(items: list[str]) -> Sprt:
 
 
 def match(
+    ctx: typer.Context,
     bots: Annotated[list[str], typer.Argument(help="CANDIDATE BASELINE: bot files, or names of bots in --bots.",
                                               metavar="CANDIDATE BASELINE")],
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
@@ -102,6 +105,7 @@ def match(
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
+    tc: TimeControl = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
     sandbox: Sandbox = "auto",
     clock: Clock = None,
@@ -143,7 +147,7 @@ def match(
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if resume:
         require_database(ledger, "resume")
-    limits = Limits(move_time, time_bank)
+    limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
     resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
                          batch)

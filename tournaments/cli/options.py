@@ -22,6 +22,7 @@ from tournaments.play.defaults import EXECUTORS
 
 if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it, never for --help
     from ledger.store import Ledger
+    from tournaments.bots.spec import Limits
 
 Db = Annotated[
     str | None,
@@ -108,6 +109,45 @@ MoveTime = Annotated[float, seconds_option("--move-time", "Seconds a bot may tak
 TimeBank = Annotated[float, seconds_option(
     "--time-bank", "Extra seconds per game a bot may spend in all on moves that run over --move-time (0: none).",
     zero=True)]
+TC_FORM = "BASE+INC, seconds (10+0.1), or BASE (60)"
+
+
+def parse_tc(text: str) -> tuple[float, float]:
+    """``--tc BASE+INC`` (fastchess's ``tc=``): seconds on each game's clock and seconds added after each move."""
+    base, plus, increment = text.strip().partition("+")
+    if "/" in base:
+        raise typer.BadParameter(f"{text!r}: moves per period (fastchess's 40/60) are not supported: give {TC_FORM}")
+    try:
+        seconds = float(base), float(increment) if plus else 0.0
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a time control: give {TC_FORM}") from None
+    return check_seconds(seconds[0], zero=False), check_seconds(seconds[1], zero=True)
+
+
+TimeControl = Annotated[str | None, typer.Option(
+    "--tc", help="A game clock instead of --move-time and --time-bank, as fastchess's tc: BASE+INC seconds (10+0.1: "
+    "10 s per game, 0.1 s added after each move; a move may take all that is left). Wall-clock time. See "
+    "docs/bot-protocol.md.", show_default=False,
+    callback=lambda value: value if value is None else (parse_tc(value), value)[1])]
+
+
+def time_limits(ctx: typer.Context, tc: str | None, move_time: float, time_bank: float, clock: str | None
+                ) -> tuple[Limits, str | None]:
+    """The run's time limits and its clock: --move-time and --time-bank, or --tc's game clock, which is counted
+    by the wall clock (fastchess's meaning) and so refuses --clock cpu, and is given without the other two."""
+    from tournaments.bots.spec import WALL, Limits
+
+    if tc is None:
+        return Limits(move_time, time_bank), clock
+    given = [flag for name, flag in (("move_time", "--move-time"), ("time_bank", "--time-bank"))
+             if given_on_command_line(ctx, name)]
+    if given:
+        raise typer.BadParameter(f"--tc is a game clock of its own: give it without {' and '.join(given)}")
+    if clock not in (None, WALL):
+        raise typer.BadParameter("--tc counts wall-clock time (fastchess's meaning): give it without --clock cpu")
+    return Limits.game_clock(*parse_tc(tc)), WALL
+
+
 CpuSeconds = Annotated[int, whole_option(
     "--cpu-seconds", "CPU-time limit of a bot's process, per game.", 1, MAX_CPU_SECONDS, "seconds")]
 MemoryMb = Annotated[int, whole_option(

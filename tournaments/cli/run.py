@@ -15,7 +15,7 @@ from rich.text import Text
 import tournaments.cli.report as report
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.bots.spec import Limits, Resources
+from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     BotLogs,
     Clock,
@@ -35,12 +35,14 @@ from tournaments.cli.options import (
     ReportEvery,
     Sandbox,
     TimeBank,
+    TimeControl,
     games_option,
     given_on_command_line,
     jobs_for,
     plural,
     reading,
     require_database,
+    time_limits,
     tournament_or_newest,
     writing,
 )
@@ -68,6 +70,7 @@ def run(
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
+    tc: TimeControl = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
     form: Annotated[str, typer.Option("--format", help="round-robin (every table), gauntlet (--candidate at every "
                                       "table of the others) or swiss (--rounds rounds of tables of similar score).")]
@@ -95,6 +98,7 @@ def run(
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     Example: tourney run bots/ --game lemur-tails --deals lemur-tails-50.deals
+    Example: tourney run bots/ --game lemur-tails --tc 10+0.1
     """
     from engines import registry
     from ledger import tournaments as tournament_rows
@@ -115,7 +119,7 @@ def run(
     if rounds is not None and form != formats.SWISS:
         raise typer.BadParameter("--rounds is for --format swiss only")
     executors.check(executor, ray_address, jobs)
-    limits = Limits(move_time, time_bank)
+    limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     console, errors = terminal.console(), terminal.console(stderr=True)
     form_name = None if form == formats.ROUND_ROBIN else form
@@ -134,9 +138,10 @@ def run(
         chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
                   else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
                   else None)
-        spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen,
-                           sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
-                           ponder=confinement.ponder, deals=None if book is None else book.seeds)
+        spec = runner.Spec(engine.name, k, games, seed, limits.move_time, limits.time_bank, tuple(prepared.bots),
+                           format=chosen, sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
+                           ponder=confinement.ponder, deals=None if book is None else book.seeds,
+                           increment=limits.increment)
         the_run = runner.open_run(ledger, name, spec, resume, namer)
         tournament_name = the_run.name
         workers = jobs_for(jobs, the_run.total - the_run.done)

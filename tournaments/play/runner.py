@@ -94,6 +94,15 @@ class Spec:
     """The seed was drawn, not chosen: the stored spec keeps only its commitment (tournaments.play.seeding)."""
     deals: tuple[str, ...] | None = None
     """A deal book's seeds (tournaments.play.deals): deal d of every table is the d-th; None: deals from the seed."""
+    increment: float | None = None
+    """A game clock's increment (``--tc BASE+INC``): ``time_bank`` is then its BASE and ``move_time`` the increment
+    (tournaments.bots.spec.Limits); None: move time and bank."""
+
+    def limits(self) -> Limits:
+        """A seat's time limits for one game (each seat its own)."""
+        if self.increment is not None:
+            return Limits.game_clock(self.time_bank, self.increment)
+        return Limits(self.move_time, self.time_bank)
 
     @property
     def confinement(self) -> Confinement:
@@ -125,6 +134,8 @@ class Spec:
             out["format"] = described
         if self.deals is not None:  # likewise only with a deal book: the book belongs to the tournament
             out["deals"] = list(self.deals)
+        if self.increment is not None:  # likewise only with a game clock
+            out["tc"] = {"base_ms": round(self.time_bank * 1000), "increment_ms": round(self.increment * 1000)}
         return out
 
 
@@ -176,7 +187,7 @@ def play_job(job: Job, in_worker: bool = False) -> Result:
     try:
         for seat, bot in enumerate(seated):
             agents.append(make_agent(bot, spec.game, seat, spec.players, scheduled.bot_seed(spec.seed, seat),
-                                     Limits(spec.move_time, spec.time_bank), spec.confinement, in_worker))
+                                     spec.limits(), spec.confinement, in_worker))
         played = play(engine, config, scheduled.seed, _flight_recorded(agents, recorder))
     finally:
         for agent in agents:
@@ -368,6 +379,8 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         raise TournamentError(book_changed(name, stored.get("deals"), wanted.get("deals")))
     if stored != wanted:
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
+        if "tc" in changed:  # a game clock is stored as move time and bank too: name the clock alone
+            changed = [key for key in changed if key not in ("move_time_ms", "time_bank_ms")]
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"
                 if "bots" in changed else "")
         differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
@@ -390,6 +403,7 @@ def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -
 SPEC_OPTIONS = {
     "games": "--games", "players": "--players", "move_time_ms": "--move-time", "time_bank_ms": "--time-bank",
     "sandbox": "--sandbox", "resources": "--memory-mb, --cpu-seconds, --max-processes", "format": "--format",
+    "tc": "--tc",
 }
 """The option of the command that sets each key of a stored spec, for the message of a refused resume."""
 
@@ -399,6 +413,11 @@ def _difference(key: str, stored: Any, given: Any) -> str:
     option = SPEC_OPTIONS.get(key)
     if option is None:
         return key
+    if key == "tc":
+        def clock(tc: Any) -> str:
+            return "none" if tc is None else f"{tc['base_ms'] / 1000:g}+{tc['increment_ms'] / 1000:g}"
+
+        return f"{key} ({option}: stored {clock(stored)}, given {clock(given)})"
     if isinstance(stored, dict) or isinstance(given, dict):
         return f"{key} ({option})"
     if isinstance(stored, bool) or isinstance(given, bool):

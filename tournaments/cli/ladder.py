@@ -91,16 +91,26 @@ def on_a_ladder(ledger, name: str):
     return ledger
 
 
+LADDER_ID = "L"
+"""What `tourney list` puts before a ladder's id (``L1``), so that no ladder's id reads as a tournament's."""
+
+
+def ladder_id(ladder_id: int) -> str:
+    return f"{LADDER_ID}{ladder_id}"
+
+
 def ladder_named(ledger, ref: str) -> str:
-    """A ladder's name, from its name or from the id `tourney list` shows (a ladder named with digits wins)."""
+    """A ladder's name, from its name or from the id `tourney list` shows, ``L1`` (or its digits alone, ``1``, as
+    before ids had their L); a ladder named so wins."""
     from ledger import ladders as rows
 
-    if not ref.isdigit():
+    digits = ref[len(LADDER_ID):] if ref[:len(LADDER_ID)].upper() == LADDER_ID else ref
+    if not (digits.isascii() and digits.isdigit()):
         return ref
     found = rows.all_ladders(ledger)
     if any(row["name"] == ref for row in found):
         return ref
-    return next((row["name"] for row in found if row["id"] == int(ref)), ref)
+    return next((row["name"] for row in found if row["id"] == int(digits)), ref)
 
 
 def bot_named(ledger, ladder: str, ref: str) -> str:

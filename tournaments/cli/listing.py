@@ -12,6 +12,7 @@ from rich.text import Text
 
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
+from tournaments.cli.ladder import ladder_id
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -20,7 +21,8 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def list_(as_json: Json = False, db: Db = None) -> None:
     """List the tournaments and ladders: id, name, game, bots, games stored, created (read-only).
 
-    Every command that takes a tournament (or a ladder) accepts the id printed here or the name.
+    Every command that takes a tournament (or a ladder) accepts the id printed here or the name: a
+    tournament's is a number (1), a ladder's an L and a number (L1), so that no two read alike.
 
     Example: tourney list --db league.db
     """
@@ -28,10 +30,11 @@ def list_(as_json: Json = False, db: Db = None) -> None:
     from ledger import tournaments as tournament_rows
 
     ledger = reading(db)
-    tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"}}
-                   for row in tournament_rows.all_tournaments(ledger)]
+    tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"},
+                    "ref": str(row["id"])} for row in tournament_rows.all_tournaments(ledger)]
     ladders = [{"kind": "ladder", "id": row["id"], "name": row["name"], "game": row["game"], "bots": row["active"],
-                "games": row["games"], "created_at": row["created_at"]} for row in ladder_rows.all_ladders(ledger)]
+                "games": row["games"], "created_at": row["created_at"], "ref": ladder_id(row["id"])}
+               for row in ladder_rows.all_ladders(ledger)]
     if as_json:
         typer.echo(orjson.dumps({"tournaments": tournaments, "ladders": ladders}, option=orjson.OPT_INDENT_2).decode())
         return
@@ -39,7 +42,7 @@ def list_(as_json: Json = False, db: Db = None) -> None:
         typer.echo(f"{ledger.where}: no tournaments or ladders yet")
         return
     console = terminal.console()
-    rows = [(str(row["id"]), Text(row["name"]), row["kind"], row["game"], str(row["bots"]), str(row["games"]),
+    rows = [(row["ref"], Text(row["name"]), row["kind"], row["game"], str(row["bots"]), str(row["games"]),
              tables.minute(row["created_at"])) for row in [*tournaments, *ladders]]
     console.print(tables.fitted(console, LIST, rows, Text(ledger.where)))
 

@@ -262,7 +262,8 @@ def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
 
 
 class NewDatabase:
-    """A database file that does not exist yet, made (as ``Ledger`` makes it) when first used.
+    """A database file that does not exist yet, made (as ``Ledger`` makes it) when first used, with a note on
+    stderr naming it (``note: new database ...``).
 
     Until then it answers where it will be (``url``, ``where``, ``path``) without making it, and
     ``exists`` is False; any other use makes the ledger and goes to it.
@@ -289,6 +290,9 @@ class NewDatabase:
 
             db, ledger_key = self._args
             self._ledger = Ledger(db, ledger_key=ledger_key)
+            # A typo in --db would otherwise start a second ledger unseen: say so, once, when it is made.
+            typer.echo(f"note: new database {self.where}: there was none at this path (check --db if you meant "
+                       "another)", err=True)
         return getattr(self._ledger, name)
 
 

@@ -256,11 +256,13 @@ def to_csv(result: standings.Standings, pairs: bool) -> str:
 
 
 LEGEND = (
+    "Ranked by Elo, not by score: Elo weighs each result by whom it was against.",
     "Elo: fitted to every result, mean 1500; 200 points apart: a 76% expected score.",
     "95% CI: bootstrap interval (200 resamples of games); overlapping ones may swap.",
     "score: results against each other seat, ties half; first: wins; place: its mean.",
 )
-"""What the standings' columns mean, under the table of `tourney run` (docs/tournaments.md, "Standings")."""
+"""What orders the standings and what their columns mean, under the table of `tourney run` (docs/tournaments.md,
+"Standings"): a bot with the higher score can rank lower, when its points came from weaker opponents."""
 
 
 def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False,

@@ -346,6 +346,8 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
     if existing is None:
         if resume:
             raise TournamentError(f"no tournament {name!r} to resume in {ledger.url}")
+        if name is None:
+            unfinished(ledger, namer, spec)
         spec, committed = seeding.for_new(spec, key)
         plan = _plan(spec)
         name = name or namer(seeding.label(None, committed.commitment))
@@ -386,6 +388,20 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
         raise TournamentError(f"cannot resume {name!r}: its {differ} differ from this command's{hint}")
     return run
+
+
+def unfinished(ledger: Ledger, namer: Namer, spec: Spec) -> None:
+    """TournamentError if the same command (no --name, no --seed) started a tournament that was never finished:
+    a drawn seed names each tournament anew, so running it again would silently start a second one beside the
+    first, orphaned. It says how to go on with the first, or to start another on purpose."""
+    form = None if spec.format is None else spec.format.name
+    latest = seeding.resumable(ledger, namer(""), spec.game, form)
+    if latest is None or tournament_rows.revealed(latest) is not None:  # over: its seed was revealed at its end
+        return
+    stored = len(tournament_rows.game_keys(ledger, latest["id"]))
+    raise TournamentError(f"tournament {latest['name']!r}, started by this command, was not finished ({stored} "
+                          f"game{'' if stored == 1 else 's'} stored): continue it with the same command plus --resume, "
+                          "or start another beside it with --name NAME")
 
 
 def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -> str:

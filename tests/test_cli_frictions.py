@@ -7,11 +7,14 @@ Real `tourney` commands in this process against real SQLite files."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from tournaments.bots import sandbox
 from tournaments.cli import app
 from tournaments.play import runner as runner_module
 
@@ -101,3 +104,45 @@ def test_tournaments_and_ladders_have_ids_that_cannot_be_confused(tmp_path, monk
         assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output
     refused = tourney("standings", "L1", "--db", "t.db")
     assert refused.exit_code == 1 and "no tournament 'L1'" in refused.stderr
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None, reason="ladders need a working sandbox")
+def test_ladder_submit_and_play_say_what_happens_game_by_game(tmp_path, monkeypatch):
+    """`ladder submit` was silent for the seconds its validation takes, and `ladder play` printed hashes and
+    `played N games`: now submit says what it validates and each validation game's result as it ends; play prints a
+    line per stored game, its result and each seat's rating before and after (the ratings `ladder history` then
+    holds), and a drawn seed's commitment and reveal as 16 digits, not 64."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert tourney("ladder", "create", "spring", "--game", "lemur-tails", "--db", "l.db").exit_code == 0
+    for bot in ("random_bot", "heuristic_lemur_tails"):
+        submitted = tourney("ladder", "submit", "spring", BOTS / f"{bot}.py", "--db", "l.db")
+        assert submitted.exit_code == 0, submitted.output
+        lines = submitted.stdout.splitlines()
+        assert lines[0] == f"validating {bot}: 2 games against random bots, one from each seat"
+        for number, line in enumerate(lines[1:3], start=1):
+            assert re.fullmatch(rf"validation game {number} of 2: {bot} in seat {number - 1} placed [12] of 2 "
+                                r"\{finished\}", line), line
+        assert lines[3:] == [f"listed {bot} v1 on spring"]
+    played = tourney("ladder", "play", "spring", "--games", "2", "--jobs", "0", "--db", "l.db")
+    assert played.exit_code == 0, played.output
+    lines = played.stdout.splitlines()
+    assert re.fullmatch(r"session 1: seed drawn and secret until the session stops, commitment [0-9a-f]{16}…", lines[0])
+    assert re.fullmatch(r"session 1 is over: seed revealed: [0-9a-f]{16}… \(`tourney replay verify --db --ladder` "
+                        r"checks it against its commitment\)", lines[-2]), lines
+    assert lines[-1] == "played 2 games on spring"
+    history = {bot: json.loads(tourney("ladder", "history", "spring", bot, "--json", "--db", "l.db").stdout)
+               for bot in ("random_bot", "heuristic_lemur_tails")}
+    games = lines[1:-2]
+    assert len(games) == 2
+    before = {"random_bot": 1500.0, "heuristic_lemur_tails": 1500.0}
+    for number, line in enumerate(games, start=1):
+        moved = r"(\S+) ([\d.]+) -> ([\d.]+) \(([+-][\d.]+)\)"
+        found = re.fullmatch(rf"Finished game (\d+) \((\S+) vs (\S+)\): (1-0|0-1|1/2-1/2) \{{finished\}} ratings: "
+                             rf"{moved}, {moved}", line)
+        assert found and int(found[1]) == number, line
+        for bot, old, new, change in (found.group(5, 6, 7, 8), found.group(9, 10, 11, 12)):
+            assert float(old) == pytest.approx(before[bot], abs=0.05)
+            assert float(new) == pytest.approx(history[bot][number - 1]["rating"], abs=0.05)
+            assert float(change) == pytest.approx(float(new) - float(old), abs=0.11)
+            before[bot] = history[bot][number - 1]["rating"]

@@ -34,7 +34,11 @@ from tournaments.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tournaments.ladder import league
+    from tournaments.ladder.sessions import Moved
+    from tournaments.play.runner import Result
 
 DEFAULTS = Resources()
 """A ladder bot's limits unless its command says otherwise: tourney's own (tournaments.ladder.league)."""
@@ -125,6 +129,23 @@ def bot_named(ledger, ladder: str, ref: str) -> str:
     return next((entry["name"] for entry in entries if entry["id"] == int(ref)), ref)
 
 
+def game_lines(say: Callable[[str], None]) -> Callable[[Result, list[Moved]], None]:
+    """What `ladder play` and `ladder work` print as each game is stored: the run's line (cutechess-cli's and
+    fastchess's) and how it moved each seat's rating, as the standings show it (Elo, or OpenSkill's mu - 3σ)."""
+    from tournaments.cli.report import game_line
+
+    stored = 0
+
+    def line(result: Result, moves: list[Moved]) -> None:
+        nonlocal stored
+        stored += 1
+        ratings = ", ".join(f"{moved.bot} {moved.before:.1f} -> {moved.after:.1f} ({moved.after - moved.before:+.1f})"
+                            for moved in moves)
+        say(f"{game_line(stored, result)} ratings: {ratings}")
+
+    return line
+
+
 def limits_of(move_time: float, time_bank: float, cpu: int, memory: int, processes: int) -> league.Limits:
     from tournaments.ladder import league
 
@@ -153,7 +174,9 @@ def submit(
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
-    result = league.submit(ledger, name, path, as_name, limits)
+    console = terminal.console()
+    result = league.submit(ledger, name, path, as_name, limits, say=lambda line: console.print(Text(line),
+                                                                                              soft_wrap=True))
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
     else:
@@ -200,8 +223,9 @@ def play(
                       console=console, disable=not console.is_terminal, transient=True) as bar:
             task = bar.add_task(f"{name}", total=games)
             limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
-            played = sessions.play(ledger, name, games, workers, limits, seed, advance,
-                                 lambda line: console.print(Text(line), soft_wrap=True), bot_logs)
+            say = lambda line: console.print(Text(line), soft_wrap=True)  # noqa: E731 (one line, used twice)
+            played = sessions.play(ledger, name, games, workers, limits, seed, advance, say, bot_logs,
+                                   game_lines(say))
     except KeyboardInterrupt:
         terminal.console(stderr=True).print(
             f"interrupted: {plural(stored, 'game')} stored and rated on {name}; run `tourney ladder play` again to "

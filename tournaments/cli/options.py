@@ -190,8 +190,8 @@ Ponder = Annotated[bool | None, typer.Option(
     "where cgroups exist, a sandboxed bot is frozen from its answer to its next request, so it cannot use its "
     "opponents' time. A resumed tournament keeps its own.", show_default=False)]
 BotLogs = Annotated[Path | None, typer.Option(
-    "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in this folder "
-    "named by game and seat.", show_default=False)]
+    "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in a folder per "
+    "bot here, named by game and seat (DIR/BOT/KEY-seatN.log; DIR/KEY-seatN.log links to it).", show_default=False)]
 Jobs = Annotated[int | None, typer.Option(
     "--jobs", help=f"Worker processes that play games while this process stores them (default: the CPU count; "
     f"0: play here; at most {JOBS_PER_CPU} per CPU).", callback=_optional(check_jobs), show_default=False)]

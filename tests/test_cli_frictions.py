@@ -86,8 +86,9 @@ def test_a_writing_command_names_the_database_it_makes(tmp_path, monkeypatch):
 
 
 def test_tournaments_and_ladders_have_ids_that_cannot_be_confused(tmp_path, monkeypatch):
-    """`tourney list` gave tournament 1 and ladder 1 the same id; a ladder's id is now L1, which every ladder command
-    takes (as it still takes the plain number), and which no tournament command mistakes for its own."""
+    """`tourney list` gave tournament 1 and ladder 1 the same id; a ladder's id is now L1 (in `tourney list` and
+    `ladder list`), which every ladder command takes (as it still takes the plain number), and which no tournament
+    command mistakes for its own."""
     monkeypatch.chdir(tmp_path)
     bots = folder(tmp_path)
     assert tourney("run", bots, "--game", "lemur-tails", "--games", "1", "--jobs", "0", "--sandbox", "off", "--seed",
@@ -99,6 +100,8 @@ def test_tournaments_and_ladders_have_ids_that_cannot_be_confused(tmp_path, monk
     table = tourney("list", "--db", "t.db").stdout.splitlines()
     assert any(line.split()[:2] == ["L1", "spring"] for line in table), table
     assert any(line.split()[:2] == ["1", "cup-lemur-tails-seed1"] for line in table), table
+    ladders = tourney("ladder", "list", "--db", "t.db").stdout.splitlines()
+    assert any(line.split()[:2] == ["L1", "spring"] for line in ladders), ladders
     for ref in ("L1", "l1", "1", "spring"):
         shown = tourney("ladder", "standings", ref, "--json", "--db", "t.db")
         assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output

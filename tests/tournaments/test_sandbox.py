@@ -341,7 +341,8 @@ def test_without_bwrap_auto_plays_unsandboxed_with_a_notice_and_on_is_refused(tm
     assert auto.returncode == 0, auto.stderr
     assert auto.stderr.splitlines() == [
         "notice: bots play without a sandbox: bwrap (bubblewrap) is not installed; install it with "
-        "`apt-get install bubblewrap`"]
+        "`apt-get install bubblewrap`",
+        f"note: new database {tmp_path / 'a.db'}: there was none at this path (check --db if you meant another)"]
     assert json.loads(auto.stdout)["sandboxed"] is False
     on = tourney(tmp_path, "run", str(folder), "--game", GAME, "--sandbox", "on", "--db", str(tmp_path / "b.db"),
                  env=env)

@@ -298,10 +298,7 @@ class Worker:
         except matches.Lost as lost:
             self.say(f"{lost}: the games this worker played of it are dropped")
             return
-        for result, (before, after) in zip(results, moves, strict=True):
-            if self.rated is not None:
-                self.rated(result, [Moved(seat.name, shown(old), shown(new))
-                                    for seat, old, new in zip(result.recorded.seats, before, after, strict=True)])
+        for result in results:
             if self.bot_logs is not None:
                 self.bot_logs.mkdir(parents=True, exist_ok=True)
                 write_logs(self.bot_logs, result.recorded.game_id, result.logs, result.bots())
@@ -310,6 +307,11 @@ class Worker:
                 checkpoints.write(self.ledger, rows.scope(self.ladder))
             if self.progress is not None:
                 self.progress(self.stored)
+        # The lines after the count: a Ctrl-C while they are printed finds every stored game counted.
+        for result, (before, after) in zip(results, moves, strict=True):
+            if self.rated is not None:
+                self.rated(result, [Moved(seat.name, shown(old), shown(new))
+                                    for seat, old, new in zip(result.recorded.seats, before, after, strict=True)])
         self._end_if_done(match.session_id)
 
 

@@ -1,5 +1,7 @@
 """Games read by id, whatever holds them (a tournament, a ladder, imports): their seats, the bodies
-of their events of one type, a bot's games, and what bot processes wrote on stderr."""
+of their events of one type, a bot's games, what bot processes wrote on stderr, and why a seat's
+bot forfeited in its own terms (its diagnosis: a traceback or its last stderr lines). Logs and
+diagnoses are private to the bot's owner, who reads them on the web; nothing here is hashed."""
 
 from __future__ import annotations
 
@@ -104,6 +106,44 @@ def logs_of(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[di
             "ORDER BY g.created_at DESC, g.id DESC LIMIT ? OFFSET ?", (name, limit, offset)).all()
     return [{"game_id": game_id, "seat": seat, "content_hash": content_hash, "created_at": created,
              "stderr": bytes(stderr)} for game_id, seat, content_hash, created, stderr in rows], total
+
+
+DIAGNOSIS_KEYS = ("game_id", "seat", "kind", "summary", "detail", "log")
+
+
+def store_diagnoses(connection, diagnoses: Sequence[tuple[str, int, str, str, str, str | None]]) -> None:
+    """Keep why seats' bots forfeited: (game id, seat, kind, summary, detail, log path) per forfeiting seat that
+    left one (tournaments.bots.diagnosis bounds them), in the caller's transaction (the games' own)."""
+    if diagnoses:
+        connection.exec_driver_sql(
+            "INSERT INTO diagnoses (game_id, seat, kind, summary, detail, log) VALUES (?, ?, ?, ?, ?, ?)",
+            [tuple(row) for row in diagnoses])
+
+
+def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], dict[str, Any]]:
+    """(game id, seat) -> its diagnosis, for the given games (the organiser's `tourney games --forfeits`)."""
+    if not game_ids:
+        return {}
+    with ledger.read() as connection:
+        rows = connection.exec_driver_sql(
+            f"SELECT {', '.join(DIAGNOSIS_KEYS)} FROM diagnoses WHERE game_id IN ({_marks(game_ids)})",
+            tuple(game_ids)).all()
+    return {(row[0], row[1]): dict(zip(DIAGNOSIS_KEYS, row, strict=True)) for row in rows}
+
+
+def diagnoses_of_bot(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """Why a bot (any version) forfeited, newest game first: one page (each with the game's seat's bot version
+    and when it was played) and the total. For its owner's eyes only: the caller checks who asks."""
+    query = ("FROM diagnoses d JOIN seats s ON s.game_id = d.game_id AND s.seat = d.seat "
+             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = d.game_id WHERE b.name = ?")
+    columns = ", ".join(f"d.{key}" for key in DIAGNOSIS_KEYS)
+    with ledger.read() as connection:
+        total = connection.exec_driver_sql(f"SELECT COUNT(*) {query}", (name,)).scalar()
+        rows = connection.exec_driver_sql(
+            f"SELECT {columns}, b.name, b.content_hash, g.created_at {query} "
+            "ORDER BY g.created_at DESC, g.id DESC LIMIT ? OFFSET ?", (name, limit, offset)).all()
+    keys = (*DIAGNOSIS_KEYS, "bot", "content_hash", "created_at")
+    return [dict(zip(keys, row, strict=True)) for row in rows], total
 
 
 def _marks(values: Sequence[Any]) -> str:

@@ -6,7 +6,7 @@ add triggers that abort any UPDATE or DELETE on ``events``, ``sealed_games`` and
 
 from __future__ import annotations
 
-from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, String, UniqueConstraint
+from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -353,6 +353,9 @@ class Submission(SQLModel, table=True):
     decided_at: str | None = None
     attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"),
                           description="how many times a worker claimed it for validation (added with revision 0009)")
+    diagnosis: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
+                                  description="a refused bot's traceback or last stderr lines, for its owner "
+                                              "(added with revision 0014)")
 
 
 class BotLog(SQLModel, table=True):
@@ -363,6 +366,20 @@ class BotLog(SQLModel, table=True):
     game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
     seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     stderr: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class Diagnosis(SQLModel, table=True):
+    """Why a seat's bot forfeited a game, in its own terms (its owner may read it): a Python bot's traceback,
+    or a program's last stderr lines; ``log`` is where --bot-logs wrote its whole stderr (revision 0014)."""
+
+    __tablename__ = "diagnoses"
+
+    game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), primary_key=True))
+    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    kind: str = Field(description="traceback or stderr")
+    summary: str = Field(description="one line")
+    detail: str = Field(sa_column=Column(Text, nullable=False))
+    log: str | None = None
 
 
 class WebSession(SQLModel, table=True):

@@ -122,14 +122,24 @@ def release(ledger: Ledger, submission_id: int) -> None:
             (PENDING, submission_id, VALIDATING))
 
 
-def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None) -> None:
-    """Record a validation's outcome: LISTED (with the ladder entry) or REFUSED (with the reason)."""
+def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None,
+           diagnosis: str | None = None) -> None:
+    """Record a validation's outcome: LISTED (with the ladder entry) or REFUSED (with the reason, and what the
+    bot left behind when it forfeited: its traceback or its last stderr lines, for its owner only)."""
     if status not in (LISTED, REFUSED):
         raise ValueError(f"a submission is decided as {LISTED} or {REFUSED}, not {status}")
     with ledger.write() as connection:
         connection.exec_driver_sql(
-            "UPDATE submissions SET status = ?, reason = ?, entry_id = ?, decided_at = ? WHERE id = ?",
-            (status, reason, entry_id, now(), submission_id))
+            "UPDATE submissions SET status = ?, reason = ?, entry_id = ?, decided_at = ?, diagnosis = ? WHERE id = ?",
+            (status, reason, entry_id, now(), diagnosis, submission_id))
+
+
+def diagnosis_of(ledger: Ledger, submission_id: int, owner_id: int) -> str | None:
+    """What a refused submission's bot left behind (its traceback or last stderr lines), for the owner whose
+    submission it is; None for anyone else's, for none, and when it left nothing (private, as stderr is)."""
+    with ledger.read() as connection:
+        return connection.exec_driver_sql("SELECT diagnosis FROM submissions WHERE id = ? AND owner_id = ?",
+                                          (submission_id, owner_id)).scalar()
 
 
 def _stamp(moment: datetime) -> str:

@@ -9,7 +9,7 @@ HTML with the viewer's CSS and JavaScript inline (replays/viewer/) and a Content
 Policy that allows those two blocks and nothing else: no request of any kind.
 
 Which views a page holds (docs/replays.md, "The HTML page"): a page made for ``view`` offers
-``views_of(view)``: a full page every seat's view, the spectator's, and "full" (the table
+``log.views_of(view)``: a full page every seat's view, the spectator's, and "full" (the table
 with every hand); a ``seat:K`` page seat K's and the spectator's; a spectator page the
 spectator's alone. Views are computed from the log given: a full log can make any page,
 a redacted log only the pages its view allows (a spectator log knows no seat's hand).
@@ -56,27 +56,12 @@ UNCHECKED = "unchecked"
 _ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
-def views_of(view: str, seats: int) -> list[str]:
-    """The views a log (or page) of ``view`` can show, the one it is for first."""
-    if view == "full":
-        return ["full", "spectator", *(f"seat:{seat}" for seat in range(seats))]
-    if view == "spectator":
-        return ["spectator"]
-    return [view, "spectator"]
-
-
 def page_data(log: dict[str, Any], view: str | None = None, name: str = "log") -> dict[str, Any]:
     """Everything the page of ``log`` as ``view`` (default: the log's own) shows; LogError if the
     log does not verify or cannot be shown that way (a redacted log shows only what its view allows)."""
     logfmt.check_shape(log, name, events=False)
-    view = log["view"] if view is None else view
+    view = logfmt.view_to_show(log, view, name)
     seats = len(log["seats"])
-    logfmt.parse_view(view, seats)
-    logfmt.parse_view(log["view"], seats)
-    if view not in views_of(log["view"], seats):
-        raise logfmt.LogError(f"{name}: a {log['view']} log cannot be shown as {view}: it lacks the hidden cards "
-                              f"that view sees (use {' or '.join(views_of(log['view'], seats))}, or export the "
-                              f"game again with --view {view})")
     engine = registry.get(log["game"], log["engine_version"])
     watched: dict[int, tuple[int, Any]] = {}  # step -> (who acted, the state after it)
 
@@ -96,7 +81,7 @@ def page_data(log: dict[str, Any], view: str | None = None, name: str = "log") -
         "game_id": log["game_id"],
         "engine_version": log["engine_version"],
         "view": view,
-        "views": views_of(view, seats),
+        "views": logfmt.views_of(view, seats),
         "seats": [{"seat": s["seat"], "bot": s["bot"], "hash": s["hash"], "name": seat_name(s["seat"])}
                   for s in log["seats"]],
         "result": _result(shown, narrator, views.last),

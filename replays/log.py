@@ -111,6 +111,29 @@ def redact(log: dict[str, Any], view: str) -> dict[str, Any]:
     return {**log, "view": view, "events": events}
 
 
+def views_of(view: str, seats: int) -> list[str]:
+    """The views a log (or page) of ``view`` can show, the one it is for first."""
+    if view == "full":
+        return ["full", "spectator", *(f"seat:{seat}" for seat in range(seats))]
+    if view == "spectator":
+        return ["spectator"]
+    return [view, "spectator"]
+
+
+def view_to_show(log: dict[str, Any], view: str | None, name: str = "log") -> str:
+    """The view to show ``log`` as: ``view``, or (None) the log's own; LogError if the log cannot be shown so
+    (a redacted log lacks the hidden cards a fuller view sees). `replay html` and `replay show` both ask it."""
+    seats = len(log["seats"])
+    view = log["view"] if view is None else view
+    parse_view(view, seats)
+    parse_view(log["view"], seats)
+    if view not in views_of(log["view"], seats):
+        raise LogError(f"{name}: a {log['view']} log cannot be shown as {view}: it lacks the hidden cards that view "
+                       f"sees (use {' or '.join(views_of(log['view'], seats))}, or export the game again with --view "
+                       f"{view})")
+    return view
+
+
 def parse_view(view: str, seats: int) -> int | str | None:
     """"full" -> "full", "spectator" -> None, "seat:K" -> K; LogError otherwise."""
     if view in ("full", "spectator"):

@@ -93,6 +93,10 @@ def test_games_lists_every_game_and_filters_by_bot_and_forfeits(cup):
     assert len(mine) == 8 and all("random_b" in {s["bot"] for s in g["seats"]} for g in mine)
     table = invoke("games", "--forfeits", "--db", str(cup)).stdout
     assert forfeited[0]["game_id"][:12] in table and forfeited[0]["forfeit"]["reason"][:20] in table
+    # No game of Lemur Tails keeps a score (its result is a place): the column that would be empty goes.
+    assert all(seat["score"] is None for game in every for seat in game["seats"])
+    header = next(line for line in table.splitlines() if line.startswith("key"))
+    assert header.split() == ["key", "game", "id", "seat", "bot", "rank", "forfeit"]
     unknown = invoke("games", "cup", "--bot", "nobody", "--db", str(cup))
     assert unknown.exit_code == 1 and "no bot 'nobody' played in tournament 'cup'" in unknown.output
 

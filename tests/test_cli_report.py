@@ -72,14 +72,15 @@ def test_a_line_per_game_and_the_standings_every_n_games(pair, tmp_path):
 
 
 def test_the_output_ends_with_the_legend_and_how_to_look_at_a_game(pair, tmp_path):
-    """After the table and who vouches for it: three lines saying what Elo, the interval and score mean, and the
-    `replay html` command of the tournament's first game, which works as printed."""
+    """After the table and who vouches for it: four lines saying what orders the table (Elo, not score) and what
+    Elo, the interval and score mean, and the `replay html` command of the tournament's first game, which works
+    as printed."""
     db = tmp_path / "t.db"
     result = play(pair, db, "--progress", "none")
     assert result.exit_code == 0 and "Finished game" not in result.stdout
-    tail = result.stdout.splitlines()[-4:]
-    assert tail[:3] == list(report_legend())
-    command = re.fullmatch(r"Look at a game: tourney replay html ([0-9a-f]{12}) --db (\S+) -o game\.html", tail[3])
+    tail = result.stdout.splitlines()[-5:]
+    assert tail[:4] == list(report_legend())
+    command = re.fullmatch(r"Look at a game: tourney replay html ([0-9a-f]{12}) --db (\S+) -o game\.html", tail[4])
     assert command and command.group(2) == str(db)
     page = tourney("replay", "html", command.group(1), "--db", db, "-o", tmp_path / "game.html")
     assert page.exit_code == 0 and (tmp_path / "game.html").stat().st_size > 1000
@@ -88,7 +89,8 @@ def test_the_output_ends_with_the_legend_and_how_to_look_at_a_game(pair, tmp_pat
 def report_legend():
     from tournaments.cli.run import LEGEND
 
-    assert len(LEGEND) == 3 and all(len(line) <= 80 for line in LEGEND)
+    assert len(LEGEND) == 4 and all(len(line) <= 80 for line in LEGEND)
+    assert LEGEND[0].startswith("Ranked by Elo, not by score")
     return LEGEND
 
 

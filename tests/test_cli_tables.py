@@ -103,7 +103,8 @@ def test_list_fits_and_its_ids_name_the_tournament_and_the_ladder(db):
                    len(expected))
     assert len(rows) == len(expected)
     for cells, row in zip(rows, expected, strict=True):
-        assert cells[0] == str(row["id"]) and named(cells[1], row["name"])
+        assert cells[0] == row["ref"] == (f"L{row['id']}" if row["kind"] == "ladder" else str(row["id"]))
+        assert named(cells[1], row["name"])
         assert cells[2:6] == [row["kind"], row["game"], str(row["bots"]), str(row["games"])]
     long_row = next(cells for cells in rows if cells[1].startswith("an-uncommonly"))
     assert long_row[1].endswith("…")
@@ -115,9 +116,9 @@ def test_list_fits_and_its_ids_name_the_tournament_and_the_ladder(db):
 
 
 def test_games_fit_with_a_row_per_seat_and_short_game_ids(db):
-    """`tourney games` at 80: a row per seat (rank and score whole), the game's short id, which `replay show` takes."""
-    rows = rows_of(tourney("games", "cup", "--db", db), ["key", "game", "id", "seat", "bot", "rank", "score",
-                                                          "forfeit"])
+    """`tourney games` at 80: a row per seat (rank whole; no score column, as no game of these keeps one), the game's
+    short id, which `replay show` takes."""
+    rows = rows_of(tourney("games", "cup", "--db", db), ["key", "game", "id", "seat", "bot", "rank", "forfeit"])
     data = json.loads(tourney("games", "cup", "--json", "--db", db))
     seats = [seat for game in data for seat in game["seats"]]
     starts = [cells for cells in rows if cells and re.fullmatch(r"t\d+-d\d+-r\d+", cells[0])]

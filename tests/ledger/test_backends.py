@@ -181,3 +181,35 @@ def test_missing_driver_names_the_extra(tmp_path):
     assert result.stderr == ("error: cannot use database URL "
                              f"'{server_url('league')}': its driver psycopg is not installed: "
                              "pip install 'tourney[postgres]'\n")
+
+
+def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
+    """On every backend: a forfeit's diagnosis (revision 0014) stored in its game's transaction reads back whole, by
+    game and by bot, text of any character included; a refused submission's is read by its owner alone."""
+    from ledger import games as game_rows
+    from ledger import ladders as ladder_rows
+    from ledger import owners as owner_rows
+    from ledger import submissions as queue
+
+    bot = ledger.ensure_bot("crashy", "h" * 64, "python")
+    other = ledger.ensure_bot("steady", "i" * 64, "python")
+    detail = 'Traceback (most recent call last):\n  File "/bot/crashy.py", line 4, in act\nKeyError: \'ü ✓\'\n'
+    with ledger.write() as connection:
+        ledger.store_game(game_row("g-1"), sealed("g-1", 3), "seed", "forfeit",
+                          [SeatRow(0, other, 1, None), SeatRow(1, bot, 2, None)], connection)
+        game_rows.store_diagnoses(connection, [("g-1", 1, "traceback", "KeyError: 'ü ✓' at crashy.py line 4, in act",
+                                                detail, "/logs/crashy/t0-d0-r0-seat1.log")])
+    found = game_rows.diagnoses(ledger, ["g-1"])
+    assert found == {("g-1", 1): {"game_id": "g-1", "seat": 1, "kind": "traceback",
+                                  "summary": "KeyError: 'ü ✓' at crashy.py line 4, in act", "detail": detail,
+                                  "log": "/logs/crashy/t0-d0-r0-seat1.log"}}
+    page, total = game_rows.diagnoses_of_bot(ledger, "crashy", 10, 0)
+    assert total == 1 and page[0]["detail"] == detail and page[0]["content_hash"] == "h" * 64
+    assert game_rows.diagnoses_of_bot(ledger, "steady", 10, 0) == ([], 0)
+    ladder = ladder_rows.create(ledger, "spring", "lemur-tails", 2)
+    alice = owner_rows.add(ledger, "alice", "a" * 64)
+    bob = owner_rows.add(ledger, "bob", "b" * 64)
+    submitted = queue.add(ledger, ladder, alice, "crashy2", "crashy2.py", "crashy2.py", b"x")
+    queue.decide(ledger, submitted, queue.REFUSED, "crashy2 refused: ...", None, detail)
+    assert queue.diagnosis_of(ledger, submitted, alice) == detail
+    assert queue.diagnosis_of(ledger, submitted, bob) is None

@@ -8,7 +8,11 @@ golden replays instead (``hidden_lines``)."""
 
 from __future__ import annotations
 
+import os
+import pty
 import re
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -240,3 +244,54 @@ def test_a_game_without_a_summary_falls_back_to_its_view_fields(tmp_path):
     assert "hand" not in output
     assert re.search(r"^\s+seat 1 hand\s{2,}\[\d+ \d+ \d+\]", show(log, "full", tmp_path), re.M)
     assert all(frame.summary is None for frame in render.frames(log, "spectator"))
+
+
+# -- the log's own view and the terminal (issue 40, item 5) ---------------------------------
+
+
+def test_a_redacted_log_is_shown_as_its_own_view_and_never_as_another_seats(tmp_path):
+    """A seat:1 log: `replay show` without --view shows it as seat:1 (it said "as seen by full"); --view seat:0 and
+    --view full are refused in the one line `replay html` gives, exit 1; --view spectator is shown."""
+    log = logfmt.redact(logfmt.read(GOLDEN["lemur-tails"]), "seat:1")
+    path = tmp_path / "seat1.json"
+    path.write_bytes(logfmt.dumps(log))
+    own = runner.invoke(app, ["replay", "show", str(path)], terminal_width=160)
+    assert own.exit_code == 0 and own.stdout.splitlines()[0].startswith(f"lemur-tails game {log['game_id']} as seen "
+                                                                        "by seat:1: "), own.output
+    assert own.stdout == runner.invoke(app, ["replay", "show", str(path), "--view", "seat:1"],
+                                       terminal_width=160).stdout
+    for view in ("seat:0", "full"):
+        refused = runner.invoke(app, ["replay", "show", str(path), "--view", view])
+        page = runner.invoke(app, ["replay", "html", str(path), "--view", view, "-o", str(tmp_path / "p.html")])
+        assert refused.exit_code == page.exit_code == 1
+        assert refused.stderr == page.stderr == (
+            f"error: {path}: a seat:1 log cannot be shown as {view}: it lacks the hidden cards that view sees (use "
+            f"seat:1 or spectator, or export the game again with --view {view})\n")
+    spectator = runner.invoke(app, ["replay", "show", str(path), "--view", "spectator"], terminal_width=160)
+    assert spectator.exit_code == 0 and " as seen by spectator: " in spectator.stdout.splitlines()[0]
+
+
+def test_colours_reach_a_terminal_as_colours_and_a_pipe_not_at_all(tmp_path):
+    """On a terminal (a pseudo-terminal here) `replay show` colours its rules with real escape sequences (it printed
+    them escaped, as the literal text `\\u001b[92m`); in a pipe it writes none, escaped or not."""
+    path = GOLDEN["lemur-tails"]
+    command = [sys.executable, "-m", "tournaments", "replay", "show", str(path)]
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and "\x1b" not in piped.stdout and "\\u001b" not in piped.stdout
+    main, other = pty.openpty()
+    process = subprocess.Popen(command, stdout=other, stderr=other, stdin=other, close_fds=True,
+                               env={**os.environ, "COLUMNS": "160", "TERM": "xterm"})
+    os.close(other)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the other end closed: the command is done
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main)
+    assert process.wait(timeout=120) == 0
+    text = seen.decode("utf-8", "replace")
+    assert "\x1b[" in text and "\\u001b" not in text, text[:300]

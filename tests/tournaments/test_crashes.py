@@ -1,7 +1,8 @@
 """Bots that try to stop a tournament (issue 16): exits at import, a process ended mid-act, a worker
 killed, an import slower than the handshake. Real `tourney run` processes and real SQLite files.
 
-The tournament always goes on: an in-process bot that ends its worker forfeits the game it was
+The tournament always goes on: a bot that fails to import is left out before the schedule (issue 40);
+an in-process bot that ends its worker forfeits the game it was
 playing (rebuilt move by move from the worker's flight record), the worker is replaced; a death
 that cannot be pinned on a bot replays the game, a few times at most; no game is lost or stored
 twice; and where the bots ran (--jobs 0 or 2, sandbox on or off) changes no standing.
@@ -69,15 +70,16 @@ def events_without_reasons(db: Path) -> dict[str, list]:
 
 
 @pytest.mark.slow
-def test_exits_at_import_and_in_act_forfeit_and_where_bots_run_changes_no_standing(tmp_path):
+def test_exits_at_import_are_left_out_and_in_act_forfeit_and_where_bots_run_changes_no_standing(tmp_path):
     """A bot folder with an import-time sys.exit(3) bot, an os._exit(7)-in-act bot and two good bots:
-    `tourney run` with --jobs 0 and --jobs 2, with the sandbox on and off, completes; the bad bots'
-    games are their forfeits with the reason recorded; the four runs store the same games move for
-    move and give the same standings. Without the sandbox, --jobs 2 runs Python bots in workers: the
-    os._exit ends a worker, which is replaced, and the game is that bot's forfeit, told in a notice."""
+    `tourney run` with --jobs 0 and --jobs 2, with the sandbox on and off, completes; the bot that exits
+    at import is left out before the schedule, naming the line, and plays no game; the other bad bot's
+    games are its forfeits with the reason recorded; the four runs store the same games move for move and
+    give the same standings. Without the sandbox, --jobs 2 runs Python bots in workers: the os._exit ends a
+    worker, which is replaced, and the game is that bot's forfeit, told in a notice."""
     folder = folder_with(tmp_path, "exit_at_import", "exit_in_act",
                          shipped=("random_bot.py", "heuristic_lemur_tails.py"))
-    bots = ["exit_at_import", "exit_in_act", "heuristic_lemur_tails", "random_bot"]
+    bots = ["exit_in_act", "heuristic_lemur_tails", "random_bot"]
     runs = {}
     for sandbox in ("on", "off"):
         for jobs in ("0", "2"):
@@ -85,28 +87,27 @@ def test_exits_at_import_and_in_act_forfeit_and_where_bots_run_changes_no_standi
             done = tourney_run(tmp_path, folder, db, "--jobs", jobs, "--sandbox", sandbox, "--json")
             assert done.returncode == 0, done.stderr
             assert "Traceback" not in done.stderr, done.stderr
+            assert ("left out exit_at_import: crashed while starting: SystemExit: 3 at exit_at_import.py line 5, "
+                    "in <module>") in done.stderr.splitlines(), done.stderr
             died = re.findall(r"^notice: a worker process died \(exit code 7\) while playing game (\S+): the bot that "
                               r"ended it forfeits the game$", done.stderr, re.MULTILINE)
             games = stored_games(db)
             assert sorted(games) == sorted(g.key for g in schedule(bots, 2, 1, "1"))
             in_worker = (sandbox, jobs) == ("off", "2")
-            reasons = {
-                "exit_at_import": "bot failure: crashed while starting: SystemExit: 3",
-                "exit_in_act": ("bot failure: crashed: ended its worker process (exit code 7)" if in_worker else
-                                "bot failure: crashed: exited with code 7 before answering"),
-            }
+            reason = ("bot failure: crashed: ended its worker process (exit code 7)" if in_worker else
+                      "bot failure: crashed: exited with code 7 before answering")
             forfeits = dict.fromkeys(bots, 0)
             for game in games.values():
-                if not {"exit_at_import", "exit_in_act"} & set(game.bots):
+                assert "exit_at_import" not in game.bots
+                if "exit_in_act" not in game.bots:
                     assert game.reason == "finished" and game.forfeit is None, game
                     continue
                 assert game.reason == "forfeit", game
                 offender = game.bots[game.forfeit["seat"]]
-                assert game.forfeit["reason"] == reasons[offender], game.forfeit
+                assert (offender, game.forfeit["reason"]) == ("exit_in_act", reason), game.forfeit
                 forfeits[offender] += 1
-            # Each forfeits all four games against the good bots; between them, whoever fails first.
-            assert forfeits["exit_at_import"] >= 4 and forfeits["exit_in_act"] >= 4
-            assert sum(forfeits.values()) == 10 and forfeits["random_bot"] == forfeits["heuristic_lemur_tails"] == 0
+            # It forfeits all four of its games against the good bots.
+            assert forfeits == {"exit_in_act": 4, "heuristic_lemur_tails": 0, "random_bot": 0}
             assert len(died) == (forfeits["exit_in_act"] if in_worker else 0), done.stderr
             standings = json.loads(done.stdout)
             assert standings["sandboxed"] is (sandbox == "on")
@@ -120,17 +121,17 @@ def test_exits_at_import_and_in_act_forfeit_and_where_bots_run_changes_no_standi
 
 
 @pytest.mark.parametrize("sandbox", ["on", "off"])
-def test_a_bot_raising_base_exception_at_import_forfeits_every_game(tmp_path, sandbox):
-    """A bot raising a bare BaseException when imported (in pyhost in its sandbox, or in a worker)
-    forfeits each of its games with the exception as the reason; the tournament ends normally."""
-    folder = folder_with(tmp_path, "base_exception_at_import")
+def test_a_bot_raising_base_exception_at_import_is_left_out(tmp_path, sandbox):
+    """A bot raising a bare BaseException when imported (in pyhost, in its sandbox or not) is left out before
+    the schedule, with the exception and the line of its file that raised it; the others play every game."""
+    folder = folder_with(tmp_path, "base_exception_at_import", shipped=("random_bot.py", "heuristic_lemur_tails.py"))
     result = run(folder, tmp_path / "t.db", sandbox=sandbox)
     assert result.exit_code == 0, result.output
+    assert ("left out base_exception_at_import: crashed while starting: BaseException: no tournament today at "
+            "base_exception_at_import.py line 3, in <module>") in result.stderr.splitlines(), result.stderr
     games = stored_games(tmp_path / "t.db")
     assert len(games) == 2
-    for game in games.values():
-        assert game.bots[game.forfeit["seat"]] == "base_exception_at_import"
-        assert game.forfeit["reason"] == "bot failure: crashed while starting: BaseException: no tournament today"
+    assert all(game.forfeit is None and "base_exception_at_import" not in game.bots for game in games.values())
 
 
 @pytest.mark.parametrize(("sandbox", "jobs"), [("on", 1), ("off", 0)])

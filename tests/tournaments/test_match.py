@@ -272,3 +272,65 @@ def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
     assert again.exit_code == 0 and again.stdout.splitlines()[:1] == [header.replace("(0 already", "(6 already")]
     assert again.stdout.splitlines()[2:] == lines
     assert stored_count(db) == 6
+
+
+# -- how long a test takes, told before it starts ------------------------------------------
+
+
+@pytest.mark.parametrize(("nelo", "elo1"), [(0.0, 40.0), (40.0, 40.0), (80.0, 40.0), (80.0, 5.0)])
+def test_walds_expected_length_is_what_simulated_tests_take(nelo, elo1):
+    """The number of pairs tourney match announces (Wald's approximation) is, within a fifth, the mean number an
+    SPRT of elo0 0 and ``elo1`` takes over 60 simulated tests of pairs whose true normalised Elo is ``nelo``:
+    at elo0, at elo1, and above it up to +80, where a test ends long before its announced worst case."""
+    from tournaments.ratings.wald import expected_samples
+
+    test = Sprt(elo0=0, elo1=elo1)
+    pairs = tilted(SELF_PLAY, nelo)
+    rng = random.Random(int(nelo) + 11)
+    taken = [sequential_test(pairs, test, rng, batch=2)[1] for _ in range(60)]
+    expected = expected_samples(test, 2, nelo)
+    assert sum(taken) / len(taken) == pytest.approx(expected, rel=0.2), (sum(taken) / len(taken), expected)
+
+
+def test_the_expected_length_shrinks_with_the_square_of_the_gap():
+    """Four times the gap between elo0 and elo1, a sixteenth of the pairs at either hypothesis; the logistic model's
+    length is not estimated (it depends on how drawish the games are)."""
+    from tournaments.ratings.wald import expected_samples
+
+    narrow, wide = expected_samples(Sprt(elo1=5), 2, 5.0), expected_samples(Sprt(elo1=20), 2, 20.0)
+    assert narrow == pytest.approx(16 * wide, rel=1e-9)
+    assert expected_samples(Sprt(elo1=5), 4, 0.0) == pytest.approx(narrow / 2, rel=1e-9)  # blocks of 4: 2 pairs' worth
+    assert expected_samples(Sprt(model="logistic"), 2, 0.0) is None
+
+
+def test_a_match_says_what_its_sprt_will_take_and_counts_blocks_in_english(tmp_path):
+    """Tails on Fire's four seats, `--sprt default --games 2`: before playing, the match says how many blocks of 4
+    the test is expected to take by the candidate's true Elo (+80: 229, as the 920 games a +79 bot took) and that
+    raising elo1 shortens it; at the end its lines count `2 blocks of 4`, never `block of 4s`, and Elo never shows
+    as -0.00."""
+    db = tmp_path / "m.db"
+    result = cli.invoke(app, ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "tails-on-fire",
+                              "--sprt", "default", "--games", "2", "--jobs", "0", "--sandbox", "off", "--seed", "3",
+                              "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    out = result.stdout.splitlines()
+    assert out[2] == ("SPRT [0, 5] (normalized Elo): blocks of 4 expected to decide, if the candidate is truly +0: "
+                      "6,398 (25,592 games), +5: 6,398 (25,592 games), +20: 1,016 (4,064 games), +80: 229 (916 games) "
+                      "(Wald's approximation; longest halfway between); at most 2 blocks of 4 (--games), then it "
+                      "stops undecided")
+    assert out[3] == ("The closer elo0 and elo1, the longer it takes (about 1/(elo1 - elo0)^2): for a change you "
+                      "expect to be big, raise elo1 (elo0=0 elo1=20 decides in about 400 blocks of 4 at +0 or +20)")
+    assert "block of 4s" not in result.stdout and "-0.00" not in result.stdout
+    assert re.search(r"^LOS: .*, 2 blocks of 4 \(8 games\)$", result.stdout, re.MULTILINE), result.stdout
+    assert re.search(r"^Stopped: no decision after 2 blocks of 4 \(8 games\)", result.stdout, re.MULTILINE)
+
+
+def test_no_spread_is_said_as_such_not_as_minus_zero():
+    """A tally whose every pair scored 1/2 (one drawn pair): `Elo: +0.00, nElo: n/a (... no spread yet ...)`, not the
+    `Elo: -0.00 +/- 0.00` it printed."""
+    from tournaments.cli.match import lines
+
+    plan = MatchPlan(Match("a", ("b",), (), None, 10), 1, "1")
+    stats = matches.statistics(plan, {"t0-d0-r0": [("a", 1), ("b", 2)], "t0-d0-r1": [("b", 1), ("a", 2)]})
+    shown = lines(stats)
+    assert shown[1] == "Elo: +0.00, nElo: n/a (every pair scored 0.5: no spread yet, so no interval)", shown

@@ -240,8 +240,8 @@ def test_ctrl_c_while_the_workers_start_is_one_clean_line(tmp_path):
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
-    assert re.fullmatch(r"interrupted: \d+ of 20 games stored; continue with the same command plus --resume\n",
-                        err), err
+    assert re.fullmatch(r"(note: new database .*\n)?interrupted: \d+ of 20 games stored; continue with the same "
+                        r"command plus --resume\n", err), err
 
 
 CTRL_C_RIGHT_AFTER_THE_SPAWN = """
@@ -426,6 +426,7 @@ def test_files_that_are_not_bots_for_the_game_are_skipped_with_a_notice(tmp_path
     result = run(folder, db)
     assert result.exit_code == 0, result.output
     assert sorted(result.stderr.strip().splitlines()) == [
+        f"note: new database {db}: there was none at this path (check --db if you meant another)",
         "skipped chess_only.py: plays chess, not lemur-tails",
         "skipped nine_only.bot.json: plays nine-tails, not lemur-tails",
         "skipped not_a_bot.py: a Python bot defines GAMES and class Bot (see docs/bot-protocol.md)",

@@ -300,16 +300,19 @@ def test_a_bot_sees_only_its_own_files_a_clean_environment_and_a_fresh_home(tmp_
 def test_discovery_never_runs_a_bot_and_the_sandbox_keeps_its_side_effects_out(tmp_path, monkeypatch):
     """Attack: a Python bot creates the file "pwned" in its working directory when imported.
     Discovery reads its GAMES from the source without importing it (no file); in the sandboxed
-    run its import fails on its read-only folder, so it forfeits, and still no file appears."""
-    folder, tag = hostile_folder(tmp_path, "import_side_effect")
+    run its import fails on its read-only folder, so it is left out before the schedule, with the
+    line that failed, and still no file appears."""
+    folder, tag = hostile_folder(tmp_path, "import_side_effect", good=2)
     monkeypatch.chdir(folder)
     found, notices = discover(folder, GAME)
     assert f"import_side_effect_{tag}" in [spec.name for spec in found] and notices == []
     assert list(tmp_path.rglob("pwned")) == []
-    play(tmp_path, folder)
+    done = play(tmp_path, folder)
     assert list(tmp_path.rglob("pwned")) == []
-    for game in stored_games(tmp_path / "t.db").values():
-        assert game.forfeit["reason"].startswith("bot failure: crashed while starting: OSError: "), game.forfeit
+    assert re.search(rf"^left out import_side_effect_{tag}: crashed while starting: OSError: .* at "
+                     rf"import_side_effect_{tag}\.py line 4, in <module>$", done.stderr, re.MULTILINE), done.stderr
+    games = stored_games(tmp_path / "t.db").values()
+    assert games and all(f"import_side_effect_{tag}" not in game.bots for game in games)
 
 
 def test_every_program_bot_of_a_run_runs_in_its_own_sandbox(tmp_path):
@@ -338,7 +341,8 @@ def test_without_bwrap_auto_plays_unsandboxed_with_a_notice_and_on_is_refused(tm
     assert auto.returncode == 0, auto.stderr
     assert auto.stderr.splitlines() == [
         "notice: bots play without a sandbox: bwrap (bubblewrap) is not installed; install it with "
-        "`apt-get install bubblewrap`"]
+        "`apt-get install bubblewrap`",
+        f"note: new database {tmp_path / 'a.db'}: there was none at this path (check --db if you meant another)"]
     assert json.loads(auto.stdout)["sandboxed"] is False
     on = tourney(tmp_path, "run", str(folder), "--game", GAME, "--sandbox", "on", "--db", str(tmp_path / "b.db"),
                  env=env)
@@ -410,8 +414,9 @@ def test_without_the_sandbox_no_cpu_clock_is_offered(tmp_path):
 
 
 def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
-    """--bot-logs DIR: one file per bot process and game, <game key>-seat<N>.log, holding the end
-    (64 KiB) of what the bot wrote to stderr; bots print() there too, never into the protocol."""
+    """--bot-logs DIR: one file per bot process and game, <bot>/<game key>-seat<N>.log (the name it had before,
+    <game key>-seat<N>.log, kept as a link to it), holding the end (64 KiB) of what the bot wrote to stderr; bots
+    print() there too, never into the protocol."""
     folder, _ = hostile_folder(tmp_path)
     (folder / "chatty.py").write_text(
         "import sys\nGAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        self.n = 0\n\n"
@@ -419,10 +424,16 @@ def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
         "        sys.stderr.write('y' * 4000 + '\\n')\n        return turn.legal[0]\n")
     play(tmp_path, folder)
     games = stored_games(tmp_path / "t.db")
-    names = sorted(path.name for path in (tmp_path / "logs").iterdir())
-    assert names == sorted(f"{key}-seat{seat}.log" for key in games for seat in (0, 1))
+    logs = tmp_path / "logs"
+    names = sorted(str(path.relative_to(logs)) for path in logs.rglob("*.log") if not path.is_symlink())
+    assert names == sorted(f"{bot}/{key}-seat{seat}.log" for key, game in games.items()
+                           for seat, bot in enumerate(game.bots))
+    links = {path.name: path.readlink() for path in logs.iterdir() if path.is_symlink()}
+    assert links == {f"{key}-seat{seat}.log": Path(bot, f"{key}-seat{seat}.log") for key, game in games.items()
+                     for seat, bot in enumerate(game.bots)}
     for game in games.values():
-        log = (tmp_path / "logs" / f"{game.key}-seat{game.bots.index('chatty')}.log").read_bytes()
+        log = (logs / "chatty" / f"{game.key}-seat{game.bots.index('chatty')}.log").read_bytes()
+        assert (logs / f"{game.key}-seat{game.bots.index('chatty')}.log").read_bytes() == log
         assert len(log) == 65536 and log.endswith(b"y" * 4000 + b"\n")
         assert re.search(rb"move \d+ x{4000}\n", log)
     assert {game.reason for game in games.values()} == {"finished"}
@@ -444,7 +455,11 @@ def test_a_tournament_of_every_hostile_bot_and_two_good_ones_completes(tmp_path)
     done = play(tmp_path, folder, *LIMITS, jobs=2)
     assert "worker process died" not in done.stderr
     games = stored_games(tmp_path / "t.db")
-    names = ["random_b", "random_bot", *(f"{attack}_{tag}" for attack in ATTACKS)]
+    # A bot that fails to import (writing to its read-only folder) is left out before the schedule.
+    left_out = set(re.findall(r"^left out (\S+):", done.stderr, re.MULTILINE))
+    assert f"import_side_effect_{tag}" in left_out, done.stderr
+    names = [name for name in ["random_b", "random_bot", *(f"{attack}_{tag}" for attack in ATTACKS)]
+             if name not in left_out]
     assert len(games) == len(names) * (len(names) - 1)
     assert {bot for game in games.values() for bot in game.bots} == set(names)
     for game in games.values():
@@ -481,8 +496,10 @@ def test_a_ladder_of_every_hostile_bot_and_two_good_ones_plays_on(tmp_path, monk
     played = tourney(tmp_path, "ladder", "play", "den", "--games", "12", "--jobs", "2", "--seed", "5", "--db", db,
                      *LIMITS)
     assert played.returncode == 0, played.stderr
-    assert re.fullmatch(r"session 1: seed 5 \(chosen by the organiser\)\nplayed (\d+) games on den\n",
-                        played.stdout), played.stdout
+    lines = played.stdout.splitlines()
+    assert lines[0] == "session 1: seed 5 (chosen by the organiser)" and re.fullmatch(r"played \d+ games on den",
+                                                                                      lines[-1]), played.stdout
+    assert all(re.fullmatch(r"Finished game \d+ \(.+\): .+ ratings: .+", line) for line in lines[1:-1]), lines
     standings = json.loads(tourney(tmp_path, "ladder", "standings", "den", "--json", "--db", db).stdout)
     assert len(standings) == len(listed) and sum(row["games"] for row in standings) >= 24
     assert_nothing_left(tag)

@@ -109,7 +109,11 @@ def test_a_zip_unpacks_with_its_executable_bits_only(tmp_path):
 
 
 def test_a_single_program_upload_is_made_executable(tmp_path):
-    """A single file starting with #! is a program: unpacked executable."""
+    """A single file starting with #! is a program: unpacked executable; so is an ELF executable (a compiled bot),
+    which `ladder submit` takes too."""
     checked = uploads.check("C:\\Users\\me\\bot", b"#!/bin/sh\necho\n")
     assert checked.entry_point == "bot"
     assert uploads.unpack(checked, tmp_path).stat().st_mode & 0o111
+    compiled = uploads.check("engine", b"\x7fELF\x02\x01\x01" + bytes(100))
+    assert compiled.entry_point == "engine"
+    assert uploads.unpack(compiled, tmp_path / "elf").stat().st_mode & 0o7777 == 0o755

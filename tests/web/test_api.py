@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import shutil
+import subprocess
 import zipfile
 
 import orjson
@@ -306,7 +308,8 @@ def test_an_oversize_upload_is_413_before_it_is_read(serve, league):
 
 
 @pytest.mark.parametrize(("filename", "content", "form", "words"), [
-    ("bot.txt", b"hello", {}, "a single file is a Python bot"),
+    ("bot.txt", b"hello", {}, "a single file is a Python bot (.py), a program starting with #!, or a compiled program"),
+    ("bot", b"\x7fELX not quite", {}, "(an ELF executable)"),
     ("bot.zip", zipped({"../evil.py": b"x"}), {}, "no '..'"),
     ("bot.zip", zipped({"a.py": b"x", "b.py": b"y"}), {}, "several .py files"),
     ("bot.zip", zipped({"a.py": b"x"}), {"entry": "b.py"}, "no file 'b.py'"),
@@ -376,6 +379,50 @@ def test_a_zip_with_a_manifest_is_validated_as_a_program(api, league):
     location = upload(api, league.tokens["bob"], files, "random_program.zip", bot="bobs-program").headers["location"]
     tourney("ladder", "work", LADDER, "--rounds", "1", "--games", "1", "--jobs", "0", "--db", league.path)
     assert api.get(location, token=league.tokens["bob"]).json()["status"] == "listed"
+
+
+C_BOT = r"""
+/* A bot in C: ready to hello, the first legal action to each act, quits at end (docs/bot-protocol.md). */
+#include <stdio.h>
+#include <string.h>
+
+static char line[1 << 21];
+
+int main(void) {
+    while (fgets(line, sizeof line, stdin)) {
+        if (strstr(line, "\"type\":\"hello\"")) {
+            printf("{\"type\": \"ready\"}\n");
+        } else if (strstr(line, "\"type\":\"act\"")) {
+            char *first = strstr(line, "\"legal\":[\"");
+            char *end = first ? strchr(first + 10, '"') : NULL;
+            if (!end) return 1;
+            printf("{\"type\": \"action\", \"action\": \"%.*s\"}\n", (int) (end - first - 10), first + 10);
+        } else {
+            return 0;
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler here")
+def test_a_compiled_bot_is_accepted_as_ladder_submit_accepts_it(api, league, tmp_path):
+    """A bot compiled from C (an ELF executable), uploaded as its one file: the web refused it ("a single file is a
+    Python bot (.py) or a program starting with #!") though `ladder submit` lists it; now it is queued, and the
+    worker validates it in the sandbox and lists it."""
+    source = tmp_path / "first.c"
+    source.write_text(C_BOT)
+    subprocess.run(["cc", "-O1", "-o", str(tmp_path / "first"), str(source)], check=True, timeout=120)
+    binary = (tmp_path / "first").read_bytes()
+    assert binary.startswith(b"\x7fELF")
+    response = upload(api, league.tokens["bob"], binary, "first", bot="bobs-c-bot")
+    assert response.status_code == 202, response.json()
+    out = tourney("ladder", "work", LADDER, "--rounds", "1", "--games", "1", "--jobs", "0", "--db", league.path)
+    assert "listed bobs-c-bot v1 (owner bob)" in out, out
+    decided = api.get(response.headers["location"], token=league.tokens["bob"]).json()
+    assert decided["status"] == "listed" and decided["reason"] is None
 
 
 def test_owners_retire_their_own_bots_only(api, league):

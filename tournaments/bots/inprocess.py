@@ -19,10 +19,12 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
 from engines.driver import BotFailure, Turn
+from tournaments.bots import diagnosis
 from tournaments.bots.spec import BotSpec, Limits
 
 STARTUP_SECONDS = 10.0
@@ -38,6 +40,25 @@ class _Timeout(BaseException):
 def crash(error: BaseException) -> str:
     """How a bot's exception is reported: ``crashed: RuntimeError: the bot tripped over its tail``."""
     return f"crashed: {type(error).__name__}: {error}"
+
+
+class BotCrash(BotFailure):
+    """A Python bot's own exception as its failure: the reason (public, in the game's forfeit) and
+    its traceback (private: a diagnosis.Diagnosis)."""
+
+    def __init__(self, reason: str, told: diagnosis.Diagnosis) -> None:
+        super().__init__(reason)
+        self.diagnosis = told
+
+    def __reduce__(self):
+        return BotCrash, (str(self), self.diagnosis)
+
+
+def crashed(error: BaseException, path: str, starting: bool = False) -> BotCrash:
+    """A bot's exception as a BotCrash: ``crash``'s words (``crashed while starting: ...`` while its file is
+    imported or its Bot constructed) and the traceback from its file's first frame on."""
+    reason = f"crashed while starting: {type(error).__name__}: {error}" if starting else crash(error)
+    return BotCrash(reason, diagnosis.of_exception(error, path))
 
 
 _compiled: dict[str, Any] = {}
@@ -77,7 +98,7 @@ def load_module(path: str) -> ModuleType:
     except _Timeout:
         raise
     except BaseException as error:  # a broken bot file must not take its process down
-        raise BotFailure(f"crashed while starting: {type(error).__name__}: {error}") from None
+        raise crashed(error, path, starting=True) from None
     sys.modules[name] = module
     _modules[path] = module
     return module
@@ -91,7 +112,7 @@ def start_bot(path: str, game: str, seat: int, seed: int) -> Any:
     except _Timeout:
         raise
     except BaseException as error:
-        raise BotFailure(f"crashed while starting: {type(error).__name__}: {error}") from None
+        raise crashed(error, path, starting=True) from None
 
 
 def _ring(_signum, _frame) -> None:
@@ -137,6 +158,8 @@ class PythonAgent:
         self.timer = _alarm_ready()
         self.start = (spec.path, game, seat, seed)
         self.bot: Any = None
+        self.told: diagnosis.Diagnosis | None = None
+        """The traceback of the bot's exception, once it has failed with one."""
 
     def act(self, turn: Turn) -> str:
         timer = self.timer
@@ -150,6 +173,9 @@ class PythonAgent:
                 finally:
                     if timer:
                         signal.setitimer(signal.ITIMER_REAL, 0)
+            except BotCrash as failure:
+                self.told = failure.diagnosis
+                raise
             except _Timeout:
                 raise BotFailure(f"timed out while starting after {time.perf_counter() - began:.2f} s") from None
         began = time.perf_counter()
@@ -162,13 +188,19 @@ class PythonAgent:
                 if timer:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
-            raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s") from None
+            raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s{self.limits.told()}") from None
         except BotFailure:
             raise
         except BaseException as error:  # sys.exit() in a bot must not end the tournament
-            raise BotFailure(crash(error)) from None
+            failure = crashed(error, self.spec.path)
+            self.told = failure.diagnosis
+            raise failure from None
         self.limits.charge(time.perf_counter() - began)
         return action
+
+    def diagnosed(self, seat: int) -> diagnosis.Diagnosis | None:
+        """The traceback of the bot's exception, if it failed with one (its prints went to the worker's stderr)."""
+        return None if self.told is None else replace(self.told, seat=seat)
 
     def close(self) -> None:
         pass

@@ -35,13 +35,15 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import cgroups, interrupts, sandbox, warm
+from tournaments.bots import cgroups, diagnosis, interrupts, sandbox, warm
+from tournaments.bots.inprocess import BotCrash
 from tournaments.bots.spec import BUILTIN, CPU, PYTHON, UNSANDBOXED, WALL_CAP, BotSpec, Confinement, Limits, Resources
 
 PROTOCOL_VERSION = 1
@@ -376,16 +378,21 @@ def _prctl() -> Any:
 
 def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
           confinement: Confinement = UNSANDBOXED) -> dict[str, Any]:
-    """The hello message; ``clock`` says how its move times are counted (docs/bot-protocol.md, "Time")."""
-    return {
+    """The hello message; ``clock`` says how its move times are counted, ``tc`` the game clock, if the run has one
+    (docs/bot-protocol.md, "Time")."""
+    message = {
         "type": "hello", "protocol": PROTOCOL_VERSION, "game": game, "seat": seat, "seats": seats, "seed": seed,
         "move_time_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.time_bank * 1000),
         "name": spec.name, "clock": confinement.clock,
     }
+    if limits.increment is not None:  # a game clock (--tc): added to protocol 1, so older bots ignore it
+        message["tc"] = {"base_ms": round(limits.time_bank * 1000), "increment_ms": round(limits.increment * 1000)}
+    return message
 
 
 def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
-    """Send hello and require ready, all within the handshake time; BotFailure with the reason otherwise."""
+    """Send hello and require ready, all within the handshake time; BotFailure with the reason otherwise
+    (a BotCrash, with its traceback, for a Python bot that failed to import or construct)."""
     began = time.monotonic()
     process.send(message, HANDSHAKE_SECONDS)
     try:
@@ -397,8 +404,30 @@ def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
         raise
     if answer.get("type") == "decline":
         raise BotFailure(f"declined: {answer.get('reason', 'no reason given')}")
+    if answer.get("type") == "failed" and process.spec.kind == PYTHON:
+        raise hosted_failure(answer)
     if answer.get("type") != "ready":
         raise BotFailure(f"failed its handshake: expected {{\"type\": \"ready\"}}, got {str(answer)[:60]}")
+
+
+def hosted_failure(answer: dict[str, Any]) -> BotFailure:
+    """What pyhost reported as a Python bot's failure: its reason (bounded), with its traceback if it sent one."""
+    reason = str(answer.get("reason"))[:MAX_REASON]
+    told = answer.get("diagnosis")
+    if not isinstance(told, dict):
+        return BotFailure(reason)
+    summary, where = str(told.get("summary", "")), str(told.get("where", ""))
+    if where and summary.endswith(where):
+        summary = summary[: -len(where)]
+    return BotCrash(reason, diagnosis.bounded(diagnosis.TRACEBACK, summary, str(told.get("detail", "")),
+                                              where=where))
+
+
+def placed(failure: BotFailure) -> str:
+    """A failure's reason, and for a Python bot's exception where in its file it came from: ``crashed while
+    starting: ModuleNotFoundError: No module named 'numpyy' at mybot.py line 1, in <module>``."""
+    reason = str(failure)
+    return failure.diagnosis.placed(reason) if isinstance(failure, BotCrash) else reason
 
 
 def check_handshake(spec: BotSpec, game: str, seats: int, limits: Limits,
@@ -430,7 +459,7 @@ def check_handshakes(specs: list[BotSpec], game: str, seats: int, limits: Limits
                 handshake(process, hello(spec, game, 0, seats, 0, limits, confinement))
                 out.append(None)
             except BotFailure as failure:
-                out.append(str(failure))
+                out.append(placed(failure))
             process.kill()
         return out
     finally:
@@ -458,6 +487,8 @@ class ProgramAgent:
         self.failure: str | None = None
         self.process: ProgramProcess | None = None
         self.tail = b""
+        self.crash: BotCrash | None = None
+        """A Python bot's exception, as pyhost reported it (with its traceback)."""
         try:  # started now (frozen, unless bots may ponder, until its first turn)
             self.process = self._start(spec, confinement)
         except BotFailure as failure:
@@ -470,7 +501,9 @@ class ProgramAgent:
     def act(self, turn: Turn) -> Any:
         try:
             return self._act(turn)
-        except BotFailure:
+        except BotFailure as failure:
+            if isinstance(failure, BotCrash):
+                self.crash = failure
             self.close()  # a bot that failed is killed at once, not told the end and waited for
             raise
 
@@ -490,16 +523,20 @@ class ProgramAgent:
         clock = first if first is not None and first.box is not None else self.process.clock(limits.allowed)
         self.process.send({
             "type": "act", "view": turn.view, "legal": turn.legal,
-            "events": [event_message(e) for e in turn.events],
-            "deadline_ms": round(limits.move_time * 1000), "time_bank_ms": round(limits.bank_left * 1000),
+            "events": [event_message(e) for e in turn.events], **limits.request(),
         }, clock.cap)
-        answer = self.process.receive(clock)
+        try:
+            answer = self.process.receive(clock)
+        except BotFailure as failure:
+            if limits.increment is not None and str(failure).startswith("timed out: "):
+                raise BotFailure(f"{failure}{limits.told()}") from None
+            raise
         took = clock.used()
         self.process.pause()  # from its answer to its next request, it does not run
         limits.charge(took, clock.unit())
         kind = answer.get("type")
         if self.hosted and kind == "failed":
-            raise BotFailure(str(answer.get("reason"))[:MAX_REASON])
+            raise hosted_failure(answer)
         if kind != "action" or "action" not in answer or not (self.hosted or isinstance(answer["action"], str)):
             raise BotFailure(f"answered garbage: expected {{\"type\": \"action\", \"action\": ...}}, got "
                              f"{str(answer)[:60]}")
@@ -530,3 +567,10 @@ class ProgramAgent:
     def stderr(self) -> bytes:
         """The end of what the bot wrote to stderr in this game (after close)."""
         return self.tail
+
+    def diagnosed(self, seat: int) -> diagnosis.Diagnosis | None:
+        """Why the seat's bot failed, in its terms (after close): a Python bot's traceback, else the last lines
+        of its stderr (None: it wrote none)."""
+        if self.crash is not None:
+            return replace(self.crash.diagnosis, seat=seat)
+        return diagnosis.of_stderr(self.tail, seat)

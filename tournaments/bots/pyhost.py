@@ -11,14 +11,19 @@ The bot sees the same ``turn`` as in process (``legal``, ``view``, ``events``, `
 gets its seeded ``random.Random`` from the hello message.
 
 The host imports the bot before it reads hello, so that a slow import counts against the
-handshake time. A bot that fails to import or construct still answers ready, and then reports
-its failure at its first act, as ``{"type": "failed", "reason": ...}`` in the words an
-in-process bot's failure gets (``crashed while starting: SystemExit: 3``); an exception in act
-is reported the same way. The bot's own prints go to stderr, never into the protocol.
+handshake time. A bot that fails to import or construct answers hello with its failure, as
+``{"type": "failed", "reason": ..., "diagnosis": {...}}`` in the words an in-process bot's
+failure gets (``crashed while starting: SystemExit: 3``): the check before a tournament leaves it
+out, and in a game it forfeits at its first turn, where the handshake is. An exception in act is
+reported the same way. ``diagnosis`` holds the exception's traceback from the bot's own first
+frame on (tournaments.bots.diagnosis), which the host also writes to stderr, where Python would
+have: it is private to the bot's owner, the reason public. The bot's own prints go to stderr,
+never into the protocol.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -28,7 +33,7 @@ import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure
-from tournaments.bots.inprocess import crash, load_module, start_bot
+from tournaments.bots.inprocess import BotCrash, crashed, load_module, start_bot
 
 
 @dataclass(slots=True)
@@ -59,12 +64,12 @@ def _protocol_streams():
 
 
 def serve(path: str, stdin, stdout) -> int:
-    failure = None
+    failure: BotFailure | None = None
     module = None
     try:
         module = load_module(path)
     except BotFailure as error:
-        failure = str(error)
+        failure = error
     bot = None
     seat = 0
     for line in stdin:
@@ -80,10 +85,10 @@ def serve(path: str, stdin, stdout) -> int:
                     try:
                         bot = start_bot(path, message["game"], seat, message["seed"])
                     except BotFailure as error:
-                        failure = str(error)
-                answer = {"type": "ready"}
+                        failure = error
+                answer = {"type": "ready"} if failure is None else failed(failure)
         elif kind == "act":
-            answer = _act(bot, failure, seat, message)
+            answer = _act(bot, failure, seat, message, path)
         elif kind == "end":
             return 0
         else:
@@ -93,14 +98,26 @@ def serve(path: str, stdin, stdout) -> int:
     return 0
 
 
-def _act(bot: Any, failure: str | None, seat: int, message: dict[str, Any]) -> dict[str, Any]:
+def failed(failure: BotFailure) -> dict[str, Any]:
+    """The answer that reports the bot's failure: its reason, and for an exception its traceback (also
+    written to stderr, where the bot's own prints and the organiser's --bot-logs see it)."""
+    answer: dict[str, Any] = {"type": "failed", "reason": str(failure)}
+    if isinstance(failure, BotCrash):
+        told = failure.diagnosis
+        answer["diagnosis"] = {"summary": told.summary, "detail": told.detail, "where": told.where}
+        with contextlib.suppress(OSError):
+            os.write(2, f"{told.detail.rstrip()}\n".encode("utf-8", "replace"))
+    return answer
+
+
+def _act(bot: Any, failure: BotFailure | None, seat: int, message: dict[str, Any], path: str) -> dict[str, Any]:
     if failure is not None or bot is None:
-        return {"type": "failed", "reason": failure or "crashed while starting: no hello"}
+        return failed(failure or BotFailure("crashed while starting: no hello"))
     turn = HostedTurn(seat, message["legal"], message["view"], [_event(e, seat) for e in message["events"]])
     try:
         action = bot.act(turn)
     except BaseException as error:  # the bot's failure, reported as an in-process bot's would be
-        return {"type": "failed", "reason": crash(error)}
+        return failed(crashed(error, path))
     try:
         orjson.dumps(action)
     except TypeError:

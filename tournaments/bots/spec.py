@@ -106,26 +106,70 @@ UNSANDBOXED = Confinement(False)
 
 @dataclass(slots=True)
 class Limits:
-    """Time limits: each move may take ``move_time``; overage is paid from a per-game bank."""
+    """Time limits: each move may take ``move_time``; overage is paid from a per-game bank.
+
+    Or a game clock (``--tc BASE+INC``, fastchess's meaning), when ``increment`` is set: the game's
+    clock starts at BASE (``time_bank``; ``bank_left`` is what is left of it), a move may take all
+    that is left, its time is taken off, and ``increment`` is added after each move; a move that takes
+    more than the clock holds forfeits. ``move_time`` is then the increment: what a bot that reads
+    only ``move_time_ms`` may spend a move and keep its clock."""
 
     move_time: float = 1.0
     time_bank: float = 5.0
     bank_left: float = field(default=-1.0)
+    increment: float | None = None
 
     def __post_init__(self) -> None:
         if self.bank_left < 0:
             self.bank_left = self.time_bank
 
+    @classmethod
+    def game_clock(cls, base: float, increment: float) -> Limits:
+        """``--tc BASE+INC``: BASE seconds on a game's clock, INC added after each move."""
+        return cls(increment, base, increment=increment)
+
+    @property
+    def tc(self) -> str | None:
+        """The game clock as fastchess writes it (``10+0.1``), or None for move time and bank."""
+        return None if self.increment is None else f"{self.time_bank:g}+{self.increment:g}"
+
     @property
     def allowed(self) -> float:
         """The longest the next move may take before the bot forfeits."""
+        if self.increment is not None:
+            return self.bank_left
         return self.move_time + self.bank_left
 
+    def told(self) -> str:
+        """What a forfeit for taking too long adds, with a game clock: whose time ran out."""
+        return "" if self.increment is None else f" (all that was left on its game clock, --tc {self.tc})"
+
+    def request(self) -> dict[str, int]:
+        """The times an ``act`` request carries: ``deadline_ms`` (the move time) and ``time_bank_ms`` (what is
+        left of the bank), which add up to what the move may take; with a game clock, ``clock_ms`` (all of it,
+        what UCI calls wtime) and ``increment_ms`` too, the increment being the deadline while the clock holds
+        it and the rest of the clock its bank."""
+        if self.increment is None:
+            return {"deadline_ms": round(self.move_time * 1000), "time_bank_ms": round(self.bank_left * 1000)}
+        deadline = min(self.increment, self.bank_left)
+        return {"deadline_ms": round(deadline * 1000), "time_bank_ms": round((self.bank_left - deadline) * 1000),
+                "clock_ms": round(self.bank_left * 1000), "increment_ms": round(self.increment * 1000)}
+
     def charge(self, took: float, unit: str = "") -> None:
-        """Take a move's overage from the bank; BotFailure when it runs out. ``unit`` says what the
-        seconds were ("of CPU" with the CPU clock)."""
+        """Take a move's overage from the bank (with a game clock: the move's time from the clock, then add the
+        increment); BotFailure when it runs out. ``unit`` says what the seconds were ("of CPU" with the CPU
+        clock)."""
+        measured = f"{took:.2f} s{' ' + unit if unit else ''}"
+        if self.increment is not None:
+            left = self.bank_left
+            self.bank_left -= took
+            if self.bank_left < 0:
+                raise BotFailure(f"timed out: took {measured}, more than the {left:.2f} s left on its game clock "
+                                 f"(--tc {self.tc})")
+            self.bank_left += self.increment
+            return
         if took > self.move_time:
             self.bank_left -= took - self.move_time
         if self.bank_left < 0:
-            raise BotFailure(f"timed out: took {took:.2f} s{' ' + unit if unit else ''} with move time "
-                             f"{self.move_time:g} s and the time bank spent")
+            raise BotFailure(f"timed out: took {measured} with move time {self.move_time:g} s and the time bank "
+                             "spent")

@@ -34,7 +34,11 @@ from tournaments.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tournaments.ladder import league
+    from tournaments.ladder.sessions import Moved
+    from tournaments.play.runner import Result
 
 DEFAULTS = Resources()
 """A ladder bot's limits unless its command says otherwise: tourney's own (tournaments.ladder.league)."""
@@ -79,7 +83,7 @@ def list_(db: Db = None) -> None:
 
     columns = [tables.Column("id"), tables.Column("ladder", tables.NAME), tables.Column("game", tables.WORD),
                tables.Column("players"), tables.Column("active bots"), tables.Column("games")]
-    shown = [(str(row["id"]), Text(row["name"]), row["game"], str(row["players"]), str(row["active"]),
+    shown = [(ladder_id(row["id"]), Text(row["name"]), row["game"], str(row["players"]), str(row["active"]),
               str(row["games"])) for row in rows.all_ladders(reading(db))]
     console = terminal.console()
     console.print(tables.fitted(console, columns, shown))
@@ -91,16 +95,26 @@ def on_a_ladder(ledger, name: str):
     return ledger
 
 
+LADDER_ID = "L"
+"""What `tourney list` puts before a ladder's id (``L1``), so that no ladder's id reads as a tournament's."""
+
+
+def ladder_id(ladder_id: int) -> str:
+    return f"{LADDER_ID}{ladder_id}"
+
+
 def ladder_named(ledger, ref: str) -> str:
-    """A ladder's name, from its name or from the id `tourney list` shows (a ladder named with digits wins)."""
+    """A ladder's name, from its name or from the id `tourney list` shows, ``L1`` (or its digits alone, ``1``, as
+    before ids had their L); a ladder named so wins."""
     from ledger import ladders as rows
 
-    if not ref.isdigit():
+    digits = ref[len(LADDER_ID):] if ref[:len(LADDER_ID)].upper() == LADDER_ID else ref
+    if not (digits.isascii() and digits.isdigit()):
         return ref
     found = rows.all_ladders(ledger)
     if any(row["name"] == ref for row in found):
         return ref
-    return next((row["name"] for row in found if row["id"] == int(ref)), ref)
+    return next((row["name"] for row in found if row["id"] == int(digits)), ref)
 
 
 def bot_named(ledger, ladder: str, ref: str) -> str:
@@ -113,6 +127,23 @@ def bot_named(ledger, ladder: str, ref: str) -> str:
     if any(entry["name"] == ref for entry in entries):
         return ref
     return next((entry["name"] for entry in entries if entry["id"] == int(ref)), ref)
+
+
+def game_lines(say: Callable[[str], None]) -> Callable[[Result, list[Moved]], None]:
+    """What `ladder play` and `ladder work` print as each game is stored: the run's line (cutechess-cli's and
+    fastchess's) and how it moved each seat's rating, as the standings show it (Elo, or OpenSkill's mu - 3σ)."""
+    from tournaments.cli.report import game_line
+
+    stored = 0
+
+    def line(result: Result, moves: list[Moved]) -> None:
+        nonlocal stored
+        stored += 1
+        ratings = ", ".join(f"{moved.bot} {moved.before:.1f} -> {moved.after:.1f} ({moved.after - moved.before:+.1f})"
+                            for moved in moves)
+        say(f"{game_line(stored, result)} ratings: {ratings}")
+
+    return line
 
 
 def limits_of(move_time: float, time_bank: float, cpu: int, memory: int, processes: int) -> league.Limits:
@@ -143,7 +174,9 @@ def submit(
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
-    result = league.submit(ledger, name, path, as_name, limits)
+    console = terminal.console()
+    result = league.submit(ledger, name, path, as_name, limits, say=lambda line: console.print(Text(line),
+                                                                                              soft_wrap=True))
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
     else:
@@ -190,8 +223,9 @@ def play(
                       console=console, disable=not console.is_terminal, transient=True) as bar:
             task = bar.add_task(f"{name}", total=games)
             limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
-            played = sessions.play(ledger, name, games, workers, limits, seed, advance,
-                                 lambda line: console.print(Text(line), soft_wrap=True), bot_logs)
+            say = lambda line: console.print(Text(line), soft_wrap=True)  # noqa: E731 (one line, used twice)
+            played = sessions.play(ledger, name, games, workers, limits, seed, advance, say, bot_logs,
+                                   game_lines(say))
     except KeyboardInterrupt:
         terminal.console(stderr=True).print(
             f"interrupted: {plural(stored, 'game')} stored and rated on {name}; run `tourney ladder play` again to "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -10,6 +12,7 @@ from rich.text import Text
 
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
+from tournaments.cli.ladder import ladder_id
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -18,7 +21,8 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def list_(as_json: Json = False, db: Db = None) -> None:
     """List the tournaments and ladders: id, name, game, bots, games stored, created (read-only).
 
-    Every command that takes a tournament (or a ladder) accepts the id printed here or the name.
+    Every command that takes a tournament (or a ladder) accepts the id printed here or the name: a
+    tournament's is a number (1), a ladder's an L and a number (L1), so that no two read alike.
 
     Example: tourney list --db league.db
     """
@@ -26,10 +30,11 @@ def list_(as_json: Json = False, db: Db = None) -> None:
     from ledger import tournaments as tournament_rows
 
     ledger = reading(db)
-    tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"}}
-                   for row in tournament_rows.all_tournaments(ledger)]
+    tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"},
+                    "ref": str(row["id"])} for row in tournament_rows.all_tournaments(ledger)]
     ladders = [{"kind": "ladder", "id": row["id"], "name": row["name"], "game": row["game"], "bots": row["active"],
-                "games": row["games"], "created_at": row["created_at"]} for row in ladder_rows.all_ladders(ledger)]
+                "games": row["games"], "created_at": row["created_at"], "ref": ladder_id(row["id"])}
+               for row in ladder_rows.all_ladders(ledger)]
     if as_json:
         typer.echo(orjson.dumps({"tournaments": tournaments, "ladders": ladders}, option=orjson.OPT_INDENT_2).decode())
         return
@@ -37,7 +42,7 @@ def list_(as_json: Json = False, db: Db = None) -> None:
         typer.echo(f"{ledger.where}: no tournaments or ladders yet")
         return
     console = terminal.console()
-    rows = [(str(row["id"]), Text(row["name"]), row["kind"], row["game"], str(row["bots"]), str(row["games"]),
+    rows = [(row["ref"], Text(row["name"]), row["kind"], row["game"], str(row["bots"]), str(row["games"]),
              tables.minute(row["created_at"])) for row in [*tournaments, *ladders]]
     console.print(tables.fitted(console, LIST, rows, Text(ledger.where)))
 
@@ -48,6 +53,8 @@ LIST = (tables.Column("id"), tables.Column("name", tables.NAME), tables.Column("
 GAMES = (tables.Column("key", tables.WORD), tables.Column("game id", tables.WORD), tables.Column("seat"),
          tables.Column("bot", tables.NAME), tables.Column("rank"), tables.Column("score"),
          tables.Column("forfeit", tables.PROSE))
+SCORE = 5
+"""The score column: shown only when a listed game keeps scores (no game of the three does yet)."""
 SHORT_GAME_ID = 12
 """Characters of a game id a table shows: every command that takes a game id takes a unique prefix of it."""
 
@@ -60,13 +67,17 @@ def games(
     as_json: Json = False,
     db: Db = None,
 ) -> None:
-    """List a tournament's games: key, id, the bot in each seat with its rank and score, and any forfeit
-    with its seat and reason (read-only).
+    """List a tournament's games: key, id, the bot in each seat with its rank (and score, in a game that keeps
+    scores), and any forfeit with its seat and reason (read-only).
 
-    --bot takes the bot's name or the short id `tourney standings` shows.
+    With --forfeits, under each forfeit the bot's own account of it: where in its file a Python bot's
+    exception was raised (or a program's last line on stderr), and the path of its whole log when the
+    run kept logs (--bot-logs); --json has the whole traceback. --bot takes the bot's name or the short
+    id `tourney standings` shows.
 
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
     """
+    from ledger import games as game_rows
     from ledger import tournaments as tournament_rows
     from tournaments.play import results
 
@@ -80,9 +91,12 @@ def games(
         found = [game for game in found if bot in {seat.bot for seat in game.seats}]
     if forfeits:
         found = [game for game in found if game.forfeit is not None]
+    told = game_rows.diagnoses(ledger, [game.game_id for game in found if game.forfeit is not None])
     if as_json:
-        typer.echo(orjson.dumps([game.to_json() for game in found], option=orjson.OPT_INDENT_2).decode())
+        typer.echo(orjson.dumps([with_diagnosis(game.to_json(), told) for game in found],
+                                option=orjson.OPT_INDENT_2).decode())
         return
+    scored = any(seat.score is not None for game in found for seat in game.seats)
     rows = []
     for game in found:
         for seat in game.seats:
@@ -91,9 +105,43 @@ def games(
             rows.append(((game.key or "") if first else "", game.game_id[:SHORT_GAME_ID] if first else "",
                          str(seat.seat), Text(seat.bot), "" if seat.rank is None else str(seat.rank),
                          "" if seat.score is None else str(seat.score), Text(game.forfeit.reason) if forfeit else ""))
+    columns = GAMES if scored else GAMES[:SCORE] + GAMES[SCORE + 1:]
+    if not scored:
+        rows = [row[:SCORE] + row[SCORE + 1:] for row in rows]
     console = terminal.console()
-    console.print(tables.fitted(console, GAMES, rows, Text(f"{row['name']} ({row['game']}): "
-                                                           f"{plural(len(found), 'game')}")))
+    console.print(tables.fitted(console, columns, rows, Text(f"{row['name']} ({row['game']}): "
+                                                             f"{plural(len(found), 'game')}")))
+    lines = [diagnosis_line(game, told[game.game_id, game.forfeit.seat]) for game in found
+             if forfeits and game.forfeit is not None and (game.game_id, game.forfeit.seat) in told]
+    if lines:
+        console.print(Text("In the bots' own words (a Python bot's exception, or a program's last line on stderr; "
+                           "the whole of it in --json):"), soft_wrap=True)
+    for line in lines:  # one line each, never broken here: the terminal wraps it, a pipe reads it whole
+        console.print(Text(line), soft_wrap=True)
+
+
+def with_diagnosis(game: dict, told: dict) -> dict:
+    """A game's JSON with its forfeit's diagnosis (``kind``, ``summary``, ``detail``, ``log``), if its bot left one."""
+    forfeit = game.get("forfeit")
+    found = told.get((game["game_id"], forfeit["seat"])) if forfeit else None
+    if found is not None:
+        forfeit["diagnosis"] = {key: found[key] for key in ("kind", "summary", "detail", "log")}
+    return game
+
+
+def diagnosis_line(game, diagnosis: dict) -> str:
+    """One line per forfeit: its key and seat, the bot's own account (``KeyError: 'hand' at mybot.py line 12, in
+    act``), and where its whole log is (a path relative to here when it is under here)."""
+    log = diagnosis["log"]
+    if log is None:
+        where = "no log kept: run with --bot-logs DIR to keep one"
+    else:
+        path = Path(log)
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        where = f"log: {path}"
+    seat, named = game.forfeit.seat, game.key or game.game_id[:SHORT_GAME_ID]
+    return f"  {named} seat {seat} {game.seats[seat].bot}: {diagnosis['summary']} ({where})"
 
 
 def bot_name(entrants: dict[str, int], ref: str) -> str:

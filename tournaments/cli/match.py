@@ -12,7 +12,7 @@ from rich.text import Text
 
 import tournaments.cli.report as report
 import tournaments.cli.terminal as terminal
-from tournaments.bots.spec import Limits, Resources
+from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     BotLogs,
     Clock,
@@ -32,10 +32,12 @@ from tournaments.cli.options import (
     ReportEvery,
     Sandbox,
     TimeBank,
+    TimeControl,
     games_option,
     jobs_for,
     plural,
     require_database,
+    time_limits,
     writing,
 )
 from tournaments.cli.run import book_line, seed_line
@@ -75,6 +77,7 @@ def parse_sprt(items: list[str]) -> Sprt:
 
 
 def match(
+    ctx: typer.Context,
     bots: Annotated[list[str], typer.Argument(help="CANDIDATE BASELINE: bot files, or names of bots in --bots.",
                                               metavar="CANDIDATE BASELINE")],
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
@@ -102,6 +105,7 @@ def match(
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
+    tc: TimeControl = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
     sandbox: Sandbox = "auto",
     clock: Clock = None,
@@ -143,7 +147,7 @@ def match(
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if resume:
         require_database(ledger, "resume")
-    limits = Limits(move_time, time_bank)
+    limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
     resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
     spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
                          batch)
@@ -183,6 +187,9 @@ def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int 
         typer.echo(seed_line(the_run.tournament))
         if the_run.spec.deals is not None:
             typer.echo(book_line(the_run.spec.deals))
+        if form.sprt is not None:
+            for line in expectation(form.sprt, spec.players, plan.limit // spec.players):
+                typer.echo(line)
     with players_at:
         _play(ledger, the_run, plan, workers, as_json, bot_logs, players_at, progress, every)
     if the_run.revealed is not None and not as_json:
@@ -236,6 +243,48 @@ def expected_games(stats: matches.Statistics, plan: matches.MatchPlan) -> int | 
     return min(plan.limit, max(stats.games, -(-int(deals) // batch) * batch * plan.players))
 
 
+FAR_ELO = 100.0
+"""The strongest true candidate (normalised Elo) whose expected test length `tourney match` announces."""
+
+
+def samples(count: int | float, players: int) -> str:
+    """Pairs or blocks, in words: "1 pair", "230 blocks of 4"."""
+    count = round(count)
+    if players == 2:
+        return plural(count, "pair")
+    return f"{count:,} {'block' if count == 1 else 'blocks'} of {players}"
+
+
+def expectation(test: Sprt, players: int, deals: int) -> list[str]:
+    """What the SPRT is expected to take before it decides, by the candidate's true strength (Wald's approximation,
+    tournaments.ratings.wald), and what elo0 and elo1 do to that (docs/match.md, "How long a test takes")."""
+    from tournaments.ratings.wald import expected_samples
+
+    if expected_samples(test, players, test.elo1) is None:
+        return [f"SPRT [{test.elo0:g}, {test.elo1:g}] ({test.model}): how long it takes depends on how drawish the "
+                "games are, not known before they are played (the progress bar estimates it as they come)"]
+    gap = test.elo1 - test.elo0
+    # Far above about +100 the test's LLR moves less a pair than the normal approximation says (simulated: up to
+    # twice as many pairs at +320): only strengths where it holds are told.
+    truths = [test.elo0, test.elo1, *(elo for elo in (test.elo0 + 4 * gap, test.elo0 + 16 * gap)
+                                      if elo <= FAR_ELO)]
+
+    def told(elo: float) -> str:
+        expected = round(expected_samples(test, players, elo) or 0.0)
+        return f"{elo:+g}: {expected:,} ({plural(expected * players, 'game')})"
+
+    wider = Sprt(test.elo0, test.elo0 + 4 * gap, test.alpha, test.beta, test.model)
+    quicker = expected_samples(wider, players, wider.elo1) or 0.0
+    longest = expected_samples(test, players, (test.elo0 + test.elo1) / 2) or 0.0
+    cap = f"; at most {samples(deals, players)} (--games), then it stops undecided" if deals < longest else ""
+    units = "pairs" if players == 2 else f"blocks of {players}"
+    return [f"SPRT [{test.elo0:g}, {test.elo1:g}] ({test.model} Elo): {units} expected to decide, if the candidate is "
+            f"truly {', '.join(told(elo) for elo in truths)} (Wald's approximation; longest halfway between){cap}",
+            f"The closer elo0 and elo1, the longer it takes (about 1/(elo1 - elo0)^2): for a change you expect to be "
+            f"big, raise elo1 (elo0={test.elo0:g} elo1={wider.elo1:g} decides in about {samples(quicker, players)} "
+            f"at {wider.elo0:+g} or {wider.elo1:+g})"]
+
+
 def lines(stats: matches.Statistics) -> list[str]:
     """The statistics as fastchess and cutechess-cli print them (docs/match.md, "The statistics")."""
     from tournaments.play import match as matches
@@ -256,12 +305,16 @@ def lines(stats: matches.Statistics) -> list[str]:
     else:
         low, mid, high = sample.elo
         nlow, nmid, nhigh = sample.nelo
-        nelo = (f"{nmid:+.2f} +/- {(nhigh - nlow) / 2:.2f}" if math.isfinite(nmid)
-                else f"n/a (every {unit} scored {sample.score:g}: no spread)")
-        out.append(f"Elo: {mid:+.2f} +/- {(high - low) / 2:.2f}, nElo: {nelo}")
+        if high > low and math.isfinite(nmid):
+            out.append(f"Elo: {_signed(mid)} +/- {(high - low) / 2:.2f}, nElo: {_signed(nmid)} +/- "
+                       f"{(nhigh - nlow) / 2:.2f}")
+        else:  # every sample scored the same: no spread, so no interval (not a "+/- 0.00")
+            out.append(f"Elo: {_signed(mid)}, nElo: n/a (every {unit} scored {sample.score:g}: no spread yet, so no "
+                       "interval)")
     draws = 100 * stats.draws / results if results else 0.0
     out.append(f"LOS: {100 * sample.los:.2f} %, DrawRatio: {draws:.2f} %, "
-               f"{plural(stats.deals, unit)}" + ("" if stats.players == 2 else f" ({plural(stats.games, 'game')})"))
+               f"{samples(stats.deals, stats.players)}" + ("" if stats.players == 2 else
+                                                           f" ({plural(stats.games, 'game')})"))
     if stats.players == 2:
         counts = [stats.blocks.get(p, 0) for p in matches.pair_points()]
         out.append(f"Ptnml(0-2): [{', '.join(map(str, counts))}]")
@@ -275,10 +328,14 @@ def lines(stats: matches.Statistics) -> list[str]:
     return out
 
 
+def _signed(value: float) -> str:
+    """``+1.25``; zero as ``+0.00``, never ``-0.00``."""
+    return f"{value + 0.0:+.2f}" if round(value, 2) != 0 else "+0.00"
+
+
 def stopped(stats: matches.Statistics, plan: matches.MatchPlan) -> str:
     """Why the match stopped, in one line."""
-    unit = "pair" if stats.players == 2 else f"block of {stats.players}"
-    after = f"after {plural(stats.deals, unit)} ({plural(stats.games, 'game')})"
+    after = f"after {samples(stats.deals, stats.players)} ({plural(stats.games, 'game')})"
     status, test = stats.status, stats.sprt
     if test is None:
         return (f"Stopped: all {plural(plan.games, 'deal')} played ({plural(stats.games, 'game')}): a fixed match "

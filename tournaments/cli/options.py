@@ -22,6 +22,7 @@ from tournaments.play.defaults import EXECUTORS
 
 if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it, never for --help
     from ledger.store import Ledger
+    from tournaments.bots.spec import Limits
 
 Db = Annotated[
     str | None,
@@ -108,6 +109,45 @@ MoveTime = Annotated[float, seconds_option("--move-time", "Seconds a bot may tak
 TimeBank = Annotated[float, seconds_option(
     "--time-bank", "Extra seconds per game a bot may spend in all on moves that run over --move-time (0: none).",
     zero=True)]
+TC_FORM = "BASE+INC, seconds (10+0.1), or BASE (60)"
+
+
+def parse_tc(text: str) -> tuple[float, float]:
+    """``--tc BASE+INC`` (fastchess's ``tc=``): seconds on each game's clock and seconds added after each move."""
+    base, plus, increment = text.strip().partition("+")
+    if "/" in base:
+        raise typer.BadParameter(f"{text!r}: moves per period (fastchess's 40/60) are not supported: give {TC_FORM}")
+    try:
+        seconds = float(base), float(increment) if plus else 0.0
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a time control: give {TC_FORM}") from None
+    return check_seconds(seconds[0], zero=False), check_seconds(seconds[1], zero=True)
+
+
+TimeControl = Annotated[str | None, typer.Option(
+    "--tc", help="A game clock instead of --move-time and --time-bank, as fastchess's tc: BASE+INC seconds (10+0.1: "
+    "10 s per game, 0.1 s added after each move; a move may take all that is left). Wall-clock time. See "
+    "docs/bot-protocol.md.", show_default=False,
+    callback=lambda value: value if value is None else (parse_tc(value), value)[1])]
+
+
+def time_limits(ctx: typer.Context, tc: str | None, move_time: float, time_bank: float, clock: str | None
+                ) -> tuple[Limits, str | None]:
+    """The run's time limits and its clock: --move-time and --time-bank, or --tc's game clock, which is counted
+    by the wall clock (fastchess's meaning) and so refuses --clock cpu, and is given without the other two."""
+    from tournaments.bots.spec import WALL, Limits
+
+    if tc is None:
+        return Limits(move_time, time_bank), clock
+    given = [flag for name, flag in (("move_time", "--move-time"), ("time_bank", "--time-bank"))
+             if given_on_command_line(ctx, name)]
+    if given:
+        raise typer.BadParameter(f"--tc is a game clock of its own: give it without {' and '.join(given)}")
+    if clock not in (None, WALL):
+        raise typer.BadParameter("--tc counts wall-clock time (fastchess's meaning): give it without --clock cpu")
+    return Limits.game_clock(*parse_tc(tc)), WALL
+
+
 CpuSeconds = Annotated[int, whole_option(
     "--cpu-seconds", "CPU-time limit of a bot's process, per game.", 1, MAX_CPU_SECONDS, "seconds")]
 MemoryMb = Annotated[int, whole_option(
@@ -150,8 +190,8 @@ Ponder = Annotated[bool | None, typer.Option(
     "where cgroups exist, a sandboxed bot is frozen from its answer to its next request, so it cannot use its "
     "opponents' time. A resumed tournament keeps its own.", show_default=False)]
 BotLogs = Annotated[Path | None, typer.Option(
-    "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in this folder "
-    "named by game and seat.", show_default=False)]
+    "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in a folder per "
+    "bot here, named by game and seat (DIR/BOT/KEY-seatN.log; DIR/KEY-seatN.log links to it).", show_default=False)]
 Jobs = Annotated[int | None, typer.Option(
     "--jobs", help=f"Worker processes that play games while this process stores them (default: the CPU count; "
     f"0: play here; at most {JOBS_PER_CPU} per CPU).", callback=_optional(check_jobs), show_default=False)]
@@ -222,7 +262,8 @@ def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
 
 
 class NewDatabase:
-    """A database file that does not exist yet, made (as ``Ledger`` makes it) when first used.
+    """A database file that does not exist yet, made (as ``Ledger`` makes it) when first used, with a note on
+    stderr naming it (``note: new database ...``).
 
     Until then it answers where it will be (``url``, ``where``, ``path``) without making it, and
     ``exists`` is False; any other use makes the ledger and goes to it.
@@ -249,6 +290,9 @@ class NewDatabase:
 
             db, ledger_key = self._args
             self._ledger = Ledger(db, ledger_key=ledger_key)
+            # A typo in --db would otherwise start a second ledger unseen: say so, once, when it is made.
+            typer.echo(f"note: new database {self.where}: there was none at this path (check --db if you meant "
+                       "another)", err=True)
         return getattr(self._ledger, name)
 
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.cli.ladder import DEFAULTS, ladder_named, limits_of, on_a_ladder
+from tournaments.cli.ladder import DEFAULTS, game_lines, ladder_named, limits_of, on_a_ladder
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -78,7 +78,7 @@ def work(
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         played = worker.work(ledger, name, games, jobs_for(jobs, games), limits, seed, rounds, idle,
-                             typer.echo, bot_logs, lease)
+                             typer.echo, bot_logs, lease, game_lines(typer.echo))
     except KeyboardInterrupt:
         typer.echo(f"interrupted: every game stored so far is rated on {name}; run `tourney ladder work` again to "
                    "go on", err=True)

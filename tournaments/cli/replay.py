@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+import tournaments.cli.terminal as terminal
 from tournaments.cli.options import (
     Db,
     Executor,
@@ -400,14 +400,18 @@ def _key_file_problems(ledger: Ledger, public: bytes | None) -> list[str]:
 @app.command("show")
 def show(
     source: Annotated[str, typer.Argument(help="A log file, or the id (or unique prefix) of a stored game.")],
-    view: View = "full",
+    view: Annotated[str | None, typer.Option("--view", help="Who to show it as: full, spectator or seat:K (default: "
+                                                            "the log's own view; a redacted log can only be shown as "
+                                                            "its own view or the spectator's).",
+                                             show_default=False)] = None,
     step: Annotated[bool, typer.Option("--step", help="Wait for a key after each turn.")] = False,
     db: Db = None,
 ) -> None:
     """Show a game turn by turn as a viewer saw it: each event in the game's words, then the table.
 
     After each seat's turn the table is summed up as a player would see it (seats by colour, with
-    their bots); a hand shows only where the view may see it (--view full: every hand).
+    their bots); a hand shows only where the view may see it (--view full: every hand). Colours only
+    on a terminal (and not with NO_COLOR set).
 
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
@@ -416,12 +420,15 @@ def show(
     from replays.narration.words import seat_name
 
     if Path(source).is_file():
-        log = logfmt.read(source)
+        log, name = logfmt.read(source), source
     else:
         ledger = reading(db)
         log = archive.export(ledger, resolve_game(ledger, source))
-    # Everything printed comes from the log (bot names, values): never read as markup or emoji codes.
-    console = Console(markup=False, emoji=False, highlight=False)
+        name = f"game {log['game_id']}"
+    view = logfmt.view_to_show(log, view, name)  # as `replay html`: a seat:1 log is never shown as seat:2
+    # Everything printed comes from the log (bot names, values): never read as markup or emoji codes, its
+    # control characters escaped; the console's own colours reach a terminal, and only a terminal.
+    console = terminal.console()
     console.print(Text(f"{log['game']} game {log['game_id']} as seen by {view}: "
                        + ", ".join(f"seat {s['seat']} {seat_name(s['seat'])} {s['bot']}" for s in log["seats"]),
                        style="bold"))

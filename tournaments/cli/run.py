@@ -15,7 +15,7 @@ from rich.text import Text
 import tournaments.cli.report as report
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.bots.spec import Limits, Resources
+from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     BotLogs,
     Clock,
@@ -35,12 +35,14 @@ from tournaments.cli.options import (
     ReportEvery,
     Sandbox,
     TimeBank,
+    TimeControl,
     games_option,
     given_on_command_line,
     jobs_for,
     plural,
     reading,
     require_database,
+    time_limits,
     tournament_or_newest,
     writing,
 )
@@ -68,6 +70,7 @@ def run(
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
+    tc: TimeControl = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
     form: Annotated[str, typer.Option("--format", help="round-robin (every table), gauntlet (--candidate at every "
                                       "table of the others) or swiss (--rounds rounds of tables of similar score).")]
@@ -95,6 +98,7 @@ def run(
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     Example: tourney run bots/ --game lemur-tails --deals lemur-tails-50.deals
+    Example: tourney run bots/ --game lemur-tails --tc 10+0.1
     """
     from engines import registry
     from ledger import tournaments as tournament_rows
@@ -115,7 +119,7 @@ def run(
     if rounds is not None and form != formats.SWISS:
         raise typer.BadParameter("--rounds is for --format swiss only")
     executors.check(executor, ray_address, jobs)
-    limits = Limits(move_time, time_bank)
+    limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     console, errors = terminal.console(), terminal.console(stderr=True)
     form_name = None if form == formats.ROUND_ROBIN else form
@@ -130,13 +134,14 @@ def run(
     prepared, k = preparation.prepare(folder, engine.name, players, limits, confinement)
     with prepared:  # the staged copies of the bots' files are removed at the end
         for notice in prepared.notices:
-            errors.print(notice, style="yellow")
+            errors.print(notice, style="yellow", soft_wrap=True)  # one line each: a pipe reads it whole
         chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
                   else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
                   else None)
-        spec = runner.Spec(engine.name, k, games, seed, move_time, time_bank, tuple(prepared.bots), format=chosen,
-                           sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
-                           ponder=confinement.ponder, deals=None if book is None else book.seeds)
+        spec = runner.Spec(engine.name, k, games, seed, limits.move_time, limits.time_bank, tuple(prepared.bots),
+                           format=chosen, sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
+                           ponder=confinement.ponder, deals=None if book is None else book.seeds,
+                           increment=limits.increment)
         the_run = runner.open_run(ledger, name, spec, resume, namer)
         tournament_name = the_run.name
         workers = jobs_for(jobs, the_run.total - the_run.done)
@@ -251,11 +256,13 @@ def to_csv(result: standings.Standings, pairs: bool) -> str:
 
 
 LEGEND = (
+    "Ranked by Elo, not by score: Elo weighs each result by whom it was against.",
     "Elo: fitted to every result, mean 1500; 200 points apart: a 76% expected score.",
     "95% CI: bootstrap interval (200 resamples of games); overlapping ones may swap.",
     "score: results against each other seat, ties half; first: wins; place: its mean.",
 )
-"""What the standings' columns mean, under the table of `tourney run` (docs/tournaments.md, "Standings")."""
+"""What orders the standings and what their columns mean, under the table of `tourney run` (docs/tournaments.md,
+"Standings"): a bot with the higher score can rank lower, when its points came from weaker opponents."""
 
 
 def show(result: standings.Standings, as_json: bool, los: bool, head_to_head: bool = False,

@@ -17,6 +17,7 @@ import secrets
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from ledger import owners as owner_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.bots import sandbox
+from tournaments.bots.diagnosis import Diagnosis
 from tournaments.bots.discovery import describe, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import matchmaking
@@ -57,6 +59,15 @@ class LadderError(ValueError):
 
 class Unavailable(LadderError):
     """This machine cannot run a ladder's bots now (no working sandbox): its fault, never a bot's."""
+
+
+class Refused(LadderError):
+    """A submission that forfeited a validation game: the one line, and what its bot left behind (its
+    traceback or last stderr lines: tournaments.bots.diagnosis), which only its owner reads."""
+
+    def __init__(self, message: str, told: Diagnosis | None = None) -> None:
+        super().__init__(message)
+        self.diagnosis = told
 
 
 def default_rating(players: int) -> str:
@@ -218,10 +229,11 @@ def runnable(name: str, content_hash: str, directory: Path, entry_point: str) ->
 
 
 def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits,
-           owner_id: int | None = None) -> rows.Submitted:
+           owner_id: int | None = None, say: Callable[[str], None] | None = None) -> rows.Submitted:
     """Validate a submission in games against random, then list it; LadderError if it fails. ``owner_id``:
     the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
-    owner_rows.NameTaken, before any game)."""
+    owner_rows.NameTaken, before any game). ``say`` is told a line as validation starts and as each of its
+    games ends."""
     ladder = rows.get(ledger, ladder_name)
     spec, entry_point, files = package(path)
     name = as_name or spec.name
@@ -232,13 +244,15 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
             owner_rows.check_operators_name(connection, name)
     require_sandbox()
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
-    validate(ladder, candidate, limits)
+    validate(ladder, candidate, limits, say)
     return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
                        model(ladder).start, owner_id)
 
 
-def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None:
-    """One deal against random bots, from every seat; any forfeit refuses the submission.
+def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Callable[[str], None] | None = None
+             ) -> None:
+    """One deal against random bots, from every seat; any forfeit refuses the submission. ``say`` is told
+    what is played, and each game's result as it ends (a validation takes seconds per game).
 
     Nothing tells the candidate it is being validated: a fresh random seed, the same keys,
     command line, sandbox and environment as a ladder game, and opponents that are bot
@@ -254,15 +268,24 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits) -> None
     spec = Spec(ladder["game"], k, 1, seed, limits.move_time, limits.time_bank, bots, resources=limits.resources,
                 **confined())
     names = [b.name for b in bots]
+    if say is not None:
+        say(f"validating {candidate.name}: {k} game{'s' if k > 1 else ''} against random bots, one from each seat")
     for rotation in range(k):
         seated = tuple(names[rotation:] + names[:rotation])
         result = _play(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed)))
         outcome = result.recorded
+        seat = seated.index(candidate.name)
+        if say is not None:
+            reason = _forfeit_reason(outcome)
+            said = "finished" if reason is None else f"{seated[_forfeit_seat(outcome)]} forfeited: {reason}"
+            say(f"validation game {rotation + 1} of {k}: {candidate.name} in seat {seat} placed "
+                f"{outcome.ranking[seat]} of {k} {{{said}}}")
         if outcome.reason == "forfeit":
-            seat = next(i for i, n in enumerate(seated) if n == candidate.name)
             reason = _forfeit_reason(outcome)
             if outcome.ranking[seat] == k and reason:
-                raise LadderError(f"{candidate.name} refused: in its validation game it forfeited ({reason})")
+                told = result.diagnosis if result.diagnosis is not None and result.diagnosis.seat == seat else None
+                raise Refused(f"{candidate.name} refused: in its validation game it forfeited "
+                              f"({told.placed(reason) if told is not None else reason})", told)
 
 
 def _play(job: Job):
@@ -274,6 +297,11 @@ def _forfeit_reason(recorded) -> str | None:
         if record.type == "seat_forfeited":
             return orjson.loads(record.body)["data"]["reason"]
     return None
+
+
+def _forfeit_seat(recorded) -> int:
+    return next(orjson.loads(record.body)["data"]["seat"] for record in recorded.records
+                if record.type == "seat_forfeited")
 
 
 # -- play (tournaments.ladder.sessions plays from the queue) ------------------------------

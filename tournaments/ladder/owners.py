@@ -13,6 +13,7 @@ import re
 import secrets
 from typing import Any
 
+from ledger import games, submissions
 from ledger import owners as rows
 from ledger.store import Ledger
 
@@ -62,3 +63,40 @@ def authenticate(ledger: Ledger, token: str) -> dict[str, Any] | None:
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
     return rows.by_token_hash(ledger, token_hash(token))
+
+
+# -- what only a bot's owner may read --------------------------------------------------------
+# Why a bot forfeited, in its own terms (tournaments.bots.diagnosis: a traceback, or its last stderr
+# lines) is private as its stderr is: these calls give it to the owner of the bot and to nobody else
+# (``owner`` None: nobody signed in). The web's pages and API show what they return, escaped.
+
+
+def game_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> list[dict[str, Any]]:
+    """The diagnoses of one game's forfeit that ``owner`` may read: the seats their bots sat in (the seat, its
+    bot, ``kind``, ``summary``, ``detail``); empty for anyone else, and when no seat of theirs left one."""
+    if owner is None:
+        return []
+    mine = set(rows.bots_of(ledger, owner["id"]))
+    bots = {seat["seat"]: seat["bot"] for seat in games.seats(ledger, [game_id]) if seat["bot"] in mine}
+    found = games.diagnoses(ledger, [game_id])
+    return [{"seat": seat, "bot": bots[seat], **{key: row[key] for key in ("kind", "summary", "detail")}}
+            for (_, seat), row in sorted(found.items()) if seat in bots]
+
+
+def bot_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, name: str, limit: int, offset: int
+                  ) -> tuple[list[dict[str, Any]], int] | None:
+    """A bot's diagnoses, newest game first (one page, and how many there are), for its owner; None for anyone
+    else (the web answers 403, as for its logs)."""
+    if owner is None or name not in rows.bots_of(ledger, owner["id"]):
+        return None
+    found, total = games.diagnoses_of_bot(ledger, name, limit, offset)
+    return [{key: row[key] for key in ("game_id", "seat", "content_hash", "created_at", "kind", "summary", "detail")}
+            for row in found], total
+
+
+def submission_diagnosis(ledger: Ledger, owner: dict[str, Any] | None, submission_id: int) -> str | None:
+    """What a refused submission's bot left behind (its traceback or last stderr lines), for the owner who
+    submitted it; None for anyone else, and when it left nothing."""
+    if owner is None:
+        return None
+    return submissions.diagnosis_of(ledger, submission_id, owner["id"])

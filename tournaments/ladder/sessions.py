@@ -37,9 +37,33 @@ from replays.archive import store_recorded
 from tournaments.bots.spec import BotSpec
 from tournaments.ladder import league, matchmaking
 from tournaments.ladder.defaults import LEASE
-from tournaments.play.runner import Job, Result, Spec, write_logs
+from tournaments.play.runner import Job, Result, Spec, diagnosis_row, write_logs
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled, deal_seed
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A seat's bot and its rating before and after a game, as the standings show it: Elo, or OpenSkill's
+    mu - 3 sigma."""
+
+    bot: str
+    before: float
+    after: float
+
+
+SHORT = 16
+"""Hex digits of a session's commitment and seed a line shows (as a checkpoint's fingerprint): the whole of each
+is in the database and in an export's ladder.manifest, where `replay verify` checks them."""
+
+
+def short(digest: str) -> str:
+    return digest if len(digest) <= SHORT else f"{digest[:SHORT]}…"
+
+
+def shown(rating: tuple[float, float | None]) -> float:
+    value, sigma = rating
+    return value - 3 * sigma if sigma is not None else value
 
 
 def matchmaking_seed(seed: str, first_deal: int) -> int:
@@ -103,6 +127,8 @@ class Worker:
     say: Callable[[str], None] = lambda _line: None
     progress: Callable[[int], None] | None = None
     bot_logs: Path | None = None
+    rated: Callable[[Result, list[Moved]], None] | None = None
+    """Told each game this worker stored, with each seat's rating before and after it, in seat order."""
     name: str = field(default_factory=worker_name)
     stored: int = 0
     """Games this worker has stored."""
@@ -132,7 +158,7 @@ class Worker:
         self._seeds[session] = (seed, committed.secret)
         self.say(f"session {session}: " + (
             f"seed {seed} (chosen by the organiser)" if not committed.secret else
-            f"seed drawn and secret until the session stops, commitment {committed.commitment}"))
+            f"seed drawn and secret until the session stops, commitment {short(committed.commitment)}"))
         return session
 
     def stop_session(self, session: int) -> None:
@@ -154,7 +180,8 @@ class Worker:
         if ended:
             checkpoints.write(self.ledger, rows.scope(self.ladder))
             if self._seeds[session][1]:
-                self.say(f"session {session} is over: seed revealed: {self._seed(session)}")
+                self.say(f"session {session} is over: seed revealed: {short(self._seed(session))} (`tourney replay "
+                         "verify --db --ladder` checks it against its commitment)")
 
     # -- the queue -----------------------------------------------------------------------
 
@@ -243,6 +270,13 @@ class Worker:
         """Store the match's games, rated in rotation order, in the transaction that marks it stored."""
         by_name = {entry["name"]: entry for entry in table}
         games: list[rows.Game] = []
+        moves: list[tuple[list, list]] = []
+
+        def update(ratings: list, ranks: list[int]) -> list:
+            new = self.rating.update(ratings, ranks)
+            moves.append((list(ratings), list(new)))  # the games are rated in this order, in one transaction
+            return new
+
         for result in results:
             recorded = result.recorded
             seated = [by_name[seat.name] for seat in recorded.seats]
@@ -252,11 +286,14 @@ class Worker:
                                game_key=result.key, connection=connection)
                 game_rows.store_logs(self.ledger, recorded.game_id,
                                      [(seat, log) for seat, log in enumerate(result.logs or ()) if log], connection)
+                if result.diagnosis is not None:
+                    game_rows.store_diagnoses(connection, [diagnosis_row(result, result.diagnosis, recorded.game_id,
+                                                                         self.bot_logs)])
                 return recorded.game_id
 
             games.append((store, [entry["id"] for entry in seated], list(recorded.ranking)))
         try:
-            rows.store_games(self.ledger, self.ladder["id"], games, self.rating.update,
+            rows.store_games(self.ledger, self.ladder["id"], games, update,
                              lambda connection: matches.finish(connection, match.id, self.name))
         except matches.Lost as lost:
             self.say(f"{lost}: the games this worker played of it are dropped")
@@ -264,28 +301,34 @@ class Worker:
         for result in results:
             if self.bot_logs is not None:
                 self.bot_logs.mkdir(parents=True, exist_ok=True)
-                write_logs(self.bot_logs, result.recorded.game_id, result.logs)
+                write_logs(self.bot_logs, result.recorded.game_id, result.logs, result.bots())
             self.stored += 1
             if self.stored % checkpoints.EVERY == 0:
                 checkpoints.write(self.ledger, rows.scope(self.ladder))
             if self.progress is not None:
                 self.progress(self.stored)
+        # The lines after the count: a Ctrl-C while they are printed finds every stored game counted.
+        for result, (before, after) in zip(results, moves, strict=True):
+            if self.rated is not None:
+                self.rated(result, [Moved(seat.name, shown(old), shown(new))
+                                    for seat, old, new in zip(result.recorded.seats, before, after, strict=True)])
         self._end_if_done(match.session_id)
 
 
 def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
          progress: Callable[[int], None] | None = None, announce: Callable[[str], None] | None = None,
-         bot_logs: Path | None = None) -> int:
+         bot_logs: Path | None = None, rated: Callable[[Result, list[Moved]], None] | None = None) -> int:
     """`ladder play`: one session of at least ``games`` games (whole seat rotations), each stored and rated as
     its match ends; the games this process stored.
 
     When it stops (done, interrupted or failed) the session queues nothing more; it ends (a signed
     checkpoint, the seed revealed) once no other worker is playing a match of it. The end of each bot
-    process's stderr per game is stored with the game (its owner reads it on the web); with ``bot_logs``,
-    it also goes there as ``<game id>-seat<N>.log``.
+    process's stderr per game is stored with the game (its owner reads it on the web), and so is a forfeiting
+    bot's diagnosis; with ``bot_logs``, the stderr also goes there as ``<bot>/<game id>-seat<N>.log``.
+    ``rated`` is told each stored game with its seats' rating moves.
     """
     worker = Worker(ledger, rows.get(ledger, ladder_name), limits, workers, say=announce or (lambda _line: None),
-                    progress=progress, bot_logs=bot_logs)
+                    progress=progress, bot_logs=bot_logs, rated=rated)
     session = worker.open(games, seed)
     try:
         return worker.drive(session)

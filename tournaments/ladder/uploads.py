@@ -1,15 +1,16 @@
 """Bots uploaded through the HTTP API: checked when they arrive, unpacked when a worker validates them.
 
-An upload is one bot file (a Python file, a ``.bot.json`` manifest is useless alone, or a
-program with a ``#!`` line) or a zip of a bot's files with its entry point named (or found:
-the only ``.bot.json`` at the top, else the only ``.py`` at the top). Nothing here runs or
-imports anything of it. An upload is hostile input: ``check`` reads every member of a zip in
-full, as unpacking will, and refuses the upload (UploadError, with the reason) for anything it
-cannot read or trust: a damaged or lying directory (a size or CRC that is not the member's), an
-encrypted member, a compression it cannot undo, a name that would lead out of the folder or
-clash with another, more than ``MAX_FILES`` files, or more than ``MAX_UNPACKED`` bytes actually
-unpacked (a zip bomb, whatever its directory says). ``unpack`` then writes exactly what
-``check`` read, so an upload that passed its check cannot fail to unpack.
+An upload is one bot file (a Python file, a ``.bot.json`` manifest is useless alone, a
+program with a ``#!`` line, or a compiled program: an ELF executable) or a zip of a bot's
+files with its entry point named (or found: the only ``.bot.json`` at the top, else the only
+``.py`` at the top). Nothing here runs or imports anything of it. An upload is hostile input:
+``check`` reads every member of a zip in full, as unpacking will, and refuses the upload
+(UploadError, with the reason) for anything it cannot read or trust: a damaged or lying
+directory (a size or CRC that is not the member's), an encrypted member, a compression it
+cannot undo, a name that would lead out of the folder or clash with another, more than
+``MAX_FILES`` files, or more than ``MAX_UNPACKED`` bytes actually unpacked (a zip bomb,
+whatever its directory says). ``unpack`` then writes exactly what ``check`` read, so an upload
+that passed its check cannot fail to unpack.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from tournaments.bots.spec import MANIFEST_SUFFIX
 MAX_FILES = 64
 MAX_UNPACKED = 16 * 1024 * 1024
 ZIP_MAGIC = b"PK\x03\x04"
+PROGRAM_MAGIC = (b"#!", b"\x7fELF")
+"""How a single uploaded file that is a program begins: a script's #! line, or an ELF executable's magic (a compiled
+bot, which `ladder submit` takes as any executable)."""
 SAFE_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
@@ -60,9 +64,9 @@ def check(filename: str, data: bytes, entry: str | None = None) -> Checked:
         raise UploadError(f"entry {entry!r} names a file inside a zip, and {name} is a single file")
     if name.endswith(MANIFEST_SUFFIX):
         raise UploadError(f"a {MANIFEST_SUFFIX} manifest names other files: upload it in a zip with them")
-    if not name.endswith(".py") and not data.startswith(b"#!"):
-        raise UploadError(f"{name}: a single file is a Python bot (.py) or a program starting with #! "
-                          "(anything else: a zip with a .bot.json manifest)")
+    if not name.endswith(".py") and not data.startswith(PROGRAM_MAGIC):
+        raise UploadError(f"{name}: a single file is a Python bot (.py), a program starting with #!, or a compiled "
+                          "program (an ELF executable) (anything else: a zip with a .bot.json manifest)")
     return Checked(name, name, ((name, data, not name.endswith(".py")),))
 
 

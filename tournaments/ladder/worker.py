@@ -62,28 +62,33 @@ MACHINE_REFUSAL = ("it could not be validated, {attempts} times, for the fault o
                    "operator sees why in the worker's output): it is not tried again; submit it again later")
 
 
-def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits) -> Decided | None:
+def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: Callable[[str], None] | None = None
+                  ) -> Decided | None:
     """Claim the oldest waiting submission of the ladder, validate it and record the outcome; None if
-    none waits. Never raises for the submission's sake (see the module's docstring)."""
+    none waits. Never raises for the submission's sake (see the module's docstring). ``say`` is told its
+    validation games as they end."""
     ladder = rows.get(ledger, ladder_name)
     claimed = queue.claim_next(ledger, ladder["id"])
     if claimed is None:
         return None
     row, upload = claimed
     with tempfile.TemporaryDirectory(prefix="tourney-upload-") as folder:
-        def said(error: BaseException) -> str:
+        def said(error: BaseException | str) -> str:
             # Said to the uploader: without this machine's temporary folder in it.
             return str(error).replace(f"{folder}/", "")
 
         try:
             checked = uploads.check(row["filename"], upload, row["entry_point"])
             path = uploads.unpack(checked, Path(folder))
-            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"])
+            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say)
         except (KeyboardInterrupt, SystemExit):
             queue.release(ledger, row["id"])  # stopping: another worker takes it at once
             raise
         except (league.Unavailable, SandboxError) as error:
             return _machine_failed(ledger, row, said(error))
+        except league.Refused as error:
+            kept = None if error.diagnosis is None else said(error.diagnosis.detail)
+            return _decided(ledger, row, queue.REFUSED, said(error), diagnosis=kept)
         except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
             return _decided(ledger, row, queue.REFUSED, said(error))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
@@ -103,14 +108,15 @@ def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:
 
 
 def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_id: int | None = None,
-             version: int | None = None) -> Decided:
-    queue.decide(ledger, row["id"], status, reason, entry_id)
+             version: int | None = None, diagnosis: str | None = None) -> Decided:
+    queue.decide(ledger, row["id"], status, reason, entry_id, diagnosis)
     return Decided(row["id"], row["name"], row["owner"], status, None if status == queue.LISTED else reason, version)
 
 
 def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
          rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print,
-         bot_logs: Path | None = None, lease: float = sessions.LEASE) -> int:
+         bot_logs: Path | None = None, lease: float = sessions.LEASE,
+         rated: Callable[[sessions.Result, list[sessions.Moved]], None] | None = None) -> int:
     """Rounds of: validate every waiting submission, then play matches from the ladder's queue until none is
     left to claim (when the ladder has enough active bots), or wait ``idle`` seconds when there was nothing
     to do. ``rounds`` None: until interrupted.
@@ -118,16 +124,17 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
     A round plays the open sessions' matches, whichever worker opened them; when no open session has
     work left it first opens one of ``games`` games, its seed drawn and secret until the session ends, or,
     with ``seed``, ``SEED-rN`` for round N (never the same deals twice). ``lease``: seconds a claimed match
-    stays this worker's without renewal. ``bot_logs``: as ``sessions.play``'s. Returns the games played."""
+    stays this worker's without renewal. ``bot_logs`` and ``rated``: as ``sessions.play``'s; ``say`` is told
+    each submission's validation games and what became of it. Returns the games played."""
     ladder = rows.get(ledger, ladder_name)
     # Before claiming anything, the worker checks that a sandbox can be made: without one every
     # submission would be refused for the machine's fault, not its bot's.
-    worker = sessions.Worker(ledger, ladder, limits, workers, lease, say, bot_logs=bot_logs)
+    worker = sessions.Worker(ledger, ladder, limits, workers, lease, say, bot_logs=bot_logs, rated=rated)
     played = done = 0
     while rounds is None or done < rounds:
         done += 1
         busy = False
-        while (decided := validate_next(ledger, ladder_name, limits)) is not None:
+        while (decided := validate_next(ledger, ladder_name, limits, say)) is not None:
             say(decided.line())
             busy = True
         if len(rows.entries(ledger, ladder["id"])) >= ladder["players"]:

@@ -339,7 +339,8 @@ def build(candidate: BotSpec, baseline: BotSpec, field: Sequence[BotSpec], game:
         raise TournamentError(str(error)) from None
     form = Match(first.name, tuple(b.name for b in baselines), tuple(f.name for f in others), sprt, batch)
     bots = (first, baselines[0], *others, *baselines[1:])
-    return Spec(engine.name, k, deals, seed, limits.move_time, limits.time_bank, bots, format=form)
+    return Spec(engine.name, k, deals, seed, limits.move_time, limits.time_bank, bots, format=form,
+                increment=limits.increment)
 
 
 def namer(spec: Spec):

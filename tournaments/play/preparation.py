@@ -133,8 +133,7 @@ def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: 
     tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake. Also
     the staged files to remove when the run is over, and a notice to show, if any."""
     confinement, notice = confinement_for(ledger, name, mode, resume, resources, clock, ponder)
-    prepared, failures = ready(list(spec.bots), spec.game, spec.players, Limits(spec.move_time, spec.time_bank),
-                               confinement)
+    prepared, failures = ready(list(spec.bots), spec.game, spec.players, spec.limits(), confinement)
     for bot, failure in zip(prepared.bots, failures, strict=True):
         if failure:
             prepared.__exit__()

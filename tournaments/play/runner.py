@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 from engines import registry
 from engines.driver import play
 from ledger import checkpoints, seeds
+from ledger import games as game_rows
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import finished_game
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import sandbox
+from tournaments.bots import diagnosis, sandbox
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
 from tournaments.bots.protocol import ProgramAgent
 from tournaments.bots.spec import (
@@ -93,6 +94,15 @@ class Spec:
     """The seed was drawn, not chosen: the stored spec keeps only its commitment (tournaments.play.seeding)."""
     deals: tuple[str, ...] | None = None
     """A deal book's seeds (tournaments.play.deals): deal d of every table is the d-th; None: deals from the seed."""
+    increment: float | None = None
+    """A game clock's increment (``--tc BASE+INC``): ``time_bank`` is then its BASE and ``move_time`` the increment
+    (tournaments.bots.spec.Limits); None: move time and bank."""
+
+    def limits(self) -> Limits:
+        """A seat's time limits for one game (each seat its own)."""
+        if self.increment is not None:
+            return Limits.game_clock(self.time_bank, self.increment)
+        return Limits(self.move_time, self.time_bank)
 
     @property
     def confinement(self) -> Confinement:
@@ -124,6 +134,8 @@ class Spec:
             out["format"] = described
         if self.deals is not None:  # likewise only with a deal book: the book belongs to the tournament
             out["deals"] = list(self.deals)
+        if self.increment is not None:  # likewise only with a game clock
+            out["tc"] = {"base_ms": round(self.time_bank * 1000), "increment_ms": round(self.increment * 1000)}
         return out
 
 
@@ -144,6 +156,11 @@ class Result:
     scores: list[int] | None
     logs: tuple[bytes | None, ...] | None = None
     """Per seat, the end of its bot process's stderr (None: not a process), when the job kept logs."""
+    diagnosis: diagnosis.Diagnosis | None = None
+    """Why the forfeiting seat's bot failed, in its own terms (tournaments.bots.diagnosis), if it left a trace."""
+
+    def bots(self) -> list[str]:
+        return [seat.name for seat in self.recorded.seats]
 
 
 def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,
@@ -170,7 +187,7 @@ def play_job(job: Job, in_worker: bool = False) -> Result:
     try:
         for seat, bot in enumerate(seated):
             agents.append(make_agent(bot, spec.game, seat, spec.players, scheduled.bot_seed(spec.seed, seat),
-                                     Limits(spec.move_time, spec.time_bank), spec.confinement, in_worker))
+                                     spec.limits(), spec.confinement, in_worker))
         played = play(engine, config, scheduled.seed, _flight_recorded(agents, recorder))
     finally:
         for agent in agents:
@@ -181,7 +198,14 @@ def play_job(job: Job, in_worker: bool = False) -> Result:
     scores = getattr(engine, "scores", None)
     logs = tuple(agent.stderr() if isinstance(agent, ProgramAgent) else None for agent in agents)
     return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None,
-                  logs if job.keep_logs else None)
+                  logs if job.keep_logs else None, diagnosed(agents, played.outcome.forfeit_seat))
+
+
+def diagnosed(agents: list[Any], seat: int | None) -> diagnosis.Diagnosis | None:
+    """The forfeiting seat's diagnosis (after its agent closed), if its bot left one."""
+    if seat is None or seat >= len(agents) or not hasattr(agents[seat], "diagnosed"):
+        return None
+    return agents[seat].diagnosed(seat)
 
 
 def _flight_recorded(agents: list[Any], recorder: salvage.FlightRecorder | None) -> list[Any]:
@@ -322,6 +346,8 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
     if existing is None:
         if resume:
             raise TournamentError(f"no tournament {name!r} to resume in {ledger.url}")
+        if name is None:
+            unfinished(ledger, namer, spec)
         spec, committed = seeding.for_new(spec, key)
         plan = _plan(spec)
         name = name or namer(seeding.label(None, committed.commitment))
@@ -355,11 +381,27 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
         raise TournamentError(book_changed(name, stored.get("deals"), wanted.get("deals")))
     if stored != wanted:
         changed = sorted(k for k in {*stored, *wanted} if stored.get(k) != wanted.get(k))
+        if "tc" in changed:  # a game clock is stored as move time and bank too: name the clock alone
+            changed = [key for key in changed if key not in ("move_time_ms", "time_bank_ms")]
         hint = (": to play without (or with changed) bots, start a new tournament with another --name"
                 if "bots" in changed else "")
         differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
         raise TournamentError(f"cannot resume {name!r}: its {differ} differ from this command's{hint}")
     return run
+
+
+def unfinished(ledger: Ledger, namer: Namer, spec: Spec) -> None:
+    """TournamentError if the same command (no --name, no --seed) started a tournament that was never finished:
+    a drawn seed names each tournament anew, so running it again would silently start a second one beside the
+    first, orphaned. It says how to go on with the first, or to start another on purpose."""
+    form = None if spec.format is None else spec.format.name
+    latest = seeding.resumable(ledger, namer(""), spec.game, form)
+    if latest is None or tournament_rows.revealed(latest) is not None:  # over: its seed was revealed at its end
+        return
+    stored = len(tournament_rows.game_keys(ledger, latest["id"]))
+    raise TournamentError(f"tournament {latest['name']!r}, started by this command, was not finished ({stored} "
+                          f"game{'' if stored == 1 else 's'} stored): continue it with the same command plus --resume, "
+                          "or start another beside it with --name NAME")
 
 
 def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -> str:
@@ -377,6 +419,7 @@ def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -
 SPEC_OPTIONS = {
     "games": "--games", "players": "--players", "move_time_ms": "--move-time", "time_bank_ms": "--time-bank",
     "sandbox": "--sandbox", "resources": "--memory-mb, --cpu-seconds, --max-processes", "format": "--format",
+    "tc": "--tc",
 }
 """The option of the command that sets each key of a stored spec, for the message of a refused resume."""
 
@@ -386,6 +429,11 @@ def _difference(key: str, stored: Any, given: Any) -> str:
     option = SPEC_OPTIONS.get(key)
     if option is None:
         return key
+    if key == "tc":
+        def clock(tc: Any) -> str:
+            return "none" if tc is None else f"{tc['base_ms'] / 1000:g}+{tc['increment_ms'] / 1000:g}"
+
+        return f"{key} ({option}: stored {clock(stored)}, given {clock(given)})"
     if isinstance(stored, dict) or isinstance(given, dict):
         return f"{key} ({option})"
     if isinstance(stored, bool) or isinstance(given, bool):
@@ -402,8 +450,9 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
     The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
     ``workers`` processes); this process alone stores them, each once.
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
-    as ``<game key>-seat<N>.log``. A worker's death is told to ``notice``. ``finished`` is told each
-    game this run stored, as soon as it is stored (the command's line per game), before ``progress``.
+    (``write_logs``). A forfeiting bot's diagnosis is stored with its game. A worker's death is told to
+    ``notice``. ``finished`` is told each game this run stored, as soon as it is stored (the command's
+    line per game), before ``progress``.
 
     A signed checkpoint is appended every ``checkpoints.EVERY`` games and when the run stops
     (done, interrupted or failed); once the tournament is over, the last one says so and a
@@ -421,8 +470,14 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
     stored = 0
 
     def store(connection: Connection, group: list[Result]) -> None:
+        # The logs first: a diagnosis stored with its game names a log file that is there.
+        if bot_logs is not None:
+            for result in group:
+                write_logs(bot_logs, result.key, result.logs, result.bots())
         ledger.store_games([finished_game(r.recorded, [bot_ids[s.name] for s in r.recorded.seats], r.scores,
                                           run.tournament["id"], r.key) for r in group], connection)
+        game_rows.store_diagnoses(connection, [diagnosis_row(r, r.diagnosis, r.key, bot_logs) for r in group
+                                               if r.diagnosis is not None])
 
     def alone(result: Result) -> bool:
         try:
@@ -441,8 +496,6 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             stored += 1
             if stored % checkpoints.EVERY == 0:
                 checkpoints.write(ledger, tournament_rows.scope(run.tournament))
-            if bot_logs is not None:
-                write_logs(bot_logs, result.key, result.logs)
         run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
         if new and finished is not None:
             finished(result)
@@ -484,14 +537,33 @@ def close(ledger: Ledger, run: Run) -> None:
         run.tournament = tournament_rows.get(ledger, str(run.tournament["id"]))
 
 
-def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None) -> None:
-    """One file per seat that was a bot process: ``<name>-seat<N>.log``, the end of its stderr."""
+def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None, bots: list[str]) -> None:
+    """One file per seat that was a bot process, the end of its stderr, in a folder per bot:
+    ``<bot>/<name>-seat<N>.log`` (``name``: the game's key, or a ladder game's id). The name it had
+    before (``<name>-seat<N>.log``, at the top) is kept as a link to it (docs/tournaments.md)."""
     for seat, log in enumerate(logs or ()):
-        if log is not None:
-            try:
-                (folder / f"{name}-seat{seat}.log").write_bytes(log)
-            except OSError as error:
-                raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
+        if log is None:
+            continue
+        path = diagnosis.log_path(folder, bots[seat], name, seat)
+        link = folder / path.name
+        try:
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(log)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(path.relative_to(folder))
+        except OSError as error:
+            raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
+
+
+def diagnosis_row(result: Result, told: diagnosis.Diagnosis, name: str, bot_logs: Path | None
+                  ) -> tuple[str, int, str, str, str, str | None]:
+    """What ledger.games.store_diagnoses keeps of a result's diagnosis ``told``: with the absolute path of the
+    seat's log, if --bot-logs wrote one (``name``: the game's key, or a ladder game's id)."""
+    kept = bot_logs is not None and result.logs is not None and result.logs[told.seat] is not None
+    log = (str(diagnosis.log_path(bot_logs.resolve(), result.bots()[told.seat], name, told.seat))
+           if bot_logs is not None and kept else None)
+    return (result.recorded.game_id, told.seat, told.kind, told.summary, told.detail, log)
 
 
 def cpu_count() -> int:

@@ -99,7 +99,8 @@ def account(request: Request, site: SiteDep, paging: PagingDep):
 async def submit(request: Request, site: SiteDep, paging: PagingDep,
                  ladder: Annotated[str, Form(min_length=1, max_length=200, description="the ladder to submit to")],
                  file: Annotated[UploadFile, File(description="the bot: a .py file, a program starting with #!, "
-                                                              "or a zip", json_schema_extra=NOT_EMPTY)],
+                                                              "an ELF executable, or a zip",
+                                                  json_schema_extra=NOT_EMPTY)],
                  bot: Annotated[str | None, Form(max_length=200, description="its name (default: the file's)")] = None,
                  entry: Annotated[str | None, Form(max_length=200, description="in a zip, the file to start")] = None,
                  csrf: Csrf = None):

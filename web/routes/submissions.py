@@ -93,8 +93,9 @@ async def submit(
     request: Request,
     site: SiteDep,
     owner: OwnerDep,
-    file: Annotated[UploadFile, File(description="A Python bot file (.py), a program starting with #!, or a zip of "
-                                                 "a bot's files: never empty.", json_schema_extra=NOT_EMPTY)],
+    file: Annotated[UploadFile, File(description="A Python bot file (.py), a program starting with #!, a compiled "
+                                                 "program (an ELF executable), or a zip of a bot's files: never "
+                                                 "empty.", json_schema_extra=NOT_EMPTY)],
     bot: Annotated[str | None, Form(description="The bot's name on the ladder (default: the file name's stem).")]
     = None,
     entry: Annotated[str | None, Form(description="In a zip, the file to start (default: its only .bot.json, "

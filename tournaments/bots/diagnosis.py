@@ -1,0 +1,131 @@
+"""Why a bot forfeited, in its own terms: a Python bot's traceback, or a program's last stderr lines.
+
+A forfeit's reason (``crashed: KeyError: 'hand'``) is hashed into the game and public; what the
+bot was doing when it failed is not. A ``Diagnosis`` keeps it beside the game, private as the
+bot's stderr is (its owner reads it; the organiser's `tourney games --forfeits` shows its one
+line): for a Python bot, the traceback of its exception from the bot's own first frame on (the
+host's frames, which call ``act`` or import the file, are cut, and so are importlib's), with the
+innermost line of the bot's file as its summary; for any bot that failed without one (a program,
+a timeout, an exit), the last lines it wrote on stderr.
+
+Everything in it was written by the bot, so it is bounded here (``SUMMARY_CHARS``,
+``DETAIL_CHARS``) and shown escaped (tournaments.cli.escapes on a terminal, the web's templates
+in HTML). This module runs in pyhost, in the bot's own process, too: it imports only the
+standard library, and ``traceback`` only when a bot has failed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pathlib is not imported where the bot runs: its start-up is paid from its first move
+    from pathlib import Path
+
+TRACEBACK = "traceback"
+STDERR = "stderr"
+KINDS = (TRACEBACK, STDERR)
+SUMMARY_CHARS = 300
+"""The longest summary: one line, as `tourney games --forfeits` shows it."""
+DETAIL_CHARS = 8192
+"""The longest detail kept (its start and its end, where a traceback names the exception)."""
+STDERR_LINES = 20
+"""The last lines of a bot's stderr a diagnosis keeps (the whole end goes to --bot-logs)."""
+LOG_NAME = re.compile(r"[^A-Za-z0-9._#+-]")
+"""What a bot's name may not hold as a folder of --bot-logs (anything else becomes ``_``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """What a forfeiting seat's bot left behind: its kind (TRACEBACK or STDERR), a one-line summary,
+    the bounded detail, and where --bot-logs wrote the seat's whole stderr (None: nowhere)."""
+
+    seat: int
+    kind: str
+    summary: str
+    detail: str
+    log: str | None = None
+    where: str = ""
+    """For a traceback, the innermost line of the bot's file: ``at mybot.py line 12, in act`` (the summary's end)."""
+
+    def placed(self, reason: str) -> str:
+        """A forfeit's reason with where in the bot's file it came from, when the diagnosis knows."""
+        return f"{reason} {self.where}" if self.where else reason
+
+
+def bounded(kind: str, summary: str, detail: str, seat: int = 0, where: str = "") -> Diagnosis:
+    """A Diagnosis of what a bot sent or wrote, cut to size: a summary of one line, a detail of at most
+    DETAIL_CHARS (its head and tail kept)."""
+    if kind not in KINDS:
+        kind = STDERR
+    where = one_line(where, 200)
+    summary = one_line(summary, SUMMARY_CHARS - len(where) - 1)
+    return Diagnosis(seat, kind, f"{summary} {where}" if where else summary, cut(detail, DETAIL_CHARS), where=where)
+
+
+def one_line(text: str, limit: int = SUMMARY_CHARS) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else its first quarter and its end with a marker between."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    marker = f"\n[… {len(text) - limit} characters cut …]\n"
+    return text[:head] + marker + text[len(text) - (limit - head - len(marker)):]
+
+
+def of_exception(error: BaseException, path: str) -> Diagnosis:
+    """The traceback of a Python bot's exception, from the first frame in its file ``path`` on; summary:
+    the exception and the innermost line of the bot's file (``KeyError: 'hand' at mybot.py line 12, in
+    act``). An error with no frame of the bot's (a SyntaxError, an exit while importing) keeps its own."""
+    import traceback
+
+    found = traceback.TracebackException.from_exception(error, limit=-200)
+    frames = [frame for frame in found.stack if not frame.filename.startswith("<frozen importlib")]
+    own = [index for index, frame in enumerate(frames) if _same_file(frame.filename, path)]
+    found.stack = traceback.StackSummary.from_list(frames[own[0]:] if own else [])
+    if not own and isinstance(error, SyntaxError) and error.lineno is not None:
+        where = f"at {os.path.basename(error.filename or path)} line {error.lineno}"
+    elif own:
+        frame = frames[own[-1]]
+        where = f"at {os.path.basename(path)} line {frame.lineno}, in {frame.name}"
+    else:
+        where = ""
+    told = "".join(found.format_exception_only()).strip().splitlines()
+    return bounded(TRACEBACK, told[-1] if told else type(error).__name__, "".join(found.format()), where=where)
+
+
+def of_stderr(tail: bytes | None, seat: int = 0) -> Diagnosis | None:
+    """The last STDERR_LINES non-empty lines a bot wrote on stderr (None: it wrote none); summary: the last."""
+    lines = [line for line in (tail or b"").decode("utf-8", "replace").splitlines() if line.strip()]
+    if not lines:
+        return None
+    kept = [one_line(line, 500) if len(line) > 500 else line for line in lines[-STDERR_LINES:]]
+    return bounded(STDERR, f"last on its stderr: {lines[-1]}", "\n".join(kept), seat)
+
+
+def log_path(folder: Path, bot: str, name: str, seat: int) -> Path:
+    """Where --bot-logs writes a seat's stderr: a folder per bot, then the game's key (or id) and seat:
+    ``logs/mybot/t0-d0-r1-seat1.log``."""
+    return folder / log_folder(bot) / f"{name}-seat{seat}.log"
+
+
+def log_folder(bot: str) -> str:
+    """A bot's folder under --bot-logs: its name, any character but letters, digits and ``._#+-`` as ``_``."""
+    named = LOG_NAME.sub("_", bot)
+    return named if named.strip(".") else named.replace(".", "_") or "_"
+
+
+def _same_file(filename: str, path: str) -> bool:
+    if filename == path:
+        return True
+    try:
+        return os.path.realpath(filename) == os.path.realpath(path)
+    except (OSError, ValueError):
+        return False

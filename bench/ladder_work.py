@@ -16,9 +16,17 @@ throwaway one), else an SQLite file. The last line is the contract:
     ladder: work1=N work2=N games/s speedup: X
 
 where speedup is work2 / work1 (on a 2-core machine the goal is what two local workers give
-`tourney run`, bench/scale.py: 1.7).
+`tourney run`, bench/scale.py: 1.7). With ``--where``, one more run of one worker under cProfile
+prints, before it, where that worker's wall time goes, in ms a game (WHERE):
 
-Usage: python bench/ladder_work.py [--deals N] [--rounds R]
+    ladder: where (BACKEND, one worker, ms a game) total=T store=S read_models=R claim=C matchmaking=M play=P other=O
+
+With ``--store``, a match's store transaction is timed with the read models counted and with their
+counting off, alternated on a ladder of tourney's builtin bots (what the read models cost a worker):
+
+    ladder: store (BACKEND) with_read_models=X ms without=Y ms a two-game match (medians of 30, alternated)
+
+Usage: python bench/ladder_work.py [--deals N] [--rounds R] [--where] [--store]
 """
 
 from __future__ import annotations
@@ -58,13 +66,100 @@ def forfeits(ledger: Ledger) -> int:
         return connection.exec_driver_sql("SELECT COUNT(*) FROM games WHERE end_reason = 'forfeit'").scalar()
 
 
-def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str]) -> float:
-    """Ladder games per second stored by ``workers`` `ladder work` processes playing one session of ``deals`` deals."""
+PROFILED = """
+import cProfile, sys
+sys.argv = ["tourney", *sys.argv[1:]]
+from tournaments.cli import app
+cProfile.run("app()", {out!r})
+"""
+"""A `tourney` command run under cProfile (wall clock), its profile written to ``out``."""
+
+WHERE = {
+    "store": ("ledger/ladders.py", "store_games"),
+    "read_models": ("ledger/read_models.py", "count"),
+    "claim": ("ledger/matches.py", "claim"),
+    "matchmaking": ("tournaments/ladder/league.py", "candidates"),
+    "play": ("tournaments/play/runner.py", "results"),
+}
+"""Where a worker's wall time goes: storing a match (its transaction: the games, the ratings, the read models,
+and on PostgreSQL the server's work, which the worker waits for), of which the read models, claiming matches,
+matchmaking a batch, and waiting for its pool to play the games (the sandboxed bots)."""
+
+
+def where(profile: Path, games: int) -> str:
+    """Milliseconds a game of each part of WHERE, and the total, from a worker's profile."""
+    import pstats
+
+    stats = pstats.Stats(str(profile)).stats
+    total = max(cumulative for (_calls, _prim, _tottime, cumulative, _callers) in stats.values())
+    parts = {}
+    for part, (path, function) in WHERE.items():
+        parts[part] = sum(value[3] for (file, _line, name), value in stats.items()
+                          if file.endswith(path) and name == function)
+    other = total - parts["store"] - parts["claim"] - parts["matchmaking"] - parts["play"]
+    shown = " ".join(f"{part}={1000 * seconds / games:.1f}" for part, seconds in parts.items())
+    return f"total={1000 * total / games:.1f} {shown} other={1000 * other / games:.1f}"
+
+
+def store_cost(url: str, matches: int = 30) -> tuple[float, float]:
+    """Median ms of a two-game match's store transaction (``ledger.ladders.store_games``, as a worker stores it)
+    with the read models counted, and with their counting turned off, in alternated rounds on one ladder of
+    tourney's builtin bots (played in this process: no sandbox, no bot time)."""
+    import hashlib
+    import statistics
+
+    from ledger import ladders as ladder_rows
+    from ledger import read_models
+    from replays.archive import store_recorded
+    from tournaments.bots.spec import BUILTIN, BotSpec
+    from tournaments.ladder import league
+    from tournaments.play import runner
+    from tournaments.play.schedule import Scheduled, deal_seed
+
+    ledger = Ledger(url)
+    ladder_id = ladder_rows.create(ledger, "store", "lemur-tails", 2, league.ELO)
+    bots = tuple(BotSpec(f"b{i}", BUILTIN, "", hashlib.sha256(f"b{i}".encode()).hexdigest()) for i in range(6))
+    for bot in bots:
+        ladder_rows.submit(ledger, ladder_id, bot.name, bot.content_hash, BUILTIN, "builtin", b"")
+    entries = {e["name"]: e for e in ladder_rows.entries(ledger, ladder_id)}
+    spec = runner.Spec("lemur-tails", 2, 1, "store", 1.0, 5.0, bots)
+    counting = (read_models.count, read_models.count_ladder)
+    spent: dict[bool, list[float]] = {True: [], False: []}
+    for deal in range(matches * 2):
+        counted = deal % 2 == 0
+        read_models.count, read_models.count_ladder = counting if counted else (lambda *_: False, lambda *_: None)
+        pair = [bots[deal % 6].name, bots[(deal + 1) % 6].name]
+        jobs = [runner.Job(spec, Scheduled(f"d{deal}-r{r}", 0, deal, r, tuple(pair[r:] + pair[:r]),
+                                           deal_seed("store", 0, deal))) for r in range(2)]
+        games = []
+        for result in runner.results(jobs, 0):
+            seated = [entries[seat.name] for seat in result.recorded.seats]
+
+            def store(connection, result=result, seated=seated) -> str:
+                store_recorded(ledger, result.recorded, [e["bot_id"] for e in seated], result.scores,
+                               game_key=result.key, connection=connection)
+                return result.recorded.game_id
+
+            games.append((store, [e["id"] for e in seated], list(result.recorded.ranking)))
+        began = time.perf_counter()
+        ladder_rows.store_games(ledger, ladder_id, games, league.MODELS[league.ELO].update)
+        spent[counted].append(1000 * (time.perf_counter() - began))
+    read_models.count, read_models.count_ladder = counting
+    ledger.close()
+    return statistics.median(spent[True]), statistics.median(spent[False])
+
+
+def rate(url: str, ladder: str, workers: int, deals: int, env: dict[str, str],
+         profile: Path | None = None) -> float:
+    """Ladder games per second stored by ``workers`` `ladder work` processes playing one session of ``deals`` deals
+    (``profile``: the first runs under cProfile, its profile written there)."""
     ledger = Ledger(url)
     start = stored(ledger)
     games = deals * len(BOTS)
     command = [sys.executable, "-m", "tournaments", "ladder", "work", ladder, "--rounds", "1", "--jobs", "1",
                "--games", str(games), "--db", url]
+    if profile is not None:
+        command = [sys.executable, "-c", PROFILED.format(out=str(profile)), *command[3:]]
     processes = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env)]
     time.sleep(1.0)  # the first opens the session; the others join it
     processes += [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env)
@@ -112,6 +207,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=12, help="deals per session (4 games each: every rotation)")
     parser.add_argument("--rounds", type=int, default=2, help="runs of each way; the best rate of each is kept")
+    parser.add_argument("--store", action="store_true", help="also time a match's store transaction with and "
+                        "without the read models (builtin bots, no sandbox)")
+    parser.add_argument("--where", action="store_true", help="then one more run of one worker under cProfile: "
+                        "where its wall time goes, per game")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tourney-ladder-work-") as directory:
         work = Path(directory)
@@ -128,7 +227,18 @@ def main() -> None:
                 print(f"  work{workers}: {measured:.2f} games/s, load {os.getloadavg()[0]:.1f} ({url.split(':')[0]})",
                       file=sys.stderr)
                 best[workers] = max(best[workers], measured)
-    print(f"ladder: work1={best[1]:.2f} work2={best[2]:.2f} games/s speedup: {best[2] / best[1]:.2f}")
+        if args.store:
+            os.environ.update(env)
+            with_models, without = store_cost(url)
+            print(f"ladder: store ({url.split(':')[0]}) with_read_models={with_models:.1f} ms without={without:.1f} ms "
+                  "a two-game match (medians of 30, alternated)")
+        if args.where:
+            profile = work / "worker.prof"
+            rate(url, "bench", 1, args.deals, env, profile)
+            spent = where(profile, args.deals * len(BOTS))
+            print(f"ladder: where ({url.split(':')[0]}, one worker, ms a game) {spent}")
+    if args.rounds:
+        print(f"ladder: work1={best[1]:.2f} work2={best[2]:.2f} games/s speedup: {best[2] / best[1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,16 @@ def of_scope(connection: Connection, scope: Scope | None) -> list[Closing]:
     return _read(connection, where, params)
 
 
+def in_chunks(connection: Connection, scope: Scope | None, size: int = 500) -> Iterator[list[Closing]]:
+    """Every game of a scope (None: of the whole ledger), by game id, ``size`` games at a time: what a reader
+    of many games holds at once is one chunk of their rows and events, never them all."""
+    params = () if scope is None else (scope.id,)
+    ids = [row[0] for row in connection.exec_driver_sql(
+        f"SELECT g.id FROM games g WHERE {_where(scope)} ORDER BY g.id", params).fetchall()]
+    for start in range(0, len(ids), size):
+        yield of_games(connection, ids[start:start + size])
+
+
 def of_games(connection: Connection, game_ids: Sequence[str]) -> list[Closing]:
     """The games named, by game id (ids not stored are left out)."""
     out: list[Closing] = []

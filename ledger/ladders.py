@@ -5,8 +5,9 @@ The ledger stores and orders; it does not rate, and it does not read results fro
 inside the games' own transaction, and stores the results, so two processes feeding one
 ladder serialize on the write lock and every game is folded exactly once, in ``seq`` order.
 A refold (``rebuild``, ``void``) takes the results as a function of the connection too
-(tournaments.ladder.league reads them from the games' hashed events, inside the same
-transaction).
+(tournaments.ladder.league reads them from the games' hashed events), and folds them without
+holding the write lock. The ladder's read models (ledger.read_models) are counted as its games
+are stored, and a void takes its game out of them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from ledger import owners, seeds
+from ledger import owners, read_models, seeds
 from ledger.checkpoints import LADDER, Scope
 from ledger.models import Ladder
 from ledger.store import Ledger, LedgerError, now
@@ -36,8 +37,11 @@ Start = Callable[[Rating | None], Rating]
 """A new version's first rating, from its predecessor's rating at submission (None: a first version)."""
 Rated = list[tuple[int, list[tuple[int, int]]]]
 """Every rated ladder game in fold order: (ladder seq, [(entry id, rank) per seat])."""
-Results = Callable[[Connection], Rated]
-"""The rated games, read inside the caller's transaction (from the games' hashed events)."""
+Results = Callable[[Connection, int], Rated]
+"""The rated games after a ladder seq (0: all), read inside the caller's transaction (from the games' hashed
+events)."""
+REFOLD_ATTEMPTS = 3
+"""Refolds begun again, at most, when an operator's fact (a void, a retirement) lands while one runs."""
 
 
 def elo_start(_previous: Rating | None) -> Rating:
@@ -64,33 +68,61 @@ class Folded:
     """(ladder seq, entry) -> (rank, rating after that game)."""
 
 
-def fold(versions: Sequence[Version], rated: Rated, update: Update, start: Start = elo_start) -> Folded:
-    """The ratings ``rated`` gives, folded in order, writing nothing (rebuild writes it; reads compare with it).
+class Fold:
+    """A refold in progress: the ratings ``rated`` games give, folded in order, writing nothing.
 
     Each version enters the fold where it was submitted (before the first game after
     ``joined_after``), starting from ``start`` of its predecessor's rating at that point, as
-    the incremental ratings did.
+    the incremental ratings did. A refold may be fed in parts (the games read without the write
+    lock, then those stored meanwhile) and told of versions submitted meanwhile (``join``).
     """
-    waiting = sorted(versions, key=lambda v: (v.joined_after, v.version, v.entry))
-    entry_of = {(v.name, v.version): v.entry for v in versions}
-    out = Folded({}, {v.entry: 0 for v in versions}, {})
 
-    def enter(up_to: float) -> None:
-        while waiting and waiting[0].joined_after < up_to:
-            joining = waiting.pop(0)
-            previous = entry_of.get((joining.name, joining.version - 1))
-            out.ratings[joining.entry] = start(None if previous is None else out.ratings.get(previous))
+    def __init__(self, versions: Sequence[Version], update: Update, start: Start = elo_start) -> None:
+        self.update = update
+        self.start = start
+        self.waiting: list[Version] = []
+        self.entry_of: dict[tuple[str, int], int] = {}
+        self.out = Folded({}, {}, {})
+        self.join(versions)
 
-    for seq, seats in rated:
-        enter(seq)
-        entries = [entry for entry, _ in seats]
-        ranks = [rank for _, rank in seats]
-        for entry, rank, rating in zip(entries, ranks, update([out.ratings[e] for e in entries], ranks), strict=True):
-            out.ratings[entry] = rating
-            out.games[entry] += 1
-            out.history[(seq, entry)] = (rank, rating)
-    enter(float("inf"))
-    return out
+    def join(self, versions: Sequence[Version]) -> None:
+        """Versions to enter the fold where they were submitted (those already known are skipped)."""
+        for version in versions:
+            if version.entry not in self.out.games:
+                self.waiting.append(version)
+                self.entry_of[(version.name, version.version)] = version.entry
+                self.out.games[version.entry] = 0
+        self.waiting.sort(key=lambda v: (v.joined_after, v.version, v.entry))
+
+    def _enter(self, up_to: float) -> None:
+        while self.waiting and self.waiting[0].joined_after < up_to:
+            joining = self.waiting.pop(0)
+            previous = self.entry_of.get((joining.name, joining.version - 1))
+            self.out.ratings[joining.entry] = self.start(None if previous is None else self.out.ratings.get(previous))
+
+    def feed(self, rated: Rated) -> None:
+        out = self.out
+        for seq, seats in rated:
+            self._enter(seq)
+            entries = [entry for entry, _ in seats]
+            ranks = [rank for _, rank in seats]
+            new = self.update([out.ratings[e] for e in entries], ranks)
+            for entry, rank, rating in zip(entries, ranks, new, strict=True):
+                out.ratings[entry] = rating
+                out.games[entry] += 1
+                out.history[(seq, entry)] = (rank, rating)
+
+    def done(self) -> Folded:
+        """The fold's result: every version entered, even those with no game yet."""
+        self._enter(float("inf"))
+        return self.out
+
+
+def fold(versions: Sequence[Version], rated: Rated, update: Update, start: Start = elo_start) -> Folded:
+    """The ratings ``rated`` gives, folded in order, writing nothing (rebuild writes it; reads compare with it)."""
+    refold = Fold(versions, update, start)
+    refold.feed(rated)
+    return refold.done()
 
 
 def versions(connection: Connection, ladder_id: int) -> list[Version]:
@@ -217,14 +249,17 @@ def store_games(ledger: Ledger, ladder_id: int, games: Sequence[Game], update: U
     with ledger.write() as connection:
         if guard is not None:
             guard(connection)
-        seqs = []
-        for store, entry_ids, ranks in games:
-            game_id = store(connection)
-            seq = connection.exec_driver_sql(
-                "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?) RETURNING seq",
-                (ladder_id, game_id)).scalar_one()
-            _fold_one(connection, seq, list(entry_ids), list(ranks), update)
-            seqs.append(seq)
+        seqs, game_ids = [], []
+        with read_models.deferred(connection):  # the read models count the games together, at the end
+            for store, entry_ids, ranks in games:
+                game_id = store(connection)
+                seq = connection.exec_driver_sql(
+                    "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?) RETURNING seq",
+                    (ladder_id, game_id)).scalar_one()
+                _fold_one(connection, seq, list(entry_ids), list(ranks), update)
+                seqs.append(seq)
+                game_ids.append(game_id)
+        read_models.count_ladder(connection, ladder_id, game_ids)
         return seqs
 
 
@@ -253,22 +288,70 @@ def _fold_one(connection: Connection, seq: int, entry_ids: list[int], ranks: lis
 
 def rebuild(ledger: Ledger, ladder_id: int, update: Update, results: Results,
             start: Start = elo_start) -> dict[int, tuple[Rating, Rating]]:
-    """Refold every rating from ``results`` (read inside the same transaction) and the ladder's events;
-    rewrite the derived rows.
+    """Refold every rating from ``results`` and the ladder's events; rewrite the derived rows.
 
     Each version enters the fold where it was submitted (after game ``joined_after``), starting
     from ``start`` of its predecessor's rating at that point. Returns, per entry, (rating before
     the rebuild, rating after), each (rating, sigma): equal when the incremental updates were right.
+    The refold holds no write lock (``_refolded``).
     """
-    with ledger.write() as connection:
-        return _refold(connection, ladder_id, update, start, results(connection))
+    return _refolded(ledger, ladder_id, update, start, results)
 
 
-def _refold(connection: Connection, ladder_id: int, update: Update, start: Start,
-            rated: Rated) -> dict[int, tuple[Rating, Rating]]:
+def _refolded(ledger: Ledger, ladder_id: int, update: Update, start: Start, results: Results,
+              voiding: tuple[str, str] | None = None) -> dict[int, tuple[Rating, Rating]]:
+    """Refold the ladder's ratings and write them (and, with ``voiding`` = (game id, reason), void that game
+    first), holding the write lock only to write.
+
+    The games are read and folded in a read transaction, which waits for no writer and stalls none; the
+    write transaction then folds on only the games stored meanwhile (their results read alone) and the
+    versions submitted meanwhile, and writes. Workers storing games wait for the writing, never for the
+    refold. An operator's fact appended meanwhile (a void, a retirement) changes what the fold must skip:
+    the refold begins again (at most REFOLD_ATTEMPTS times).
+    """
+    for _attempt in range(REFOLD_ATTEMPTS):
+        with ledger.read() as connection:
+            seen = _stamp(connection, ladder_id)
+            skipped = _voidable(connection, ladder_id, voiding[0]) if voiding else None
+            refold = Fold(versions(connection, ladder_id), update, start)
+            refold.feed([game for game in results(connection, 0) if game[0] != skipped])
+        with ledger.write() as connection:
+            if _stamp(connection, ladder_id)[1] != seen[1]:
+                continue
+            if voiding is not None:
+                _voidable(connection, ladder_id, voiding[0])
+                _append_event(connection, ladder_id, VOID, voiding[0], None, voiding[1])
+                read_models.uncount_ladder(connection, ladder_id, voiding[0])
+            refold.join(versions(connection, ladder_id))
+            refold.feed([game for game in results(connection, seen[0]) if game[0] != skipped])
+            return _write_fold(connection, ladder_id, refold.done())
+    raise LedgerError(f"ladder {ladder_id}: operators' facts kept landing while its ratings were refolded "
+                      f"({REFOLD_ATTEMPTS} attempts): try again")
+
+
+def _stamp(connection: Connection, ladder_id: int) -> tuple[int, int]:
+    """(the ladder's newest game seq, its newest event seq): what a refold checks before it writes."""
+    return tuple(connection.exec_driver_sql(
+        "SELECT (SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?), "
+        "(SELECT COALESCE(MAX(seq), 0) FROM ladder_events WHERE ladder_id = ?)", (ladder_id, ladder_id)).first())
+
+
+def _voidable(connection: Connection, ladder_id: int, game_id: str) -> int:
+    """The ladder seq of a game that may be voided; LedgerError if it is not the ladder's or is void already."""
+    seq = connection.exec_driver_sql(
+        "SELECT seq FROM ladder_games WHERE ladder_id = ? AND game_id = ?", (ladder_id, game_id)).scalar()
+    if seq is None:
+        raise LedgerError(f"game {game_id} was not played on this ladder")
+    if connection.exec_driver_sql(
+            f"SELECT 1 FROM ladder_events WHERE ladder_id = ? AND game_id = ? AND kind = '{VOID}'",
+            (ladder_id, game_id)).first() is not None:
+        raise LedgerError(f"game {game_id} is already void")
+    return seq
+
+
+def _write_fold(connection: Connection, ladder_id: int, folded: Folded) -> dict[int, tuple[Rating, Rating]]:
     before = {row[0]: (row[1], row[2]) for row in connection.exec_driver_sql(
         "SELECT id, rating, sigma FROM ladder_entries WHERE ladder_id = ?", (ladder_id,))}
-    folded = fold(versions(connection, ladder_id), rated, update, start)
     connection.exec_driver_sql(
         "DELETE FROM ladder_ratings WHERE game_seq IN (SELECT seq FROM ladder_games WHERE ladder_id = ?)",
         (ladder_id,))
@@ -294,22 +377,15 @@ def _refold(connection: Connection, ladder_id: int, update: Update, start: Start
 
 def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update, results: Results,
          start: Start = elo_start) -> int:
-    """Append a void event for one of the ladder's games and refold the ratings without it.
+    """Append a void event for one of the ladder's games and refold the ratings without it (holding the
+    write lock only to write, as ``rebuild``).
 
     Returns the game's ladder seq; LedgerError if it is not the ladder's or is already void.
     """
-    with ledger.write() as connection:
-        seq = connection.exec_driver_sql(
-            "SELECT seq FROM ladder_games WHERE ladder_id = ? AND game_id = ?", (ladder_id, game_id)).scalar()
-        if seq is None:
-            raise LedgerError(f"game {game_id} was not played on this ladder")
-        if connection.exec_driver_sql(
-                f"SELECT 1 FROM ladder_events WHERE ladder_id = ? AND game_id = ? AND kind = '{VOID}'",
-                (ladder_id, game_id)).first() is not None:
-            raise LedgerError(f"game {game_id} is already void")
-        _append_event(connection, ladder_id, VOID, game_id, None, reason)
-        _refold(connection, ladder_id, update, start, results(connection))
-        return seq
+    with ledger.read() as connection:
+        seq = _voidable(connection, ladder_id, game_id)
+    _refolded(ledger, ladder_id, update, start, results, (game_id, reason))
+    return seq
 
 
 def retire(ledger: Ledger, ladder_id: int, name: str, reason: str) -> int:

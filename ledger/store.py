@@ -23,17 +23,14 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session
 
 import migrations
-from ledger import dialect, keys, sealing
+from ledger import dialect, keys, read_models, sealing
 from ledger.chain import Record
+from ledger.errors import LedgerError
 from ledger.models import Bot, Game
 from ledger.sealed import Damaged, Unsealable
 
 DEFAULT_URL = "sqlite:///tourney.db"
 ENV_VAR = "TOURNEY_DB"
-
-
-class LedgerError(Exception):
-    """A ledger failure a user can act on; the message is one clear line."""
 
 
 class StaleAppend(LedgerError):
@@ -78,7 +75,8 @@ def now() -> str:
 @dataclass(frozen=True, slots=True)
 class FinishedGame:
     """A finished game as ``store_games`` stores it: its row (keys as in ledger.models.Game), every
-    record from seq 0, the revealed seed, why it ended, and its seats."""
+    record from seq 0, the revealed seed, why it ended, its seats, and the seat that forfeited (read
+    from its events by the caller, for the read models: the ledger never parses an event)."""
 
     game: dict[str, Any]
     records: Sequence[Record]
@@ -87,6 +85,7 @@ class FinishedGame:
     seats: Sequence[SeatRow]
     salt_key: bytes | None = None
     """The key of its decisions' salts (replays.record), kept in its sealed block instead of each salt."""
+    forfeit_seat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,8 +370,9 @@ class Ledger:
         return stored[1]
 
     def finish_game(self, game_id: str, seed: str, end_reason: str, seats: Sequence[SeatRow],
-                    connection: Connection) -> None:
-        """Reveal the seed, mark the game finished (numbered, its head signed), store its seats."""
+                    connection: Connection, forfeit_seat: int | None = None) -> None:
+        """Reveal the seed, mark the game finished (numbered, its head signed), store its seats; the read models
+        count it (``forfeit_seat``: the seat that forfeited, read from its events by the caller)."""
         head = connection.exec_driver_sql("SELECT head FROM games WHERE id = ?", (game_id,)).scalar()
         signature = self.signing_key(connection).sign(keys.log_message(game_id, head or ""))
         connection.exec_driver_sql(
@@ -383,14 +383,17 @@ class Ledger:
         connection.exec_driver_sql(
             dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats]
         )
+        read_models.count(connection, {game_id: forfeit_seat})
 
     def store_game(self, game: dict[str, Any], records: Sequence[Record], seed: str, end_reason: str,
-                   seats: Sequence[SeatRow], connection: Connection | None = None) -> str:
+                   seats: Sequence[SeatRow], connection: Connection | None = None,
+                   forfeit_seat: int | None = None) -> str:
         """Store one whole finished game in one transaction: row (its head signed), events, seats.
 
         Returns the head.
         """
-        return self.store_games([FinishedGame(game, records, seed, end_reason, seats)], connection)[0]
+        finished = FinishedGame(game, records, seed, end_reason, seats, forfeit_seat=forfeit_seat)
+        return self.store_games([finished], connection)[0]
 
     def store_games(self, games: Sequence[FinishedGame], connection: Connection | None = None) -> list[str]:
         """Store whole finished games in one transaction, all or none; returns their heads.
@@ -398,7 +401,8 @@ class Ledger:
         Three executemany in all, however many games (the tournament writer's hot path):
         the game rows written finished, numbered in turn and their heads signed, each game's
         events sealed into one block (ledger.sealed: LedgerError if its records do not chain),
-        every seat.
+        every seat; then the read models count them (a read of the seats and one executemany
+        per read model).
         """
         if not games:
             return []
@@ -434,6 +438,8 @@ class Ledger:
             raise LedgerError(f"game {error.game_id}: its records cannot be sealed: {error}") from None
         if seat_rows:
             connection.exec_driver_sql(dialect.INSERT_SEAT, seat_rows)
+        # The read models count the games in this same transaction (ledger/read_models.py).
+        read_models.count(connection, {finished.game["id"]: finished.forfeit_seat for finished in games})
         return heads
 
     # -- the ledger key -----------------------------------------------------------------

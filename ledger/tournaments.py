@@ -125,15 +125,32 @@ def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
         return [row[0] for row in rows]
 
 
+SUMMARY = ("SELECT t.id, t.name, t.game, t.spec, t.created_at, "
+           "(SELECT COUNT(*) FROM tournament_bots b WHERE b.tournament_id = t.id), "
+           "(SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id) FROM tournaments t")
+SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
+
+
 def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
     """Every tournament with its entrants and stored games counted, oldest first."""
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT t.id, t.name, t.game, t.spec, t.created_at, "
-            "(SELECT COUNT(*) FROM tournament_bots b WHERE b.tournament_id = t.id), "
-            "(SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id) FROM tournaments t ORDER BY t.id")
-        keys = ("id", "name", "game", "spec", "created_at", "bots", "games")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        rows = connection.exec_driver_sql(f"{SUMMARY} ORDER BY t.id")
+        return [dict(zip(SUMMARY_KEYS, row, strict=True)) for row in rows]
+
+
+def newest(ledger: Ledger, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """One page of the tournaments, newest first, as ``all_tournaments`` gives them, and how many there are."""
+    with ledger.read() as connection:
+        total = connection.exec_driver_sql("SELECT COUNT(*) FROM tournaments").scalar()
+        rows = connection.exec_driver_sql(f"{SUMMARY} ORDER BY t.id DESC LIMIT ? OFFSET ?", (limit, offset))
+        return [dict(zip(SUMMARY_KEYS, row, strict=True)) for row in rows], total
+
+
+def summary(ledger: Ledger, tournament_id: int) -> dict[str, Any]:
+    """One tournament as ``all_tournaments`` gives it."""
+    with ledger.read() as connection:
+        row = connection.exec_driver_sql(f"{SUMMARY} WHERE t.id = ?", (tournament_id,)).first()
+        return dict(zip(SUMMARY_KEYS, row, strict=True))
 
 
 def scope(row: dict[str, Any]) -> Scope:

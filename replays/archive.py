@@ -12,7 +12,7 @@ from ledger.canonical import canonical, loads
 from ledger.store import DamagedGame, FinishedGame, GameExists, Ledger, SeatRow
 from replays import log as logfmt
 from replays import signing
-from replays.record import Recorded
+from replays.record import Recorded, forfeit_seat
 from replays.verify import read_file, verify_log
 
 
@@ -112,7 +112,7 @@ def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournamen
             game["tournament_id"] = tournament_rows.collecting_imports(
                 connection, tournament, log["game"], [seat.bot_id for seat in seats])
             game["game_key"] = game_id
-        ledger.store_game(game, records, log["seed"], last["data"]["reason"], seats, connection)
+        ledger.store_game(game, records, log["seed"], last["data"]["reason"], seats, connection, forfeit_seat(records))
     return Imported(game_id, len(records), True, tournament)
 
 
@@ -138,4 +138,5 @@ def finished_game(recorded: Recorded, bot_ids: list[int], scores: list[int] | No
         SeatRow(i, bot_id, recorded.ranking[i], None if scores is None else scores[i])
         for i, bot_id in enumerate(bot_ids)
     ]
-    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats, recorded.salt_key)
+    return FinishedGame(game, recorded.records, recorded.seed, recorded.reason, seats, recorded.salt_key,
+                        forfeit_seat(recorded.records))

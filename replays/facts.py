@@ -157,7 +157,6 @@ def read(ledger: Ledger, scope: Scope, connection: Connection | None = None) -> 
     if connection is None:
         with ledger.read() as connection:
             return read(ledger, scope, connection)
-    stored = closing.of_scope(connection, scope)
     key = ledger.key_row(connection)
     public, signs_from = key if key is not None else (None, None)
     audit = checkpoints.audit(connection, scope, public)
@@ -165,31 +164,79 @@ def read(ledger: Ledger, scope: Scope, connection: Connection | None = None) -> 
         raise Tampered(*audit.problems[0])
     trust = Trust(None if public is None else fingerprint(public), audit.latest, audit.covered)
     by_id: dict[str, Fact] = {}
-    for game in stored:
-        fact = check(game)
-        if fact is None:
-            trust.unfinished += 1
-        else:
-            by_id[fact.game_id] = fact
+    for chunk in closing.in_chunks(connection, scope):  # a chunk's events at a time: a Fact keeps none
+        for game in chunk:
+            fact = check(game)
+            if fact is None:
+                trust.unfinished += 1
+            else:
+                by_id[fact.game_id] = fact
     covered = {member.game_id for member in audit.members[:audit.covered]}
     for fact in by_id.values():
-        if fact.game_id in covered:
-            continue
-        if fact.signature is not None:
-            if public is None or not signature_holds(public, fact.signature, log_message(fact.game_id, fact.head)):
-                raise Tampered(fact.game_id, "its signature does not hold under the ledger key (its events were "
-                                             "changed and re-sealed, or the signature was)")
-            trust.signed_alone += 1
-        elif public is None or fact.store_seq < signs_from:
-            trust.unsigned += 1
-        else:
-            raise Tampered(fact.game_id, "it is not signed, though the ledger key signs every game stored since "
-                                         f"number {signs_from} (it is number {fact.store_seq})")
+        if fact.game_id not in covered:
+            _vouch(fact, public, signs_from, trust)
     ordered = [by_id[member.game_id] for member in audit.members if member.game_id in by_id]
     if len(ordered) != len(by_id):
         stray = sorted(set(by_id) - {member.game_id for member in audit.members})
         raise Tampered(stray[0], f"finished, but not among the games of {scope}")
     return Reading(ordered, trust, {member.game_id: member.order for member in audit.members})
+
+
+def trust(ledger: Ledger, scope: Scope, connection: Connection) -> Trust:
+    """Who vouches for a scope's games, without reading a game's events: the checkpoints (their chain
+    recomputed, their signatures checked) and, for each game stored after the last one, its own signature.
+    What a command that shows read models says under them; Tampered as ``read`` says it. (``read`` also
+    checks each game's rows against its events: `tourney db audit` and `replay verify --db` do that.)"""
+    key = ledger.key_row(connection)
+    public, signs_from = key if key is not None else (None, None)
+    audit = checkpoints.audit(connection, scope, public)
+    if audit.problems:
+        raise Tampered(*audit.problems[0])
+    found = Trust(None if public is None else fingerprint(public), audit.latest, audit.covered)
+    uncovered = audit.uncovered
+    numbers: dict[str, int] = {}
+    for start in range(0, len(uncovered), 500):  # bound the parameters of one statement
+        chunk = tuple(member.game_id for member in uncovered[start:start + 500])
+        numbers.update(connection.exec_driver_sql(
+            f"SELECT id, store_seq FROM games WHERE id IN ({', '.join('?' * len(chunk))})", chunk).fetchall())
+    for member in uncovered:
+        _vouch(Fact(member.game_id, member.key or None, "", (), "", None, "", member.head, numbers[member.game_id],
+                    member.signature, False), public, signs_from, found)
+    if scope.kind == checkpoints.TOURNAMENT:
+        found.unfinished = connection.exec_driver_sql(
+            "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'playing'", (scope.id,)).scalar()
+    return found
+
+
+def read_games(ledger: Ledger, game_ids: Sequence[str], connection: Connection) -> list[Fact]:
+    """The finished games of ``game_ids`` (in that order; games still playing left out), each checked as
+    ``read`` checks a game no checkpoint covers: its rows against its events, its head by its own signature.
+    What reads a few games (those stored after a refold began) without auditing their whole scope."""
+    key = ledger.key_row(connection)
+    public, signs_from = key if key is not None else (None, None)
+    trust = Trust()
+    by_id = {}
+    for game in closing.of_games(connection, list(game_ids)):
+        fact = check(game)
+        if fact is not None:
+            _vouch(fact, public, signs_from, trust)
+            by_id[fact.game_id] = fact
+    return [by_id[game_id] for game_id in game_ids if game_id in by_id]
+
+
+def _vouch(fact: Fact, public: bytes | None, signs_from: int | None, trust: Trust) -> None:
+    """A game no checkpoint covers is vouched for by its own signature (or counted unsigned, if stored before
+    the ledger key signed games); Tampered if it is neither."""
+    if fact.signature is not None:
+        if public is None or not signature_holds(public, fact.signature, log_message(fact.game_id, fact.head)):
+            raise Tampered(fact.game_id, "its signature does not hold under the ledger key (its events were "
+                                         "changed and re-sealed, or the signature was)")
+        trust.signed_alone += 1
+    elif public is None or fact.store_seq < signs_from:
+        trust.unsigned += 1
+    else:
+        raise Tampered(fact.game_id, "it is not signed, though the ledger key signs every game stored since "
+                                     f"number {signs_from} (it is number {fact.store_seq})")
 
 
 def check(stored: closing.Closing) -> Fact | None:

@@ -27,6 +27,7 @@ from typing import Any
 from engines.base import Config, Engine, Event
 from engines.chance import ALGORITHM
 from engines.driver import Played
+from ledger.canonical import loads
 from ledger.chain import Chain, Record, pack, unpack
 from ledger.seeds import commitment as seed_commitment
 
@@ -70,6 +71,14 @@ class Recorded:
         # Workers send every game to the writer process: pack its records into one blob.
         fields = [getattr(self, name) for name in self.__slots__ if name != "records"]
         return _unreduce, (fields, pack(self.records))
+
+
+def forfeit_seat(records: Sequence[Record]) -> int | None:
+    """The seat whose forfeit ended a game (its seat_forfeited comes just before game_ended), or None."""
+    for record in records[-2:]:
+        if record.type == SEAT_FORFEITED:
+            return int(loads(record.body)["data"]["seat"])
+    return None
 
 
 def _unreduce(fields: list[Any], blob: bytes) -> Recorded:

@@ -51,8 +51,9 @@ def play(folder, db, *extra):
 
 def test_a_line_per_game_and_the_standings_every_n_games(pair, tmp_path):
     """Off a terminal: 12 numbered game lines, each with its bots, result and reason (a forfeit names the bot and
-    why); the standings after games 5 and 10 (not after 12: the final table follows)."""
-    result = play(pair, tmp_path / "t.db", "--report-every", "5")
+    why); the standings after games 5 and 10 (not after 12: the final table follows), with no wait between
+    reports (--report-seconds 0)."""
+    result = play(pair, tmp_path / "t.db", "--report-every", "5", "--report-seconds", "0")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     games = [FINISHED.fullmatch(line) for line in lines if line.startswith("Finished game")]
@@ -124,6 +125,35 @@ class Stored:
 
         Recorded.ranking = tuple(ranking)
         self.recorded = Recorded()
+
+
+def test_a_report_waits_for_its_seconds(pair, tmp_path):
+    """A report falls due every --report-every games but waits --report-seconds after the last one: with a report
+    due after every game and an hour between reports, only the first is shown."""
+    result = play(pair, tmp_path / "t.db", "--report-every", "1", "--report-seconds", "3600")
+    titles = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("standings after")]
+    assert result.exit_code == 0 and titles == ["standings after 1 game of 12"]
+
+
+def test_a_report_waits_ten_times_what_the_last_one_cost(monkeypatch):
+    """However short --report-seconds is, the next report waits ten times the CPU time the last one took, so
+    reports cost the organiser a bounded share of its time: a report that takes 1 s of CPU, due after every game,
+    is made once while games come faster than 10 s apart."""
+    clock = {"cpu": 0.0, "wall": 100.0}
+    monkeypatch.setattr(report.time, "process_time", lambda: clock["cpu"])
+    monkeypatch.setattr(report.time, "monotonic", lambda: clock["wall"])
+    made = []
+
+    def costly():
+        clock["cpu"] += 1.0
+        made.append(clock["wall"])
+        return Text("REPORT")
+
+    display = report.Display(Console(file=io.StringIO()), report.LINES, 1, 100, 0, costly, seconds=0.0)
+    for _ in range(20):
+        display.game(Stored(["a", "b"], [1, 2]))
+        clock["wall"] += 1.0
+    assert made == [100.0, 110.0]
 
 
 def test_on_a_terminal_the_bar_carries_the_latest_report():

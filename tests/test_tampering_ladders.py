@@ -1,7 +1,9 @@
 """Tampering with a real ladder's ledger on every backend, as an attacker with the database would (tests/tamper.py).
 
-`ladder standings` and `ladder rebuild` must refuse a forged result in one line and never adopt it, `replay
-verify --db --ladder` must name it, and a ladder's export must verify offline, on SQLite and on PostgreSQL alike.
+`ladder standings --check` (which reads every game's result from its events; plain `ladder standings` reads the
+ratings and read models, checking the checkpoints and signatures only) and `ladder rebuild` must refuse a forged
+result in one line and never adopt it, `replay verify --db --ladder` must name it, and a ladder's export must
+verify offline, on SQLite and on PostgreSQL alike.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ def build_spring(template: Backend) -> None:
 spring_templates, spring = copied_ledger("spring", build_spring)
 
 
-def on_spring(command: str, backend: Backend):
+def on_spring(command: str, backend: Backend, *extra: str):
     """`tourney ladder COMMAND spring --db URL` in this process."""
-    return attack.invoke("ladder", command, "spring", "--db", backend.url)
+    return attack.invoke("ladder", command, "spring", *extra, "--db", backend.url)
 
 
 def ratings(backend: Backend) -> dict[str, float]:
@@ -51,23 +53,24 @@ def ratings(backend: Backend) -> dict[str, float]:
 
 
 def test_a_forged_ladder_rank_is_refused_and_never_adopted_by_a_rebuild(spring):
-    """seats.rank of a ladder game swapped: ladder standings refuse it, `ladder rebuild` refuses and rewrites
-    nothing, verify names the game."""
+    """seats.rank of a ladder game swapped: ladder standings --check refuse it, `ladder rebuild` refuses and
+    rewrites nothing, verify names the game."""
     game_id = attack.first_game(spring)
     before = ratings(spring)
     attack.tamper(spring, attack.swap_ranks(game_id))
-    attack.assert_refused(on_spring("standings", spring), game_id, "its row says rank")
+    attack.assert_refused(on_spring("standings", spring, "--check"), game_id, "its row says rank")
     attack.assert_refused(on_spring("rebuild", spring), game_id, "its row says rank")
     assert ratings(spring) == before
     attack.assert_verify_fails(spring, game_id, "its row says rank", "--ladder", "spring")
 
 
 def test_a_forged_ladder_rating_is_refused_and_a_rebuild_restores_the_fold(spring):
-    """A rating edited in ladder_entries: standings refuse it (it is not the fold of the games), verify fails,
-    and `ladder rebuild` replaces it by the fold of the hashed results."""
+    """A rating edited in ladder_entries: standings --check and `db audit` refuse it (it is not the fold of the
+    games), verify fails, and `ladder rebuild` replaces it by the fold of the hashed results."""
     before = ratings(spring)
     attack.tamper(spring, "UPDATE ladder_entries SET rating = 2400 WHERE name = 'random_bot'")
-    attack.assert_refused(on_spring("standings", spring), None, "is stored with rating 2400")
+    attack.assert_refused(on_spring("standings", spring, "--check"), None, "is stored with rating 2400")
+    attack.assert_refused(attack.invoke("db", "audit", "--db", spring.url), None, "is stored with rating 2400")
     attack.assert_verify_fails(spring, None, "is stored with rating 2400", "--ladder", "spring")
     rebuilt = on_spring("rebuild", spring)
     assert rebuilt.exit_code == 0 and "1 of 2 ratings differed" in rebuilt.output, rebuilt.output
@@ -78,8 +81,8 @@ def test_a_forged_ladder_rating_is_refused_and_a_rebuild_restores_the_fold(sprin
 
 def test_a_removed_void_is_refused_by_the_triggers_and_caught_once_they_are_lifted(spring):
     """A voided game's void event deleted, to make the game count again: both backends refuse it while the
-    ladder_events triggers stand; once the owner lifts them, standings refuse the ratings (not the fold of
-    the games that count) and verify fails."""
+    ladder_events triggers stand; once the owner lifts them, standings --check refuse the ratings (not the fold
+    of the games that count) and verify fails."""
     game_id = attack.first_game(spring)
     voided = attack.invoke("ladder", "void", "spring", game_id, "--reason", "a test", "--db", spring.url)
     assert voided.exit_code == 0, voided.output
@@ -89,7 +92,7 @@ def test_a_removed_void_is_refused_by_the_triggers_and_caught_once_they_are_lift
         attack.tamper(spring, remove)
     spring.lift_append_only("ladder_events")
     attack.tamper(spring, remove)
-    attack.assert_refused(on_spring("standings", spring), None, "is stored with rating")
+    attack.assert_refused(on_spring("standings", spring, "--check"), None, "is stored with rating")
     attack.assert_verify_fails(spring, None, "is stored with rating", "--ladder", "spring")
 
 

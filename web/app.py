@@ -9,16 +9,18 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from ledger import read_models
 from ledger.ladders import UnknownLadder
 from ledger.owners import UnknownOwner
 from ledger.store import Ledger, LedgerError
 from ledger.submissions import UnknownSubmission
 from ledger.tournaments import UnknownTournament
-from replays import facts
+from replays import facts, projections
 from tournaments.ladder.league import LadderError
 from web.deps import Site
 from web.openapi import HeadAsGet, complete
@@ -30,13 +32,18 @@ from web.settings import Settings
 STATIC = Path(__file__).resolve().parent / "static"
 MULTIPART_OVERHEAD = 64 * 1024
 """Room for the form fields and boundaries around an upload of the largest size accepted."""
+GZIP_FROM = 1024
+"""Bytes from which an answer is sent gzip-compressed (to clients that accept it)."""
 NOT_FOUND = (UnknownLadder, UnknownTournament, UnknownSubmission, UnknownOwner)
 
 
 def open_ledger(settings: Settings) -> Ledger:
     """Read-only unless submissions are on: a server that only shows the league cannot write a byte."""
     if settings.submissions:
-        return Ledger(settings.db)
+        ledger = Ledger(settings.db)
+        if projections.behind(ledger):  # written by a tourney before the read models: count its games first
+            projections.catch_up(ledger)
+        return ledger
     ledger = Ledger(settings.db, read_only=True)
     ledger.require_head()
     return ledger
@@ -62,6 +69,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _errors(app)
     complete(app)
+    # Pages and answers over 1 KiB go compressed to a client that accepts gzip (a leaderboard, a replay).
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_FROM)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD)
     app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)
@@ -103,6 +112,12 @@ def _errors(app: FastAPI) -> None:
         ledger = request.app.state.site.ledger
         detail = str(error).splitlines()[0].replace(ledger.url, "this league").replace(ledger.where, "this league")
         return answer(request, 404 if isinstance(error, NOT_FOUND) else 409, detail)
+
+    @app.exception_handler(read_models.Behind)
+    async def behind(request: Request, error: read_models.Behind) -> Response:
+        # A ledger upgraded from before the read models, not counted yet: the operator runs `tourney db upgrade`.
+        return answer(request, 503, "this league's read models are being brought up to date; its operator runs "
+                                    "`tourney db upgrade`")
 
     @app.exception_handler(facts.Tampered)
     async def tampered(request: Request, error: facts.Tampered) -> Response:

@@ -37,6 +37,17 @@ class Cache:
         self._items: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
     def get(self, key: Hashable, make: Callable[[], T]) -> T:
         with self._lock:
             if key in self._items:
@@ -57,7 +68,7 @@ class Site:
     templates: Jinja2Templates
     requests: RateLimit
     caches: dict[str, Cache] = field(default_factory=lambda: {
-        "verified": Cache(1024), "standings": Cache(64), "replay": Cache(16), "results": Cache(32)})
+        "verified": Cache(1024), "standings": Cache(64), "replay": Cache(16), "fits": Cache(64)})
 
 
 def site(request: Request) -> Site:

@@ -1,51 +1,31 @@
-"""What the lists show, worked out from the games' results: game filters (bot, result, forfeits),
-leaderboard sort orders and search, a ladder's head-to-head table, a bot's record by seat and by
-opponent.
+"""What the lists show, read from the ledger's read models (ledger/read_models.py) and paged in the database:
+game filters (bot, result, forfeits), leaderboard sort orders and search, a ladder's head-to-head table, a
+bot's record by seat and by opponent.
 
-Results are those of ``tournaments.play.results.of_games`` (the stored seats and the hashed
-``seat_forfeited`` events), read in chunks so that a long ladder never makes one huge query.
-A result, for a bot in a game: **win** first alone, **draw** first shared, **loss** any other
-place. Between two seats of one game (head-to-head, by opponent) the better place scores 1,
-the same place 1/2, each pair of seats counted once, as `tourney standings` counts them.
+A page of games is chosen by a query on ``game_results`` and ``seat_results`` (newest, the last stored,
+first; LIMIT and OFFSET), and only its games are read (``tournaments.play.results.of_games``: the stored
+seats and the hashed ``seat_forfeited`` events). A result, for a bot in a game: **win** first alone,
+**draw** first shared, **loss** any other place. Between two seats of one game (head-to-head, by
+opponent) the better place scores 1, the same place 1/2, each pair of seats counted once, as `tourney
+standings` counts them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import HTTPException
 
+from ledger import read_models
 from ledger.store import Ledger
 from tournaments.play import results
-from tournaments.play.results import GameResult
 from web import models
 
 T = TypeVar("T")
 CHUNK = 500
-RESULTS = ("win", "draw", "loss")
-
-
-def of_games(ledger: Ledger, game_ids: Sequence[str]) -> list[GameResult]:
-    """The results of ``game_ids``, in that order (games without a stored seat are left out)."""
-    out: list[GameResult] = []
-    for start in range(0, len(game_ids), CHUNK):
-        out += results.of_games(ledger, game_ids[start:start + CHUNK])
-    return out
-
-
-def placed(game: GameResult, rank: int) -> str:
-    """win, draw or loss for a seat of ``game`` at ``rank``."""
-    if rank != 1:
-        return "loss"
-    return "win" if sum(1 for seat in game.seats if seat.rank == 1) == 1 else "draw"
-
-
-def result_of(game: GameResult, bot: str) -> str | None:
-    """win, draw or loss for ``bot`` (its best seat, if it sat twice), or None if it did not play."""
-    ranks = [seat.rank for seat in game.seats if seat.bot == bot and seat.rank is not None]
-    return placed(game, min(ranks)) if ranks else None
+RESULTS = read_models.RESULTS
 
 
 # -- game filters ---------------------------------------------------------------------------------
@@ -74,34 +54,21 @@ class Filter:
             forfeited = None if forfeited == "" else forfeited == "true"
         return cls(bot, result, forfeited)
 
-    def keeps(self, game: GameResult) -> bool:
-        if self.bot is not None and result_of(game, self.bot) is None:
-            return False
-        if self.result is not None:
-            bots = [self.bot] if self.bot is not None else {seat.bot for seat in game.seats}
-            if self.result not in {result_of(game, bot) for bot in bots}:
-                return False
-        if self.forfeited is not None:
-            by = game.forfeit is not None and (self.bot is None or game.forfeited_by == self.bot)
-            if by != self.forfeited:
-                return False
-        return True
-
     @property
     def any(self) -> bool:
         return self.bot is None and self.result is None and self.forfeited is None
 
-
-def games_page(games: Sequence[GameResult], chosen: Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
-    """One page of the games ``chosen`` keeps, in the order given (lists give them newest first)."""
-    kept = [game for game in games if chosen.keeps(game)] if not chosen.any else list(games)
-    return models.Page[models.GameSummary].of([models.game_summary(game) for game in kept[offset:offset + limit]],
-                                              len(kept), offset, limit)
+    def where(self, tournament_id: int | None = None, ladder_id: int | None = None) -> read_models.Where:
+        """The query of these games in a tournament, a ladder, or anywhere."""
+        return read_models.Where(tournament_id, ladder_id, self.bot, self.result, self.forfeited)
 
 
-def bots_in(games: Iterable[GameResult]) -> list[str]:
-    """Every bot that sat in ``games``, by name (what a list's bot filter offers)."""
-    return sorted({seat.bot for game in games for seat in game.seats})
+def games_page(ledger: Ledger, where: read_models.Where, offset: int, limit: int) -> models.Page[models.GameSummary]:
+    """One page of the games ``where`` keeps, newest first: chosen in the database, then only those read."""
+    with ledger.read() as connection:
+        page, total = read_models.game_page(connection, where, offset, limit)
+    return models.Page[models.GameSummary].of([models.game_summary(game) for game in results.of_games(ledger, page)],
+                                              total, offset, limit)
 
 
 # -- sort orders and search -----------------------------------------------------------------------
@@ -164,33 +131,29 @@ def matching(rows: Sequence[T], words: str | None, *fields: Callable[[T], str | 
 # -- head to head and a bot's record --------------------------------------------------------------
 
 
-def pairs(game: GameResult) -> Iterable[tuple[str, str, float]]:
-    """(bot, opponent, bot's score) for every ordered pair of seats of a ranked game."""
-    ranked = [seat for seat in game.seats if seat.rank is not None]
-    for mine in ranked:
-        for theirs in ranked:
-            if theirs.seat != mine.seat:
-                yield mine.bot, theirs.bot, 1.0 if mine.rank < theirs.rank else 0.5 if mine.rank == theirs.rank else 0.0
-
-
-def head_to_head(games: Iterable[GameResult], bots: Sequence[str]) -> models.HeadToHead:
-    """The score of every pair of bots over ``games``: points of the row's bot against the column's, as a
-    percentage, and how many games they met in."""
+def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool = False) -> models.HeadToHead:
+    """The score of every pair of a ladder's bots over its rated games (its read models: voided games are not
+    counted): the row's share of the points they played for, as a percentage, and how many games they met in
+    (two versions of one bot count as that bot; a table seats each entry once). ``only``: of ``bots`` alone
+    (a page's table), else of ``bots`` first and then every other bot that played."""
+    with ledger.read() as connection:
+        _records, pairs = read_models.ladder(connection, ladder_id)
+        names = dict(connection.exec_driver_sql("SELECT id, name FROM ladder_entries WHERE ladder_id = ?",
+                                                (ladder_id,)).fetchall())
+    wanted = set(bots) if only else None
     points: dict[tuple[str, str], float] = {}
     met: dict[tuple[str, str], int] = {}
-    for game in games:
-        seen: set[tuple[str, str]] = set()
-        for bot, opponent, score in pairs(game):
-            if bot == opponent:
-                continue  # two versions of one bot in a game: not a meeting of two bots
-            points[(bot, opponent)] = points.get((bot, opponent), 0.0) + score
-            met[(bot, opponent)] = met.get((bot, opponent), 0) + (0 if (bot, opponent) in seen else 1)
-            seen.add((bot, opponent))
+    for (entry, opponent), (won, drawn, lost) in pairs.items():
+        key = (names[entry], names[opponent])
+        if key[0] == key[1] or (wanted is not None and not (key[0] in wanted and key[1] in wanted)):
+            continue
+        points[key] = points.get(key, 0.0) + won + 0.5 * drawn
+        met[key] = met.get(key, 0) + won + drawn + lost
     named = list(bots) + sorted({bot for bot, _ in met} - set(bots))
     table: dict[str, dict[str, models.PairScore]] = {}
     for bot in named:
         for opponent in named:
-            if (bot, opponent) in met:
+            if met.get((bot, opponent)):
                 # Each pair of seats shares one point: the row's share of all the points the two played for.
                 played = points[(bot, opponent)] + points[(opponent, bot)]
                 table.setdefault(bot, {})[opponent] = models.PairScore(
@@ -198,40 +161,18 @@ def head_to_head(games: Iterable[GameResult], bots: Sequence[str]) -> models.Hea
     return models.HeadToHead(bots=named, pairs=table)
 
 
-def record(games: Iterable[GameResult], bot: str, losses: int) -> models.BotRecord:
-    """A bot's results by seat and by opponent, and its latest ``losses`` losses (``games`` newest first)."""
-    by_seat: dict[int, list[str]] = {}
-    against: dict[str, list[float]] = {}
-    lost: list[models.GameSummary] = []
-    for game in games:
-        for seat in game.seats:
-            if seat.bot == bot and seat.rank is not None:
-                by_seat.setdefault(seat.seat, []).append(placed(game, seat.rank))
-        scores: dict[str, list[float]] = {}
-        for mine, opponent, score in pairs(game):
-            if mine == bot and opponent != bot:
-                scores.setdefault(opponent, []).append(score)
-        for opponent, each in scores.items():
-            against.setdefault(opponent, []).append(sum(each) / len(each))
-        if len(lost) < losses and result_of(game, bot) == "loss":
-            lost.append(models.game_summary(game))
+def record(ledger: Ledger, bot: str, losses: int) -> models.BotRecord:
+    """A bot's results by seat and by opponent (its read models), and its latest ``losses`` losses."""
+    with ledger.read() as connection:
+        seats, opponents = read_models.bot_record(connection, bot)
+        lost, _total = read_models.game_page(connection, read_models.Where(bot=bot, result=read_models.LOSS), 0,
+                                             losses)
     return models.BotRecord(
-        by_seat=[models.SeatRecord(seat=seat, **_tally(found)) for seat, found in sorted(by_seat.items())],
-        by_opponent=[models.OpponentRecord(opponent=opponent, **_scored(found))
-                     for opponent, found in sorted(against.items(), key=lambda item: (-len(item[1]), item[0]))],
-        latest_losses=lost)
-
-
-def _tally(found: list[str]) -> dict[str, Any]:
-    wins, draws, losses = (found.count(result) for result in RESULTS)
-    return {"games": len(found), "wins": wins, "draws": draws, "losses": losses,
-            "score": round(100 * (wins + draws / 2) / len(found), 1)}
-
-
-def _scored(found: list[float]) -> dict[str, Any]:
-    """A bot's games against one opponent: each game's score against it (1, 1/2, 0; averaged over the
-    opponent's seats when it sat more than once)."""
-    wins = sum(1 for score in found if score == 1.0)
-    losses = sum(1 for score in found if score == 0.0)
-    return {"games": len(found), "wins": wins, "draws": len(found) - wins - losses, "losses": losses,
-            "score": round(100 * sum(found) / len(found), 1)}
+        by_seat=[models.SeatRecord(seat=seat, games=games, wins=wins, draws=draws, losses=lost_,
+                                   score=round(100 * (wins + draws / 2) / games, 1))
+                 for seat, (games, wins, draws, lost_) in sorted(seats.items()) if games],
+        by_opponent=[models.OpponentRecord(opponent=opponent, games=games, wins=wins, draws=draws, losses=lost_,
+                                           score=round(100 * points / games, 1))
+                     for opponent, (games, wins, draws, lost_, points)
+                     in sorted(opponents.items(), key=lambda item: (-item[1][0], item[0])) if games],
+        latest_losses=[models.game_summary(game) for game in results.of_games(ledger, lost)])

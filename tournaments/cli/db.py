@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from tournaments.cli.options import Db, LedgerKey, plural
+from tournaments.cli.options import Db, LedgerKey, plural, reading
 
-app = typer.Typer(help="The ledger database: upgrade its schema, show its revision, sign old games.",
-                  no_args_is_help=True)
+app = typer.Typer(help="The ledger database: upgrade its schema, show its revision, sign old games, audit its "
+                       "read models.", no_args_is_help=True)
 
 
 @app.command()
@@ -15,16 +17,66 @@ def upgrade(db: Db = None, ledger_key: LedgerKey = None) -> None:
     """Upgrade the database schema to the newest revision (creating it if new), and make its ledger key.
 
     The ledger key (Ed25519, mode 0600) signs every game stored from now on; it is made beside
-    the database (league.db.key, with league.db.pub) unless --ledger-key says where it is.
+    the database (league.db.key, with league.db.pub) unless --ledger-key says where it is. Games
+    stored before the read models existed (revision 0013) are counted into them, from their hashed
+    events.
 
     Example: tourney db upgrade --db league.db
     """
     from ledger.store import Ledger
+    from replays import projections
 
     ledger = Ledger(db, upgrade=False, ledger_key=ledger_key)
     ledger.upgrade()
     key = ledger.signing_key()
+    counted = projections.catch_up(ledger)
     typer.echo(f"{ledger.url}: at revision {ledger.current()} (head); ledger key {key.fingerprint} at {key.path}")
+    if counted:
+        typer.echo(f"counted {plural(counted, 'stored game')} into the read models")
+
+
+@app.command()
+def audit(
+    db: Db = None,
+    rebuild: Annotated[bool, typer.Option(
+        "--rebuild", help="Count every game into the read models again, from the events, in place of the stored "
+        "rows (when the audit found a difference).")] = False,
+) -> None:
+    """Rebuild every read model from the games' hashed events and compare it, row by row, with the stored one.
+
+    The read models are what standings, ladder standings and the web's pages and lists read
+    (docs/tournaments.md, "Read models"): each game's and seat's result, a tournament's sums
+    per bot and per pair, a bot's record, a ladder's records and pairs; and each ladder's
+    ratings and their history. The first rows that differ are named and the exit code is 1;
+    nothing is written (the database is opened read-only) unless --rebuild is given, which
+    counts every game again from its events and then audits the result.
+
+    Example: tourney db audit --db league.db
+    """
+    from ledger import ladders as ladder_rows
+    from ledger.store import Ledger, LedgerError
+    from replays import projections
+    from tournaments.ladder import league
+
+    if rebuild:
+        ledger = Ledger(db)
+        counted = projections.rebuild(ledger)
+        typer.echo(f"counted {plural(counted, 'stored game')} into the read models again, from their events")
+    else:
+        ledger = reading(db)
+    found = projections.audit(ledger)
+    for line in found.differences:
+        typer.echo(f"differs: {line}")
+    ratings = 0
+    for row in ladder_rows.all_ladders(ledger):
+        league.check_ratings(ledger, row)
+        ratings += 1
+    if found.differences:
+        raise LedgerError(f"the read models differ from their rebuild from the events (the first "
+                          f"{plural(len(found.differences), 'row')} above): `tourney db audit --rebuild` counts "
+                          "every game again")
+    typer.echo(f"read models: {plural(found.games, 'game')} counted, every row equal to its rebuild from the events; "
+               f"the ratings of {plural(ratings, 'ladder')} equal the fold of their games")
 
 
 @app.command()

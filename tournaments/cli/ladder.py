@@ -16,6 +16,7 @@ from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     MAX_SEATS,
     BotLogs,
+    Check,
     CpuSeconds,
     Db,
     Jobs,
@@ -239,6 +240,7 @@ def standings(
     name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     retired: Annotated[bool, typer.Option("--all", help="Also list retired versions.")] = False,
+    check: Check = False,
     db: Db = None,
 ) -> None:
     """Show a ladder's ratings with their 95% margin, games, and a provisional mark.
@@ -249,7 +251,7 @@ def standings(
 
     ledger = reading(db)
     name = ladder_named(ledger, name)
-    rows_, trust = league.checked_standings(ledger, name, retired)
+    rows_, trust = league.checked_standings(ledger, name, retired, check)
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),

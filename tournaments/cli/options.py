@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tournaments.cli.report import PROGRESS_MODES
-from tournaments.play.defaults import EXECUTORS
+from tournaments.play.defaults import EXECUTORS, INTERVALS
 
 if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it, never for --help
     from ledger.store import Ledger
@@ -213,6 +213,15 @@ ProgressMode = Annotated[str, typer.Option(
 ReportEvery = Annotated[int, whole_option(
     "--report-every", "Games between two reports while it plays (the standings; a match's statistics); 0: none.",
     0, MAX_GAMES, "games")]
+ReportSeconds = Annotated[float, seconds_option(
+    "--report-seconds", "Seconds at least between two reports while it plays (and at least ten times what the last "
+    "one took): a report due waits for the first game stored after them; 0: every --report-every games.", zero=True)]
+Check = Annotated[bool, typer.Option(
+    "--check", help="Also read every game's result from its hashed events and refuse if the read models the table "
+    "comes from are not what they add up to (reads every game: slower).")]
+Interval = Annotated[str, typer.Option(
+    "--interval", help="How Elo's 95% interval is found: curvature (from the fit; reads no game) or bootstrap (200 "
+    "resamples of games, what earlier versions showed; reads every game's result).", callback=one_of(INTERVALS))]
 
 
 def games_option(help_: str) -> typer.models.OptionInfo:
@@ -254,11 +263,15 @@ def writing(db: str | None, ledger_key: Path | None = None) -> Ledger:
     ``ledger_key`` is where its signing key is (commands that store games take --ledger-key).
     """
     from ledger.store import Ledger, default_path, resolve_url
+    from replays import projections
 
     path = default_path(resolve_url(db))
     if path is not None and not path.exists() and path.parent.is_dir():
         return NewDatabase(db, ledger_key, path)  # type: ignore[return-value]
-    return Ledger(db, ledger_key=ledger_key)  # an existing database is checked (and refused) now
+    ledger = Ledger(db, ledger_key=ledger_key)  # an existing database is checked (and refused) now
+    if projections.behind(ledger):  # written by a tourney before the read models: count its games first
+        projections.catch_up(ledger)
+    return ledger
 
 
 class NewDatabase:

@@ -6,6 +6,11 @@
   refreshed every ``--report-every`` games; the default on a terminal;
 * ``lines``: a line per finished game, ``Finished game 12 (A vs B): 1-0 {finished}``, and the
   report every ``--report-every`` games; the default off a terminal (a pipe, a CI log);
+
+and a report due waits until ``--report-seconds`` (and ten times the CPU time the last report
+took) have passed since the last one (`tourney run`: its standings are refitted from the read
+models, never bootstrapped), so reports cost the organiser the same whether games come in fast
+or slow;
 * ``none``: nothing until the final table (the default with ``--json``);
 * ``auto``: bar on a terminal, lines otherwise, none with ``--json``.
 
@@ -16,6 +21,8 @@ printed as written, through the command's console (tournaments.cli.terminal).
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +37,9 @@ AUTO, BAR, LINES, NONE = "auto", "bar", "lines", "none"
 PROGRESS_MODES = (AUTO, BAR, LINES, NONE)
 REPORT_EVERY = 10
 """Games between two reports (fastchess's rating interval, whose default this is too)."""
+COST_SHARE = 10
+"""A report waits at least this many times the CPU time the last one took, so that reports never cost the
+organiser more than about a tenth of its time, however many bots are fitted (docs/tournaments.md, "Output")."""
 
 
 def mode_for(asked: str, console: Console, as_json: bool) -> str:
@@ -88,13 +98,17 @@ class Display:
     """
 
     def __init__(self, console: Console, mode: str, every: int, total: int | None, done: int,
-                 report: Callable[[], RenderableType], rate: bool = True) -> None:
+                 report: Callable[[], RenderableType], rate: bool = True, seconds: float = 0.0) -> None:
         self.console = console
         self.mode = mode
         self.every = every
+        self.seconds = seconds
         self.number = done
         self.total = total
         self.report = report
+        self._due = False
+        self._last = -math.inf
+        self._cost = 0.0
         self._bar: _Bar | None = None
         if mode == BAR:
             columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
@@ -129,13 +143,23 @@ class Display:
             played = self.number - self._began
             self._bar.update(self._task, completed=self.number,
                              rate=f"{played / elapsed:.1f} games/s" if elapsed > 0 else "")
+        # A report falls due every ``every`` games and is made once ``seconds`` (and ten times the last one's
+        # cost) have passed since the last: by time, so that reports cost the same however fast games come.
         # The last game's report would be the final one, printed next anyway.
-        if self.every > 0 and self.number % self.every == 0 and self.number != self.total:
+        if self.every > 0 and self.number % self.every == 0:
+            self._due = True
+        if self._due and self.number != self.total and self.mode in (LINES, BAR) \
+                and time.monotonic() - self._last >= max(self.seconds, COST_SHARE * self._cost):
             self.show_report()
 
     def show_report(self) -> None:
+        began, cpu = time.monotonic(), time.process_time()
+        made = self.report()
+        self._cost = time.process_time() - cpu
         if self.mode == LINES:
-            self.console.print(self.report())
+            self.console.print(made)
         elif self._bar is not None:
-            self._bar.above = self.report()
+            self._bar.above = made
             self._bar.refresh()
+        self._due = False
+        self._last = began

@@ -18,11 +18,13 @@ import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Resources
 from tournaments.cli.options import (
     BotLogs,
+    Check,
     Clock,
     CpuSeconds,
     Db,
     Deals,
     Executor,
+    Interval,
     Jobs,
     LedgerKey,
     MaxProcesses,
@@ -33,6 +35,7 @@ from tournaments.cli.options import (
     ProgressMode,
     RayAddress,
     ReportEvery,
+    ReportSeconds,
     Sandbox,
     TimeBank,
     TimeControl,
@@ -90,6 +93,8 @@ def run(
     ray_address: RayAddress = None,
     progress: ProgressMode = report.AUTO,
     report_every: ReportEvery = report.REPORT_EVERY,
+    report_seconds: ReportSeconds = defaults.REPORT_SECONDS,
+    interval: Interval = defaults.CURVATURE,
     db: Db = None,
     ledger_key: LedgerKey = None,
 ) -> None:
@@ -154,11 +159,13 @@ def run(
             console.print(Text(seed_line(the_run.tournament)), soft_wrap=True)
             if the_run.spec.deals is not None:
                 console.print(Text(book_line(the_run.spec.deals)), soft_wrap=True)
+        running = standings.Running(ledger, the_run.tournament)
         display = report.Display(console, report.mode_for(progress, console, as_json), report_every, the_run.total,
-                                 done_before, lambda: running_standings(the_run, console))
+                                 done_before, lambda: running_standings(running, the_run, console),
+                                 seconds=report_seconds)
         try:
             with players_at:
-                played(ledger, the_run, workers, done_before, console, errors, display, bot_logs, players_at)
+                played(ledger, the_run, workers, done_before, console, errors, display, bot_logs, players_at, running)
         except KeyboardInterrupt:
             stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
             errors.print(f"interrupted: {stored} of {the_run.total} games stored; continue with the same command "
@@ -167,7 +174,7 @@ def run(
     if the_run.revealed is not None and not as_json:
         console.print(Text(f"the tournament is over: seed revealed: {the_run.revealed}"), soft_wrap=True)
     first = tournament_rows.game_ids(ledger, the_run.tournament["id"])[:1]
-    show(standings.of_tournament(ledger, str(the_run.tournament["id"])), as_json, los=False, legend=True,
+    show(standings.of_tournament(ledger, str(the_run.tournament["id"]), interval), as_json, los=False, legend=True,
          game_id=first[0] if first else None, db=db)
 
 
@@ -192,20 +199,25 @@ def seed_line_of(seed: dict) -> str:
 
 
 def played(ledger, the_run: runner.Run, workers: int, done_before: int, console, errors, display: report.Display,
-           bot_logs: Path | None, players_at: executors.Executor) -> None:
-    """Play and store the run's games, showing them as ``display`` says."""
+           bot_logs: Path | None, players_at: executors.Executor, running: standings.Running) -> None:
+    """Play and store the run's games, showing them as ``display`` says (``running`` adds each up for the
+    reports)."""
     from tournaments.play import runner
+
+    def stored(result: runner.Result) -> None:
+        running.add(result.recorded)
+        display.game(result)
 
     with display:
         runner.execute(ledger, the_run, workers, None, bot_logs,
-                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at, display.game)
+                       lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at, stored)
 
 
-def running_standings(the_run: runner.Run, console) -> Table:
-    """The report every --report-every games: the standings of the games stored so far (fastchess's table)."""
-    from tournaments.play import standings
-
-    now = standings.compute(the_run.name, the_run.spec.game, list(the_run.stored.values()))
+def running_standings(running: standings.Running, the_run: runner.Run, console) -> Table:
+    """The report every --report-every games: the standings of the games stored so far (fastchess's table), from
+    sums kept as games are stored, the fit started from the last report's, the interval from its curvature:
+    no game is read again, nothing is resampled."""
+    now = running.standings()
     return compact(now, console, f"standings after {plural(now.games, 'game')} of {the_run.total}")
 
 
@@ -217,6 +229,8 @@ def standings_(
     )] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the standings as CSV.")] = False,
+    interval: Interval = defaults.CURVATURE,
+    check: Check = False,
     db: Db = None,
 ) -> None:
     """Print a tournament's standings again, from the database alone (read-only).
@@ -228,7 +242,7 @@ def standings_(
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
     ledger = reading(db)
-    result = standings.of_tournament(ledger, tournament_or_newest(ledger, tournament))
+    result = standings.of_tournament(ledger, tournament_or_newest(ledger, tournament), interval, check=check)
     if as_csv:
         typer.echo(to_csv(result, head_to_head), nl=False)
         return
@@ -258,7 +272,7 @@ def to_csv(result: standings.Standings, pairs: bool) -> str:
 LEGEND = (
     "Ranked by Elo, not by score: Elo weighs each result by whom it was against.",
     "Elo: fitted to every result, mean 1500; 200 points apart: a 76% expected score.",
-    "95% CI: bootstrap interval (200 resamples of games); overlapping ones may swap.",
+    "95% CI: from the fit's curvature (or --interval bootstrap); overlaps may swap.",
     "score: results against each other seat, ties half; first: wins; place: its mean.",
 )
 """What orders the standings and what their columns mean, under the table of `tourney run` (docs/tournaments.md,
@@ -298,8 +312,10 @@ STANDINGS = (tables.Column("#"), tables.Column("id"), tables.Column("bot", table
 
 def standings_table(result: standings.Standings, console) -> Table:
     """Rank, short id, bot, games, first places, mean place, score %, Elo, its 95% interval, forfeits."""
-    rows = [(str(row.rank), _id(row.bot_id), Text(row.bot), str(row.games), str(row.first), f"{row.mean_place:.2f}",
-             f"{row.score:.1f}%", f"{row.elo:.0f}", f"{row.ci_low:.0f}-{row.ci_high:.0f}", str(row.forfeits))
+    # From the values --json gives (rounded the same), so that a cell never differs from the JSON by a rounding.
+    rows = [(str(row.rank), _id(row.bot_id), Text(row.bot), str(row.games), str(row.first),
+             f"{round(row.mean_place, 3):.2f}", f"{round(row.score, 2):.1f}%", f"{round(row.elo, 1):.0f}",
+             f"{round(row.ci_low, 1):.0f}-{round(row.ci_high, 1):.0f}", str(row.forfeits))
             for row in result.rows]
     return tables.fitted(console, STANDINGS, rows, Text(
         f"{result.tournament} ({result.game}, {plural(result.games, 'game')}, "

@@ -21,7 +21,7 @@ from ledger import ladders as rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import league
-from tournaments.play.audit import Verdict, checked_facts, opened
+from tournaments.play.audit import Verdict, opened
 from tournaments.play.schedule import deal_seed
 
 SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
@@ -30,7 +30,7 @@ SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
 def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict:
     """Verify one ladder (the module docstring says what)."""
     with ledger.read() as connection:
-        verdict, audit, stored = opened(connection, rows.scope(row), public)
+        verdict, audit, games = opened(connection, rows.scope(row), public)
         try:
             fold, _results, _reading = league.folded(ledger, row, connection)
         except facts.Tampered as error:
@@ -52,7 +52,7 @@ def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict
     if extra:
         verdict.fail(_game_at(order, extra[0][0]), f"ladder game {extra[0][0]}: a history row for entry "
                                                    f"{extra[0][1]} that no rated game gives")
-    _sessions(ledger, verdict, row, checked_facts(stored))
+    _sessions(ledger, verdict, row, games)
     return verdict
 
 

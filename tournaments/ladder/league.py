@@ -26,8 +26,9 @@ import orjson
 
 from ledger import ladders as rows
 from ledger import owners as owner_rows
+from ledger import read_models
 from ledger.store import Ledger
-from replays import facts
+from replays import facts, projections
 from tournaments.bots import sandbox
 from tournaments.bots.diagnosis import Diagnosis
 from tournaments.bots.discovery import describe, read_files
@@ -319,10 +320,9 @@ def candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, An
     if model(ladder) is MODELS[OPENSKILL]:  # sigma is the uncertainty itself
         return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], entry["sigma"])
                 for entry in active]
-    names = {entry["id"]: entry["name"] for entry in active}
-    games = [[(names[e], rank) for e, rank in seats if e in names] for _, seats in rated(ledger, ladder)[0]]
     current = {entry["name"]: entry["rating"] for entry in active}
-    se = matchmaking.uncertainties(current, games)
+    names = {entry["id"]: entry["name"] for entry in active}
+    se = matchmaking.uncertainties_of_pairs(current, met(ledger, ladder, names))
     return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], se[entry["name"]])
             for entry in active]
 
@@ -337,16 +337,45 @@ def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows
         with ledger.read() as connection:
             return rated(ledger, ladder, connection)
     reading = facts.read(ledger, rows.scope(ladder), connection)
+    return _rated(connection, ladder, reading.facts, reading.order), reading
+
+
+def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> rows.Rated:
+    """The rated games stored after ladder seq ``after`` (0: all), in fold order, from their hashed events: a
+    refold reads the games stored while it ran this way, without auditing the whole ladder again."""
+    if after == 0:
+        return rated(ledger, ladder, connection)[0]
+    order = dict(connection.exec_driver_sql("SELECT game_id, seq FROM ladder_games WHERE ladder_id = ? AND seq > ? "
+                                            "ORDER BY seq", (ladder["id"], after)).fetchall())
+    return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
+
+
+def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rows.Rated:
     entry_of = rows.entry_of_bot(connection, ladder["id"])
     void = rows.voided(connection, ladder["id"])
     out: rows.Rated = []
-    for fact in reading.facts:
+    for fact in found:
         if fact.game_id in void:
             continue
         if any(seat.bot_id not in entry_of for seat in fact.seats):
             raise facts.Tampered(fact.game_id, f"a seat's bot is not an entry of ladder {ladder['name']!r}")
-        out.append((reading.order[fact.game_id], [(entry_of[seat.bot_id], seat.rank) for seat in fact.seats]))
-    return out, reading
+        out.append((order[fact.game_id], [(entry_of[seat.bot_id], seat.rank) for seat in fact.seats]))
+    return out
+
+
+def met(ledger: Ledger, ladder: dict[str, Any], labels: dict[int, str],
+        pairs: dict[tuple[int, int], tuple[int, int, int]] | None = None) -> dict[tuple[str, str], int]:
+    """How many pairwise results each ordered pair of the labelled entries has in rated games, by label (from
+    the read models, ``pairs`` if already read: no game is read)."""
+    if pairs is None:
+        with ledger.read() as connection:
+            _records, pairs = read_models.ladder(connection, ladder["id"])
+    out: dict[tuple[str, str], int] = {}
+    for (entry, opponent), counts in pairs.items():
+        if entry in labels and opponent in labels:
+            key = (labels[entry], labels[opponent])
+            out[key] = out.get(key, 0) + sum(counts)
+    return out
 
 
 def folded(ledger: Ledger, ladder: dict[str, Any], connection) -> tuple[rows.Folded, rows.Rated, facts.Reading]:
@@ -399,19 +428,18 @@ class Standing:
     sigma: float | None = None
 
 
-def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False) -> list[Standing]:
-    """The ladder's standings; its ratings are checked to be the fold of its games' hashed results."""
-    return checked_standings(ledger, ladder_name, include_retired)[0]
-
-
-def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = False
-                      ) -> tuple[list[Standing], facts.Trust]:
-    """The ladder's standings, and who vouches for the games they come from (the ledger key, by checkpoint)."""
+def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
+              read: tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]] | None = None
+              ) -> list[Standing]:
+    """The ladder's standings, from its ratings and read models (``read``: its records and pairs, if already
+    read): no game is read (`tourney db audit` checks them against the games' hashed results)."""
     ladder = rows.get(ledger, ladder_name)
-    with ledger.read() as connection:
-        results, reading = check_ratings(ledger, ladder, connection)
     listed = rows.entries(ledger, ladder["id"], active_only=not include_retired)
-    forfeits = forfeit_counts(ledger, ladder, reading)
+    if read is None:
+        with ledger.read() as connection:
+            read = read_models.ladder(connection, ladder["id"])
+    records, pairs = read
+    forfeits = {entry: record["forfeits"] for entry, record in records.items()}
     if model(ladder) is MODELS[OPENSKILL]:
         skills = {e["id"]: openskill.Skill(e["rating"], e["sigma"]) for e in listed}
         listed.sort(key=lambda e: (-skills[e["id"]].ordinal, e["name"], e["version"]))
@@ -420,29 +448,34 @@ def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = 
                      e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"], forfeits.get(e["id"], 0),
                      e["rating"], e["sigma"])
             for position, e in enumerate(listed, start=1)
-        ], reading.trust
+        ]
     labels = {entry["id"]: _label(entry, include_retired) for entry in listed}
-    games = [[(labels[e], rank) for e, rank in seats if e in labels] for _, seats in results]
-    se = matchmaking.uncertainties({labels[e["id"]]: e["rating"] for e in listed}, games)
+    se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},
+                                            met(ledger, ladder, labels, pairs))
     return [
         Standing(position, entry["name"], entry["version"], entry["rating"], 1.96 * se[labels[entry["id"]]],
                  entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"],
                  forfeits.get(entry["id"], 0))
         for position, entry in enumerate(listed, start=1)
-    ], reading.trust
+    ]
 
 
-def forfeit_counts(ledger: Ledger, ladder: dict[str, Any], reading: facts.Reading) -> dict[int, int]:
-    """Ladder entry -> the rated games it forfeited, from each game's hashed seat_forfeited event."""
+def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = False, check: bool = False
+                      ) -> tuple[list[Standing], facts.Trust]:
+    """The ladder's standings, and who vouches for its games (the ledger key, by checkpoint: facts.trust).
+
+    With ``check``, every game's result is read from its hashed events, and the ratings and the read
+    models must be what they fold and add up to (facts.Tampered naming the first that is not): it reads
+    every game."""
+    ladder = rows.get(ledger, ladder_name)
     with ledger.read() as connection:
-        entry_of = rows.entry_of_bot(connection, ladder["id"])
-        void = rows.voided(connection, ladder["id"])
-    out: dict[int, int] = {}
-    for fact in reading.facts:
-        if fact.forfeit is not None and fact.game_id not in void:
-            entry = entry_of[fact.seats[fact.forfeit.seat].bot_id]
-            out[entry] = out.get(entry, 0) + 1
-    return out
+        if check:
+            _results, reading = check_ratings(ledger, ladder, connection)
+            projections.check_ladder(connection, ladder["id"], reading.facts)
+            trust = reading.trust
+        else:
+            trust = facts.trust(ledger, rows.scope(ladder), connection)
+    return standings(ledger, ladder_name, include_retired), trust
 
 
 def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[str, int]:
@@ -455,8 +488,8 @@ def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[
         raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
                           f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
     rating = model(ladder)
-    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update,
-                               lambda connection: rated(ledger, ladder, connection)[0], rating.start)
+    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
+                               rating.start)
 
 
 def retire(ledger: Ledger, ladder_name: str, bot: str, reason: str) -> int:
@@ -470,14 +503,17 @@ def _label(entry: dict[str, Any], versions: bool) -> str:
 
 
 def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
-    """Every rating a bot had (all versions), game by game."""
+    """Every rating a bot had (all versions), game by game, each with the game's number on the ladder."""
     ladder = rows.get(ledger, ladder_name)
     found = [e for e in rows.entries(ledger, ladder["id"], active_only=False) if e["name"] == bot]
     if not found:
         raise LadderError(f"no bot {bot!r} on ladder {ladder_name!r}")
     out = []
-    for entry in sorted(found, key=lambda e: e["version"]):
-        out += [{"version": entry["version"], **row} for row in rows.history(ledger, entry["id"])]
+    with ledger.read() as connection:
+        read_models.require_current(connection)
+        for entry in sorted(found, key=lambda e: e["version"]):
+            out += [{"version": entry["version"], **row}
+                    for row in read_models.ladder_history(connection, entry["id"])]
     return out
 
 
@@ -486,8 +522,11 @@ def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, ro
     nothing rewritten, if any game's rows disagree with its events."""
     ladder = rows.get(ledger, ladder_name)
     rating = model(ladder)
-    return rows.rebuild(ledger, ladder["id"], rating.update, lambda connection: rated(ledger, ladder, connection)[0],
-                        rating.start)
+    return rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start)
+
+
+def _results(ledger: Ledger, ladder: dict[str, Any]) -> rows.Results:
+    return lambda connection, after: rated_after(ledger, ladder, connection, after)
 
 
 def default_workers() -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.ratings.elo import SCALE, expected, pairwise
@@ -49,6 +49,17 @@ def uncertainties(ratings: dict[str, float], games: Sequence[Sequence[tuple[str,
                 p = expected(ratings[a], ratings[b])
                 information[a] += p * (1 - p)
                 information[b] += p * (1 - p)
+    return {name: SCALE / math.log(10) / math.sqrt(value) for name, value in information.items()}
+
+
+def uncertainties_of_pairs(ratings: Mapping[str, float], met: Mapping[tuple[str, str], int]) -> dict[str, float]:
+    """The same SE from the number of pairwise results of each ordered pair of bots (``met[(a, b)]``; each pair
+    in both orders): what the ladder's read models keep, so no game is read again."""
+    information = dict.fromkeys(ratings, PRIOR_INFORMATION)
+    for (a, b), count in met.items():
+        if a in ratings and b in ratings and a != b:
+            p = expected(ratings[a], ratings[b])
+            information[a] += count * p * (1 - p)
     return {name: SCALE / math.log(10) / math.sqrt(value) for name, value in information.items()}
 
 

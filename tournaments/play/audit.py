@@ -15,6 +15,7 @@ Each game is verified on its own by replays.audit; this checks what no single ga
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +49,7 @@ class Verdict:
         self.problems.append(f"game {game_id}: {what}" if game_id else what)
 
 
-def checked_facts(stored: list[closing.Closing]) -> list[facts.Fact]:
+def checked_facts(stored: Iterable[closing.Closing]) -> list[facts.Fact]:
     """The finished games whose rows agree with their events (the others are the per-game verdicts' failures)."""
     out = []
     for game in stored:
@@ -76,23 +77,25 @@ def hold_checkpoints(verdict: Verdict, audit: checkpoints.Audit) -> None:
 
 
 def opened(connection: Connection, scope: checkpoints.Scope, public: bytes | None
-           ) -> tuple[Verdict, checkpoints.Audit, list[closing.Closing]]:
-    """A scope's verdict with its checkpoints held, their audit, and its stored games."""
+           ) -> tuple[Verdict, checkpoints.Audit, list[facts.Fact]]:
+    """A scope's verdict with its checkpoints held, their audit, and its finished games whose rows agree with
+    their events (read a chunk at a time: a Fact keeps no event)."""
     verdict = Verdict(str(scope))
     audit = checkpoints.audit(connection, scope, public)
-    stored = closing.of_scope(connection, scope)
-    verdict.games = len(stored)
+    found: list[facts.Fact] = []
+    for chunk in closing.in_chunks(connection, scope):
+        verdict.games += len(chunk)
+        found += checked_facts(chunk)
     hold_checkpoints(verdict, audit)
-    return verdict, audit, stored
+    return verdict, audit, found
 
 
 def tournament(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict:
     """Verify one tournament (the module docstring says what)."""
     with ledger.read() as connection:
-        verdict, _audit, stored = opened(connection, tournament_rows.scope(row), public)
+        verdict, _audit, found = opened(connection, tournament_rows.scope(row), public)
     if tournament_rows.kind(row) == tournament_rows.IMPORTED:
         return verdict
-    found = checked_facts(stored)
     spec = loads(row["spec"])
     seed = _seed(verdict, row, spec)
     if seed is None:

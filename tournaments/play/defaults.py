@@ -23,3 +23,12 @@ FIXED_DEALS = 100
 """Deals of a match without --sprt unless --games says otherwise."""
 SPRT_DEALS = 20_000
 """The most deals an SPRT match plays unless --games says otherwise (then it ends undecided)."""
+
+CURVATURE = "curvature"
+BOOTSTRAP = "bootstrap"
+INTERVALS = (CURVATURE, BOOTSTRAP)
+"""How standings find Elo's 95% interval: from the fit's curvature (the default; no game is read) or by the
+bootstrap (200 resamples of games, as before; it reads every game's result: slower, memory per game)."""
+
+REPORT_SECONDS = 1.0
+"""Seconds at least between two running reports of `tourney run` (``--report-seconds``)."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from engines import registry
 from engines.driver import play
-from ledger import checkpoints, seeds
+from ledger import checkpoints, read_models, seeds
 from ledger import games as game_rows
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
@@ -48,7 +48,6 @@ from tournaments.bots.spec import (
 )
 from tournaments.play import salvage, seeding
 from tournaments.play.formats import Plan, RoundRobin
-from tournaments.play.results import by_key as stored_results
 from tournaments.play.schedule import Scheduled, ScheduleError
 from tournaments.play.workers import box
 from tournaments.play.workers import run as run_workers
@@ -364,8 +363,12 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
     if spec.deals is None and kept is not None:  # a resume without --deals plays the book the tournament keeps
         spec = replace(spec, deals=tuple(kept))
     plan = _plan(spec)
-    # Swiss draws and a match's stopping rule read these: results from the hashed events, never bare rows.
-    run = Run(existing, spec, plan, stored_results(ledger, existing["id"]))
+    # Swiss draws and a match's stopping rule read these, from the read models (counted from each game's
+    # checked rows as it was stored; `tourney db audit` holds them against the hashed events): reading every
+    # game's events here would cost a resumed run's memory several KiB a game.
+    with ledger.read() as connection:
+        stored = read_models.tournament_results(connection, existing["id"])
+    run = Run(existing, spec, plan, stored)
     if not resume:
         of = f" of {plan.total}" if plan.total is not None else ""
         state = "complete" if plan.next_stage(run.stored) is None else f"{run.done}{of} games played"

@@ -1,15 +1,19 @@
-"""Standings of a tournament, computed from the ledger alone."""
+"""Standings of a tournament, computed from the ledger alone: from its read models (ledger.read_models: sums
+per bot and per pair, kept as games are stored), refitted on each read, never refolded from the games."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ledger import read_models
 from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
 from ledger.store import Ledger
+from replays import facts, projections
 from replays.facts import Trust
-from tournaments.play import results
+from replays.record import Recorded, forfeit_seat
+from tournaments.play.defaults import BOOTSTRAP, CURVATURE
 from tournaments.ratings import elo as ratings
 
 
@@ -64,35 +68,112 @@ class Standings:
         }
 
 
+Pairs = dict[tuple[str, str], tuple[int, int, int]]
+
+
 def compute(name: str, game: str, games: list[list[tuple[str, int]]], forfeits: dict[str, int] | None = None,
-            sandboxed: bool = False) -> Standings:
-    """Standings from results: Elo (joint MLE) with bootstrap 95% CI, ordered best first."""
+            sandboxed: bool = False, interval: str = CURVATURE) -> Standings:
+    """Standings from results: Elo (joint MLE) with its 95% interval, ordered best first."""
     summary = ratings.summary(games)
-    elo = ratings.mle_elo(games)
-    ci = ratings.bootstrap_ci(games)
+    spread = ratings.spread_of(games)
     forfeits = forfeits or {}
-    order = sorted(summary, key=lambda bot: (-elo[bot], bot))
+    bots = {bot: {"games": int(s["games"]), "firsts": int(s["first"]), "places": round(s["mean_place"] * s["games"]),
+                  "forfeits": forfeits.get(bot, 0), "points2": spread[bot][1], "points2_sq": spread[bot][2]}
+            for bot, s in summary.items()}
+    ci = ratings.bootstrap_ci(games) if interval == BOOTSTRAP else None
+    return of_counts(name, game, len(games), bots, ratings.head_to_head(games), sandboxed, ci)
+
+
+def of_counts(name: str, game: str, games: int, bots: dict[str, dict[str, int]], pairs: Pairs,
+              sandboxed: bool = False, ci: dict[str, tuple[float, float]] | None = None,
+              start: dict[str, float] | None = None) -> Standings:
+    """Standings from the sums a tournament's read models keep (per bot: games, firsts, places, forfeits, half
+    points and their squares; per ordered pair: wins, draws, losses): the fit from ``start`` (a previous fit, to
+    save iterations), the interval from its curvature unless ``ci`` is given."""
+    elo = ratings.mle_elo_of_pairs(pairs, list(bots), start=start)
+    if ci is None:
+        ci = ratings.curvature_ci(elo, pairs, {bot: (b["games"], b["points2"], b["points2_sq"])
+                                               for bot, b in bots.items()})
+    order = sorted(bots, key=lambda bot: (-elo[bot], bot))
+    points: dict[str, list[float]] = {bot: [0.0, 0] for bot in bots}
+    for (bot, _opponent), (won, drawn, lost) in pairs.items():
+        points[bot][0] += won + 0.5 * drawn
+        points[bot][1] += won + drawn + lost
     rows = []
     for position, bot in enumerate(order, start=1):
-        s = summary[bot]
+        b = bots[bot]
         low, high = ci.get(bot, (elo[bot], elo[bot]))
-        rows.append(Row(position, bot, int(s["games"]), int(s["first"]), s["mean_place"], s["score"], elo[bot],
-                        low, high, forfeits.get(bot, 0)))
-    pairs = ratings.head_to_head(games)
+        won, played = points[bot]
+        rows.append(Row(position, bot, b["games"], b["firsts"], b["places"] / b["games"],
+                        100.0 * won / played if played else 50.0, elo[bot], low, high, b["forfeits"]))
     table = {a: {b: pairs[(a, b)] for b in order if (a, b) in pairs} for a in order}
-    return Standings(name, game, len(games), rows, ratings.los_matrix(games), table, sandboxed)
+    los = {a: {b: (ratings.los(pairs[(a, b)][0], pairs[(a, b)][2]) if (a, b) in pairs else None)
+               for b in sorted(bots) if b != a} for a in sorted(bots)}
+    return Standings(name, game, games, rows, los, table, sandboxed)
 
 
-def of_tournament(ledger: Ledger, ref: str) -> Standings:
-    """The standings of a stored tournament (by id or name)."""
+def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: dict[str, float] | None = None,
+                  vouched: bool = True, check: bool = False) -> Standings:
+    """The standings of a stored tournament (by id or name), from its read models (no game is read), and who
+    vouches for its games (``vouched``: the checkpoints and the signatures after them, facts.trust).
+
+    With ``check`` every game's result is read from its hashed events too (its rows checked against
+    them, as `replay verify --db` does without the refold) and the read models must be what they add
+    up to (facts.Tampered naming the first row that is not); with ``interval`` BOOTSTRAP the interval
+    resamples those results. Either reads every game: time and memory grow with the tournament."""
     row = tournament_rows.get(ledger, ref)
-    checked = results.checked(ledger, row["id"])
-    games = [[(seat.bot, seat.rank) for seat in game.seats] for game in checked.games]
+    with ledger.read() as connection:
+        bots, pairs = read_models.tournament(connection, row["id"])
+        games = connection.exec_driver_sql("SELECT COUNT(*) FROM game_results WHERE tournament_id = ?",
+                                           (row["id"],)).scalar()
+        trust = facts.trust(ledger, tournament_rows.scope(row), connection) if vouched else Trust()
+        found = facts.read(ledger, tournament_rows.scope(row), connection) if check or interval == BOOTSTRAP \
+            else None
+        if check:
+            projections.check_tournament(connection, row["id"], found.facts)
+            trust = found.trust
+    ci = None
+    if found is not None and interval == BOOTSTRAP:
+        ci = ratings.bootstrap_ci([[(seat.bot, seat.rank) for seat in fact.seats]
+                                   for fact in sorted(found.facts, key=lambda fact: (fact.key or "", fact.game_id))])
     sandboxed = bool(loads(row["spec"]).get("sandbox", False))  # specs stored before the sandbox: without
-    found = compute(row["name"], row["game"], games, results.forfeit_counts(checked.games), sandboxed)
+    found = of_counts(row["name"], row["game"], games, bots, pairs, sandboxed, ci, start)
     ids = tournament_rows.entrants(ledger, row["id"])
-    return replace(found, rows=[replace(r, bot_id=ids.get(r.bot)) for r in found.rows], trust=checked.trust,
+    return replace(found, rows=[replace(r, bot_id=ids.get(r.bot)) for r in found.rows], trust=trust,
                    seed=seed_of(row))
+
+
+class Running:
+    """A tournament's standings while `tourney run` plays it: its read models as the run began, plus each game
+    the run stores, added up in memory as the ledger adds them (ledger.read_models.add_tournament_game), so a
+    report counts exactly the games told so far. Memory holds sums per bot and per pair, never a game; each
+    refit starts from the last one's ratings."""
+
+    def __init__(self, ledger: Ledger, tournament: dict[str, Any]) -> None:
+        self.tournament = tournament
+        self.rows = read_models.empty()
+        with ledger.read() as connection:
+            for table in ("tournament_standings", "tournament_pairs"):
+                self.rows[table] = {key: list(values) for key, values in read_models.table_rows(
+                    connection, table, "WHERE tournament_id = ?", (tournament["id"],)).items()}
+            self.games = connection.exec_driver_sql("SELECT COUNT(*) FROM game_results WHERE tournament_id = ?",
+                                                    (tournament["id"],)).scalar()
+        self.fitted: dict[str, float] = {}
+
+    def add(self, recorded: Recorded) -> None:
+        """A game just stored."""
+        seats = tuple(read_models.Seated(seat, 0, info.name, rank)
+                      for seat, (info, rank) in enumerate(zip(recorded.seats, recorded.ranking, strict=True)))
+        read_models.add_tournament_game(self.rows, read_models.Outcome(
+            recorded.game_id, 0, self.tournament["id"], "", seats, forfeit_seat(recorded.records)))
+        self.games += 1
+
+    def standings(self) -> Standings:
+        bots, pairs = read_models.tournament_of(self.rows, self.tournament["id"])
+        found = of_counts(self.tournament["name"], self.tournament["game"], self.games, bots, pairs,
+                          start=self.fitted or None)
+        self.fitted = {row.bot: row.elo for row in found.rows}
+        return found
 
 
 def seed_of(row: dict[str, Any]) -> dict[str, Any]:

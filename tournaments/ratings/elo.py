@@ -6,6 +6,10 @@
   (Bradley-Terry on the Elo scale; a draw counts half a win for each side), mean 1500.
   A weak prior keeps a bot that never lost finite: every bot is credited with
   ``PRIOR_DRAWS`` virtual draws against a phantom at the mean (as BayesElo does).
+* ``mle_elo_of_pairs``: the same fit from the wins, draws and losses of each pair of bots,
+  which is all it reads (what the ledger's read models keep).
+* ``curvature_ci``: 95% confidence intervals from the curvature of the likelihood at the fit
+  (robust to the results of one game hanging together), with no resampling: the default.
 * ``bootstrap_ci``: 95% confidence intervals by resampling whole games with a fixed
   seed, refitting each resample, and taking the 2.5th and 97.5th percentiles.
 * ``los``: likelihood of superiority from head-to-head wins and losses (draws ignored):
@@ -21,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 
 MEAN = 1500.0
 SCALE = 400.0
@@ -65,9 +70,36 @@ def mle_elo(games: Sequence[Game], *, prior_draws: float = PRIOR_DRAWS, iteratio
     counts = [0] * len(outcomes)
     for outcome in per_game:
         counts[outcome] += 1
-    begin = [10.0 ** ((start.get(bot, MEAN) - MEAN) / SCALE) for bot in bots] if start else None
+    begin = _strengths(bots, start)
     strength = _fit(len(bots), outcomes, counts, prior_draws, begin, iterations, tolerance)
     return _to_elo(bots, strength)
+
+
+def mle_elo_of_pairs(pairs: Mapping[tuple[str, str], tuple[int, int, int]], bots: Sequence[str] = (), *,
+                     prior_draws: float = PRIOR_DRAWS, iterations: int = 10_000, tolerance: float = 1e-10,
+                     start: Mapping[str, float] | None = None) -> dict[str, float]:
+    """``mle_elo`` from the wins, draws and losses of each ordered pair of bots (both orders, as
+    ``head_to_head`` gives them), which are all the fit reads: so a count of them kept as games are
+    stored (the ledger's read models) is refitted without reading a game. ``bots``: others to rate too
+    (a bot whose every pair was against itself). Equal to ``mle_elo`` of the same games up to the
+    order of floating-point sums."""
+    named = sorted({*bots, *(bot for pair in pairs for bot in pair)})
+    if not named:
+        return {}
+    index = {bot: i for i, bot in enumerate(named)}
+    wins = [prior_draws * 0.5] * len(named)
+    pair_games: dict[tuple[int, int], float] = {}
+    for (a, b), (won, drawn, lost) in pairs.items():
+        i, j = index[a], index[b]
+        wins[i] += won + 0.5 * drawn
+        if i < j:
+            pair_games[(i, j)] = pair_games.get((i, j), 0.0) + won + drawn + lost
+    strength = _solve(wins, pair_games, prior_draws, _strengths(named, start), iterations, tolerance)
+    return _to_elo(named, strength)
+
+
+def _strengths(bots: Sequence[str], start: Mapping[str, float] | None) -> list[float] | None:
+    return [10.0 ** ((start.get(bot, MEAN) - MEAN) / SCALE) for bot in bots] if start else None
 
 
 def _outcomes(games: Sequence[Game]) -> tuple[list[str], list[tuple[tuple[int, int, float], ...]], list[int]]:
@@ -99,6 +131,14 @@ def _fit(n: int, outcomes: Sequence[tuple[tuple[int, int, float], ...]], counts:
             wins[i] += count * score
             wins[j] += count * (1.0 - score)
             pair_games[(i, j)] = pair_games.get((i, j), 0.0) + count
+    return _solve(wins, pair_games, prior_draws, start, iterations, tolerance)
+
+
+def _solve(wins: list[float], pair_games: dict[tuple[int, int], float], prior_draws: float,
+           start: list[float] | None, iterations: int, tolerance: float) -> list[float]:
+    """The MM iteration over each bot's points (``wins``, the prior's half draws included) and the number of
+    pairwise results of each pair (i < j)."""
+    n = len(wins)
     strength = list(start) if start else [1.0] * n
     phantom = 1.0
     for _ in range(iterations):
@@ -155,6 +195,85 @@ def bootstrap_ci(games: Sequence[Game], *, samples: int = BOOTSTRAP_SAMPLES, see
         high = values[math.ceil((1.0 - tail) * (len(values) - 1))]
         out[bot] = (low, high)
     return out
+
+
+Spread = tuple[int, int, int]
+"""A bot's games, and the sum and the sum of squares of its points per game counted in halves (2 a win over
+a seat, 1 a draw): what the curvature interval reads of how a bot's results vary from game to game."""
+
+
+def curvature_ci(ratings: Mapping[str, float], pairs: Mapping[tuple[str, str], tuple[int, int, int]],
+                 spread: Mapping[str, Spread], *, prior_draws: float = PRIOR_DRAWS,
+                 confidence: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
+    """Confidence intervals of ``mle_elo`` from the curvature of its likelihood, with no resampling.
+
+    The default of `tourney standings` (``bootstrap_ci`` is the `--interval bootstrap` option);
+    docs/tournaments.md, "Standings", says how far the two may differ. On the natural scale
+    (theta = rating / (400 / ln 10)), for each bot, with p the fitted expected score of each
+    pairwise result:
+
+    * H = sum of p (1 - p) over its pairwise results, plus the prior's virtual draws: the
+      likelihood's curvature along its own rating;
+    * J = sum of (s - p)^2 over its pairwise results (s: 1, 1/2 or 0), plus, for tables of more
+      than two seats, the covariance of its results within a game (a bot dealt a good hand beats
+      every other seat at once): the variance of its points per game less the variance of its
+      pairwise scores, both about their means (``spread``), which the bootstrap over games
+      captures too;
+    * SE = sqrt(J) / H (the robust "sandwich" variance, clustered by game; J equals H when results are
+      as the fit expects), times (n - 1) / n for the ratings' mean being held at 1500 (exact for
+      a round robin: a bot's share of the mean moves with it);
+    * the interval is the rating +- z SE, z = 1.96 for 95%.
+    """
+    if not ratings:
+        return {}
+    scale = SCALE / math.log(10)
+    theta = {bot: (rating - MEAN) / scale for bot, rating in ratings.items()}
+    curvature: dict[str, float] = {}
+    residual: dict[str, float] = {}
+    scores: dict[str, list[float]] = {}
+    for bot, value in theta.items():
+        p = 1.0 / (1.0 + math.exp(-value))  # against the prior's phantom at the mean
+        curvature[bot] = prior_draws * p * (1.0 - p)
+        residual[bot] = 0.0
+        scores[bot] = [0.0, 0.0, 0.0]  # pairwise results, sum of scores, sum of squared scores
+    for (a, b), (won, drawn, lost) in pairs.items():
+        if a not in theta or b not in theta:
+            continue
+        p = 1.0 / (1.0 + math.exp(theta[b] - theta[a]))
+        curvature[a] += (won + drawn + lost) * p * (1.0 - p)
+        residual[a] += won * (1.0 - p) ** 2 + drawn * (0.5 - p) ** 2 + lost * p * p
+        found = scores[a]
+        found[0] += won + drawn + lost
+        found[1] += won + 0.5 * drawn
+        found[2] += won + 0.25 * drawn
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    centred = (len(ratings) - 1) / len(ratings) if len(ratings) > 1 else 1.0
+    out = {}
+    for bot, rating in ratings.items():
+        variance = residual[bot]
+        games, points2, points2_sq = spread.get(bot, (0, 0, 0))
+        count, total, squares = scores[bot]
+        if games and count:
+            within = (points2_sq / 4.0 - (points2 / 2.0) ** 2 / games) - (squares - total * total / count)
+            if variance + within > 0.0:
+                variance += within
+        half = z * scale * centred * math.sqrt(variance) / curvature[bot] if curvature[bot] > 0 else 0.0
+        out[bot] = (rating - half, rating + half)
+    return out
+
+
+def spread_of(games: Sequence[Game]) -> dict[str, Spread]:
+    """Each bot's ``Spread`` over ``games`` (what the ledger's read models keep per tournament bot)."""
+    out: dict[str, list[int]] = {}
+    for game in games:
+        for seat, (bot, rank) in enumerate(game):
+            points2 = sum(2 if rank < other else 1 if rank == other else 0
+                          for position, (_, other) in enumerate(game) if position != seat)
+            found = out.setdefault(bot, [0, 0, 0])
+            found[0] += 1
+            found[1] += points2
+            found[2] += points2 * points2
+    return {bot: (games_, total, squares) for bot, (games_, total, squares) in out.items()}
 
 
 def head_to_head(games: Sequence[Game]) -> dict[tuple[str, str], tuple[int, int, int]]:

@@ -12,12 +12,12 @@ from fastapi.responses import HTMLResponse
 from ledger import games as game_rows
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
+from ledger import read_models
 from ledger.store import Ledger
-from tournaments.play.results import GameResult
 from web import lists, models, sessions
-from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep, Site, SiteDep
+from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep, SiteDep
 from web.pages import query, render
-from web.routes.ladders import PageForfeit, PageResult, numbers, shown_rating
+from web.routes.ladders import PageForfeit, PageResult, shown_rating
 
 api = APIRouter(prefix="/api/bots", tags=["bots"])
 pages = APIRouter(tags=["pages"])
@@ -49,29 +49,27 @@ def bot(ledger: Ledger, name: str) -> models.Bot:
                                                created_at=v["created_at"]) for v in versions])
 
 
+CHART_GAMES = 200
+"""The latest games of each version a bot page's chart draws per ladder (the whole history is
+`/api/ladders/NAME/bots/BOT/history`): a page's size never grows with the ladder's."""
+
+
 def histories(ledger: Ledger, name: str) -> list[tuple[dict, list[tuple[str, list[tuple[int, float]]]]]]:
-    """Per ladder the bot is on (its row), the rating of each of the bot's versions after each of its games
-    there, numbered by the ladder's game: one chart per ladder, as ladders rate on scales of their own (Elo
-    near 1500, OpenSkill's mu - 3 sigma near 0). Entries are the bot's by name: another bot made from the same
-    file has entries of its own."""
+    """Per ladder the bot is on (its row), the rating of each of the bot's versions after each of its latest
+    games there, numbered by the ladder's game: one chart per ladder, as ladders rate on scales of their own
+    (Elo near 1500, OpenSkill's mu - 3 sigma near 0). Entries are the bot's by name: another bot made from the
+    same file has entries of its own."""
     out = []
     for ladder in ladder_rows.all_ladders(ledger):
         mine = sorted((e for e in ladder_rows.entries(ledger, ladder["id"], active_only=False) if e["name"] == name),
                       key=lambda entry: entry["version"])
         if not mine:
             continue
-        number = numbers(ledger, ladder["id"])
-        out.append((ladder, [(f"v{entry['version']}", [(number[point["game"]], shown_rating(point))
-                                                     for point in ladder_rows.history(ledger, entry["id"])])
-                             for entry in mine]))
+        with ledger.read() as connection:
+            out.append((ladder, [(f"v{entry['version']}", [
+                (point["number"], shown_rating(point))
+                for point in read_models.ladder_history(connection, entry["id"], CHART_GAMES)]) for entry in mine]))
     return out
-
-
-def results(site: Site, name: str) -> list[GameResult]:
-    """Every finished game the bot sat in, newest first (read once per game it adds)."""
-    played = game_rows.of_bot(site.ledger, name)
-    key = ("bot", name, len(played), played[0]["game_id"] if played else None)
-    return site.caches["results"].get(key, lambda: lists.of_games(site.ledger, [g["game_id"] for g in played]))
 
 
 def owns(ledger: Ledger, owner: dict | None, name: str) -> bool:
@@ -95,14 +93,14 @@ def get_bot(name: str, ledger: LedgerDep) -> models.Bot:
 def bot_games(name: str, site: SiteDep, paging: PagingDep, result: Result = None,
               forfeited: Forfeited = None) -> models.Page[models.GameSummary]:
     bot(site.ledger, name)
-    return lists.games_page(results(site, name), lists.Filter(name, result, forfeited), paging.offset, paging.limit)
+    return lists.games_page(site.ledger, lists.Filter(name, result, forfeited).where(), paging.offset, paging.limit)
 
 
 @api.get("/{name}/results", response_model=models.BotRecord,
          summary="A bot's record: by seat, by opponent, and its latest losses")
 def bot_results(name: str, site: SiteDep) -> models.BotRecord:
     bot(site.ledger, name)
-    return lists.record(results(site, name), name, LOSSES)
+    return lists.record(site.ledger, name, LOSSES)
 
 
 @api.get("/{name}/logs", response_model=models.Page[models.LogExcerpt],
@@ -123,11 +121,10 @@ def bot_page(name: str, request: Request, site: SiteDep, paging: PagingDep, owne
     # The owner (signed in, or asking with their token) sees its stderr: the answer is then theirs alone
     # (marked private, no-store), and every bot page varies by those.
     reader = owner or viewer
-    played = results(site, name)
     return render(request, "bot.html", {
         "bot": shown, "charts": histories(site.ledger, name), "chosen": chosen,
-        "record": lists.record(played, name, LOSSES), "games": lists.games_page(played, chosen, paging.offset,
-                                                                                paging.limit),
+        "record": lists.record(site.ledger, name, LOSSES),
+        "games": lists.games_page(site.ledger, chosen.where(), paging.offset, paging.limit),
         "logs": excerpts(site.ledger, name, logs, PAGE_EXCERPTS) if owns(site.ledger, reader, name) else None,
         "query": lambda **changes: query(request, **changes)},
         headers={"Vary": "Authorization, Cookie"})

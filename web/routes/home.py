@@ -16,4 +16,4 @@ RECENT = 20
 @pages.get("/", response_class=HTMLResponse, summary="The home page")
 def home(request: Request, ledger: LedgerDep):
     return render(request, "home.html", {"ladders": ladders.summaries(ledger),
-                                         "tournaments": tournaments.summaries(ledger)[:RECENT]})
+                                         "tournaments": tournaments.summaries(ledger, 0, RECENT).items})

@@ -11,10 +11,10 @@ from fastapi.responses import HTMLResponse
 
 from ledger import ladders as rows
 from ledger import owners as owner_rows
+from ledger import read_models
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.ladder import league
-from tournaments.play.results import GameResult
 from web import lists, models
 from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
@@ -41,6 +41,9 @@ PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the colu
 PageOrder = Annotated[Literal["", "asc", "desc"] | None, Query(description="asc or desc")]
 RECENT_GAMES = 10
 """The newest games a ladder's page lists (its games page pages through them all)."""
+MATRIX_BOTS = 20
+"""The best-ranked bots a page's head-to-head table shows (the API gives every pair): a page's size never grows
+past them, however many bots play."""
 
 
 def summaries(ledger: Ledger) -> list[models.LadderSummary]:
@@ -61,31 +64,34 @@ def etag(ledger: Ledger, name: str) -> str:
     return f'W/"ladder-{ladder["id"]}-{digest}"'
 
 
-def numbers(ledger: Ledger, ladder_id: int) -> dict[str, int]:
-    """Game id -> its number on this ladder (1 is the ladder's first game; the stored seq counts every ladder's)."""
-    return {game_id: number for number, game_id in enumerate(rows.game_ids(ledger, ladder_id), start=1)}
+SPARKLINE = 50
+"""The latest games of each bot a leaderboard row's history holds (its sparkline, and the page's chart): the
+whole history is `/api/ladders/NAME/bots/BOT/history`; a page's size never grows with the ladder's."""
 
 
 def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
-    """A ladder with its leaderboard: the CLI's standings, plus owner, last game and rating history."""
+    """A ladder with its leaderboard: the CLI's standings, plus owner, last game and its latest rating history
+    (all from the ladder's rows and read models: no game is read)."""
     row = rows.get(ledger, name)
-    standings = league.standings(ledger, name, retired)
+    with ledger.read() as connection:
+        read = read_models.ladder(connection, row["id"])
+    records = read[0]
+    standings = league.standings(ledger, name, retired, read)
     entries = {(e["name"], e["version"]): e for e in rows.entries(ledger, row["id"], active_only=not retired)}
-    last = rows.last_played(ledger, row["id"])
     owned = owner_rows.owners_of(ledger, [s.name for s in standings])
-    number = numbers(ledger, row["id"])
     board = []
-    for standing in standings:
-        entry = entries[(standing.name, standing.version)]
-        points = rows.history(ledger, entry["id"])
-        board.append(models.LeaderRow(
-            rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
-            rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
-            forfeits=standing.forfeits, last_played=last.get(entry["id"]), provisional=standing.provisional,
-            mu=None if standing.mu is None else round(standing.mu, 2),
-            sigma=None if standing.sigma is None else round(standing.sigma, 2),
-            status=standing.status, history=[shown_rating(point) for point in points],
-            history_games=[number[point["game"]] for point in points]))
+    with ledger.read() as connection:
+        for standing in standings:
+            entry = entries[(standing.name, standing.version)]
+            points = read_models.ladder_history(connection, entry["id"], SPARKLINE)
+            board.append(models.LeaderRow(
+                rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
+                rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
+                forfeits=standing.forfeits, last_played=records.get(entry["id"], {}).get("last_played"),
+                provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),
+                sigma=None if standing.sigma is None else round(standing.sigma, 2),
+                status=standing.status, history=[shown_rating(point) for point in points],
+                history_games=[point["number"] for point in points]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
     return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
 
@@ -105,29 +111,25 @@ def board(shown: models.Ladder, order: lists.Order, words: str | None) -> models
     return shown.model_copy(update={"leaderboard": lists.ordered(found, order, _value)})
 
 
-def results(site: Site, name: str, tag: str) -> list[GameResult]:
-    """The ladder's games, newest first, as of its ETag (read once per change)."""
-    ladder_id = rows.get(site.ledger, name)["id"]
-    return site.caches["results"].get(
-        ("ladder", name, tag), lambda: lists.of_games(site.ledger, rows.game_ids(site.ledger, ladder_id)[::-1]))
-
-
-def head_to_head(site: Site, name: str, tag: str) -> models.HeadToHead:
-    """Every pair of the ladder's bots: their score against each other over its rated games (voids left out),
-    worked out once per ETag."""
+def head_to_head(site: Site, name: str, tag: str, best: int | None = None) -> models.HeadToHead:
+    """Every pair of the ladder's bots (``best``: of its best-ranked only, a page's table): their score against
+    each other over its rated games (voids left out), from its read models, once per ETag."""
     def work() -> models.HeadToHead:
-        ladder_id = rows.get(site.ledger, name)["id"]
-        with site.ledger.read() as connection:
-            void = rows.voided(connection, ladder_id)
-        bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=True).leaderboard))
-        return lists.head_to_head([game for game in results(site, name, tag) if game.game_id not in void], bots)
+        # A page's table ranks the active bots; the API's names every bot that played, retired versions too.
+        bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=best is None).leaderboard))
+        return lists.head_to_head(site.ledger, rows.get(site.ledger, name)["id"], bots[:best], best is not None)
 
-    return site.caches["standings"].get(("head-to-head", name, tag), work)
+    return site.caches["standings"].get(("head-to-head", name, tag, best), work)
 
 
 def games(site: Site, name: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
-    """The ladder's games, newest first, filtered."""
-    return lists.games_page(results(site, name, etag(site.ledger, name)), chosen, offset, limit)
+    """The ladder's games, newest first, filtered (a page chosen in the database)."""
+    return lists.games_page(site.ledger, chosen.where(ladder_id=rows.get(site.ledger, name)["id"]), offset, limit)
+
+
+def bot_names(ledger: Ledger, name: str) -> list[str]:
+    """Every bot that played on the ladder, or may (its entries' names): what its games' bot filter offers."""
+    return sorted({entry["name"] for entry in rows.entries(ledger, rows.get(ledger, name)["id"], active_only=False)})
 
 
 @api.get("", response_model=models.Page[models.LadderSummary], summary="Every ladder")
@@ -163,8 +165,7 @@ def ladder_head_to_head(name: str, site: SiteDep) -> models.HeadToHead:
 @api.get("/{name}/bots/{bot}/history", response_model=list[models.HistoryPoint],
          summary="A bot's rating after each of its games on a ladder (every version)")
 def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPoint]:
-    number = numbers(ledger, rows.get(ledger, name)["id"])
-    return [models.HistoryPoint(**point, number=number[point["game"]]) for point in league.history(ledger, name, bot)]
+    return [models.HistoryPoint(**point) for point in league.history(ledger, name, bot)]
 
 
 
@@ -178,8 +179,8 @@ def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = Non
     return render(request, "ladder.html", {
         "ladder": board(shown, chosen, q), "etag": tag, "order": chosen, "q": q or "", "everyone": shown,
         "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
-        "head_to_head": head_to_head(site, name, tag),
-        "games": lists.games_page(results(site, name, tag), lists.Filter(), 0, RECENT_GAMES),
+        "head_to_head": head_to_head(site, name, tag, MATRIX_BOTS),
+        "games": games(site, name, lists.Filter(), 0, RECENT_GAMES),
         "query": lambda **changes: query(request, **changes)})
 
 
@@ -187,10 +188,10 @@ def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = Non
 def ladder_games_page(name: str, request: Request, site: SiteDep, paging: PagingDep, bot: BotQuery = None,
                       result: PageResult = None, forfeited: PageForfeit = None):
     chosen = lists.Filter.of(bot, result, forfeited)
-    shown = cached(site, name, etag(site.ledger, name))
+    shown = rows.get(site.ledger, name)
     return render(request, "games.html", {
-        "title": f"{shown.name}: games", "back": ("ladder", shown.name, f"/ladders/{name}"), "chosen": chosen,
-        "bots": lists.bots_in(results(site, name, etag(site.ledger, name))),
+        "title": f"{shown['name']}: games", "back": ("ladder", shown["name"], f"/ladders/{name}"), "chosen": chosen,
+        "bots": bot_names(site.ledger, name),
         "games": games(site, name, chosen, paging.offset, paging.limit),
         "query": lambda **changes: query(request, **changes)})
 

@@ -13,11 +13,19 @@ from fastapi.responses import HTMLResponse
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
 from tournaments.play import standings
-from tournaments.play.results import GameResult
 from web import lists, models
 from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render
-from web.routes.ladders import BotQuery, ForfeitQuery, PageForfeit, PageOrder, PageResult, ResultQuery, Search
+from web.routes.ladders import (
+    MATRIX_BOTS,
+    BotQuery,
+    ForfeitQuery,
+    PageForfeit,
+    PageOrder,
+    PageResult,
+    ResultQuery,
+    Search,
+)
 
 api = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 pages = APIRouter(tags=["pages"])
@@ -27,38 +35,38 @@ PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the colu
 RECENT_GAMES = 10
 
 
-def summaries(ledger: Ledger) -> list[models.TournamentSummary]:
-    """Every tournament, newest first."""
-    return [models.TournamentSummary(id=row["id"], name=row["name"], kind=tournament_rows.kind(row), game=row["game"],
-                                     bots=row["bots"], games=row["games"], created_at=row["created_at"])
-            for row in reversed(tournament_rows.all_tournaments(ledger))]
+def summary_of(row: dict) -> models.TournamentSummary:
+    return models.TournamentSummary(id=row["id"], name=row["name"], kind=tournament_rows.kind(row), game=row["game"],
+                                    bots=row["bots"], games=row["games"], created_at=row["created_at"])
+
+
+def summaries(ledger: Ledger, offset: int = 0, limit: int = 50) -> models.Page[models.TournamentSummary]:
+    """One page of the tournaments, newest first (paged in the database)."""
+    found, total = tournament_rows.newest(ledger, offset, limit)
+    return models.Page[models.TournamentSummary].of([summary_of(row) for row in found], total, offset, limit)
 
 
 def tournament(site: Site, ref: str) -> models.Tournament:
     row = tournament_rows.get(site.ledger, ref)
-    summary = next(s for s in summaries(site.ledger) if s.id == row["id"])
-    # Standings bootstrap their intervals: computed once per tournament and number of games stored.
-    computed = site.caches["standings"].get(("tournament", row["id"], summary.games),
-                                            lambda: standings.of_tournament(site.ledger, str(row["id"])).to_json())
+    summary = summary_of(tournament_rows.summary(site.ledger, row["id"]))
+    # From the read models, refitted once per tournament and number of games stored, from the last fit.
+    fits = site.caches["fits"]
+
+    def fitted() -> dict:
+        found = standings.of_tournament(site.ledger, str(row["id"]), start=fits.get(("fit", row["id"]), dict),
+                                        vouched=False)
+        fits.put(("fit", row["id"]), {r.bot: r.elo for r in found.rows})
+        return found.to_json()
+
+    computed = site.caches["standings"].get(("tournament", row["id"], summary.games), fitted)
     return models.Tournament(**summary.model_dump(), standings=computed["standings"], los=computed["los"],
                              head_to_head=computed["head_to_head"])
 
 
-def results(site: Site, shown: models.TournamentSummary) -> list[GameResult]:
-    """A tournament's games, newest first (latest stored first; games stored in the same second by key, the
-    schedule's last first), read once per number of games stored."""
-    def read() -> list[GameResult]:
-        found = lists.of_games(site.ledger, tournament_rows.game_ids(site.ledger, shown.id))
-        return sorted(found, key=lambda game: (game.created_at, game.key or ""), reverse=True)
-
-    return site.caches["results"].get(("tournament", shown.id, shown.games), read)
-
-
 def games(site: Site, ref: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
-    """A tournament's games, newest first, filtered."""
+    """A tournament's games, newest (the last stored) first, filtered: a page chosen in the database."""
     row = tournament_rows.get(site.ledger, ref)
-    shown = next(s for s in summaries(site.ledger) if s.id == row["id"])
-    return lists.games_page(results(site, shown), chosen, offset, limit)
+    return lists.games_page(site.ledger, chosen.where(tournament_id=row["id"]), offset, limit)
 
 
 def ranked(shown: models.Tournament, order: lists.Order, words: str | None) -> list[standings.Row]:
@@ -68,7 +76,7 @@ def ranked(shown: models.Tournament, order: lists.Order, words: str | None) -> l
 
 @api.get("", response_model=models.Page[models.TournamentSummary], summary="Every tournament, newest first")
 def list_tournaments(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.TournamentSummary]:
-    return models.Page[models.TournamentSummary].cut(summaries(ledger), paging.offset, paging.limit)
+    return summaries(ledger, paging.offset, paging.limit)
 
 
 @api.get("/{ref}", response_model=models.Tournament, summary="A tournament (by id or name) and its standings")
@@ -90,18 +98,19 @@ def tournament_page(ref: str, request: Request, site: SiteDep, sort: PageSort = 
     chosen = lists.Order.of(sort, order, COLUMNS)
     return render(request, "tournament.html", {
         "tournament": shown, "rows": ranked(shown, chosen, q), "order": chosen, "q": q or "",
-        "games": lists.games_page(results(site, shown), lists.Filter(), 0, RECENT_GAMES),
+        "matrix": [row.bot for row in shown.standings[:MATRIX_BOTS]],
+        "games": games(site, str(shown.id), lists.Filter(), 0, RECENT_GAMES),
         "query": lambda **changes: query(request, **changes)})
 
 
 @pages.get("/tournaments/{ref}/games", response_class=HTMLResponse, summary="A tournament's games (paged, filtered)")
 def tournament_games_page(ref: str, request: Request, site: SiteDep, paging: PagingDep, bot: BotQuery = None,
                           result: PageResult = None, forfeited: PageForfeit = None):
-    shown = tournament(site, ref)
+    row = tournament_rows.get(site.ledger, ref)
     chosen = lists.Filter.of(bot, result, forfeited)
     return render(request, "games.html", {
-        "title": f"{shown.name}: games", "back": ("tournament", shown.name, f"/tournaments/{shown.id}"),
-        "chosen": chosen, "bots": [row.bot for row in shown.standings],
+        "title": f"{row['name']}: games", "back": ("tournament", row["name"], f"/tournaments/{row['id']}"),
+        "chosen": chosen, "bots": sorted(tournament_rows.entrants(site.ledger, row["id"])),
         "games": games(site, ref, chosen, paging.offset, paging.limit),
         "query": lambda **changes: query(request, **changes)})
 

@@ -1,0 +1,192 @@
+"""Ratings and reports that scale (issue 39, deliverable 4): standings for many bots, the running reports'
+cost, and the memory of `run` and `standings` at two sizes.
+
+1. A tournament of BOTS (400) bots and GAMES (10,000) games is built with the project's own play
+   path (tourney's builtin random bot, Lemur Tails, two at a table drawn at random, each deal from
+   both seats, stored by the tournament writer in groups, a checkpoint every 100 games). Then
+   `tourney standings` runs as its own process, with the default interval (from the fit's
+   curvature) and with `--interval bootstrap` (the 200 resamples standings used before):
+
+       standings: bots=400 games=10000 cpu_s=X bootstrap_cpu_s=Y
+
+   (goal: cpu_s <= 5; it was 136 s before the read models and the curvature interval).
+
+2. `tourney run` of RUN_BOTS copies of bots/random_bot.py (the sandbox off, two workers), played
+   three times: REPORT_GAMES games with `--progress lines` (a line per game, the standings every
+   10 games, no sooner than every second), the same with `--progress none`, and a tenth of them
+   with `--progress none`. The organiser's own CPU time is measured (the command runs in a process
+   of its own, its workers apart):
+
+       report: games=N cpu_ratio=X          (lines over none; goal <= 1.2)
+       memory: command=run games=N peak_rss_mb=X      (at both sizes)
+
+3. The peak RSS of `tourney standings` on the tournament of part 1 and on one a tenth its size:
+
+       memory: command=standings games=N peak_rss_mb=X
+
+Usage: python bench/standings.py [--keep DIR] [--bots 400] [--games 10000] [--report-games 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.league import MEASURED  # noqa: E402 (after the sys.path line)
+
+BOTS = 400
+GAMES = 10_000
+GAME = "lemur-tails"
+GAMES_PLAYED = ("lemur-tails", "tails-on-fire", "nine-tails")
+RUN_BOTS = 20
+REPORT_GAMES = 10_000
+
+ORGANISER = """
+import resource, sys
+sys.argv = ["tourney", *sys.argv[1:]]
+from tournaments.cli import app
+try:
+    app()
+except SystemExit as stopped:
+    if stopped.code:
+        raise
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss, file=sys.stderr)
+"""
+"""`tourney` run in this process, which then tells its own CPU time and peak RSS (its workers are processes of
+their own, counted apart)."""
+
+
+def build(path: Path, bots: int, games: int, game: str = GAME, seed: str = "bench-standings") -> None:
+    """A tournament named cup of ``bots`` builtin random bots and ``games`` games of ``game`` at its usual number
+    of seats (each deal from every seat), stored as `tourney run` stores."""
+    from engines import registry
+    from ledger import checkpoints
+    from ledger import tournaments as tournament_rows
+    from ledger.canonical import canonical
+    from ledger.store import Ledger
+    from replays.archive import finished_game
+    from tournaments.bots.spec import BUILTIN, BotSpec
+    from tournaments.play import runner
+    from tournaments.play.schedule import Scheduled, deal_seed
+    from tournaments.play.writer import GroupCommit
+
+    ledger = Ledger(str(path))
+    seats = registry.get(game).default_seats
+    names = [f"bot{i:03d}" for i in range(bots)]
+    specs = tuple(BotSpec(name, BUILTIN, "", hashlib.sha256(name.encode()).hexdigest()) for name in names)
+    spec = runner.Spec(game, seats, 1, seed, 1.0, 5.0, specs)
+    with ledger.write() as connection:
+        ids = {b.name: ledger.ensure_bot(b.name, b.content_hash, BUILTIN, connection) for b in specs}
+    tournament_rows.create(ledger, "cup", game, canonical(spec.to_json()).decode(), seed, list(ids.values()))
+    cup = tournament_rows.get(ledger, "cup")
+    rng = random.Random(seed)
+    writer = GroupCommit(ledger, lambda connection, group: ledger.store_games(
+        [finished_game(r.recorded, [ids[s.name] for s in r.recorded.seats], r.scores, cup["id"], r.key)
+         for r in group], connection), lambda _result: False, lambda _result, _new: None)
+    jobs = []
+    for deal in range(games // seats):
+        table = rng.sample(names, seats)
+        for rotation in range(seats):
+            seated = tuple(table[rotation:] + table[:rotation])
+            jobs.append(runner.Job(spec, Scheduled(f"d{deal}-r{rotation}", deal, 0, rotation, seated,
+                                                   deal_seed(seed, deal, 0))))
+    for number, result in enumerate(runner.results(jobs, 2), start=1):
+        writer.add(result)
+        if number % checkpoints.EVERY == 0:
+            writer.flush()
+            checkpoints.write(ledger, tournament_rows.scope(cup))
+    writer.flush()
+    checkpoints.write(ledger, tournament_rows.scope(cup), complete=True)
+    ledger.close()
+
+
+def measured(*command: str) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of a command run as its own process."""
+    out = subprocess.run([sys.executable, "-c", MEASURED, *command], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return float(out[0]), float(out[1]), int(out[2]) / 1024
+
+
+def organiser(folder: Path, db: Path, games: int, progress: str, env: dict[str, str]) -> tuple[float, float]:
+    """(the organiser's own CPU s, its peak RSS MiB) of `tourney run` over ``folder``, ``games`` deals a table."""
+    done = subprocess.run([sys.executable, "-c", ORGANISER, "run", str(folder), "--game", GAME, "--games",
+                           str(games), "--seed", "1", "--jobs", "2", "--sandbox", "off", "--progress", progress,
+                           "--db", str(db)], capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode:
+        sys.exit(f"error: tourney run failed: {done.stderr.strip()[-500:]}")
+    cpu, rss = done.stderr.split()[-2:]
+    return float(cpu), int(rss) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keep", type=Path, help="folder for the ledgers (kept; a later run reuses them)")
+    parser.add_argument("--bots", type=int, default=BOTS)
+    parser.add_argument("--games", type=int, default=GAMES)
+    parser.add_argument("--report-games", type=int, default=REPORT_GAMES)
+    parser.add_argument("--game", default=GAME, choices=GAMES_PLAYED, help="the standings' tournament's game, at "
+                        "its usual seats (tails-on-fire: four, so six pairwise results a game)")
+    parser.add_argument("--no-report", action="store_true", help="the standings lines only")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="tourney-standings-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "TOURNEY_LEDGER_KEY": str(folder / "ledger.key")}
+    os.environ.update(env)
+    print(f"load: {os.getloadavg()[0]:.2f} (1-minute average), {os.cpu_count()} cores", flush=True)
+    sizes = {args.games: folder / f"cup-{args.game}-{args.bots}-{args.games}.db",
+             args.games // 10: folder / f"cup-{args.game}-{args.bots}-{args.games // 10}.db"}
+    for games, path in sizes.items():
+        if not path.exists():
+            began = time.perf_counter()
+            build(path, args.bots, games, args.game)
+            print(f"built: bots={args.bots} games={games} in {time.perf_counter() - began:.0f} s", flush=True)
+    big = sizes[args.games]
+    standings = [sys.executable, "-m", "tournaments", "standings", "cup", "--db", str(big)]
+    curvature = min(measured(*standings)[1] for _ in range(3))
+    bootstrap = measured(*standings, "--interval", "bootstrap")[1]
+    print(f"standings: bots={args.bots} games={args.games} cpu_s={curvature:.2f} bootstrap_cpu_s={bootstrap:.1f} "
+          f"({args.game})", flush=True)
+    for games, path in sorted(sizes.items()):
+        _wall, _cpu, rss = measured(sys.executable, "-m", "tournaments", "standings", "cup", "--db", str(path))
+        print(f"memory: command=standings games={games} peak_rss_mb={rss:.0f}", flush=True)
+    if args.no_report:
+        return
+
+    bots = folder / "run-bots"
+    shutil.rmtree(bots, ignore_errors=True)
+    bots.mkdir()
+    for i in range(RUN_BOTS):
+        (bots / f"random_{i:02d}.py").write_text((ROOT / "bots" / "random_bot.py").read_text() + f"\n# copy {i}\n")
+    tables = RUN_BOTS * (RUN_BOTS - 1) // 2
+    deals = max(1, round(args.report_games / (2 * tables)))
+    games = deals * 2 * tables
+    cpu = {}
+    for progress in ("lines", "none"):
+        db = folder / f"run-{progress}.db"
+        db.unlink(missing_ok=True)
+        cpu[progress], rss = organiser(bots, db, deals, progress, env)
+        if progress == "none":
+            print(f"memory: command=run games={games} peak_rss_mb={rss:.0f}", flush=True)
+    small = folder / "run-small.db"
+    small.unlink(missing_ok=True)
+    _cpu, rss = organiser(bots, small, max(1, deals // 10), "none", env)
+    print(f"memory: command=run games={max(1, deals // 10) * 2 * tables} peak_rss_mb={rss:.0f}", flush=True)
+    print(f"report: games={games} cpu_ratio={cpu['lines'] / cpu['none']:.2f} (lines {cpu['lines']:.1f} s, none "
+          f"{cpu['none']:.1f} s of the organiser's CPU)", flush=True)
+    print(f"load: {os.getloadavg()[0]:.2f} (1-minute average)")
+
+
+if __name__ == "__main__":
+    main()

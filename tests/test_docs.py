@@ -2,10 +2,12 @@
 
 An example is a fenced block marked for this test:
 
-* ```` ```sh ````: run here, in the order of its file, in a fresh folder of that file's own that
-  holds a copy of the repository's bots/ (the docs are read from a clone), as one ``bash -e``
-  script per block with this interpreter's ``tourney`` first on PATH; it must exit 0. The blocks
-  of one file share the folder, so a later block uses what an earlier one made;
+* ```` ```sh ````: run here as a reader follows the pages (issue 40 item 6): README.md, then the
+  pages in the order of the README's "Where to read on", then any other page by name, all in one
+  fresh folder that holds a copy of the repository's bots/ (the docs are read from a clone), as
+  one ``bash -e`` script per block with this interpreter's ``tourney`` first on PATH; each must
+  exit 0. A later block uses what an earlier one made, on its page or on a page before it, so no
+  two pages may make the same folder, database entry or file for different ends;
 * ```` ```sh not-run: REASON ````: shown, never run here; the reason, required, says why (a server,
   a cluster, a benchmark of minutes, the test suite itself).
 
@@ -74,20 +76,36 @@ def test_every_example_is_marked_run_or_not_run_with_a_reason(path):
     assert unmarked(path) == [], f"{path.name}: unmarked command blocks at lines {unmarked(path)}"
 
 
-RUN = [path for path in DOCS if examples(path)]
+def reading_order() -> list[Path]:
+    """README.md, the pages its "Where to read on" links in that order, then the other pages by name."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Where to read on"):]
+    linked = [ROOT / name for name in re.findall(r"\]\((docs/[\w-]+\.md)\)", section)]
+    listed = list(dict.fromkeys(path for path in linked if path in DOCS))
+    return [ROOT / "README.md", *listed, *(path for path in DOCS[1:] if path not in listed)]
+
+
+RUN = [path for path in reading_order() if examples(path)]
+
+
+def test_the_reading_order_is_the_readmes_and_holds_every_page():
+    order = reading_order()
+    assert sorted(order) == sorted(DOCS) and len(order) == len(DOCS)
+    assert order[:3] == [ROOT / "README.md", ROOT / "docs" / "tournaments.md", ROOT / "docs" / "scaling.md"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", RUN, ids=lambda p: p.name)
-def test_the_examples_of_a_page_run_in_order_in_a_fresh_folder(path, tmp_path):
-    """Each `sh` block of the page, in order, exits 0 in a fresh folder holding a copy of bots/."""
-    folder = tmp_path / path.stem
+def test_the_examples_of_every_page_run_in_reading_order_in_one_folder(tmp_path):
+    """Each `sh` block of each page, page after page in the README's order, exits 0 in one folder holding a copy of
+    bots/: a reader can follow the docs from start to end without a fresh folder per page."""
+    folder = tmp_path / "reader"
     shutil.copytree(ROOT / "bots", folder / "bots", ignore=shutil.ignore_patterns("__pycache__"))
     environment = {key: value for key, value in os.environ.items() if not key.startswith("TOURNEY_")}
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
     environment["COLUMNS"] = "80"
-    for line, body in examples(path):
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=folder, env=environment,
-                              capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, (f"{path.name}:{line}: exit {done.returncode}\n{body}\n--- stdout\n"
-                                      f"{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}")
+    for path in RUN:
+        for line, body in examples(path):
+            done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=folder, env=environment,
+                                  capture_output=True, text=True, timeout=900)
+            assert done.returncode == 0, (f"{path.name}:{line}: exit {done.returncode}\n{body}\n--- stdout\n"
+                                          f"{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}")

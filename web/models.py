@@ -82,6 +82,16 @@ class Forfeit(BaseModel):
     reason: str
 
 
+class Diagnosis(BaseModel):
+    """Why an owner's bot forfeited, in its own terms: its traceback, or its program's last stderr lines
+    (shown to the bot's owner alone)."""
+    seat: int
+    bot: str
+    kind: str = Field(description="traceback or stderr")
+    summary: str = Field(description="one line")
+    detail: str = Field(description="size-bounded, as the bot wrote it (escaped where shown)")
+
+
 class GameSummary(BaseModel):
     game_id: str
     key: str | None
@@ -165,9 +175,12 @@ class Game(BaseModel):
     ladder: str | None
     tournament: str | None
     tournament_id: int | None = Field(default=None, description="its tournament's id (a name may hold any character)")
-    views: list[str] = Field(description="the views anyone may see of it: spectator, and full once published")
+    views: list[str] = Field(description="the views anyone may see of it: spectator, and full once published; "
+                                         "for the owner of a bot that sat in it, seat:N (its seat) too")
     signed: bool = Field(description="whether signed logs can be downloaded")
     verification: Verification
+    diagnoses: list[Diagnosis] = Field(default_factory=list, description="why the asking owner's bot forfeited "
+                                                                         "(empty for anyone else)")
 
 
 class Submission(BaseModel):
@@ -181,6 +194,8 @@ class Submission(BaseModel):
     reason: str | None
     created_at: str
     decided_at: str | None
+    diagnosis: str | None = Field(default=None, description="what a refused submission's bot left behind (its "
+                                  "traceback or last stderr lines): in the answer to its owner's token only")
 
 
 class Owner(BaseModel):

@@ -71,13 +71,25 @@ def authenticate(ledger: Ledger, token: str) -> dict[str, Any] | None:
 # (``owner`` None: nobody signed in). The web's pages and API show what they return, escaped.
 
 
+def _my_seats(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> dict[int, str]:
+    """{seat: bot} of one game's seats that ``owner``'s bots sat in (empty for nobody signed in)."""
+    if owner is None:
+        return {}
+    mine = set(rows.bots_of(ledger, owner["id"]))
+    return {seat["seat"]: seat["bot"] for seat in games.seats(ledger, [game_id]) if seat["bot"] in mine}
+
+
+def seats_of_owner(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> list[int]:
+    """The seats of one game that ``owner``'s bots sat in, in order: the seat views they may see."""
+    return sorted(_my_seats(ledger, owner, game_id))
+
+
 def game_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> list[dict[str, Any]]:
     """The diagnoses of one game's forfeit that ``owner`` may read: the seats their bots sat in (the seat, its
     bot, ``kind``, ``summary``, ``detail``); empty for anyone else, and when no seat of theirs left one."""
-    if owner is None:
+    bots = _my_seats(ledger, owner, game_id)
+    if not bots:
         return []
-    mine = set(rows.bots_of(ledger, owner["id"]))
-    bots = {seat["seat"]: seat["bot"] for seat in games.seats(ledger, [game_id]) if seat["bot"] in mine}
     found = games.diagnoses(ledger, [game_id])
     return [{"seat": seat, "bot": bots[seat], **{key: row[key] for key in ("kind", "summary", "detail")}}
             for (_, seat), row in sorted(found.items()) if seat in bots]

@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ledger import owners as owner_rows
 from ledger import submissions as queue
+from tournaments.ladder import owners
 from web import models, sessions
 from web.deps import Paging, PagingDep, Site, SiteDep
 from web.pages import query, render
@@ -117,8 +118,9 @@ async def submit(request: Request, site: SiteDep, paging: PagingDep,
            responses={403: {"description": "a read-only server"}})
 def submission(submission_id: int, request: Request, site: SiteDep):
     owner = sessions.signed_in(request)
-    return render(request, "submission.html", {"submission": shown(owned_submission(site.ledger, owner,
-                                                                                     submission_id))})
+    return render(request, "submission.html", {
+        "submission": shown(owned_submission(site.ledger, owner, submission_id)),
+        "diagnosis": owners.submission_diagnosis(site.ledger, owner, submission_id)})
 
 
 @pages.post("/account/retire", response_class=HTMLResponse, summary="Retire one of your bots from a ladder",

@@ -4,13 +4,19 @@ and its JSON log (spectator, or full once published; signed when the server has 
 Anyone sees the spectator view. The full view (every hand) is offered only for a finished
 game whose ladder publishes full logs (`tourney ladder publish`), or a tournament game when
 the server shows tournaments in full (`tourney serve --tournament-logs full`).
+
+An owner sees more of a finished ladder game their bots played (issue 40 items 1 and 2): each of
+their bots' seats as a view of its own (``seat:N``, the seat-redacted log, which verifies as any
+other), whatever the ladder publishes, and why their bot forfeited (its traceback or last stderr
+lines, tournaments.ladder.owners). Nobody else is offered either: another owner's seat view
+answers 403, as an unpublished full view does. Such answers are the owner's alone (never cached).
 """
 
 from __future__ import annotations
 
 import re
 import urllib.parse
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -20,15 +26,18 @@ from ledger import tournaments as tournament_rows
 from replays import archive, html, signing
 from replays import log as logfmt
 from replays.verify import verify_log
+from tournaments.ladder import owners
 from tournaments.play import results
-from web import models
-from web.deps import Site, SiteDep
+from web import models, sessions
+from web.deps import MaybeOwnerDep, Site, SiteDep
 from web.pages import render
 
 api = APIRouter(prefix="/api/games", tags=["games"])
 pages = APIRouter(tags=["pages"])
 
-View = Annotated[Literal["spectator", "full"], Query(description="spectator (anyone) or full (once published)")]
+View = Annotated[str, Query(pattern=r"^(spectator|full|seat:[0-9]{1,2})$",
+                             description="spectator (anyone), full (once published), or seat:N (the owner of the "
+                                         "bot in seat N of a finished ladder game)")]
 FRAME_ANCESTORS = "frame-ancestors 'self'"
 _POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 
@@ -40,12 +49,22 @@ def _row(site: Site, game_id: str) -> dict[str, Any]:
     return row
 
 
-def views(site: Site, row: dict[str, Any], ladder: dict[str, Any] | None) -> list[str]:
-    """The views anyone may see of a game: spectator always; full once it is over and published."""
+def views(site: Site, row: dict[str, Any], ladder: dict[str, Any] | None, owner: dict[str, Any] | None = None
+          ) -> list[str]:
+    """The views ``owner`` (None: anyone) may see of a game: spectator always; full once it is over and
+    published; and, once a ladder game is over, ``seat:N`` for each seat one of the owner's bots sat in."""
     if row["status"] != "finished":
         return ["spectator"]
     published = ladder["publish"] if ladder is not None else site.settings.tournament_logs
-    return ["spectator", "full"] if published == "full" else ["spectator"]
+    shown = ["spectator", "full"] if published == "full" else ["spectator"]
+    return shown + (_seats_of(site, row["id"], owner) if ladder is not None else [])
+
+
+def _seats_of(site: Site, game_id: str, owner: dict[str, Any] | None) -> list[str]:
+    """``seat:N`` for each seat of the game whose bot ``owner`` owns (tournament games have no owners)."""
+    if owner is None:
+        return []
+    return [f"seat:{seat}" for seat in owners.seats_of_owner(site.ledger, owner, game_id)]
 
 
 def full_log(site: Site, game_id: str) -> dict[str, Any]:
@@ -66,7 +85,7 @@ def verification(site: Site, row: dict[str, Any]) -> models.Verification:
     return site.caches["verified"].get(("verified", row["id"], row["head"]), check)
 
 
-def game(site: Site, game_id: str) -> models.Game:
+def game(site: Site, game_id: str, owner: dict[str, Any] | None = None) -> models.Game:
     row = _row(site, game_id)
     ladder = ladder_rows.ladder_of_game(site.ledger, game_id)
     tournament = tournament_rows.find(site.ledger, str(row["tournament_id"])) if row["tournament_id"] else None
@@ -78,27 +97,30 @@ def game(site: Site, game_id: str) -> models.Game:
         end=row["end_reason"], head=row["head"], seats=summary.seats if summary else [],
         forfeit=summary.forfeit if summary else None, ladder=ladder["name"] if ladder else None,
         tournament=tournament["name"] if tournament else None,
-        tournament_id=tournament["id"] if tournament else None, views=views(site, row, ladder),
-        signed=site.settings.signing_key is not None, verification=verification(site, row))
+        tournament_id=tournament["id"] if tournament else None, views=views(site, row, ladder, owner),
+        signed=site.settings.signing_key is not None, verification=verification(site, row),
+        diagnoses=[models.Diagnosis(**found) for found in owners.game_diagnoses(site.ledger, owner, game_id)])
 
 
-def _allowed(site: Site, game_id: str, view: str) -> dict[str, Any]:
+def _allowed(site: Site, game_id: str, view: str, owner: dict[str, Any] | None, request: Request) -> dict[str, Any]:
     row = _row(site, game_id)
-    if view not in views(site, row, ladder_rows.ladder_of_game(site.ledger, game_id)):
+    if view not in views(site, row, ladder_rows.ladder_of_game(site.ledger, game_id), owner):
         raise HTTPException(403, f"the {view} view of game {game_id} is not published")
+    if view.startswith("seat:"):
+        request.state.private = True  # an owner's own seat: theirs alone, never cached (web/security.py)
     return row
 
 
 @api.get("/{game_id}", response_model=models.Game, summary="A game: seats, result, verification, views offered")
-def get_game(game_id: str, site: SiteDep) -> models.Game:
-    return game(site, game_id)
+def get_game(game_id: str, site: SiteDep, owner: MaybeOwnerDep) -> models.Game:
+    return game(site, game_id, owner)
 
 
 @api.get("/{game_id}/log", summary="A game's JSON log (docs/log-format.md), to download",
          responses={200: {"content": {"application/json": {}}}, 403: {"description": "view not published"}})
-def game_log(game_id: str, site: SiteDep, view: View = "spectator",
+def game_log(game_id: str, request: Request, site: SiteDep, owner: MaybeOwnerDep, view: View = "spectator",
              signed: Annotated[bool, Query(description="signed with the server's key")] = False) -> Response:
-    _allowed(site, game_id, view)
+    _allowed(site, game_id, view, owner, request)
     log = full_log(site, game_id)
     if view != "full":
         log = logfmt.redact(log, view)
@@ -116,7 +138,7 @@ NOT_PUBLISHED = {403: {"description": "that view of the game is not published"}}
 
 @pages.get("/games/{game_id}", response_class=HTMLResponse, summary="A game's page", responses=NOT_PUBLISHED)
 def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spectator"):
-    shown = game(site, game_id)
+    shown = game(site, game_id, sessions.viewer(request))
     if view not in shown.views:
         raise HTTPException(403, f"the {view} view of game {game_id} is not published")
     return render(request, "game.html", {"game": shown, "view": view})
@@ -124,10 +146,10 @@ def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spect
 
 @pages.get("/games/{game_id}/replay", response_class=HTMLResponse, summary="A game's replay document (framed)",
            responses=NOT_PUBLISHED)
-def replay(game_id: str, site: SiteDep, view: View = "spectator"):
+def replay(game_id: str, request: Request, site: SiteDep, view: View = "spectator"):
     """The self-contained replay page of `tourney replay html`, with its own policy: its inline script and
     style by hash, no request at all, framed only by this site."""
-    row = _allowed(site, game_id, view)
+    row = _allowed(site, game_id, view, sessions.viewer(request), request)
 
     def make() -> str:
         return html.document(html.page_data(full_log(site, game_id), view, game_id))

@@ -30,7 +30,7 @@ AUTH = {401: {"description": "no valid API token"}, 429: {"description": "rate l
 
 
 def shown(row: dict[str, Any]) -> models.Submission:
-    return models.Submission(**{key: row[key] for key in models.Submission.model_fields})
+    return models.Submission(**{key: row[key] for key in models.Submission.model_fields if key in row})
 
 
 async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: UploadFile, bot: str | None,
@@ -110,7 +110,8 @@ async def submit(
 @api.get("/submissions/{submission_id}", response_model=models.Submission, responses=AUTH,
          summary="What became of one of your submissions")
 def get_submission(submission_id: int, owner: OwnerDep, ledger: LedgerDep) -> models.Submission:
-    return shown(owned_submission(ledger, owner, submission_id))
+    row = owned_submission(ledger, owner, submission_id)
+    return shown({**row, "diagnosis": owners.submission_diagnosis(ledger, owner, submission_id)})
 
 
 @api.get("/me", response_model=models.Owner, responses=AUTH, summary="The owner of the token, and their bots")

@@ -359,6 +359,23 @@ class Submission(SQLModel, table=True):
                                               "(added with revision 0014)")
 
 
+class ValidationGame(SQLModel, table=True):
+    """A submission's validation game, kept for its owner (issue 40 item 2; revision 0015): its whole log,
+    canonical JSON compressed with zstd. Kept apart from ``games`` on purpose, so that no list, standing,
+    rating, read model or audit of ladder and tournament games can ever count or show one."""
+
+    __tablename__ = "validation_games"
+
+    submission_id: int = Field(sa_column=Column(Integer, ForeignKey("submissions.id"), primary_key=True,
+                                                autoincrement=False))
+    number: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False),
+                        description="1, 2, ...: the validation games in the order they were played")
+    game_id: str
+    seat: int = Field(description="the seat the submitted bot sat in")
+    log: bytes = Field(sa_column=Column(LargeBinary, nullable=False), description="the full log, zstd")
+    created_at: str
+
+
 class BotLog(SQLModel, table=True):
     """The end of a bot process's stderr in one game (its owner may read it)."""
 

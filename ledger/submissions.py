@@ -12,8 +12,11 @@ both run).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
+
+import zstandard
 
 from ledger import owners
 from ledger.store import Ledger, LedgerError, now
@@ -123,15 +126,53 @@ def release(ledger: Ledger, submission_id: int) -> None:
 
 
 def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None,
-           diagnosis: str | None = None) -> None:
+           diagnosis: str | None = None, games: Sequence[KeptGame] = ()) -> None:
     """Record a validation's outcome: LISTED (with the ladder entry) or REFUSED (with the reason, and what the
-    bot left behind when it forfeited: its traceback or its last stderr lines, for its owner only)."""
+    bot left behind when it forfeited: its traceback or its last stderr lines, for its owner only); and, in
+    the same transaction, the validation games it played, for its owner (``games``, in the order played)."""
     if status not in (LISTED, REFUSED):
         raise ValueError(f"a submission is decided as {LISTED} or {REFUSED}, not {status}")
+    decided = now()
     with ledger.write() as connection:
         connection.exec_driver_sql(
             "UPDATE submissions SET status = ?, reason = ?, entry_id = ?, decided_at = ?, diagnosis = ? WHERE id = ?",
-            (status, reason, entry_id, now(), diagnosis, submission_id))
+            (status, reason, entry_id, decided, diagnosis, submission_id))
+        if games:
+            packer = zstandard.ZstdCompressor()
+            connection.exec_driver_sql(
+                "INSERT INTO validation_games (submission_id, number, game_id, seat, log, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(submission_id, number, game.game_id, game.seat, packer.compress(game.log), decided)
+                 for number, game in enumerate(games, 1)])
+
+
+class KeptGame(NamedTuple):
+    """A validation game as kept: its id, the seat the submitted bot sat in, its whole log (JSON bytes)."""
+
+    game_id: str
+    seat: int
+    log: bytes
+
+
+def validation_games(ledger: Ledger, submission_id: int, owner_id: int) -> list[dict[str, Any]]:
+    """The validation games of the owner's submission (number, game_id, seat, created_at), in order; empty for
+    anyone else's submission."""
+    with ledger.read() as connection:
+        found = connection.exec_driver_sql(
+            "SELECT v.number, v.game_id, v.seat, v.created_at FROM validation_games v "
+            "JOIN submissions s ON s.id = v.submission_id WHERE v.submission_id = ? AND s.owner_id = ? "
+            "ORDER BY v.number", (submission_id, owner_id)).all()
+    return [dict(zip(("number", "game_id", "seat", "created_at"), row, strict=True)) for row in found]
+
+
+def validation_log(ledger: Ledger, submission_id: int, owner_id: int, number: int) -> tuple[int, bytes] | None:
+    """(the submitted bot's seat, the whole log) of one validation game of the owner's submission; None for
+    anyone else's, and for no such game."""
+    with ledger.read() as connection:
+        found = connection.exec_driver_sql(
+            "SELECT v.seat, v.log FROM validation_games v JOIN submissions s ON s.id = v.submission_id "
+            "WHERE v.submission_id = ? AND v.number = ? AND s.owner_id = ?", (submission_id, number, owner_id)).first()
+    return None if found is None else (found[0], zstandard.ZstdDecompressor().decompress(bytes(found[1])))
 
 
 def diagnosis_of(ledger: Ledger, submission_id: int, owner_id: int) -> str | None:

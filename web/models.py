@@ -183,6 +183,15 @@ class Game(BaseModel):
                                                                          "(empty for anyone else)")
 
 
+class ValidationGame(BaseModel):
+    """A game a submission played to be validated, kept for its owner: its log from the submitted bot's seat
+    at ``/api/submissions/ID/validation/NUMBER/log``."""
+    number: int
+    game_id: str
+    seat: int = Field(description="the seat the submitted bot sat in")
+    created_at: str
+
+
 class Submission(BaseModel):
     id: int
     ladder: str
@@ -196,6 +205,8 @@ class Submission(BaseModel):
     decided_at: str | None
     diagnosis: str | None = Field(default=None, description="what a refused submission's bot left behind (its "
                                   "traceback or last stderr lines): in the answer to its owner's token only")
+    validation_games: list[ValidationGame] = Field(default_factory=list, description="the games it played to be "
+                                                   "validated, kept for its owner (never ladder games)")
 
 
 class Owner(BaseModel):

@@ -20,7 +20,7 @@ def test_head_answers_wherever_get_does(api, league):
     """HEAD of every GET route of the document (its parameters filled with what the league holds) answers as
     GET does, same status and content type, with no body; HEAD / is a 200, not a 405."""
     known = {"name": LADDER, "bot": "random_bot", "ref": TOURNAMENT, "game_id": first_game(api),
-             "submission_id": "1"}
+             "submission_id": "1", "number": "1"}
     alice = league.tokens["alice"]
     head = api.request("HEAD", "/")
     assert head.status_code == 200 and head.content == b"" and head.headers["content-type"].startswith("text/html")

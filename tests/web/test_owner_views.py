@@ -14,7 +14,8 @@ from ledger import ladders as ladder_rows
 from ledger.store import Ledger
 from replays.verify import verify_log
 from tests.tournaments.test_diagnoses import CRASHY, HAS_SANDBOX, folder_of
-from tests.web.league import LADDER, League, tourney
+from tests.web.league import LADDER, Api, League, tourney
+from tests.web.test_api import upload
 from tests.web.test_owners import Browser
 from tournaments.ladder import league as ladder_league
 
@@ -99,3 +100,49 @@ def test_an_owner_sees_their_seat_and_traceback_on_the_games_page_and_nobody_els
         assert "Traceback" not in page.text
         assert browser.request("GET", f"/games/{game_id}", params={"view": f"seat:{seat}"}).status_code == 403
         assert browser.request("GET", f"/games/{game_id}/replay", params={"view": f"seat:{seat}"}).status_code == 403
+
+
+def test_validation_games_are_kept_for_their_owner_alone_and_never_counted_as_ladder_games(serve, league, tmp_path,
+                                                                                           monkeypatch):
+    """A refused upload (it crashes in its validation game) keeps its validation games: their owner lists them in
+    the API and on the submission's page, downloads each one's log from the bot's seat (it verifies) and replays it;
+    bob and a visitor get 404; no game, list or standing of the ladder holds them."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    app = serve(submissions=True).app
+    api = Api(app)
+    alice, bob = league.tokens["alice"], league.tokens["bob"]
+    location = upload(api, alice, CRASHY.encode(), "crashy2.py").headers["location"]
+    tourney("ladder", "work", LADDER, "--rounds", "1", "--games", "1", "--jobs", "0", "--db", league.path)
+    decided = api.get(location, token=alice).json()
+    assert decided["status"] == "refused" and decided["diagnosis"].startswith("Traceback (most recent call last):")
+    (kept,) = decided["validation_games"]  # two seats: its first game forfeited, so its only one
+    assert kept["number"] == 1 and kept["seat"] in (0, 1)
+
+    submission = decided["id"]
+    answer = api.get(f"/api/submissions/{submission}/validation/1/log", token=alice)
+    assert answer.status_code == 200 and "no-store" in answer.headers["cache-control"]
+    log = orjson.loads(answer.content)
+    assert log["view"] == f"seat:{kept['seat']}" and log["game_id"] == kept["game_id"]
+    assert log["seats"][kept["seat"]]["bot"] == "crashy2"
+    assert verify_log(log, kept["game_id"]).decisions > 0
+    for token in (bob, None):
+        assert api.get(f"/api/submissions/{submission}/validation/1/log", token=token).status_code in (401, 404)
+    assert api.get(f"/api/submissions/{submission}/validation/2/log", token=alice).status_code == 404
+    assert api.get(location, token=bob).status_code == 404
+
+    browser = Browser(app)
+    browser.sign_in(alice)
+    page = browser.request("GET", f"/account/submissions/{submission}")
+    assert f"/account/submissions/{submission}/validation/1" in page.text and "What your bot left behind" in page.text
+    replay = browser.request("GET", f"/account/submissions/{submission}/validation/1")
+    assert replay.status_code == 200 and "no-store" in replay.headers["cache-control"]
+    assert "script-src" in replay.headers["content-security-policy"]
+    other = Browser(app)
+    other.sign_in(bob)
+    assert other.request("GET", f"/account/submissions/{submission}/validation/1").status_code == 404
+
+    # Never a ladder game: not stored as a game, not listed, not in a bot's record.
+    listed = api.get(f"/api/ladders/{LADDER}/games", params={"limit": 200}).json()["items"]
+    assert kept["game_id"] not in {game["game_id"] for game in listed}
+    assert api.get(f"/api/games/{kept['game_id']}").status_code == 404
+    assert "crashy2" not in {row["bot"] for row in api.get(f"/api/ladders/{LADDER}").json()["leaderboard"]}

@@ -230,11 +230,12 @@ def runnable(name: str, content_hash: str, directory: Path, entry_point: str) ->
 
 
 def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits,
-           owner_id: int | None = None, say: Callable[[str], None] | None = None) -> rows.Submitted:
+           owner_id: int | None = None, say: Callable[[str], None] | None = None,
+           played: list[tuple[Any, int]] | None = None) -> rows.Submitted:
     """Validate a submission in games against random, then list it; LadderError if it fails. ``owner_id``:
     the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
     owner_rows.NameTaken, before any game). ``say`` is told a line as validation starts and as each of its
-    games ends."""
+    games ends; ``played``, when given, gets each validation game (as validate's)."""
     ladder = rows.get(ledger, ladder_name)
     spec, entry_point, files = package(path)
     name = as_name or spec.name
@@ -245,15 +246,16 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
             owner_rows.check_operators_name(connection, name)
     require_sandbox()
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
-    validate(ladder, candidate, limits, say)
+    validate(ladder, candidate, limits, say, played)
     return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
                        model(ladder).start, owner_id)
 
 
-def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Callable[[str], None] | None = None
-             ) -> None:
+def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Callable[[str], None] | None = None,
+             played: list[tuple[Any, int]] | None = None) -> None:
     """One deal against random bots, from every seat; any forfeit refuses the submission. ``say`` is told
-    what is played, and each game's result as it ends (a validation takes seconds per game).
+    what is played, and each game's result as it ends (a validation takes seconds per game); ``played``, when
+    given, gets each game as it ends (the recorded game, the candidate's seat), to be kept for its owner.
 
     Nothing tells the candidate it is being validated: a fresh random seed, the same keys,
     command line, sandbox and environment as a ladder game, and opponents that are bot
@@ -276,6 +278,8 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Ca
         result = _play(Job(spec, Scheduled(f"ladder-r{rotation}", 0, 0, rotation, seated, seed)))
         outcome = result.recorded
         seat = seated.index(candidate.name)
+        if played is not None:
+            played.append((outcome, seat))
         if say is not None:
             reason = _forfeit_reason(outcome)
             said = "finished" if reason is None else f"{seated[_forfeit_seat(outcome)]} forfeited: {reason}"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,8 @@ from ledger import matches
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
+from replays import log as logfmt
+from replays.record import Recorded
 from tournaments.bots.sandbox import SandboxError
 from tournaments.bots.spec import BotError
 from tournaments.ladder import league, sessions, uploads
@@ -72,6 +74,7 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
     if claimed is None:
         return None
     row, upload = claimed
+    played: list[tuple[Recorded, int]] = []
     with tempfile.TemporaryDirectory(prefix="tourney-upload-") as folder:
         def said(error: BaseException | str) -> str:
             # Said to the uploader: without this machine's temporary folder in it.
@@ -80,7 +83,7 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
         try:
             checked = uploads.check(row["filename"], upload, row["entry_point"])
             path = uploads.unpack(checked, Path(folder))
-            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say)
+            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say, played)
         except (KeyboardInterrupt, SystemExit):
             queue.release(ledger, row["id"])  # stopping: another worker takes it at once
             raise
@@ -88,13 +91,13 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
             return _machine_failed(ledger, row, said(error))
         except league.Refused as error:
             kept = None if error.diagnosis is None else said(error.diagnosis.detail)
-            return _decided(ledger, row, queue.REFUSED, said(error), diagnosis=kept)
+            return _decided(ledger, row, queue.REFUSED, said(error), diagnosis=kept, games=_kept(played))
         except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
-            return _decided(ledger, row, queue.REFUSED, said(error))
+            return _decided(ledger, row, queue.REFUSED, said(error), games=_kept(played))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
             return _machine_failed(ledger, row, f"{type(error).__name__}: {said(error)}"[:MACHINE_REASON])
     return _decided(ledger, row, queue.LISTED, None if listed.new else "the same content was already listed",
-                    listed.entry_id, listed.version)
+                    listed.entry_id, listed.version, games=_kept(played))
 
 
 def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:
@@ -107,9 +110,16 @@ def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:
     return Decided(row["id"], row["name"], row["owner"], queue.REFUSED, f"{reason} (last: {error})")
 
 
+def _kept(played: list[tuple[Recorded, int]]) -> list[queue.KeptGame]:
+    """The validation games as their owner keeps them: each one's whole log (issue 40 item 2)."""
+    return [queue.KeptGame(recorded.game_id, seat, logfmt.dumps(logfmt.from_recorded(recorded)))
+            for recorded, seat in played]
+
+
 def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_id: int | None = None,
-             version: int | None = None, diagnosis: str | None = None) -> Decided:
-    queue.decide(ledger, row["id"], status, reason, entry_id, diagnosis)
+             version: int | None = None, diagnosis: str | None = None, games: Sequence[queue.KeptGame] = ()
+             ) -> Decided:
+    queue.decide(ledger, row["id"], status, reason, entry_id, diagnosis, games)
     return Decided(row["id"], row["name"], row["owner"], status, None if status == queue.LISTED else reason, version)
 
 

@@ -16,12 +16,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ledger import owners as owner_rows
 from ledger import submissions as queue
+from replays import html
+from replays import log as logfmt
 from tournaments.ladder import owners
 from web import models, sessions
 from web.deps import Paging, PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes import bots, ladders
-from web.routes.submissions import NOT_EMPTY, accept, owned_submission, retire_bot, shown
+from web.routes.games import replay_response
+from web.routes.submissions import NOT_EMPTY, accept, owned_submission, retire_bot, shown, validation_log
 
 pages = APIRouter(tags=["account"])
 
@@ -120,7 +123,21 @@ def submission(submission_id: int, request: Request, site: SiteDep):
     owner = sessions.signed_in(request)
     return render(request, "submission.html", {
         "submission": shown(owned_submission(site.ledger, owner, submission_id)),
-        "diagnosis": owners.submission_diagnosis(site.ledger, owner, submission_id)})
+        "diagnosis": owners.submission_diagnosis(site.ledger, owner, submission_id),
+        "games": queue.validation_games(site.ledger, submission_id, owner["id"])})
+
+
+@pages.get("/account/submissions/{submission_id}/validation/{number}", response_class=HTMLResponse,
+           summary="A validation game of your submission, replayed from your bot's seat", openapi_extra=SignedIn,
+           responses={404: {"description": "not your submission, or no such game"}})
+def validation_replay(submission_id: int, number: int, request: Request, site: SiteDep):
+    owner = sessions.signed_in(request)
+    game_id, log = validation_log(site.ledger, owner, submission_id, number)
+    try:
+        document = html.document(html.page_data(log, log["view"], game_id))
+    except logfmt.LogError as error:
+        raise HTTPException(409, f"validation game {number} cannot be replayed: {error}") from None
+    return replay_response(document)
 
 
 @pages.post("/account/retire", response_class=HTMLResponse, summary="Retire one of your bots from a ladder",

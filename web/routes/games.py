@@ -102,12 +102,10 @@ def game(site: Site, game_id: str, owner: dict[str, Any] | None = None) -> model
         diagnoses=[models.Diagnosis(**found) for found in owners.game_diagnoses(site.ledger, owner, game_id)])
 
 
-def _allowed(site: Site, game_id: str, view: str, owner: dict[str, Any] | None, request: Request) -> dict[str, Any]:
+def _allowed(site: Site, game_id: str, view: str, owner: dict[str, Any] | None) -> dict[str, Any]:
     row = _row(site, game_id)
     if view not in views(site, row, ladder_rows.ladder_of_game(site.ledger, game_id), owner):
         raise HTTPException(403, f"the {view} view of game {game_id} is not published")
-    if view.startswith("seat:"):
-        request.state.private = True  # an owner's own seat: theirs alone, never cached (web/security.py)
     return row
 
 
@@ -118,9 +116,9 @@ def get_game(game_id: str, site: SiteDep, owner: MaybeOwnerDep) -> models.Game:
 
 @api.get("/{game_id}/log", summary="A game's JSON log (docs/log-format.md), to download",
          responses={200: {"content": {"application/json": {}}}, 403: {"description": "view not published"}})
-def game_log(game_id: str, request: Request, site: SiteDep, owner: MaybeOwnerDep, view: View = "spectator",
+def game_log(game_id: str, site: SiteDep, owner: MaybeOwnerDep, view: View = "spectator",
              signed: Annotated[bool, Query(description="signed with the server's key")] = False) -> Response:
-    _allowed(site, game_id, view, owner, request)
+    _allowed(site, game_id, view, owner)
     log = full_log(site, game_id)
     if view != "full":
         log = logfmt.redact(log, view)
@@ -149,7 +147,7 @@ def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spect
 def replay(game_id: str, request: Request, site: SiteDep, view: View = "spectator"):
     """The self-contained replay page of `tourney replay html`, with its own policy: its inline script and
     style by hash, no request at all, framed only by this site."""
-    row = _allowed(site, game_id, view, sessions.viewer(request), request)
+    row = _allowed(site, game_id, view, sessions.viewer(request))
 
     def make() -> str:
         return html.document(html.page_data(full_log(site, game_id), view, game_id))
@@ -158,6 +156,11 @@ def replay(game_id: str, request: Request, site: SiteDep, view: View = "spectato
         document = site.caches["replay"].get(("replay", game_id, row["head"], view), make)
     except logfmt.LogError as error:
         raise HTTPException(409, f"game {game_id} cannot be replayed: {error}") from None
+    return replay_response(document)
+
+
+def replay_response(document: str) -> HTMLResponse:
+    """A replay document served with its own policy (its inline script and style by hash), framed only here."""
     policy = _POLICY.search(document)
     headers = {"Content-Security-Policy": f"{policy.group(1)}; {FRAME_ANCESTORS}" if policy else "default-src 'none'",
                "X-Frame-Options": "SAMEORIGIN"}

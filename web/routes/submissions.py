@@ -11,13 +11,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
+from replays import log as logfmt
 from tournaments.ladder import league, owners, uploads
 from web import models
 from web.deps import LedgerDep, OwnerDep, PagingDep, Site, SiteDep, WritableDep
@@ -111,7 +113,29 @@ async def submit(
          summary="What became of one of your submissions")
 def get_submission(submission_id: int, owner: OwnerDep, ledger: LedgerDep) -> models.Submission:
     row = owned_submission(ledger, owner, submission_id)
-    return shown({**row, "diagnosis": owners.submission_diagnosis(ledger, owner, submission_id)})
+    return shown({**row, "diagnosis": owners.submission_diagnosis(ledger, owner, submission_id),
+                  "validation_games": queue.validation_games(ledger, submission_id, owner["id"])})
+
+
+def validation_log(ledger: Ledger, owner: dict[str, Any], submission_id: int, number: int
+                   ) -> tuple[str, dict[str, Any]]:
+    """(its game id, the log from the submitted bot's seat) of one validation game of the owner's submission;
+    404 for another's as for none."""
+    found = queue.validation_log(ledger, submission_id, owner["id"], number) if 0 < submission_id < 2**62 else None
+    if found is None:
+        raise HTTPException(404, f"you have no validation game {number} of submission {submission_id}")
+    seat, log = found
+    full = orjson.loads(log)
+    return full["game_id"], logfmt.redact(full, f"seat:{seat}")
+
+
+@api.get("/submissions/{submission_id}/validation/{number}/log", responses=AUTH,
+         summary="One of your submission's validation games: its JSON log from your bot's seat")
+def get_validation_log(submission_id: int, number: int, owner: OwnerDep, ledger: LedgerDep) -> Response:
+    game_id, log = validation_log(ledger, owner, submission_id, number)
+    name = f"validation-{submission_id}-{number}-{game_id}-{log['view'].replace(':', '')}.json"
+    return Response(logfmt.dumps(log), media_type="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @api.get("/me", response_model=models.Owner, responses=AUTH, summary="The owner of the token, and their bots")

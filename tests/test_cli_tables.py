@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from tests.web.league import LADDER, ROOT, seed
 from tournaments.cli import app
+from tournaments.ratings.ranks import rank_ranges
 
 LONG_BOT = "a_remarkably_long_bot_name_for_a_narrow_terminal"
 LONG_TOURNAMENT = "an-uncommonly-long-tournament-name-for-an-eighty-column-terminal"
@@ -143,6 +144,14 @@ def test_ladder_tables_fit_and_a_bots_short_id_names_it(db):
         assert cells[0] == str(row["rank"]) and named(" ".join(cells[2:at]), row["bot"])
         assert cells[at + 1:at + 5] == [f"{row['rating']:.0f}", f"{row['margin']:.0f}", str(row["games"]),
                                         str(row["forfeits"])]
+    # The ranks each holds at 95% (tournaments/ratings/ranks.py), and the line naming the runs of tied ranks.
+    estimates = [(row["rating"], row["margin"] / 1.96) for row in data]
+    ranged = rank_ranges(estimates)
+    assert [row["rank_range"] for row in data] == [[r.low, r.high] for r in ranged]
+    assert [row["tied"] for row in data] == [r.tied_above for r in ranged]
+    assert all(low <= row["rank"] <= high for row in data for low, high in [row["rank_range"]])
+    standings_out = tourney("ladder", "standings", LADDER, "--db", db)
+    assert ("tied at 95%: #1-#3 (--json" in standings_out) is all(row["tied"] for row in data[1:])
     long_row = next(cells for cells in rows if cells[2].startswith("a_remarkably"))
     assert long_row[2].endswith("…")
     assert tourney("ladder", "history", LADDER, long_row[1], "--json", "--db", db) == tourney(

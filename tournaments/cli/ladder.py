@@ -243,7 +243,8 @@ def standings(
     check: Check = False,
     db: Db = None,
 ) -> None:
-    """Show a ladder's ratings with their 95% margin, games, and a provisional mark.
+    """Show a ladder's ratings with their 95% margin, games, a provisional mark, and which ranks are
+    statistically tied (--json: the ranks each bot holds with 95% confidence).
 
     Example: tourney ladder standings spring --json
     """
@@ -256,7 +257,7 @@ def standings(
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
             "margin": round(r.margin, 1), "games": r.games, "provisional": r.provisional, "status": r.status,
-            "forfeits": r.forfeits,
+            "forfeits": r.forfeits, "rank_range": [r.rank_low, r.rank_high], "tied": r.tied,
             **({} if r.mu is None else {"mu": round(r.mu, 3), "sigma": round(r.sigma or 0.0, 3)}),
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
@@ -279,8 +280,23 @@ def standings(
                       str(r.games), str(r.forfeits), mark))
     console = terminal.console()
     console.print(tables.fitted(console, columns, shown, Text(f"ladder {name}")))
+    console.print(Text(ties_line(rows_)))
     for line in trust.lines():
         console.print(Text(line))
+
+
+def ties_line(rows_) -> str:
+    """Which ranks the ratings cannot tell apart at 95% (tournaments.ratings.ranks): runs of tied neighbours."""
+    runs: list[list[int]] = []
+    for row in rows_:
+        if row.tied and runs:
+            runs[-1].append(row.rank)
+        else:
+            runs.append([row.rank])
+    tied = [f"#{run[0]}-#{run[-1]}" for run in runs if len(run) > 1]
+    if not tied:
+        return "no ties at 95%: every rank is told apart"
+    return f"tied at 95%: {', '.join(tied)} (--json: each bot's rank_range)"
 
 
 @app.command("history")

@@ -10,6 +10,7 @@ unpacks them into a private cache, checked against the content hash before each 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -37,7 +38,7 @@ from tournaments.ladder import matchmaking
 from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
-from tournaments.ratings import elo, openskill
+from tournaments.ratings import elo, openskill, ranks
 
 CPU_SECONDS = Resources().cpu_seconds
 """RLIMIT_CPU of a ladder bot's process, per game."""
@@ -430,6 +431,11 @@ class Standing:
     forfeits: int = 0
     mu: float | None = None
     sigma: float | None = None
+    rank_low: int = 0
+    """The best and worst rank it holds with 95% confidence (tournaments.ratings.ranks)."""
+    rank_high: int = 0
+    tied: bool = False
+    """Statistically tied with the row above it."""
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
@@ -447,21 +453,29 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
     if model(ladder) is MODELS[OPENSKILL]:
         skills = {e["id"]: openskill.Skill(e["rating"], e["sigma"]) for e in listed}
         listed.sort(key=lambda e: (-skills[e["id"]].ordinal, e["name"], e["version"]))
-        return [
+        return _ranged([
             Standing(position, e["name"], e["version"], skills[e["id"]].ordinal, 1.96 * e["sigma"], e["games"],
                      e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"], forfeits.get(e["id"], 0),
                      e["rating"], e["sigma"])
             for position, e in enumerate(listed, start=1)
-        ]
+        ])
     labels = {entry["id"]: _label(entry, include_retired) for entry in listed}
     se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},
                                             met(ledger, ladder, labels, pairs))
-    return [
+    return _ranged([
         Standing(position, entry["name"], entry["version"], entry["rating"], 1.96 * se[labels[entry["id"]]],
                  entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"],
                  forfeits.get(entry["id"], 0))
         for position, entry in enumerate(listed, start=1)
-    ]
+    ])
+
+
+def _ranged(rows_: list[Standing]) -> list[Standing]:
+    """The standings with the ranks each holds with 95% confidence and its ties: from Elo's rating and standard
+    error, or OpenSkill's mu and sigma (the skill itself, which mu - 3 sigma only ranks conservatively)."""
+    estimates = [(s.rating, s.margin / 1.96) if s.mu is None else (s.mu, s.sigma or 0.0) for s in rows_]
+    return [dataclasses.replace(s, rank_low=r.low, rank_high=r.high, tied=r.tied_above)
+            for s, r in zip(rows_, ranks.rank_ranges(estimates), strict=True)]
 
 
 def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = False, check: bool = False

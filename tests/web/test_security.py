@@ -287,3 +287,25 @@ def test_over_plain_http_the_cookies_are_plain_unless_the_operator_says_so(make,
                             headers={"Cookie": f"__Host-tourney_sign_in={value}"})
     parts = cookie_parts(answer, "__Host-tourney_session")
     assert answer.status_code == 303 and "secure" in parts and parts["path"] == "Path=/" and "domain" not in parts
+
+
+# -- malformed bodies ------------------------------------------------------------------------------------
+
+
+def test_a_malformed_multipart_body_is_a_documented_400(make, league):
+    """A multipart body without its parts (as Schemathesis sends one) to either upload or to the sign-in form is
+    a 400, JSON on the API and a page elsewhere, and the document lists that 400 for every operation with a body."""
+    app = make()
+    browser = Browser(app)
+    body = b"--edge\r\nFalse--edge--\r\n"
+    for url, kind in ((f"/api/ladders/{LADDER}/submissions", "application/json"),
+                      ("/account/submissions", "text/html"), ("/sign-in", "text/html")):
+        answer = browser.request("POST", url, token=league.tokens["alice"], content=body,
+                                 headers={"Content-Type": "multipart/form-data; boundary=edge"})
+        assert answer.status_code == 400 and answer.headers["content-type"].startswith(kind), (url, answer.text[:200])
+    operations = [(path, operation) for path, item in app.openapi()["paths"].items() for operation in item.values()]
+    with_body = [(path, operation) for path, operation in operations if "requestBody" in operation]
+    assert len(with_body) >= 6  # the two uploads, sign in, the two sign-outs, retire
+    for path, operation in with_body:
+        documented = operation["responses"]["400"]["content"]
+        assert list(documented) == ["application/json" if path.startswith("/api/") else "text/html"], path

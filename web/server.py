@@ -6,8 +6,8 @@ headers or its body: a client that opens connections and sends a byte now and th
 keeps them all. ``Protocol`` gives each request two deadlines:
 
 * its line and headers must have arrived ``TOURNEY_HEADER_SECONDS`` (10) after the connection
-  opened, or after the previous response when the connection is kept alive and a new request
-  starts;
+  opened or, on a connection kept alive, after the first bytes of the request (until they come,
+  the keep-alive closes an idle connection);
 * its body must have arrived ``TOURNEY_BODY_SECONDS`` (60) after its headers (a 1 MiB upload
   then needs some 17 KiB/s).
 
@@ -44,11 +44,11 @@ class Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._follow()
+        self._follow(arriving=True)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        self._follow()
+        self._follow(arriving=True)
 
     def handle_events(self) -> None:
         super().handle_events()
@@ -58,16 +58,20 @@ class Protocol(H11Protocol):
         self._stop()
         super().connection_lost(exc)
 
-    def _follow(self) -> None:
-        """Keep the deadline of the phase the client's side of the connection is in: waiting for a request's
-        headers (IDLE), sending its body (SEND_BODY), or none (the request is in, the response under way)."""
+    def _follow(self, arriving: bool = False) -> None:
+        """Keep the deadline of the phase the client's side of the connection is in: sending a request's headers
+        (IDLE, once the connection opens or bytes of a new request arrive: a connection idle after a response is
+        the keep-alive's), sending its body (SEND_BODY), or none (the request is in, the response under way)."""
         phase = self.conn.their_state
-        if phase is self._phase or self.transport is None or self.transport.is_closing():
+        if self.transport is None or self.transport.is_closing():
             return
-        self._stop()
-        self._phase = phase
+        if phase is not self._phase:
+            self._stop()
+            self._phase = phase
+        elif self._deadline is not None or not arriving:
+            return
         seconds = self.deadlines.get(phase)
-        if seconds is not None:
+        if seconds is not None and (phase is not h11.IDLE or arriving):
             self._deadline = self.loop.call_later(seconds, self._late)
 
     def _stop(self) -> None:

@@ -31,6 +31,12 @@ def port(league: League) -> Iterator[int]:
 
 
 @pytest.fixture
+def kept(league: League) -> Iterator[int]:
+    """The port of a server that keeps idle connections for 10 minutes but waits 1 s for a request's headers."""
+    yield from serving(league, "--header-timeout", "1", "--keep-alive", "600")
+
+
+@pytest.fixture
 def few(league: League) -> Iterator[int]:
     """The port of a server that takes 4 connections (and waits long for headers: the held ones stay)."""
     yield from serving(league, "--max-connections", "4", "--header-timeout", "600")
@@ -79,6 +85,19 @@ def test_a_whole_request_is_answered_and_the_idle_connection_closed_after_the_ke
         connection.sendall(b"GET /static/favicon.svg HTTP/1.1\r\nHost: league.test\r\n\r\n")
         answer = read_all(connection)
     assert answer.startswith(b"HTTP/1.1 200 ") and b"</svg>" in answer and b" 408 " not in answer
+
+
+def test_on_a_kept_alive_connection_the_next_requests_headers_have_their_deadline_too(kept):
+    """After a whole request and its answer, on the connection kept alive (for 10 minutes), the next request's first
+    bytes and then nothing: 408 and the connection closed (the keep-alive does not shelter a slow request)."""
+    with connect(kept) as connection:
+        connection.sendall(b"GET /static/favicon.svg HTTP/1.1\r\nHost: league.test\r\n\r\n")
+        first = b""
+        while b"</svg>" not in first:
+            first += connection.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 ")
+        connection.sendall(b"GET / HTTP/1.1\r\nHost: lea")
+        assert read_all(connection).startswith(b"HTTP/1.1 408 ")
 
 
 def test_past_the_connection_limit_a_request_is_answered_503(few):

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.web.league import LADDER, League
+from tests.web.live import start, stop
 from web.app import create_app
 from web.settings import Settings
 
@@ -309,3 +310,48 @@ def test_a_malformed_multipart_body_is_a_documented_400(make, league):
     for path, operation in with_body:
         documented = operation["responses"]["400"]["content"]
         assert list(documented) == ["application/json" if path.startswith("/api/") else "text/html"], path
+
+
+# -- in Chromium -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def site(league: League):
+    """`tourney serve --submissions` over this test's league (plain http on 127.0.0.1)."""
+    process, base = start(league, "--submissions")
+    yield base
+    stop(process)
+
+
+def signed_in_page(open_page, base: str, token: str, page=None):
+    """A browser (a fresh one, or ``page``'s) signed in with ``token`` through the form; its account page."""
+    if page is None:
+        page = open_page(base + "sign-in", allowed=(base,))
+    else:
+        page.goto(base + "sign-in")
+    page.fill("input[name=token]", token)
+    page.get_by_role("button", name="sign in").click()
+    page.wait_for_url(base + "account")
+    return page
+
+
+def test_in_chromium_a_second_sign_in_replaces_the_session_and_sign_out_everywhere_ends_all(site, open_page, league):
+    """In Chromium: signing in again in one browser gives it a new cookie and the old one signs nobody in; then
+    "sign out everywhere" on one browser's account page signs out the other browser too."""
+    here = signed_in_page(open_page, site, league.tokens["alice"])
+    first = next(c for c in here.context.cookies() if c["name"] == "tourney_session")
+    signed_in_page(open_page, site, league.tokens["alice"], here)
+    second = next(c for c in here.context.cookies() if c["name"] == "tourney_session")
+    assert second["value"] != first["value"]
+    stale = open_page(site, allowed=(site,))
+    stale.context.add_cookies([first])
+    stale.goto(site + "account")
+    assert stale.url == site + "sign-in"
+
+    there = signed_in_page(open_page, site, league.tokens["alice"])
+    here.goto(site + "account")
+    here.get_by_role("button", name="sign out everywhere").click()
+    here.wait_for_url(site)
+    assert not [c for c in here.context.cookies() if c["name"] == "tourney_session"]
+    there.goto(site + "account")
+    assert there.url == site + "sign-in"

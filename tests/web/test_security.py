@@ -18,8 +18,9 @@ from tests.web.live import start, stop
 from web.app import create_app
 from web.settings import Settings
 
-ALICE_PAGES = ("/", f"/ladders/{LADDER}", "/bots/random_bot", "/tournaments/1", "/api/ladders", "/api/bots/random_bot",
-               "/openapi.json")
+ANONYMOUS = ("/", f"/ladders/{LADDER}", "/bots/random_bot", "/tournaments/1", "/tournaments/1/games", "/api/ladders",
+             "/api/bots/random_bot", "/api/tournaments", "/openapi.json")
+"""Pages and API answers anyone may see (with a game's page, its replay and its log, found in the test)."""
 
 
 class Clock:
@@ -106,7 +107,8 @@ def test_every_answer_says_how_it_may_be_cached(make, league):
     errors, redirects and writes `no-store`; anything answered to an owner, or that sets a cookie, `private,
     no-store`; HEAD as GET."""
     browser = Browser(make())
-    for url in ALICE_PAGES:
+    game = browser.get(f"/api/ladders/{LADDER}/games").json()["items"][0]["game_id"]
+    for url in (*ANONYMOUS, f"/games/{game}", f"/games/{game}/replay", f"/api/games/{game}/log"):
         for method in ("GET", "HEAD"):
             answer = browser.request(method, url)
             assert answer.status_code == 200 and answer.headers["cache-control"] == "no-cache", (method, url)

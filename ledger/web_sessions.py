@@ -1,7 +1,8 @@
 """Owners signed in in a browser (`tourney serve`): their sessions, by the hash of the cookie's secret.
 
 The secret itself is never stored, only its SHA-256 (computed by the caller, as for API tokens).
-A session holds until it expires, its owner signs out, or the owner's API token is replaced: it
+A session holds until it expires, its owner signs out (of it, or everywhere), a new sign-in in
+the same browser replaces it, or the owner's API token is replaced: it
 keeps the hash of the token it was opened with, and a lookup finds it only while that is still
 the owner's token. Times are stored as ``ledger.store.now()`` writes them, so they compare as text.
 """
@@ -38,6 +39,12 @@ def end(ledger: Ledger, secret_hash: str) -> None:
     """Sign a session out (nothing happens for one already gone)."""
     with ledger.write() as connection:
         connection.exec_driver_sql("DELETE FROM web_sessions WHERE secret_hash = ?", (secret_hash,))
+
+
+def end_all(ledger: Ledger, owner_id: int) -> int:
+    """Sign out every session of an owner ("sign out everywhere"); how many there were."""
+    with ledger.write() as connection:
+        return connection.exec_driver_sql("DELETE FROM web_sessions WHERE owner_id = ?", (owner_id,)).rowcount
 
 
 def _stamp(moment: datetime) -> str:

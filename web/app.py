@@ -4,6 +4,8 @@ factory, with the settings in its environment; tests pass Settings directly)."""
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -49,7 +51,9 @@ def open_ledger(settings: Settings) -> Ledger:
     return ledger
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, clock: Callable[[], float] = time.monotonic) -> FastAPI:
+    """The application over ``settings`` (else the environment's); ``clock`` times its rate limits (tests move
+    it instead of waiting)."""
     settings = settings or Settings.from_env()
     app = FastAPI(
         title="tourney",
@@ -61,7 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
         openapi_url="/openapi.json",
     )
-    app.state.site = Site(settings, open_ledger(settings), templates(), RateLimit(settings.requests_per_minute))
+    app.state.site = Site(settings, open_ledger(settings), templates(),
+                          RateLimit(settings.requests_per_minute, clock=clock),
+                          RateLimit(settings.failed_sign_ins_per_minute, clock=clock))
     for module in (home, ladders, tournaments, bots, games, submissions, account):
         for router in ("api", "pages"):
             if hasattr(module, router):

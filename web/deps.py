@@ -67,6 +67,8 @@ class Site:
     ledger: Ledger
     templates: Jinja2Templates
     requests: RateLimit
+    failures: RateLimit
+    """Failed authentications, per client address and per token prefix (``authenticate``)."""
     caches: dict[str, Cache] = field(default_factory=lambda: {
         "verified": Cache(1024), "standings": Cache(64), "replay": Cache(16), "fits": Cache(64)})
 
@@ -103,18 +105,39 @@ def unauthorized(detail: str) -> HTTPException:
     return HTTPException(401, detail, headers={"WWW-Authenticate": 'Bearer realm="tourney"'})
 
 
+TOKEN_KEY = 16
+"""The characters of a presented token that key its failures (``tourney_`` and 8 of its random ones)."""
+
+
+def authenticate(request: Request, token: str) -> dict[str, Any] | None:
+    """The owner of ``token``, or None; 429 while this client address, or this token's prefix, has had too many
+    wrong tokens in the last minute (a good token too: else a guess that hit would still be told so). Each
+    wrong token counts against both."""
+    the_site = site(request)
+    keys = (("address", request.client.host if request.client else ""), ("token", token[:TOKEN_KEY]))
+    wait = the_site.failures.waiting(*keys)
+    if wait is not None:
+        raise HTTPException(429, f"more than {the_site.failures.count} wrong tokens a minute from here: wait "
+                                 f"{wait:.0f} s", headers={"Retry-After": str(max(1, round(wait)))})
+    owner = owners.authenticate(the_site.ledger, token)
+    if owner is None:
+        the_site.failures.count_one(*keys)
+    return owner
+
+
 def current_owner(
     request: Request,
     authorization: Annotated[str | None, Header(description="Bearer TOKEN (from `tourney users add`).")] = None,
 ) -> dict[str, Any]:
-    """The owner whose token the request carries; 401 without a valid one, 429 past the rate limit."""
+    """The owner whose token the request carries; 401 without a valid one, 429 past the rate limit (of this
+    token's requests, or of wrong tokens from this address)."""
     if authorization is None:
         raise unauthorized("this needs an API token: send the header Authorization: Bearer TOKEN")
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthorized("the Authorization header is Bearer TOKEN")
     the_site = site(request)
-    owner = owners.authenticate(the_site.ledger, token.strip())
+    owner = authenticate(request, token.strip())
     if owner is None:
         raise unauthorized("this API token is not valid (a new one: `tourney users token NAME` on the server)")
     request.state.private = True  # an answer to a token is its owner's: never cached (web/security.py)

@@ -7,8 +7,9 @@ then adds the ones every operation may give, from the way the application answer
 * 404 wherever the path names something (a ladder, a bot, a game), and 422 wherever a parameter
   or a body is read;
 * 409 and 503 wherever the ledger is read (a refused read; rows that disagree with the hashed
-  events, docs/web.md "The API"), 413 wherever a body is sent, 401 and 429 wherever a token or a
-  session is read;
+  events, docs/web.md "The API"); 400 and 413 wherever a body is sent (a body that cannot be parsed
+  as the form it claims to be, such as multipart without its parts; one too large); 401 and 429
+  wherever a token or a session is read;
 * every error of an API route is JSON (``Error``); every answer of a page is HTML, its errors
   included.
 
@@ -27,13 +28,14 @@ from web.security import App, Receive, Scope, Send
 
 DESCRIPTIONS = {
     303: "done: see the page in Location",
+    400: "a body that cannot be read as the form its Content-Type names (malformed multipart or urlencoded)",
     401: "no valid API token (API) or no sign-in (pages)",
     403: "not allowed: not yours, a read-only server, or a form without its CSRF token",
     404: "no such ladder, tournament, bot, game or submission",
     409: "the ledger refused the request",
     413: "the request body is larger than this server accepts",
     422: "a parameter or an upload that cannot be used (the answer says which, and why)",
-    429: "too many requests: wait the seconds in Retry-After",
+    429: "too many requests, or too many wrong tokens from here: wait the seconds in Retry-After",
     503: "this league's database does not verify (rows disagree with the games' hashed events)",
 }
 HTML = {"text/html": {"schema": {"type": "string"}}}
@@ -71,7 +73,7 @@ def _complete(path: str, operation: dict[str, Any]) -> None:
     if operation.get("parameters") or "requestBody" in operation:
         statuses.add(422)
     if "requestBody" in operation:
-        statuses.add(413)
+        statuses |= {400, 413}
     if "authorization" in headers or "cookie" in headers or operation.get("x-signed-in"):
         statuses |= {401, 429}
     for status in statuses:

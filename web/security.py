@@ -1,5 +1,6 @@
-"""What keeps the site safe to open and to call: headers on every response, a cap on request
-bodies, and a rate limit per API token (docs/web.md, "Security").
+"""What keeps the site safe to open and to call: headers on every response (a deliberate
+Cache-Control among them), a cap on request bodies, a rate limit per API token and one on failed
+sign-ins (docs/web.md, "Security").
 
 * Every page carries a Content-Security-Policy that lets it load only this site's own style
   sheet and script (no inline script, no other origin, no plugin, no form posting elsewhere)
@@ -7,8 +8,13 @@ bodies, and a rate limit per API token (docs/web.md, "Security").
   stricter policy (its inline script and style by hash, no request at all).
 * Request bodies are counted as they arrive: past the limit the request is answered 413
   before the body is read further, whatever its Content-Length claims.
-* The rate limit is a sliding window per token, in this process's memory (several server
-  processes each keep their own; the per-owner submission limit is counted in the database).
+* Every response says how it may be cached (``caching``, docs/web.md "Caching"): an owner's
+  answers and any answer that sets a cookie not at all, other errors and writes not at all,
+  static files for a few minutes, every other page and API answer by anyone as long as they ask
+  again first (``no-cache``).
+* The rate limits are sliding windows (per token; failed authentications per client address and
+  per token prefix), in this process's memory (several server processes each keep their own; the
+  per-owner submission limit is counted in the database).
 """
 
 from __future__ import annotations
@@ -24,6 +30,16 @@ from starlette.exceptions import HTTPException
 SITE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
                "frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 """The policy of every response that does not set its own."""
+PRIVATE = b"private, no-store"
+"""An owner's answer, or one that sets a cookie: no cache, shared or the browser's, keeps it."""
+NO_STORE = b"no-store"
+"""Errors, redirects and the answers to writes: true now, perhaps not in a moment."""
+REVALIDATE = b"no-cache"
+"""Anonymous pages and API answers: any cache may keep them, but asks the server again before each use
+(a leaderboard that has not changed costs a 304 where the route gives an ETag)."""
+STATIC = b"public, max-age=300"
+"""/static/ files: not fingerprinted (their names do not change with their content), so kept five minutes,
+then revalidated by their ETag."""
 HEADERS = {
     b"x-content-type-options": b"nosniff",
     b"referrer-policy": b"no-referrer",
@@ -31,16 +47,37 @@ HEADERS = {
     b"permissions-policy": b"camera=(), microphone=(), geolocation=(), interest-cohort=()",
 }
 
+MAX_KEYS = 10_000
+"""Keys a rate limit keeps before it drops the idle ones."""
+
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+def caching(scope: Scope, status: int, headers: list[tuple[bytes, bytes]], private: bool) -> bytes | None:
+    """The Cache-Control of a response: a new value, or None to keep the one the route set.
+
+    An answer to a request that carried its owner's credentials (a token, a session: the route marks
+    ``request.state.private``) or that sets a cookie is ``private, no-store``, whatever the route said: no
+    cache may keep it or hand it on. Otherwise a route's own Cache-Control stands; without one, static files
+    are ``public, max-age=300``, errors, redirects and writes ``no-store``, everything else ``no-cache``."""
+    names = {name.lower() for name, _ in headers}
+    if private or b"set-cookie" in names:
+        return PRIVATE
+    if b"cache-control" in names:
+        return None
+    if scope.get("path", "").startswith("/static/") and status in (200, 304):
+        return STATIC
+    if scope.get("method") not in ("GET", "HEAD") or (status >= 300 and status != 304):
+        return NO_STORE
+    return REVALIDATE
+
+
 class SecurityHeaders:
-    """Adds the security headers; a response that set its own policy keeps it. An answer to a request that
-    carried its owner's credentials (a token, a session: the route marks ``request.state.private``) gets
-    ``Cache-Control: private, no-store``, whatever else it said: no cache may keep it or hand it on."""
+    """Adds the security headers and the Cache-Control of ``caching``; a response that set its own policy
+    keeps it."""
 
     def __init__(self, app: App) -> None:
         self.app = app
@@ -55,9 +92,10 @@ class SecurityHeaders:
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                if state.get("private"):
+                cache = caching(scope, message["status"], headers, bool(state.get("private")))
+                if cache is not None:
                     headers = [(name, value) for name, value in headers if name.lower() != b"cache-control"]
-                    headers.append((b"cache-control", b"private, no-store"))
+                    headers.append((b"cache-control", cache))
                 names = {name.lower() for name, _ in headers}
                 headers += [(name, value) for name, value in HEADERS.items() if name not in names]
                 if b"content-security-policy" not in names:
@@ -138,7 +176,8 @@ async def _too_large(send: Send, limit: int, page: bool = False) -> None:
 
 
 class RateLimit:
-    """At most ``count`` events per ``window`` seconds per key (a sliding window)."""
+    """At most ``count`` events per ``window`` seconds per key (a sliding window). ``clock`` is injectable, so
+    tests move time instead of waiting."""
 
     def __init__(self, count: int, window: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.count = count
@@ -151,10 +190,36 @@ class RateLimit:
         """Count one event for ``key``: None if allowed, else the seconds until one would be."""
         now = self.clock()
         with self._lock:
-            seen = self._seen.setdefault(key, deque())
-            while seen and seen[0] <= now - self.window:
-                seen.popleft()
-            if len(seen) >= self.count:
-                return seen[0] + self.window - now
-            seen.append(now)
-            return None
+            wait = self._wait(key, now)
+            if wait is None:
+                self._seen[key].append(now)
+            return wait
+
+    def waiting(self, *keys: Any) -> float | None:
+        """The seconds until every one of ``keys`` is allowed an event again, or None if they are now (nothing
+        is counted)."""
+        now = self.clock()
+        with self._lock:
+            waits = [wait for key in keys if (wait := self._wait(key, now)) is not None]
+        return max(waits) if waits else None
+
+    def count_one(self, *keys: Any) -> None:
+        """Count one event for each of ``keys``, allowed or not (a failure that happened)."""
+        now = self.clock()
+        with self._lock:
+            for key in keys:
+                self._wait(key, now)
+                self._seen[key].append(now)
+
+    def _wait(self, key: Any, now: float) -> float | None:
+        if key not in self._seen and len(self._seen) >= MAX_KEYS:
+            self._forget(now)
+        seen = self._seen.setdefault(key, deque())
+        while seen and seen[0] <= now - self.window:
+            seen.popleft()
+        return seen[0] + self.window - now if len(seen) >= self.count else None
+
+    def _forget(self, now: float) -> None:
+        """Drop the keys whose events have all left the window (so many addresses do not grow memory forever)."""
+        for key in [key for key, seen in self._seen.items() if not seen or seen[-1] <= now - self.window]:
+            del self._seen[key]

@@ -1,11 +1,17 @@
 """Owners in the browser: signing in with the API token, the session cookie, and CSRF tokens.
 
 * Signing in POSTs the API token once, in a form; the server answers with a session cookie
-  (``tourney_session``: HttpOnly, SameSite=Strict, Secure when the site is served over TLS,
-  Path=/) holding a random secret. Only the SHA-256 of the secret is stored (ledger/web_sessions.py),
-  with when it expires (``Settings.session_hours``) and the hash of the token it was opened with:
-  a new token (`tourney users token NAME`) ends every session of the old one. Signing out deletes
-  the row and the cookie.
+  holding a random secret: ``__Host-tourney_session`` (Secure, Path=/, no Domain: no other host
+  and no plain-http page can set or replace it) when the request came over https or
+  ``TOURNEY_HTTPS_COOKIES=1``, else ``tourney_session`` (plain http, as on 127.0.0.1); HttpOnly
+  and SameSite=Strict either way. A request over https reads only the ``__Host-`` cookie. Only
+  the SHA-256 of the secret is stored (ledger/web_sessions.py), with when it expires
+  (``Settings.session_hours``) and the hash of the token it was opened with: a new token
+  (`tourney users token NAME`) ends every session of the old one. Signing out deletes the row and
+  the cookie; a new sign-in in a browser ends the session its cookie held; "sign out everywhere"
+  ends every session of the owner.
+* Wrong tokens sent to the sign-in form count against the client's address and the token's
+  prefix, as the API's do (web/deps.py ``authenticate``): past the limit, 429.
 * The session is read by the pages only. The JSON API still takes a token in the Authorization
   header alone, so no API route can be driven by a cookie from another site.
 * Every form that changes something carries a CSRF token, checked before anything is done: for a
@@ -27,10 +33,13 @@ from fastapi import Depends, HTTPException, Request, Response
 
 from ledger import web_sessions
 from tournaments.ladder import owners
-from web.deps import site
+from web.deps import authenticate, site
 
 SESSION = "tourney_session"
 SIGN_IN = "tourney_sign_in"
+HOST_PREFIX = "__Host-"
+"""Over https the cookies' names start with it: the browser then keeps them only if Secure, Path=/ and without
+Domain, and no other host (a sibling subdomain) nor a plain-http page can set them."""
 SIGN_IN_SECONDS = 3600
 """How long a sign-in form stays good to send."""
 SECRET_BYTES = 32
@@ -45,6 +54,26 @@ def csrf_of(secret: str) -> str:
     return hmac.new(secret.encode("utf-8"), b"tourney-csrf-v1", hashlib.sha256).hexdigest()
 
 
+def secure(request: Request) -> bool:
+    """Whether this request's cookies are ``__Host-`` and Secure: over https, or when the operator says so."""
+    return request.url.scheme == "https" or site(request).settings.https_cookies
+
+
+def session_cookie(request: Request) -> str:
+    """The name of the session cookie for this request."""
+    return HOST_PREFIX + SESSION if secure(request) else SESSION
+
+
+def sign_in_cookie(request: Request) -> tuple[str, str]:
+    """The name and path of the sign-in form's cookie for this request (``__Host-`` needs Path=/)."""
+    return (HOST_PREFIX + SIGN_IN, "/") if secure(request) else (SIGN_IN, "/sign-in")
+
+
+def session_secret(request: Request) -> str | None:
+    """The secret of the session cookie this request carries (under this request's name for it), if any."""
+    return request.cookies.get(session_cookie(request))
+
+
 def viewer(request: Request) -> dict[str, Any] | None:
     """The owner signed in with this request's session cookie, or None (read once per request). A request
     that carries a session is its owner's: its answer is marked private (web/security.py)."""
@@ -52,7 +81,7 @@ def viewer(request: Request) -> dict[str, Any] | None:
         return request.state.viewer
     except AttributeError:
         found = None
-        secret = request.cookies.get(SESSION)
+        secret = session_secret(request)
         if secret and site(request).settings.submissions and len(secret) < 200:
             found = web_sessions.owner(site(request).ledger, _hash(secret))
         request.state.viewer = found
@@ -63,13 +92,17 @@ def viewer(request: Request) -> dict[str, Any] | None:
 
 def page_csrf(request: Request) -> str | None:
     """The CSRF token the forms of this page carry for its signed-in owner (None when nobody is)."""
-    secret = request.cookies.get(SESSION)
+    secret = session_secret(request)
     return csrf_of(secret) if secret and viewer(request) is not None else None
 
 
 def cookie(request: Request, response: Response, name: str, value: str, seconds: int, path: str = "/") -> None:
     response.set_cookie(name, value, max_age=seconds, path=path, httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https")
+                        secure=secure(request))
+
+
+def forget(request: Request, response: Response, name: str, path: str = "/") -> None:
+    response.delete_cookie(name, path=path, httponly=True, samesite="strict", secure=secure(request))
 
 
 def same_site(request: Request) -> None:
@@ -98,33 +131,38 @@ def writable(request: Request) -> None:
 
 def sign_in_value(request: Request) -> str:
     """The CSRF value of a sign-in form: its cookie's, or a new one (``remember_sign_in`` then sets it)."""
-    value = request.cookies.get(SIGN_IN)
+    value = request.cookies.get(sign_in_cookie(request)[0])
     return value if value and len(value) < 100 else secrets.token_urlsafe(SECRET_BYTES)
 
 
 def remember_sign_in(request: Request, response: Response, value: str) -> None:
-    cookie(request, response, SIGN_IN, value, SIGN_IN_SECONDS, path="/sign-in")
+    name, path = sign_in_cookie(request)
+    cookie(request, response, name, value, SIGN_IN_SECONDS, path=path)
 
 
 def sign_in(request: Request, response: Response, token: str, sent_csrf: str | None) -> dict[str, Any]:
     """Open a session for the owner of ``token`` (the form's CSRF checked first); 401 for a token that is not
-    valid. Sets the session cookie on ``response`` and clears the sign-in one."""
+    valid, 429 past the limit of wrong tokens. Ends the session this browser held, if any (a second sign-in
+    replaces the first), sets the new session's cookie on ``response`` and clears the sign-in one."""
     writable(request)
     same_site(request)
-    check(request.cookies.get(SIGN_IN), sent_csrf)
+    name, path = sign_in_cookie(request)
+    check(request.cookies.get(name), sent_csrf)
     the_site = site(request)
     token = token.strip()
-    owner = owners.authenticate(the_site.ledger, token) if token else None
+    owner = authenticate(request, token) if token else None
     if owner is None:
         raise HTTPException(401, "this API token is not valid (the operator gives a new one with "
                                  "`tourney users token NAME`)")
+    old = session_secret(request)
+    if old and len(old) < 200:
+        web_sessions.end(the_site.ledger, _hash(old))
     secret = secrets.token_urlsafe(SECRET_BYTES)
     hours = the_site.settings.session_hours
     web_sessions.start(the_site.ledger, _hash(secret), owner["id"], owners.token_hash(token),
                        datetime.now(UTC) + timedelta(hours=hours))
-    cookie(request, response, SESSION, secret, hours * 3600)
-    response.delete_cookie(SIGN_IN, path="/sign-in", httponly=True, samesite="strict",
-                           secure=request.url.scheme == "https")
+    cookie(request, response, session_cookie(request), secret, hours * 3600)
+    forget(request, response, name, path)
     return owner
 
 
@@ -133,8 +171,20 @@ def sign_out(request: Request, response: Response, sent_csrf: str | None) -> Non
     writable(request)
     same_site(request)
     check(page_csrf(request), sent_csrf)
-    web_sessions.end(site(request).ledger, _hash(request.cookies[SESSION]))
-    response.delete_cookie(SESSION, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+    web_sessions.end(site(request).ledger, _hash(session_secret(request) or ""))
+    forget(request, response, session_cookie(request))
+
+
+def sign_out_everywhere(request: Request, response: Response, sent_csrf: str | None) -> int:
+    """End every session of the signed-in owner, in every browser (this page's CSRF token checked first), and
+    clear this browser's cookie; how many sessions ended."""
+    writable(request)
+    same_site(request)
+    owner = signed_in(request)
+    check(page_csrf(request), sent_csrf)
+    ended = web_sessions.end_all(site(request).ledger, owner["id"])
+    forget(request, response, session_cookie(request))
+    return ended
 
 
 def signed_in(request: Request) -> dict[str, Any]:

@@ -35,6 +35,16 @@ class Settings:
     """TOURNEY_POLL_SECONDS: how often a ladder page asks whether its leaderboard changed."""
     session_hours: int = 168
     """TOURNEY_SESSION_HOURS: how long an owner stays signed in in a browser (a week), unless they sign out."""
+    failed_sign_ins_per_minute: int = 10
+    """TOURNEY_FAILED_SIGN_INS_PER_MINUTE: wrong tokens (API or sign-in form) per client address, and per token
+    prefix, before every authentication from there is answered 429 (per server process)."""
+    https_cookies: bool = False
+    """TOURNEY_HTTPS_COOKIES=1: the sign-in cookies are ``__Host-`` and Secure even on a request that came over
+    plain http (they always are over https)."""
+    header_seconds: int = 10
+    """TOURNEY_HEADER_SECONDS: a request's line and headers must arrive within this (web/server.py)."""
+    body_seconds: int = 60
+    """TOURNEY_BODY_SECONDS: a request's body must arrive within this, once its headers have (web/server.py)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -52,6 +62,10 @@ class Settings:
             requests_per_minute=_whole(environ, "TOURNEY_REQUESTS_PER_MINUTE", 120),
             poll_seconds=_whole(environ, "TOURNEY_POLL_SECONDS", 10),
             session_hours=_whole(environ, "TOURNEY_SESSION_HOURS", 168),
+            failed_sign_ins_per_minute=_whole(environ, "TOURNEY_FAILED_SIGN_INS_PER_MINUTE", 10),
+            https_cookies=environ.get("TOURNEY_HTTPS_COOKIES", "0") == "1",
+            header_seconds=_whole(environ, "TOURNEY_HEADER_SECONDS", 10),
+            body_seconds=_whole(environ, "TOURNEY_BODY_SECONDS", 60),
         )
 
 

@@ -204,20 +204,23 @@ def app(serve):
 
 def test_sign_in_sets_a_strict_httponly_cookie_that_expires(app, league):
     """The answer to a good token is a 303 to the account page with the session cookie: HttpOnly,
-    SameSite=Strict, Path=/, Max-Age the session's hours, Secure over https; the sign-in cookie is cleared."""
+    SameSite=Strict, Path=/, Max-Age the session's hours; over https named `__Host-tourney_session`, Secure and
+    without Domain (tests/web/test_security_cookies.py); the sign-in cookie is cleared."""
     for base, secure in (("http://league.test", False), ("https://league.test", True)):
+        prefix = "__Host-" if secure else ""
         browser = Browser(app, base)
         answer = browser.sign_in(league.tokens["alice"])
         assert answer.status_code == 303 and answer.headers["location"] == "/account"
         cookies = answer.headers.get_list("set-cookie")
-        session = next(c for c in cookies if c.startswith("tourney_session="))
+        session = next(c for c in cookies if c.startswith(f"{prefix}tourney_session="))
         parts = {part.strip().split("=")[0].lower(): part.strip() for part in session.split(";")}
-        assert {"httponly", "path", "max-age", "samesite"} <= set(parts)
+        assert {"httponly", "path", "max-age", "samesite"} <= set(parts) and "domain" not in parts
         assert parts["samesite"].lower() == "samesite=strict"
         assert parts["max-age"] == f"Max-Age={168 * 3600}" and parts["path"] == "Path=/"
         assert ("secure" in parts) is secure
-        assert any(c.startswith('tourney_sign_in=""') or "tourney_sign_in=;" in c or
-                   (c.startswith("tourney_sign_in=") and "Max-Age=0" in c) for c in cookies)
+        sign_in = f"{prefix}tourney_sign_in"
+        assert any(c.startswith(f'{sign_in}=""') or f"{sign_in}=;" in c or
+                   (c.startswith(f"{sign_in}=") and "Max-Age=0" in c) for c in cookies)
 
 
 def test_a_bad_token_is_said_on_the_form_again(app):

@@ -19,6 +19,8 @@ import typer
 from tournaments.cli.options import Db, reading, whole_option, writing
 
 APPLICATION = "web.app:create_app"
+PROTOCOL = "web.server:Protocol"
+"""uvicorn's HTTP/1.1 protocol with deadlines for a request's headers and body (named, never imported here)."""
 WEB_MODULES = ("fastapi", "uvicorn", "jinja2", "python_multipart")
 EXTRA = "web"
 
@@ -45,6 +47,17 @@ def serve(
         "--submissions-per-hour", "Submissions one owner may make per hour.", 1, 100_000, "submissions")] = 10,
     requests_per_minute: Annotated[int, whole_option(
         "--requests-per-minute", "API requests one token may make per minute.", 1, 1_000_000, "requests")] = 120,
+    header_timeout: Annotated[int, whole_option(
+        "--header-timeout", "Seconds a request's headers may take to arrive; then 408 and the connection closes.",
+        1, 3600, "seconds")] = 10,
+    body_timeout: Annotated[int, whole_option(
+        "--body-timeout", "Seconds a request's body may take to arrive after its headers; then 408.", 1, 3600,
+        "seconds")] = 60,
+    keep_alive: Annotated[int, whole_option(
+        "--keep-alive", "Seconds an idle connection is kept open after a response.", 1, 3600, "seconds")] = 5,
+    max_connections: Annotated[int, whole_option(
+        "--max-connections", "Open connections from which a request on a new one is answered 503.", 2, 1_000_000,
+        "connections")] = 1000,
     db: Db = None,
 ) -> None:
     """Serve the league: leaderboards, tournaments, bots and replays in a browser, the same over a JSON API.
@@ -76,15 +89,18 @@ def serve(
         "TOURNEY_MAX_UPLOAD_KB": str(max_upload_kb),
         "TOURNEY_SUBMISSIONS_PER_HOUR": str(submissions_per_hour),
         "TOURNEY_REQUESTS_PER_MINUTE": str(requests_per_minute),
+        "TOURNEY_HEADER_SECONDS": str(header_timeout),
+        "TOURNEY_BODY_SECONDS": str(body_timeout),
     })
     import uvicorn
 
     typer.echo(f"serving {url} on http://{host}:{port}/ ({'submissions open' if submissions else 'read-only'}); "
                "Ctrl-C stops")
     # X-Forwarded-Proto and -For are believed from a proxy on this machine only (uvicorn's default), so
-    # that pages behind a TLS proxy show https URLs.
+    # that pages behind a TLS proxy show https URLs. PROTOCOL adds the header and body deadlines uvicorn lacks.
     uvicorn.run(APPLICATION, factory=True, host=host, port=port, log_level="warning", server_header=False,
-                proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+                proxy_headers=True, forwarded_allow_ips="127.0.0.1", http=PROTOCOL, timeout_keep_alive=keep_alive,
+                limit_concurrency=max_connections)
     typer.echo("stopped")  # uvicorn takes Ctrl-C itself: the normal way to stop a server, not an error
 
 

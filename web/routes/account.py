@@ -50,25 +50,37 @@ def _sign_in_form(request: Request, status: int, error: str | None, headers: dic
 
 @pages.post("/sign-in", response_class=HTMLResponse, summary="Sign in: the API token, once, for a session cookie",
             responses={**SEE_OTHER, 401: {"description": "not a valid token: the form again, saying so"},
-                       403: {"description": "read-only server, a form from another site, or no CSRF token"}})
+                       403: {"description": "read-only server, a form from another site, or no CSRF token"},
+                       429: {"description": "too many wrong tokens from here: the form again, saying how long to "
+                                            "wait"}})
 def sign_in(request: Request, token: Annotated[str, Form(min_length=1, max_length=300, description="your API token")],
             csrf: Csrf = None):
     done = RedirectResponse("/account", status_code=303)
     try:
         sessions.sign_in(request, done, token, csrf)
     except HTTPException as error:
-        if error.status_code != 401:
+        if error.status_code not in (401, 429):
             raise
-        return _sign_in_form(request, 401, str(error.detail), error.headers)
+        return _sign_in_form(request, error.status_code, str(error.detail), error.headers)
     return done
 
 
-@pages.post("/sign-out", response_class=HTMLResponse, summary="Sign out: the session ends, its cookie is cleared",
-            responses={**SEE_OTHER, 403: {"description": "read-only server, or a form without its CSRF token"}},
-            openapi_extra=SignedIn)
+SIGNING_OUT = {"response_class": HTMLResponse, "openapi_extra": SignedIn, "responses": {
+    **SEE_OTHER, 403: {"description": "read-only server, or a form without its CSRF token"}}}
+
+
+@pages.post("/sign-out", summary="Sign out: the session ends, its cookie is cleared", **SIGNING_OUT)
 def sign_out(request: Request, csrf: Csrf = None):
     done = RedirectResponse("/", status_code=303)
     sessions.sign_out(request, done, csrf)
+    return done
+
+
+@pages.post("/sign-out-everywhere", summary="Sign out everywhere: every session of yours ends, in every browser",
+            **SIGNING_OUT)
+def sign_out_everywhere(request: Request, csrf: Csrf = None):
+    done = RedirectResponse("/", status_code=303)
+    sessions.sign_out_everywhere(request, done, csrf)
     return done
 
 

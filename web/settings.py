@@ -4,6 +4,7 @@ run ``web.app:create_app`` with the same variables)."""
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,9 @@ class Settings:
     """TOURNEY_POLL_SECONDS: how often a ladder page asks whether its leaderboard changed."""
     session_hours: int = 168
     """TOURNEY_SESSION_HOURS: how long an owner stays signed in in a browser (a week), unless they sign out."""
+    public_url: str | None = None
+    """TOURNEY_PUBLIC_URL: the address people reach the server at (https://league.example), for the pages' curl
+    examples; never taken from a request's Host header. None: the examples say "$SERVER"."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -52,7 +56,20 @@ class Settings:
             requests_per_minute=_whole(environ, "TOURNEY_REQUESTS_PER_MINUTE", 120),
             poll_seconds=_whole(environ, "TOURNEY_POLL_SECONDS", 10),
             session_hours=_whole(environ, "TOURNEY_SESSION_HOURS", 168),
+            public_url=_public_url(environ.get("TOURNEY_PUBLIC_URL") or None),
         )
+
+
+def _public_url(text: str | None) -> str | None:
+    """An http(s) address with a host and no query, without its trailing "/"; None for none."""
+    if text is None:
+        return None
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment \
+            or any(character.isspace() or character in "\"'<>`" for character in text):
+        raise SettingsError(f"TOURNEY_PUBLIC_URL is an http or https address such as https://league.example, "
+                            f"not {text!r}")
+    return text.rstrip("/")
 
 
 def _whole(environ: Mapping[str, str], name: str, default: int) -> int:

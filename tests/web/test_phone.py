@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.league import LADDER, TOURNAMENT, TRIO
+from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT
 from tests.web.test_owners import RAISES, sign_in, site  # noqa: F401 (site: the fixture sign_in's server)
 
@@ -107,3 +108,17 @@ def test_the_account_page_keeps_its_bots_rating_and_retire_button_on_screen(site
         alice.goto(site + "account")
         check_fits(alice, width, {"table.mine": ["bot", "rating"], "table.submissions": ["#", "bot", "status"]},
                    buttons="table.mine button")
+
+
+def test_a_bots_curl_example_wraps_on_a_phone(league, open_page, monkeypatch):
+    """A bot page's curl example, with a long public address configured, wraps at 390 px: the page stays 390 wide."""
+    public = "https://a-league-with-a-rather-long-address.example.org/tourney"
+    monkeypatch.setenv("TOURNEY_PUBLIC_URL", public)
+    process, base = start(league, "--submissions")
+    try:
+        page = open_page(base + "bots/random_bot", width=390, height=844, allowed=(base,))
+        expect(page.locator("#stderr + p.note code")).to_contain_text(f"{public}/api/bots/random_bot/logs")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.close()
+    finally:
+        stop(process)

@@ -271,7 +271,7 @@ def test_pending_and_refused_names_are_their_owners_alone(api, league):
         mine = api.get(f"/api/bots/{name}", token=league.tokens["alice"])
         assert mine.status_code == 200 and mine.json()["owner"] == "alice", name
         page = alice.request("GET", f"/bots/{name}")
-        assert page.status_code == 200 and "by alice" in page.text, name
+        assert page.status_code == 200 and "by alice" in page.text and "only you, its owner" in page.text, name
         assert page.headers["cache-control"] == "private, no-store"
     listed = api.get("/api/bots/chatty")
     assert listed.status_code == 200 and listed.json()["owner"] == "alice"

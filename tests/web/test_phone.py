@@ -95,7 +95,7 @@ def test_on_a_phone_the_other_columns_come_back_with_all_columns(see):
 
 def test_the_account_page_keeps_its_bots_rating_and_retire_button_on_screen(site, open_page, league):  # noqa: F811
     """alice's account (a bot listed, one refused) at 1280 and 390 px: each bot's name, rating and retire button, and
-    each submission's status, on screen; no sideways scroll."""
+    each submission's status, on screen; no sideways scroll there nor on a submission's page."""
     for name, content in (("chatty", CHATTY_BOT), ("clumsy", RAISES)):
         answer = httpx.post(site + f"api/ladders/{LADDER}/submissions", files={"file": (f"{name}.py", content)},
                             data={"bot": name}, headers={"Authorization": f"Bearer {league.tokens['alice']}"})
@@ -108,6 +108,10 @@ def test_the_account_page_keeps_its_bots_rating_and_retire_button_on_screen(site
         alice.goto(site + "account")
         check_fits(alice, width, {"table.mine": ["bot", "rating"], "table.submissions": ["#", "bot", "status"]},
                    buttons="table.mine button")
+        submission = alice.locator("table.submissions tbody tr a").first.get_attribute("href")
+        alice.goto(site + submission.lstrip("/"))
+        expect(alice.locator(".status-line .status")).to_be_visible()
+        assert alice.evaluate("document.documentElement.scrollWidth") <= width, submission
 
 
 def test_a_bots_curl_example_wraps_on_a_phone(league, open_page, monkeypatch):

@@ -91,22 +91,6 @@ class GameSummary(BaseModel):
     forfeit: Forfeit | None
 
 
-class TournamentSummary(BaseModel):
-    id: int
-    name: str
-    kind: str
-    game: str
-    bots: int
-    games: int
-    created_at: str
-
-
-class Record(BaseModel):
-    wins: int
-    draws: int
-    losses: int
-
-
 class Progress(BaseModel):
     state: str = Field(description="finished; running (a game stored in the last 10 minutes); interrupted (none "
                                    "since: `tourney run --resume` continues it); imported (a collection of imported "
@@ -117,11 +101,27 @@ class Progress(BaseModel):
     last_game_at: str | None = Field(description="when its latest stored game was played")
 
 
+class TournamentSummary(BaseModel):
+    id: int
+    name: str
+    kind: str
+    game: str
+    bots: int
+    games: int
+    created_at: str
+    progress: Progress | None = Field(default=None, description="finished, running or interrupted, and how far")
+
+
+class Record(BaseModel):
+    wins: int
+    draws: int
+    losses: int
+
+
 class Tournament(TournamentSummary):
     standings: list[standings.Row]
     los: dict[str, dict[str, float | None]] = Field(description="likelihood of superiority of row over column")
     head_to_head: dict[str, dict[str, Record]]
-    progress: Progress | None = Field(default=None, description="finished, running or interrupted, and how far")
 
 
 class Version(BaseModel):

@@ -190,7 +190,8 @@ def interrupted_run(league, tmp_path) -> str:
 
 def test_an_interrupted_tournament_does_not_look_finished(serve, league, tmp_path, monkeypatch):
     """A finished tournament says so with all its games; one whose run was killed says running while its last game
-    is recent, then interrupted, with the games stored of those scheduled, on its page and in the API."""
+    is recent, then interrupted, with the games stored of those scheduled, on its page, the home page's list and in
+    the API."""
     api = serve()
     done = api.get(f"/api/tournaments/{TOURNAMENT}").json()
     assert done["progress"] == {**done["progress"], "state": "finished", "stored": done["games"],
@@ -209,6 +210,11 @@ def test_an_interrupted_tournament_does_not_look_finished(serve, league, tmp_pat
     page = html.unescape(api.get(f"/tournaments/{found['id']}").text)
     assert '<span class="state state-interrupted">interrupted</span>' in page
     assert f"{progress['stored']} of 400 games stored, none since" in page and "--resume" in page
+    listed = next(t for t in api.get("/api/tournaments").json()["items"] if t["name"] == name)
+    assert listed["progress"] == progress
+    home = api.get("/").text
+    row = re.search(rf'<tr><td><a href="/tournaments/{found["id"]}">{name}</a>.*?</tr>', home, re.S).group(0)
+    assert '<span class="state state-interrupted">interrupted</span>' in row and "<small>of 400</small>" in row
 
 
 # -- 7. retiring asks first -----------------------------------------------------------------------------------

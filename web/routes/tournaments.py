@@ -15,13 +15,12 @@ from fastapi.responses import HTMLResponse
 from ledger import read_models
 from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
-from ledger.store import Ledger
 from tournaments.play import formats, standings
 from tournaments.play.defaults import MATCH
 from tournaments.play.match import Match
 from tournaments.play.schedule import ScheduleError
 from web import lists, models
-from web.deps import LedgerDep, PagingDep, Site, SiteDep
+from web.deps import PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes.ladders import (
     MATRIX_BOTS,
@@ -48,10 +47,12 @@ def summary_of(row: dict) -> models.TournamentSummary:
                                     bots=row["bots"], games=row["games"], created_at=row["created_at"])
 
 
-def summaries(ledger: Ledger, offset: int = 0, limit: int = 50) -> models.Page[models.TournamentSummary]:
-    """One page of the tournaments, newest first (paged in the database)."""
-    found, total = tournament_rows.newest(ledger, offset, limit)
-    return models.Page[models.TournamentSummary].of([summary_of(row) for row in found], total, offset, limit)
+def summaries(site: Site, offset: int = 0, limit: int = 50) -> models.Page[models.TournamentSummary]:
+    """One page of the tournaments, newest first (paged in the database), each with its progress."""
+    found, total = tournament_rows.newest(site.ledger, offset, limit)
+    return models.Page[models.TournamentSummary].of(
+        [summary_of(row).model_copy(update={"progress": progress(site, row, row["games"])}) for row in found],
+        total, offset, limit)
 
 
 STALLED_AFTER = timedelta(minutes=10)
@@ -97,8 +98,9 @@ def progress(site: Site, row: dict, games: int) -> models.Progress:
         return models.Progress(state="imported", stored=games, scheduled=None, last_game_at=None)
 
     def over() -> tuple[int | None, bool]:
+        whole = row if "seed" in row else tournament_rows.get(site.ledger, str(row["id"]))  # a list's row: no seed
         with site.ledger.read() as connection:
-            return _planned(row, read_models.tournament_results(connection, row["id"]))
+            return _planned(whole, read_models.tournament_results(connection, row["id"]))
 
     scheduled, finished = site.caches["standings"].get(("progress", row["id"], games), over)
     with site.ledger.read() as connection:
@@ -126,8 +128,9 @@ def tournament(site: Site, ref: str) -> models.Tournament:
         return found.to_json()
 
     computed = site.caches["standings"].get(("tournament", row["id"], summary.games), fitted)
-    return models.Tournament(**summary.model_dump(), standings=computed["standings"], los=computed["los"],
-                             head_to_head=computed["head_to_head"], progress=progress(site, row, summary.games))
+    return models.Tournament(**summary.model_dump(exclude={"progress"}), standings=computed["standings"],
+                             los=computed["los"], head_to_head=computed["head_to_head"],
+                             progress=progress(site, row, summary.games))
 
 
 def games(site: Site, ref: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
@@ -142,8 +145,8 @@ def ranked(shown: models.Tournament, order: lists.Order, words: str | None) -> l
 
 
 @api.get("", response_model=models.Page[models.TournamentSummary], summary="Every tournament, newest first")
-def list_tournaments(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.TournamentSummary]:
-    return summaries(ledger, paging.offset, paging.limit)
+def list_tournaments(site: SiteDep, paging: PagingDep) -> models.Page[models.TournamentSummary]:
+    return summaries(site, paging.offset, paging.limit)
 
 
 @api.get("/{ref}", response_model=models.Tournament, summary="A tournament (by id or name) and its standings")

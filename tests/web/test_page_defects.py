@@ -281,3 +281,4 @@ def test_pending_and_refused_names_are_their_owners_alone(api, league):
         assert page.headers["cache-control"] == "private, no-store"
     listed = api.get("/api/bots/chatty")
     assert listed.status_code == 200 and listed.json()["owner"] == "alice"
+    assert "authorization" in listed.headers["vary"].lower()

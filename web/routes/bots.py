@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
 from ledger import games as game_rows
@@ -114,7 +114,9 @@ def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -
 
 # Registered after its sub-resources, which a name's "/" (its %2F decoded) would otherwise reach as the bot's.
 @api.get("/{name:path}", response_model=models.Bot, summary="A bot: its versions and ladder entries")
-def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep) -> models.Bot:
+def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep, response: Response) -> models.Bot:
+    # Its owner's token may find a name not listed yet (a 404 for everyone else): the answer varies by it.
+    response.headers["Vary"] = "Authorization"
     return bot(ledger, name, owner)
 
 

@@ -134,6 +134,18 @@ def test_a_bot_named_with_a_slash_has_its_page_and_api_records(serve, league):
     assert api.get("/bots/team%2Fnobody").status_code == 404
 
 
+def test_a_bot_named_like_a_sub_resource_is_that_bot(serve, league):
+    """A bot named team/games is /api/bots/team%2Fgames itself (the "/" sent encoded), not the games of a bot team;
+    its own games are /api/bots/team%2Fgames/games."""
+    tourney("ladder", "submit", LADDER, ROOT / "bots" / "random_bot.py", "--as", "team/games", "--db", league.path)
+    api = serve()
+    record = api.get("/api/bots/team%2Fgames")
+    assert record.status_code == 200 and record.json()["name"] == "team/games", record.text
+    assert api.get("/api/bots/team%2Fgames/games").json()["total"] == 0
+    assert api.get("/api/bots/team%2Fresults").status_code == 404  # no bot team/results: not the record of "team"
+    assert api.get("/api/bots/random_bot/games").json()["total"] > 0
+
+
 # -- 5. the Host header ---------------------------------------------------------------------------------------
 
 

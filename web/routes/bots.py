@@ -8,6 +8,9 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
+from starlette.routing import Match
+from starlette.types import Scope
 
 from ledger import games as game_rows
 from ledger import ladders as ladder_rows
@@ -19,7 +22,22 @@ from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep, SiteDep
 from web.pages import query, render
 from web.routes.ladders import PageForfeit, PageResult, shown_rating
 
-api = APIRouter(prefix="/api/bots", tags=["bots"])
+
+class _Named(APIRoute):
+    """A route whose path ends in words after its bot's name (``/{name:path}/games``) takes a request only where those
+    words were sent as written: ``/api/bots/x%2Fgames`` is the bot named "x/games", not x's games (the router
+    decodes %2F before it matches, so the path as sent, ``raw_path``, decides)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        tail = self.path_format.rsplit("}", 1)[-1].encode()
+        raw = scope.get("raw_path")
+        if match is not Match.NONE and tail and raw is not None and not raw.split(b"?", 1)[0].endswith(tail):
+            return Match.NONE, {}
+        return match, child
+
+
+api = APIRouter(prefix="/api/bots", tags=["bots"], route_class=_Named)
 pages = APIRouter(tags=["pages"])
 
 Result = Annotated[Literal["win", "draw", "loss"] | None, Query(

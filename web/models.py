@@ -101,6 +101,16 @@ class GameSummary(BaseModel):
     forfeit: Forfeit | None
 
 
+class Progress(BaseModel):
+    state: str = Field(description="finished; running (a game stored in the last 10 minutes); interrupted (none "
+                                   "since: `tourney run --resume` continues it); imported (a collection of imported "
+                                   "games, never scheduled)")
+    stored: int = Field(description="games stored")
+    scheduled: int | None = Field(description="games it has when over (null: not known in advance, a match that "
+                                               "stops when its test decides, or imported games)")
+    last_game_at: str | None = Field(description="when its latest stored game was played")
+
+
 class TournamentSummary(BaseModel):
     id: int
     name: str
@@ -109,6 +119,7 @@ class TournamentSummary(BaseModel):
     bots: int
     games: int
     created_at: str
+    progress: Progress | None = Field(default=None, description="finished, running or interrupted, and how far")
 
 
 class Record(BaseModel):
@@ -134,9 +145,11 @@ class Entry(BaseModel):
     version: int
     content_hash: str
     status: str
-    rating: float
+    rating: float = Field(description="as the leaderboard ranks: Elo, or OpenSkill's conservative mu - 3 sigma")
     games: int
     submitted_at: str
+    mu: float | None = Field(default=None, description="OpenSkill's mean (openskill ladders only)")
+    sigma: float | None = Field(default=None, description="OpenSkill's uncertainty (openskill ladders only)")
 
 
 class Bot(BaseModel):
@@ -152,8 +165,9 @@ class HistoryPoint(BaseModel):
     game: str
     version: int
     rank: int
-    rating: float
-    sigma: float | None = None
+    rating: float = Field(description="as the leaderboard ranks: Elo, or OpenSkill's conservative mu - 3 sigma")
+    sigma: float | None = Field(default=None, description="OpenSkill's uncertainty (openskill ladders only)")
+    mu: float | None = Field(default=None, description="OpenSkill's mean (openskill ladders only)")
 
 
 class Verification(BaseModel):

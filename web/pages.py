@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from web import charts, sessions
 from web.deps import TEMPLATES, site
+from web.settings import Settings
 
 TITLES = {"tails-on-fire": "Tails on Fire", "nine-tails": "Nine Tails", "lemur-tails": "Lemur Tails"}
 
@@ -36,7 +37,18 @@ def render(request: Request, name: str, context: dict[str, Any], status: int = 2
     signed_in = sessions.viewer(request)
     return the_site.templates.TemplateResponse(
         request, name, {"settings": the_site.settings, "viewer": signed_in, "csrf": sessions.page_csrf(request),
-                        **context}, status_code=status, headers={"Vary": "Cookie", **(headers or {})})
+                        "server": server(the_site.settings), **context},
+        status_code=status, headers={"Vary": "Cookie", **(headers or {})})
+
+
+SERVER = "$SERVER"
+"""What the pages' curl examples start with when no public address is configured: a shell variable to set."""
+
+
+def server(settings: Settings) -> str:
+    """The address the pages' curl examples name: the configured public one (TOURNEY_PUBLIC_URL), never the request's
+    Host header (anyone can send any Host, and a shared cache would serve its page to others)."""
+    return settings.public_url or SERVER
 
 
 def unchanged(request: Request, etag: str) -> Response | None:

@@ -4,6 +4,7 @@ run ``web.app:create_app`` with the same variables)."""
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,9 @@ class Settings:
     """TOURNEY_HEADER_SECONDS: a request's line and headers must arrive within this (web/server.py)."""
     body_seconds: int = 60
     """TOURNEY_BODY_SECONDS: a request's body must arrive within this, once its headers have (web/server.py)."""
+    public_url: str | None = None
+    """TOURNEY_PUBLIC_URL: the address people reach the server at (https://league.example), for the pages' curl
+    examples; never taken from a request's Host header. None: the examples say "$SERVER"."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -66,7 +70,20 @@ class Settings:
             https_cookies=environ.get("TOURNEY_HTTPS_COOKIES", "0") == "1",
             header_seconds=_whole(environ, "TOURNEY_HEADER_SECONDS", 10),
             body_seconds=_whole(environ, "TOURNEY_BODY_SECONDS", 60),
+            public_url=_public_url(environ.get("TOURNEY_PUBLIC_URL") or None),
         )
+
+
+def _public_url(text: str | None) -> str | None:
+    """An http(s) address with a host and no query, without its trailing "/"; None for none."""
+    if text is None:
+        return None
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment \
+            or any(character.isspace() or character in "\"'<>`" for character in text):
+        raise SettingsError(f"TOURNEY_PUBLIC_URL is an http or https address such as https://league.example, "
+                            f"not {text!r}")
+    return text.rstrip("/")
 
 
 def _whole(environ: Mapping[str, str], name: str, default: int) -> int:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from replays import html
@@ -92,7 +93,7 @@ def _account(request: Request, site: Site, owner: dict[str, Any], paging: Paging
     return render(request, "account.html", {
         "owner": owner, "error": None if refused is None else str(refused.detail),
         "ladders": ladders.summaries(site.ledger),
-        "bots": [bots.bot(site.ledger, name) for name in owner_rows.bots_of(site.ledger, owner["id"])],
+        "bots": [bots.bot(site.ledger, name, mine=True) for name in owner_rows.bots_of(site.ledger, owner["id"])],
         "submissions": models.Page[models.Submission].of([shown(row) for row in found], total, paging.offset,
                                                          paging.limit),
         "query": lambda **changes: query(request, **changes)},
@@ -152,13 +153,49 @@ def validation_replay(submission_id: int, number: int, request: Request, site: S
     return replay_response(document)
 
 
+def _entry(site: Site, owner: dict[str, Any], ladder: str, bot: str) -> models.Entry:
+    """The owner's active entry of ``bot`` on ``ladder``, as retiring it would: 403 if the bot is not theirs, 404 if
+    it has no active version there (the checks retire_bot makes, made before its confirmation is asked)."""
+    ladder_rows.get(site.ledger, ladder)
+    if bot not in owner_rows.bots_of(site.ledger, owner["id"]):
+        raise HTTPException(403, f"only the owner of {bot!r} may retire it")
+    for entry in bots.bot(site.ledger, bot, mine=True).entries:
+        if entry.ladder == ladder and entry.status == "active":
+            return entry
+    raise HTTPException(404, f"{bot!r} has no active version on {ladder!r}")
+
+
+def _confirm(request: Request, site: Site, owner: dict[str, Any], ladder: str, bot: str) -> Response:
+    """The confirmation of a retirement: what it does, and a form (with the CSRF token) that does it."""
+    return render(request, "retire.html", {"owner": owner, "ladder": ladder, "bot": bot,
+                                           "entry": _entry(site, owner, ladder, bot)})
+
+
+@pages.get("/account/retire", response_class=HTMLResponse,
+           summary="Confirm retiring one of your bots (changes nothing)",
+           responses={403: {"description": "a read-only server, or not your bot"},
+                      404: {"description": "no active version of the bot on that ladder"}}, openapi_extra=SignedIn)
+def confirm_retire(request: Request, site: SiteDep,
+                   ladder: Annotated[str, Query(min_length=1, max_length=200, description="the ladder")],
+                   bot: Annotated[str, Query(min_length=1, max_length=200, description="your bot")]):
+    return _confirm(request, site, sessions.signed_in(request), ladder, bot)
+
+
 @pages.post("/account/retire", response_class=HTMLResponse, summary="Retire one of your bots from a ladder",
             responses={**SEE_OTHER, 403: {"description": "read-only server, a form without its CSRF token, or not "
                                                          "your bot"}}, openapi_extra=SignedIn)
 def retire(request: Request, site: SiteDep, paging: PagingDep,
            ladder: Annotated[str, Form(min_length=1, max_length=200, description="the ladder")],
-           bot: Annotated[str, Form(min_length=1, max_length=200, description="your bot")], csrf: Csrf = None):
+           bot: Annotated[str, Form(min_length=1, max_length=200, description="your bot")], csrf: Csrf = None,
+           confirm: Annotated[str | None, Form(max_length=10, description="yes: retire it (else: the confirmation "
+                                                                          "page, nothing retired)")] = None):
     owner = sessions.changing(request, csrf)
+    if confirm != "yes":
+        # One click never retires: without the confirmation page's "yes" this is that page (nothing changed).
+        try:
+            return _confirm(request, site, owner, ladder, bot)
+        except HTTPException as error:
+            return _account(request, site, owner, paging, error)
     try:
         retire_bot(site.ledger, owner, ladder, bot)
     except HTTPException as error:

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
+from starlette.routing import Match
+from starlette.types import Scope
 
 from ledger import games as game_rows
 from ledger import ladders as ladder_rows
@@ -19,7 +22,22 @@ from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep, SiteDep
 from web.pages import query, render
 from web.routes.ladders import PageForfeit, PageResult, shown_rating
 
-api = APIRouter(prefix="/api/bots", tags=["bots"])
+
+class _Named(APIRoute):
+    """A route whose path ends in words after its bot's name (``/{name:path}/games``) takes a request only where those
+    words were sent as written: ``/api/bots/x%2Fgames`` is the bot named "x/games", not x's games (the router
+    decodes %2F before it matches, so the path as sent, ``raw_path``, decides)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        tail = self.path_format.rsplit("}", 1)[-1].encode()
+        raw = scope.get("raw_path")
+        if match is not Match.NONE and tail and raw is not None and not raw.split(b"?", 1)[0].endswith(tail):
+            return Match.NONE, {}
+        return match, child
+
+
+api = APIRouter(prefix="/api/bots", tags=["bots"], route_class=_Named)
 pages = APIRouter(tags=["pages"])
 
 Result = Annotated[Literal["win", "draw", "loss"] | None, Query(
@@ -31,10 +49,13 @@ LOSSES = 5
 """The latest losses a bot's record links."""
 
 
-def bot(ledger: Ledger, name: str) -> models.Bot:
+def bot(ledger: Ledger, name: str, viewer: dict | None = None, mine: bool = False) -> models.Bot:
+    """A bot as anyone may see it: one with a stored version (listed on a ladder, or played in a tournament). A name
+    only claimed (its submissions pending or refused) is its owner's alone (``viewer``, or ``mine`` for a list of
+    the owner's own): a 404 for anyone else, as for a name nobody holds, so that it and its owner stay private."""
     versions = game_rows.versions(ledger, name)
     owner = owner_rows.owners_of(ledger, [name]).get(name)
-    if not versions and owner is None:
+    if not versions and not (owner is not None and (mine or (viewer is not None and viewer["name"] == owner))):
         raise HTTPException(404, f"no bot {name!r}")
     entries = []
     for ladder in ladder_rows.all_ladders(ledger):
@@ -42,8 +63,10 @@ def bot(ledger: Ledger, name: str) -> models.Bot:
             if entry["name"] == name:
                 entries.append(models.Entry(ladder=ladder["name"], version=entry["version"],
                                             content_hash=entry["content_hash"], status=entry["status"],
-                                            rating=round(entry["rating"], 1), games=entry["games"],
-                                            submitted_at=entry["submitted_at"]))
+                                            rating=shown_rating(entry), games=entry["games"],
+                                            submitted_at=entry["submitted_at"],
+                                            mu=None if entry["sigma"] is None else round(entry["rating"], 2),
+                                            sigma=None if entry["sigma"] is None else round(entry["sigma"], 2)))
     return models.Bot(name=name, owner=owner, entries=entries,
                       versions=[models.Version(content_hash=v["content_hash"], kind=v["kind"],
                                                created_at=v["created_at"]) for v in versions])
@@ -84,26 +107,21 @@ def excerpts(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[
         total, offset, limit)
 
 
-@api.get("/{name}", response_model=models.Bot, summary="A bot: its versions and ladder entries")
-def get_bot(name: str, ledger: LedgerDep) -> models.Bot:
-    return bot(ledger, name)
-
-
-@api.get("/{name}/games", response_model=models.Page[models.GameSummary], summary="A bot's games, newest first")
+@api.get("/{name:path}/games", response_model=models.Page[models.GameSummary], summary="A bot's games, newest first")
 def bot_games(name: str, site: SiteDep, paging: PagingDep, result: Result = None,
               forfeited: Forfeited = None) -> models.Page[models.GameSummary]:
     bot(site.ledger, name)
     return lists.games_page(site.ledger, lists.Filter(name, result, forfeited).where(), paging.offset, paging.limit)
 
 
-@api.get("/{name}/results", response_model=models.BotRecord,
+@api.get("/{name:path}/results", response_model=models.BotRecord,
          summary="A bot's record: by seat, by opponent, and its latest losses")
 def bot_results(name: str, site: SiteDep) -> models.BotRecord:
     bot(site.ledger, name)
     return lists.record(site.ledger, name, LOSSES)
 
 
-@api.get("/{name}/logs", response_model=models.Page[models.LogExcerpt],
+@api.get("/{name:path}/logs", response_model=models.Page[models.LogExcerpt],
          summary="What the bot's processes wrote on stderr, game by game (its owner only)",
          responses={401: {"description": "no valid token"}, 403: {"description": "not this bot's owner"}})
 def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.LogExcerpt]:
@@ -112,15 +130,23 @@ def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -
     return excerpts(ledger, name, paging.offset, paging.limit)
 
 
-@pages.get("/bots/{name}", response_class=HTMLResponse, summary="A bot's page")
+# Registered after its sub-resources, which a name's "/" (its %2F decoded) would otherwise reach as the bot's.
+@api.get("/{name:path}", response_model=models.Bot, summary="A bot: its versions and ladder entries")
+def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep, response: Response) -> models.Bot:
+    # Its owner's token may find a name not listed yet (a 404 for everyone else): the answer varies by it.
+    response.headers["Vary"] = "Authorization"
+    return bot(ledger, name, owner)
+
+
+@pages.get("/bots/{name:path}", response_class=HTMLResponse, summary="A bot's page")
 def bot_page(name: str, request: Request, site: SiteDep, paging: PagingDep, owner: MaybeOwnerDep,
              viewer: sessions.ViewerDep, result: PageResult = None, forfeited: PageForfeit = None,
              logs: Annotated[int, Query(ge=0, le=10**9, description="how many stderr excerpts to skip")] = 0):
     chosen = lists.Filter.of(name, result, forfeited)
-    shown = bot(site.ledger, name)
-    # The owner (signed in, or asking with their token) sees its stderr: the answer is then theirs alone
-    # (marked private, no-store), and every bot page varies by those.
+    # The owner (signed in, or asking with their token) sees its stderr, and the name before it is listed: the
+    # answer is then theirs alone (marked private, no-store), and every bot page varies by those.
     reader = owner or viewer
+    shown = bot(site.ledger, name, reader)
     return render(request, "bot.html", {
         "bot": shown, "charts": histories(site.ledger, name), "chosen": chosen,
         "record": lists.record(site.ledger, name, LOSSES),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from web.deps import LedgerDep
+from web.deps import SiteDep
 from web.pages import render
 from web.routes import ladders, tournaments
 
@@ -14,6 +14,6 @@ RECENT = 20
 
 
 @pages.get("/", response_class=HTMLResponse, summary="The home page")
-def home(request: Request, ledger: LedgerDep):
-    return render(request, "home.html", {"ladders": ladders.summaries(ledger),
-                                         "tournaments": tournaments.summaries(ledger, 0, RECENT).items})
+def home(request: Request, site: SiteDep):
+    return render(request, "home.html", {"ladders": ladders.summaries(site.ledger),
+                                         "tournaments": tournaments.summaries(site, 0, RECENT).items})

@@ -15,6 +15,7 @@ from ledger import read_models
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.ladder import league
+from tournaments.ratings import openskill
 from web import lists, models
 from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
@@ -40,7 +41,9 @@ PageForfeit = Annotated[Literal["", "true", "false"] | None, Query(description="
 PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the column to sort by (rank by default)")]
 PageOrder = Annotated[Literal["", "asc", "desc"] | None, Query(description="asc or desc")]
 RECENT_GAMES = 10
-"""The newest games a ladder's page lists (its games page pages through them all)."""
+"""The newest games a ladder's page lists at a time (its "older" link pages on; its games page filters them all)."""
+LatestOffset = Annotated[int, Query(ge=0, le=10**9, description="how many of the latest games to skip (the page's "
+                                                                 "\"older\" link)")]
 MATRIX_BOTS = 20
 """The best-ranked bots a page's head-to-head table shows (the API gives every pair): a page's size never grows
 past them, however many bots play."""
@@ -52,8 +55,18 @@ def summaries(ledger: Ledger) -> list[models.LadderSummary]:
 
 
 def shown_rating(point: dict) -> float:
-    """A history point as the leaderboard ranks: Elo, or OpenSkill's mu - 3 sigma."""
-    return round(point["rating"] - 3 * point["sigma"] if point.get("sigma") is not None else point["rating"], 1)
+    """A stored rating (an entry, a history point: ``rating`` and ``sigma``) as the leaderboard ranks and every page
+    and answer calls "rating": Elo, or OpenSkill's conservative mu - 3 sigma (its mu and sigma go by those names)."""
+    sigma = point.get("sigma")
+    return round(point["rating"] if sigma is None else openskill.Skill(point["rating"], sigma).ordinal, 1)
+
+
+def history_point(point: dict) -> models.HistoryPoint:
+    """A stored history point as the API gives it: ``rating`` as the leaderboard's, OpenSkill's mu as ``mu``."""
+    sigma = point.get("sigma")
+    return models.HistoryPoint(**{**point, "rating": shown_rating(point),
+                                  "mu": None if sigma is None else round(point["rating"], 2),
+                                  "sigma": None if sigma is None else round(sigma, 2)})
 
 
 def etag(ledger: Ledger, name: str) -> str:
@@ -162,17 +175,17 @@ def ladder_head_to_head(name: str, site: SiteDep) -> models.HeadToHead:
     return head_to_head(site, name, etag(site.ledger, name))
 
 
-@api.get("/{name}/bots/{bot}/history", response_model=list[models.HistoryPoint],
+@api.get("/{name}/bots/{bot:path}/history", response_model=list[models.HistoryPoint],
          summary="A bot's rating after each of its games on a ladder (every version)")
 def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPoint]:
-    return [models.HistoryPoint(**point) for point in league.history(ledger, name, bot)]
+    return [history_point(point) for point in league.history(ledger, name, bot)]
 
 
 
 
 @pages.get("/ladders/{name}", response_class=HTMLResponse, summary="A ladder's page")
 def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
-                q: Search = None):
+                q: Search = None, offset: LatestOffset = 0):
     tag = etag(site.ledger, name)
     chosen = lists.Order.of(sort, order, COLUMNS)
     shown = cached(site, name, tag)
@@ -180,7 +193,7 @@ def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = Non
         "ladder": board(shown, chosen, q), "etag": tag, "order": chosen, "q": q or "", "everyone": shown,
         "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
         "head_to_head": head_to_head(site, name, tag, MATRIX_BOTS),
-        "games": games(site, name, lists.Filter(), 0, RECENT_GAMES),
+        "games": games(site, name, lists.Filter(), offset, RECENT_GAMES),
         "query": lambda **changes: query(request, **changes)})
 
 

@@ -5,21 +5,28 @@ character, "/" included."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
+from ledger import read_models
 from ledger import tournaments as tournament_rows
-from ledger.store import Ledger
-from tournaments.play import standings
+from ledger.canonical import loads
+from tournaments.play import formats, standings
+from tournaments.play.defaults import MATCH
+from tournaments.play.match import Match
+from tournaments.play.schedule import ScheduleError
 from web import lists, models
-from web.deps import LedgerDep, PagingDep, Site, SiteDep
+from web.deps import PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes.ladders import (
     MATRIX_BOTS,
     BotQuery,
     ForfeitQuery,
+    LatestOffset,
     PageForfeit,
     PageOrder,
     PageResult,
@@ -40,10 +47,72 @@ def summary_of(row: dict) -> models.TournamentSummary:
                                     bots=row["bots"], games=row["games"], created_at=row["created_at"])
 
 
-def summaries(ledger: Ledger, offset: int = 0, limit: int = 50) -> models.Page[models.TournamentSummary]:
-    """One page of the tournaments, newest first (paged in the database)."""
-    found, total = tournament_rows.newest(ledger, offset, limit)
-    return models.Page[models.TournamentSummary].of([summary_of(row) for row in found], total, offset, limit)
+def summaries(site: Site, offset: int = 0, limit: int = 50) -> models.Page[models.TournamentSummary]:
+    """One page of the tournaments, newest first (paged in the database), each with its progress."""
+    found, total = tournament_rows.newest(site.ledger, offset, limit)
+    return models.Page[models.TournamentSummary].of(
+        [summary_of(row).model_copy(update={"progress": progress(site, row, row["games"])}) for row in found],
+        total, offset, limit)
+
+
+STALLED_AFTER = timedelta(minutes=10)
+"""An unfinished tournament is shown running while its last game was stored (or, with none, it was created) this
+recently, and interrupted after: the database holds no heartbeat of the process playing it, and a game ends within
+minutes (a bot's time bank)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Entrants:
+    """What a format needs of a stored spec to plan it (tournaments.play.formats.Entrants)."""
+
+    players: int
+    games: int
+    seed: str
+    deals: tuple[str, ...] | None
+    bot_names: list[str]
+
+
+def _planned(row: dict, stored: dict[str, list[tuple[str, int]]]) -> tuple[int | None, bool]:
+    """(the games a played tournament has when over, None if not known in advance; whether it is over), from its
+    stored spec and games. A drawn seed is stored as its commitment until the last game reveals it: a tournament
+    whose seed is still hidden is not over (its count of games does not depend on the seed)."""
+    spec = loads(row["spec"])
+    seed = tournament_rows.revealed(row)
+    entrants = _Entrants(int(spec["players"]), int(spec["games"]), seed or "", None if spec.get("deals") is None
+                         else tuple(spec["deals"]), [bot["name"] for bot in spec["bots"]])
+    described = spec.get("format")
+    try:
+        form = Match.of_json(described) if described and described.get("name") == MATCH else formats.of_json(described)
+        plan = form.plan(entrants)
+    except (ScheduleError, KeyError, ValueError, TypeError):
+        return None, seed is not None and spec.get("seed_commitment") is not None
+    if seed is None:
+        return plan.total, False
+    return plan.total, plan.next_stage(stored) is None
+
+
+def progress(site: Site, row: dict, games: int) -> models.Progress:
+    """Where a tournament stands: finished, running, or interrupted (see STALLED_AFTER), with the games it stored
+    of those it schedules. Whether it is over is computed once per number of games stored; the rest each time."""
+    if tournament_rows.kind(row) == tournament_rows.IMPORTED:
+        return models.Progress(state="imported", stored=games, scheduled=None, last_game_at=None)
+
+    def over() -> tuple[int | None, bool]:
+        whole = row if "seed" in row else tournament_rows.get(site.ledger, str(row["id"]))  # a list's row: no seed
+        with site.ledger.read() as connection:
+            return _planned(whole, read_models.tournament_results(connection, row["id"]))
+
+    scheduled, finished = site.caches["standings"].get(("progress", row["id"], games), over)
+    with site.ledger.read() as connection:
+        last = connection.exec_driver_sql("SELECT MAX(created_at) FROM games WHERE tournament_id = ?",
+                                          (row["id"],)).scalar()
+    if finished:
+        state = "finished"
+    else:
+        since = datetime.fromisoformat(last or row["created_at"])
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+        state = "running" if datetime.now(UTC) - since < STALLED_AFTER else "interrupted"
+    return models.Progress(state=state, stored=games, scheduled=scheduled, last_game_at=last)
 
 
 def tournament(site: Site, ref: str) -> models.Tournament:
@@ -59,8 +128,9 @@ def tournament(site: Site, ref: str) -> models.Tournament:
         return found.to_json()
 
     computed = site.caches["standings"].get(("tournament", row["id"], summary.games), fitted)
-    return models.Tournament(**summary.model_dump(), standings=computed["standings"], los=computed["los"],
-                             head_to_head=computed["head_to_head"])
+    return models.Tournament(**summary.model_dump(exclude={"progress"}), standings=computed["standings"],
+                             los=computed["los"], head_to_head=computed["head_to_head"],
+                             progress=progress(site, row, summary.games))
 
 
 def games(site: Site, ref: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
@@ -75,8 +145,8 @@ def ranked(shown: models.Tournament, order: lists.Order, words: str | None) -> l
 
 
 @api.get("", response_model=models.Page[models.TournamentSummary], summary="Every tournament, newest first")
-def list_tournaments(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.TournamentSummary]:
-    return summaries(ledger, paging.offset, paging.limit)
+def list_tournaments(site: SiteDep, paging: PagingDep) -> models.Page[models.TournamentSummary]:
+    return summaries(site, paging.offset, paging.limit)
 
 
 @api.get("/{ref}", response_model=models.Tournament, summary="A tournament (by id or name) and its standings")
@@ -93,13 +163,13 @@ def tournament_games(ref: str, site: SiteDep, paging: PagingDep, bot: BotQuery =
 
 @pages.get("/tournaments/{ref}", response_class=HTMLResponse, summary="A tournament's page")
 def tournament_page(ref: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
-                    q: Search = None):
+                    q: Search = None, offset: LatestOffset = 0):
     shown = tournament(site, ref)
     chosen = lists.Order.of(sort, order, COLUMNS)
     return render(request, "tournament.html", {
         "tournament": shown, "rows": ranked(shown, chosen, q), "order": chosen, "q": q or "",
         "matrix": [row.bot for row in shown.standings[:MATRIX_BOTS]],
-        "games": games(site, str(shown.id), lists.Filter(), 0, RECENT_GAMES),
+        "games": games(site, str(shown.id), lists.Filter(), offset, RECENT_GAMES),
         "query": lambda **changes: query(request, **changes)})
 
 

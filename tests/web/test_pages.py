@@ -89,7 +89,7 @@ def test_every_get_of_the_api_answers_for_what_exists(serve, league):
                           files={"file": ("mine.py", (ROOT / "bots" / "random_bot.py").read_bytes() + b"\n# mine\n")},
                           data={"bot": "alices"}).json()["id"]
     known = {"name": LADDER, "bot": "random_bot", "ref": TOURNAMENT, "game_id": first_game(api),
-             "submission_id": str(submission)}
+             "submission_id": str(submission), "number": "1"}
     paths = api.get("/openapi.json").json()["paths"]
     tried = 0
     for path, operations in paths.items():
@@ -99,6 +99,10 @@ def test_every_get_of_the_api_answers_for_what_exists(serve, league):
         if path.startswith("/api/bots/{name}"):
             url = url.replace(LADDER, "alices" if path.endswith("/logs") else "random_bot")
         response = api.get(url, token=alice)
+        if "{number}" in path:  # a pending submission has played no validation game yet (test_owner_views: the 200)
+            assert response.status_code == 404, f"GET {url}: {response.status_code}"
+            tried += 1
+            continue
         assert response.status_code == 200, f"GET {url}: {response.status_code} {response.text[:200]}"
         response.json()
         tried += 1

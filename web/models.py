@@ -51,6 +51,10 @@ class LeaderRow(BaseModel):
     owner: str | None
     version: int
     rating: float = Field(description="Elo, or OpenSkill's leaderboard value mu - 3 sigma")
+    rank_low: int = Field(description="the best rank it holds with 95% confidence (docs/ladders.md, rank ranges)")
+    rank_high: int = Field(description="the worst rank it holds with 95% confidence")
+    tied: bool = Field(description="statistically tied with the row above (their ratings' difference within its "
+                                   "95% margin)")
     margin: float = Field(description="95% margin of the rating (± this many points)")
     mu: float | None = Field(default=None, description="OpenSkill's mean (openskill ladders only)")
     sigma: float | None = Field(default=None, description="OpenSkill's uncertainty (openskill ladders only)")

@@ -99,6 +99,7 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
             points = read_models.ladder_history(connection, entry["id"], SPARKLINE)
             board.append(models.LeaderRow(
                 rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
+                rank_low=standing.rank_low, rank_high=standing.rank_high, tied=standing.tied,
                 rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
                 forfeits=standing.forfeits, last_played=records.get(entry["id"], {}).get("last_played"),
                 provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),

@@ -89,6 +89,17 @@ def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_s
     assert all({"mu", "sigma"} <= set(row) for row in listed)
     table = cli.invoke(app, ["ladder", "standings", "skill", "--db", str(tmp_path / "l.db")], terminal_width=200)
     assert "mu - 3σ" in table.stdout
+    # `ladder history` says "rating" as the leaderboard does (mu - 3 sigma), and mu under its own name (issue 41).
+    shown = cli.invoke(app, ["ladder", "history", "skill", "random_bot", "--json", "--db", str(tmp_path / "l.db")])
+    assert shown.exit_code == 0, shown.output
+    told = json.loads(shown.stdout)
+    assert [(row["rating"], row["mu"]) for row in told] == [
+        (pytest.approx(openskill.Skill(row["rating"], row["sigma"]).ordinal), row["rating"]) for row in history]
+    last = next(s for s in ladder.standings(ledger, "skill") if (s.name, s.version) == ("random_bot", 2))
+    assert told[-1]["rating"] == pytest.approx(last.rating)
+    table = cli.invoke(app, ["ladder", "history", "skill", "random_bot", "--db", str(tmp_path / "l.db")],
+                       terminal_width=200)
+    assert "mu - 3σ" in table.stdout and f"{told[-1]['mu']:.1f}" in table.stdout
 
 
 @pytest.mark.slow

@@ -315,14 +315,18 @@ def history(
     ledger = reading(db)
     name = ladder_named(ledger, name)
     bot = bot_named(ledger, name, bot)
-    rows_ = league.history(ledger, name, bot)
+    # "rating" as the leaderboard's (Elo, or OpenSkill's mu - 3 sigma); OpenSkill's mean as "mu" (issue 41).
+    rows_ = [{**row, "rating": league.leaderboard_rating(row),
+              "mu": None if row.get("sigma") is None else row["rating"]} for row in league.history(ledger, name, bot)]
     if as_json:
         typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
         return
+    skill = any(row["mu"] is not None for row in rows_)
     columns = [tables.Column("ladder game"), tables.Column("version", tables.WORD), tables.Column("rank"),
-               tables.Column("rating"), tables.Column("game id", tables.WORD)]
-    shown = [(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}", row["game"])
-             for row in rows_]
+               tables.Column("mu - 3σ" if skill else "rating"), *([tables.Column("mu")] if skill else []),
+               tables.Column("game id", tables.WORD)]
+    shown = [(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}",
+              *([f"{row['mu']:.1f}"] if skill else []), row["game"]) for row in rows_]
     console = terminal.console()
     console.print(tables.fitted(console, columns, shown, Text(f"{bot} on {name}")))
 

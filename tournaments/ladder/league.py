@@ -520,6 +520,14 @@ def _label(entry: dict[str, Any], versions: bool) -> str:
     return f"{entry['name']} v{entry['version']}" if versions else entry["name"]
 
 
+def leaderboard_rating(point: dict[str, Any]) -> float:
+    """A stored rating (an entry, a history point: ``rating`` and ``sigma``) as the leaderboard ranks and every page,
+    answer and command calls "rating": Elo, or OpenSkill's conservative mu - 3 sigma (its mu and sigma go by those
+    names)."""
+    sigma = point.get("sigma")
+    return point["rating"] if sigma is None else openskill.Skill(point["rating"], sigma).ordinal
+
+
 def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
     """Every rating a bot had (all versions), game by game, each with the game's number on the ladder."""
     ladder = rows.get(ledger, ladder_name)

@@ -15,7 +15,6 @@ from ledger import read_models
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.ladder import league
-from tournaments.ratings import openskill
 from web import lists, models
 from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
@@ -55,10 +54,8 @@ def summaries(ledger: Ledger) -> list[models.LadderSummary]:
 
 
 def shown_rating(point: dict) -> float:
-    """A stored rating (an entry, a history point: ``rating`` and ``sigma``) as the leaderboard ranks and every page
-    and answer calls "rating": Elo, or OpenSkill's conservative mu - 3 sigma (its mu and sigma go by those names)."""
-    sigma = point.get("sigma")
-    return round(point["rating"] if sigma is None else openskill.Skill(point["rating"], sigma).ordinal, 1)
+    """A stored rating as every page and answer calls "rating" (league.leaderboard_rating), to 0.1."""
+    return round(league.leaderboard_rating(point), 1)
 
 
 def history_point(point: dict) -> models.HistoryPoint:

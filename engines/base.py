@@ -145,9 +145,18 @@ class Engine(Protocol):
         """
         ...
 
-    # Optional (not part of the runtime check; see Determinizer below): engines that search bots
-    # can play give ``determinizer(seat) -> Determinizer`` and ``determinize(events_for_seat,
-    # seat, rng) -> state``, a full state consistent with what ``seat`` has seen.
+    # Declared with a default here: an engine that subclasses Engine inherits them, and overrides them
+    # when its game keeps scores or supports search bots.
+
+    def scores(self, state: Any) -> Sequence[int] | None:
+        """Each seat's score as it stands, for a game that keeps scores (the log's game_ended records
+        them); None for a game that only ranks (the default)."""
+        return None
+
+    def determinizer(self, seat: int) -> Determinizer | None:
+        """A Determinizer for ``seat`` (search bots: ISMCTS), or None when the game cannot determinize
+        (the default). ``determinize(engine, events_for_seat, seat, rng)`` below is the one-call form."""
+        return None
 
 
 class Determinizer(Protocol):
@@ -168,17 +177,16 @@ class Determinizer(Protocol):
     def sample(self, rng: Any) -> Any: ...
 
 
-def determinize(engine: Any, events_for_seat: Sequence[Event], seat: int, rng: Any) -> Any:
+def determinize(engine: Engine, events_for_seat: Sequence[Event], seat: int, rng: Any) -> Any:
     """The optional engine function ``determinize(events_for_seat, seat, rng) -> state`` in one call.
 
     Engines that support it expose ``determinizer(seat) -> Determinizer`` (incremental: a bot
     that samples many states per move folds each event once) and ``determinize`` built on
     this helper. EngineError for an engine without it.
     """
-    make = getattr(engine, "determinizer", None)
-    if make is None:
+    determinizer = engine.determinizer(seat)
+    if determinizer is None:
         raise EngineError(f"{engine.name} cannot determinize (no determinizer in its engine)")
-    determinizer = make(seat)
     determinizer.see(events_for_seat)
     return determinizer.sample(rng)
 

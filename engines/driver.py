@@ -142,10 +142,9 @@ class Turn:
         """
         determinizer = self._determinizer
         if determinizer is None:
-            make = getattr(self._engine, "determinizer", None)
-            if make is None:
+            determinizer = self._determinizer = self._engine.determinizer(self.seat)
+            if determinizer is None:
                 raise EngineError(f"{self._engine.name} cannot determinize (no determinizer in its engine)")
-            determinizer = self._determinizer = make(self.seat)
         history, seat = self._history, self.seat
         if self._seen < len(history):
             determinizer.see([redact(event, seat) for event in history[self._seen :]])

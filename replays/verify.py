@@ -305,8 +305,8 @@ class Refold:
                     if "opening" in data and data["opening"] != opening:
                         self.fail(seq, f"game_ended naming the opening's hash {opening[:16]}…",
                                   f"opening {_short(data['opening'])}")
-                    scores = getattr(engine, "scores", None)
-                    expected_scores = None if scores is None else list(scores(state))
+                    scores = engine.scores(state)
+                    expected_scores = None if scores is None else list(scores)
                     if data.get("scores") != expected_scores and ("scores" in data or "opening" in data):
                         # (A log written before game_ended named its opening carries no scores either.)
                         self.fail(seq, f"scores {_short(expected_scores)}", f"scores {_short(data.get('scores'))}")

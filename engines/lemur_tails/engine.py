@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, determinize, replacer
+from engines.base import CHANCE, TERMINAL, Config, ConfigError, Engine, Event, determinize, replacer
 from engines.lemur_tails.cards import (
     BOTTOM,
     END,
@@ -71,7 +71,7 @@ CURRENT = 2
 """The rules version new games are played with (LT-21)."""
 
 
-class LemurTails:
+class LemurTails(Engine):
     name = "lemur-tails"
     min_seats = 2
     max_seats = 2

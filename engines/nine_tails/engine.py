@@ -25,6 +25,7 @@ from engines.base import (
     TERMINAL,
     Config,
     ConfigError,
+    Engine,
     EngineError,
     Event,
     IllegalAction,
@@ -274,7 +275,7 @@ _ACTION_OF = {
 }
 
 
-class NineTails:
+class NineTails(Engine):
     """The Nine Tails engine (see engines.base.Engine)."""
 
     name = "nine-tails"

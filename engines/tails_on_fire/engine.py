@@ -31,6 +31,7 @@ from engines.base import (
     TERMINAL,
     Config,
     ConfigError,
+    Engine,
     Event,
     IllegalAction,
     competition_ranks,
@@ -85,7 +86,7 @@ from engines.tails_on_fire.view import view
 # --- the engine ---------------------------------------------------------------------------
 
 
-class TailsOnFire:
+class TailsOnFire(Engine):
     """The Tails on Fire engine (engines.base.Engine)."""
 
     name = "tails-on-fire"

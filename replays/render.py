@@ -16,10 +16,10 @@ from typing import Any
 
 from engines import registry
 from engines.base import CHANCE, SETUP, Engine
+from engines.words import seat_name
 from ledger.chain import PUBLIC
 from replays import log as logfmt
 from replays.narration import Narrator
-from replays.narration.words import seat_name
 from replays.verify import Refold, Report, check_envelope
 
 ACTORS = {SETUP: "setup", CHANCE: "chance"}

@@ -216,45 +216,6 @@ def chain_of(steps: Sequence[tuple[Any, Event, Any]]) -> tuple[Any, Any, Any, An
     return link
 
 
-def fast_replace(cls: type) -> type:
-    """Give the NamedTuple ``cls`` a ``_replace`` that touches only the changed fields; returns ``cls``.
-
-    NamedTuple's own rebuilds every field through a dict and ``map``; a fold replaces a few fields of
-    a state of twenty or more per event, and this is two to three times as fast, with the same result
-    (an unknown field raises KeyError rather than ValueError).
-    """
-    index = {name: position for position, name in enumerate(cls._fields)}
-    new = tuple.__new__
-
-    def _replace(self: Any, **changes: Any) -> Any:
-        values = [*self]
-        for name in changes:
-            values[index[name]] = changes[name]
-        return new(cls, values)
-
-    cls._replace = _replace  # type: ignore[attr-defined]
-    return cls
-
-
-def replacer(cls: type, *names: str, **fixed: Any) -> Any:
-    """A function ``replace(state, *values)`` that returns the NamedTuple ``state`` of ``cls`` with the fields
-    ``names`` set to ``values`` (in that order) and the fields ``fixed`` to the values given here.
-
-    ``replace(state, a, b)`` is ``state._replace(**dict(zip(names, (a, b))), **fixed)``, but built at once from
-    the fields in place (its source is made here, like a NamedTuple's ``__new__``): no dict of keywords, no
-    copy of every field through a list. For a fold step that a game takes many times per decision.
-    """
-    fields = cls._fields
-    changed = [*names, *fixed]
-    if len(set(changed)) != len(changed) or not set(changed) <= set(fields):
-        raise ValueError(f"{cls.__name__} has the fields {fields}, not all of {changed} (or one is named twice)")
-    values = ", ".join(name if name in names else f"_fixed_{name}" if name in fixed else f"_s[{index}]"
-                       for index, name in enumerate(fields))  # fmt: skip
-    namespace: dict[str, Any] = {"_new": tuple.__new__, "_cls": cls, **{f"_fixed_{n}": v for n, v in fixed.items()}}
-    exec(f"def replace(_s, {', '.join(names)}):\n    return _new(_cls, ({values},))\n", namespace)
-    return namespace["replace"]
-
-
 def competition_ranks(scores: Sequence[Any]) -> list[int]:
     """Rank per seat by descending score, ties sharing the best rank ("1224", ALL-6)."""
     ordered = sorted(scores, reverse=True)

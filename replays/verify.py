@@ -337,13 +337,11 @@ def _steps(events: list[dict[str, Any]], game: str) -> list[list[dict[str, Any]]
 
 
 def _event(logged: dict[str, Any]) -> Event:
-    """The engine's Event for a logged event (made as a plain tuple of Event's fields: a hot path)."""
+    """The engine's Event for a logged event."""
     audience = logged["audience"]
-    return _new_event(Event, (logged["type"], logged["data"], logged.get("private"),
-                              () if audience == PUBLIC else tuple(audience)))
+    return Event(logged["type"], logged["data"], logged.get("private"), () if audience == PUBLIC else tuple(audience))
 
 
-_new_event = tuple.__new__
 _LOG_ENDINGS = (SEAT_FORFEITED, GAME_ENDED)
 _ENDED_KEYS = frozenset(("ranking", "reason", "seed", "opening", "scores"))
 """What game_ended's data may hold (a log written before opening and scores were added holds neither)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from engines.base import fast_replace
 from engines.nine_tails.cards import (
     ANY,
     KIND,
@@ -100,11 +99,6 @@ class State(NamedTuple):
 TURN_FIELDS = State._fields.index("stage")
 """State's fields from this position on are where the turn stands; a new turn starts them afresh."""
 TURN_START = tuple(State._field_defaults[name] for name in State._fields[TURN_FIELDS:])
-
-
-# NamedTuple's own _replace walks every field: the fold replaces a few of a State's 34 per event.
-fast_replace(State)
-fast_replace(Fox)
 
 
 # --- foxes, payments and who is asked next ---------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from adapters.encoding import Block, Encoding, Field, relative
-from engines.tails_on_fire.state import CHOOSE_ACTION, PLAY_ACTION
+from engines.tails_on_fire.cards import CHOOSE_ACTION, PLAY_ACTION
 
 GAME = "tails-on-fire"
 MAX_CHANCE_OUTCOMES = 9

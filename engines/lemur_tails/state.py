@@ -71,7 +71,7 @@ TURN_START = {
 # --- speed: what bench/engine.py pays for (the generic core, engines/base.py, stays plain) ---------------------
 # The fold replaces a few of State's 21 fields per event; these two build the new State without NamedTuple's
 # own _replace (a dict of every field, then map). Bench line (`python bench/engine.py --game lemur-tails`,
-# docs/benchmarks.md): "lemur-tails seats=2 engine=169 games/s bare=359 games/s ratio: 0.47".
+# 2026-12-02, docs/benchmarks.md "Engines"): "lemur-tails seats=2 engine=982 games/s bare=1611 games/s ratio: 0.61".
 
 def fast_replace(cls: type) -> type:
     """Give the NamedTuple ``cls`` a ``_replace`` that touches only the changed fields; returns ``cls``.

@@ -41,17 +41,16 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyspiel
 
+from adapters import games
 from adapters.actions import SPACES
 from adapters.observations import ENCODINGS
 from adapters.openspiel_state import CHANCE_PLAYER, Core, Log, Past, Rules, private_view
 from adapters.rewards import rewards
 from engines import registry
-from engines.lemur_tails.cards import TAIL_CARDS
-from engines.nine_tails.cards import WILDS_IDS
 
-GAMES = {"tails-on-fire": 9, "nine-tails": len(WILDS_IDS), "lemur-tails": TAIL_CARDS}
+GAMES = {game: games.module(game).MAX_CHANCE_OUTCOMES for game in games.names()}
 """Each game, and the most outcomes one chance node has: the largest deck it shuffles (or a hand it draws from)."""
-MAX_LENGTH = {"tails-on-fire": 2_000, "nine-tails": 3_000 * 60, "lemur-tails": 400 * 100}
+MAX_LENGTH = {game: games.module(game).MAX_LENGTH for game in games.names()}
 """A bound on decisions per game: the move cap (ALL-4) times the most decisions a turn may take."""
 
 
@@ -72,9 +71,11 @@ class TourneyGame(pyspiel.Game):
         engine = registry.get(game)
         players = int((params or {}).get("players", engine.default_seats))
         engine.configure(players)  # ConfigError for a table the game cannot seat
+        encoding = games.module(game)
         super().__init__(_game_type(game), pyspiel.GameInfo(
-            num_distinct_actions=len(SPACES[game]), max_chance_outcomes=GAMES[game], num_players=players,
-            min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=MAX_LENGTH[game],
+            num_distinct_actions=len(SPACES[game]), max_chance_outcomes=encoding.MAX_CHANCE_OUTCOMES,
+            num_players=players, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
+            max_game_length=encoding.MAX_LENGTH,
         ), {"players": players})
         self.rules = Rules(game, players)
         self.start = Core.initial(self.rules)  # every new state (and every clone pyspiel makes) copies it
@@ -409,8 +410,15 @@ class LemurTailsGame(TourneyGame):
         super().__init__("lemur-tails", params)
 
 
-# pyspiel creates games from a class (a closure as the creator crashes the interpreter at exit).
+def register(game: str, game_class: type[TourneyGame]) -> None:
+    """Register ``game`` with pyspiel as ``python_tourney_<game>``, made by ``game_class``: a subclass of
+    TourneyGame whose ``__init__(params)`` names the game, like the three below (pyspiel creates games from a
+    class; a closure as the creator crashes the interpreter at exit). A game added at run time registers its
+    engine and encoding first (docs/games/adding-a-game.md)."""
+    if short_name(game) not in pyspiel.registered_names():
+        pyspiel.register_game(_game_type(game), game_class)
+
+
 for _game, _class in (("tails-on-fire", TailsOnFireGame), ("nine-tails", NineTailsGame),
                       ("lemur-tails", LemurTailsGame)):
-    if short_name(_game) not in pyspiel.registered_names():
-        pyspiel.register_game(_game_type(_game), _class)
+    register(_game, _class)

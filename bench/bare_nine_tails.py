@@ -1,6 +1,6 @@
 """Nine Tails as a bare loop for bench/engine.py: the same rules, plain mutable lists, no events.
 
-Random choices are made among the same legal actions the engine lists (engines/nine_tails/engine.py),
+Random choices are made among the same legal actions the engine lists (engines/nine_tails/rules.py),
 one small decision at a time, so the two loops play games of the same shape. Nothing here is
 checked against the engine beyond that; it exists only to measure what the event machinery costs.
 """

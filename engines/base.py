@@ -145,9 +145,18 @@ class Engine(Protocol):
         """
         ...
 
-    # Optional (not part of the runtime check; see Determinizer below): engines that search bots
-    # can play give ``determinizer(seat) -> Determinizer`` and ``determinize(events_for_seat,
-    # seat, rng) -> state``, a full state consistent with what ``seat`` has seen.
+    # Declared with a default here: an engine that subclasses Engine inherits them, and overrides them
+    # when its game keeps scores or supports search bots.
+
+    def scores(self, state: Any) -> Sequence[int] | None:
+        """Each seat's score as it stands, for a game that keeps scores (the log's game_ended records
+        them); None for a game that only ranks (the default)."""
+        return None
+
+    def determinizer(self, seat: int) -> Determinizer | None:
+        """A Determinizer for ``seat`` (search bots: ISMCTS), or None when the game cannot determinize
+        (the default). ``determinize(engine, events_for_seat, seat, rng)`` below is the one-call form."""
+        return None
 
 
 class Determinizer(Protocol):
@@ -168,17 +177,16 @@ class Determinizer(Protocol):
     def sample(self, rng: Any) -> Any: ...
 
 
-def determinize(engine: Any, events_for_seat: Sequence[Event], seat: int, rng: Any) -> Any:
+def determinize(engine: Engine, events_for_seat: Sequence[Event], seat: int, rng: Any) -> Any:
     """The optional engine function ``determinize(events_for_seat, seat, rng) -> state`` in one call.
 
     Engines that support it expose ``determinizer(seat) -> Determinizer`` (incremental: a bot
     that samples many states per move folds each event once) and ``determinize`` built on
     this helper. EngineError for an engine without it.
     """
-    make = getattr(engine, "determinizer", None)
-    if make is None:
+    determinizer = engine.determinizer(seat)
+    if determinizer is None:
         raise EngineError(f"{engine.name} cannot determinize (no determinizer in its engine)")
-    determinizer = make(seat)
     determinizer.see(events_for_seat)
     return determinizer.sample(rng)
 
@@ -206,45 +214,6 @@ def chain_of(steps: Sequence[tuple[Any, Event, Any]]) -> tuple[Any, Any, Any, An
     for before, event, after in reversed(steps):
         link = (before, event, after, link)
     return link
-
-
-def fast_replace(cls: type) -> type:
-    """Give the NamedTuple ``cls`` a ``_replace`` that touches only the changed fields; returns ``cls``.
-
-    NamedTuple's own rebuilds every field through a dict and ``map``; a fold replaces a few fields of
-    a state of twenty or more per event, and this is two to three times as fast, with the same result
-    (an unknown field raises KeyError rather than ValueError).
-    """
-    index = {name: position for position, name in enumerate(cls._fields)}
-    new = tuple.__new__
-
-    def _replace(self: Any, **changes: Any) -> Any:
-        values = [*self]
-        for name in changes:
-            values[index[name]] = changes[name]
-        return new(cls, values)
-
-    cls._replace = _replace  # type: ignore[attr-defined]
-    return cls
-
-
-def replacer(cls: type, *names: str, **fixed: Any) -> Any:
-    """A function ``replace(state, *values)`` that returns the NamedTuple ``state`` of ``cls`` with the fields
-    ``names`` set to ``values`` (in that order) and the fields ``fixed`` to the values given here.
-
-    ``replace(state, a, b)`` is ``state._replace(**dict(zip(names, (a, b))), **fixed)``, but built at once from
-    the fields in place (its source is made here, like a NamedTuple's ``__new__``): no dict of keywords, no
-    copy of every field through a list. For a fold step that a game takes many times per decision.
-    """
-    fields = cls._fields
-    changed = [*names, *fixed]
-    if len(set(changed)) != len(changed) or not set(changed) <= set(fields):
-        raise ValueError(f"{cls.__name__} has the fields {fields}, not all of {changed} (or one is named twice)")
-    values = ", ".join(name if name in names else f"_fixed_{name}" if name in fixed else f"_s[{index}]"
-                       for index, name in enumerate(fields))  # fmt: skip
-    namespace: dict[str, Any] = {"_new": tuple.__new__, "_cls": cls, **{f"_fixed_{n}": v for n, v in fixed.items()}}
-    exec(f"def replace(_s, {', '.join(names)}):\n    return _new(_cls, ({values},))\n", namespace)
-    return namespace["replace"]
 
 
 def competition_ranks(scores: Sequence[Any]) -> list[int]:

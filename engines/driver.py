@@ -142,10 +142,9 @@ class Turn:
         """
         determinizer = self._determinizer
         if determinizer is None:
-            make = getattr(self._engine, "determinizer", None)
-            if make is None:
+            determinizer = self._determinizer = self._engine.determinizer(self.seat)
+            if determinizer is None:
                 raise EngineError(f"{self._engine.name} cannot determinize (no determinizer in its engine)")
-            determinizer = self._determinizer = make(self.seat)
         history, seat = self._history, self.seat
         if self._seen < len(history):
             determinizer.see([redact(event, seat) for event in history[self._seen :]])
@@ -203,7 +202,6 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
     history: list[Event] = [event for step in steps for event in step.events]
     turns = [Turn(engine, state, seat, [], history, 0) for seat in range(config.seats)]
     add_step, remember = steps.append, history.extend
-    new_step = tuple.__new__  # Step(...) without the NamedTuple constructor's extra frame: the hot loop
     while True:
         seat = actor(state)
         if seat >= 0:
@@ -224,7 +222,7 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
             # set off (a Rogue's turn, a win) is news to it, and its events then add up to the game.
             turn._since = len(history)
             remember(events)
-            add_step(new_step(Step, (seat, action, events)))
+            add_step(Step(seat, action, events))
         elif seat == CHANCE:
             state, dealt, stream = chance_steps(engine, state, seed, stream)
             for step in dealt:

@@ -32,12 +32,12 @@ import orjson
 
 from engines import registry
 from engines.base import CHANCE, SETUP, Engine, Event
+from engines.words import seat_name
 from ledger.canonical import canonical
 from ledger.chain import PUBLIC
 from replays import delta
 from replays import log as logfmt
 from replays.narration import Narrator
-from replays.narration.words import seat_name
 from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED
 from replays.verify import verify_log
 

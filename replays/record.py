@@ -127,9 +127,9 @@ def ended_data(engine: Engine, played: Played, seed: str, opening: str) -> dict[
     """
     outcome = played.outcome
     data = {"opening": opening, "ranking": list(outcome.ranking), "reason": outcome.reason, "seed": seed}
-    scores = getattr(engine, "scores", None)
+    scores = engine.scores(played.state)
     if scores is not None:
-        data["scores"] = list(scores(played.state))
+        data["scores"] = list(scores)
     return data
 
 

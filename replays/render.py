@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines import registry
-from engines.base import CHANCE, SETUP
+from engines.base import CHANCE, SETUP, Engine
+from engines.words import seat_name
 from ledger.chain import PUBLIC
 from replays import log as logfmt
 from replays.narration import Narrator
-from replays.narration.words import seat_name
 from replays.verify import Refold, Report, check_envelope
 
 ACTORS = {SETUP: "setup", CHANCE: "chance"}
@@ -110,10 +110,10 @@ def label(key: str) -> str:
 def final_scores(log: dict[str, Any]) -> list[int] | None:
     """Each seat's score when the (verified) log ends, for a game that keeps scores; else None."""
     engine = registry.get(log["game"], log["engine_version"])
-    scores = getattr(engine, "scores", None)
-    if scores is None:
-        return None
+    if type(engine).scores is Engine.scores:
+        return None  # the protocol's default: a game that keeps no scores needs no refold
     states: list[Any] = []
     Refold(engine, log, Report(log["game_id"], "full", len(log["events"])),
            lambda _actor, _group, state: states.append(state)).run()
-    return list(scores(states[-1])) if states else None
+    scores = engine.scores(states[-1]) if states else None
+    return None if scores is None else list(scores)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from engines.base import CHANCE, TERMINAL, Config, ConfigError, Event, IllegalAction, competition_ranks
+from engines.base import CHANCE, TERMINAL, Config, ConfigError, Engine, Event, IllegalAction, competition_ranks
 
 HAND_SIZE = 3
 
@@ -24,7 +24,7 @@ class State(NamedTuple):
     decisions: int
 
 
-class HighCards:
+class HighCards(Engine):
     name = "high-cards"
     version = 1
     min_seats = 2

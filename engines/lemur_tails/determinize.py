@@ -29,7 +29,7 @@ from typing import Any
 
 from engines.base import EngineError, Event
 from engines.lemur_tails.cards import BOTTOM, END, KIND, KIND_OF_NAME, TAIL_INDEX
-from engines.lemur_tails.rules import END_IN_DECK, State
+from engines.lemur_tails.state import END_IN_DECK, State
 
 
 class Sighting:

@@ -1,10 +1,10 @@
-"""Lemur Tails turn rules: the state, what the deciding seat may do, and the events each action causes.
+"""Lemur Tails turn rules: what the deciding seat may do, and the events each action causes.
 
-The engine (engines/lemur_tails/engine.py) folds events into a ``State`` and draws chance steps; this
-module answers "which actions are legal" and "which events does this action cause", raising
-IllegalAction with the reason when an action breaks a rule. ``decide`` takes the rules version's
-``label``, which names a card in the events: cards.IDS (version 1: its id) or cards.NAMES
-(version 2: its kind, LT-21). Action grammar (ALL-3, LT-5, LT-7):
+The fold (engines/lemur_tails/fold.py) folds events into a ``State`` (state.py); this module answers
+"which actions are legal" and "which events does this action cause", raising IllegalAction with the
+reason when an action breaks a rule. ``decide`` takes the rules version's ``label``, which names a card
+in the events: cards.IDS (version 1: its id) or cards.NAMES (version 2: its kind, LT-21).
+Action grammar (ALL-3, LT-5, LT-7):
 
     play:<card>:<tail>              add a hand card ("W5", "BJ") to a tail ("0w", "0b", "1w", "1b")
     exchange:<tail>:<pos>:<card>    swap the joker at position <pos> (0 = first card after the start card)
@@ -18,9 +18,8 @@ IllegalAction with the reason when an action breaks a rule. ``decide`` takes the
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
 
-from engines.base import PUBLIC, Event, IllegalAction, competition_ranks, fast_replace
+from engines.base import PUBLIC, Event, IllegalAction, competition_ranks
 from engines.lemur_tails.cards import (
     AFTER_CARD,
     ANY_CARD,
@@ -49,20 +48,12 @@ from engines.lemur_tails.cards import (
     kinds_of,
     lowest,
 )
+from engines.lemur_tails.state import END_DRAWN, END_IN_DECK, PASS, PLAY, SWAP, TAKEN, State
 
 MOVE_CAP = 400
 """LT-9: at most 400 turns (both seats' turns together); then the game is scored as it stands."""
 SWAP_MOST = 3
 PASS_MOST = 3
-
-# Where the End card is.
-END_BOXED, END_IN_DECK, END_DRAWN = 0, 1, 2
-
-# Phases of the deciding seat's turn.
-PLAY = "play"
-TAKEN = "taken"  # a Sun lemur brought a card: place it now or keep it (LT-7)
-SWAP = "swap"  # discarding 1-3 for the Sun lemur swap
-PASS = "pass"  # discarding 0-3 after adding no tail card (LT-5)
 
 _event = partial(tuple.__new__, Event)
 """``_event((type, data, private, audience))``: the Event, made without the NamedTuple's ``__new__`` (a Python
@@ -73,53 +64,6 @@ GRAMMAR = (
     "lemur:blind, lemur:swap, place:<tail>, keep, discard:<card>, draw and end (cards W0-W9, WJ, B0-B9, BJ; "
     "tails 0w, 0b, 1w, 1b)"
 )
-
-
-class State(NamedTuple):
-    deck: tuple[int, ...]
-    """Card ids, top first; hidden from everyone (views show its size)."""
-    hands: tuple[tuple[int, ...], tuple[int, ...]]
-    """Each seat's hand, ids in ascending order."""
-    market: tuple[int, ...]
-    """The open market, ids in ascending order."""
-    tails: tuple[tuple[int, ...], ...]
-    """The four tails "0w", "0b", "1w", "1b": ids oldest first, the start card not included."""
-    discard: tuple[int, ...]
-    """The face-up discard pile, oldest first (LT-13)."""
-    end_card: int
-    """END_BOXED before setup, END_IN_DECK, END_DRAWN once drawn and set aside."""
-    present: tuple[int, int]
-    """Sun lemurs present side up, per seat."""
-    empty: tuple[int, int]
-    """Sun lemurs empty side up, per seat."""
-    aside: int
-    """Sun lemurs still set aside (shared by both seats)."""
-    turn: int
-    """The seat whose turn it is."""
-    turns: tuple[int, int]
-    """Completed turns per seat."""
-    added: int
-    """Tail cards added this turn (none at the end makes the turn a pass, LT-5)."""
-    series_tail: int
-    """The own tail the current uninterrupted series is on, -1 if none (LT-6)."""
-    series_len: int
-    phase: str
-    held: int
-    """The card a Sun lemur just brought (already in the hand), -1 if none."""
-    held_public: bool
-    """Whether the held card is public (market, tail) rather than known to both seats only (blind draw)."""
-    discards: int
-    """Cards discarded so far in the current swap or pass."""
-    pending: tuple
-    """The chance step due: () none, ("shuffle",), ("deal",), ("end",), ("draw", seat, n), ("blind", seat),
-    ("refill", seat)."""
-    ending: bool
-    """The End card was drawn or the deck ran out: the game ends when the round is complete (LT-8)."""
-    over: str
-    """Empty while the game runs; then why it ended ("end card", "deck empty", "move cap")."""
-
-
-fast_replace(State)  # NamedTuple's own _replace rebuilds all 21 fields; the fold replaces a few per event
 
 
 # ---------------------------------------------------------------------- legal actions

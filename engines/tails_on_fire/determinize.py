@@ -25,21 +25,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engines.base import EngineError, Event
+from engines.tails_on_fire.cards import ALL_OPOSSUMS, CARDS_OF, FIRE_CARDS, IGUANA, NUMBERS, ROGUE, SEAT_BITS, SHUFFLE
 from engines.tails_on_fire.fold import FOLD
-from engines.tails_on_fire.state import (
-    ALL_OPOSSUMS,
-    CARDS_OF,
-    FIRE_CARDS,
-    IGUANA,
-    NUMBERS,
-    ROGUE,
-    SEAT_BITS,
-    SHUFFLE,
-    State,
-    Table,
-    seat_bits,
-    unknown,
-)
+from engines.tails_on_fire.state import State, Table, seat_bits, unknown
 
 
 class Sighting:

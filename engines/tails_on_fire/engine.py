@@ -11,11 +11,10 @@ rulings TOF-1..TOF-9 and ALL-1..ALL-6, and the new rulings TOF-10 onwards.
 
 This module is the engine itself: the seat to act, its legal actions, the events a
 decision causes (with their folds worked out inline), chance steps and the ranking. Card
-data, phases and the state records are in engines/tails_on_fire/state.py; what happens
-without a decision (the Rogue's turns, wins, the end of a round) is in
-engines/tails_on_fire/hunt.py, the fold of every event in engines/tails_on_fire/fold.py, the
-views in engines/tails_on_fire/view.py, and the sentences of refused actions in
-engines/tails_on_fire/refusals.py.
+data and phases are in cards.py, the state records in state.py; what happens without a
+decision (the Rogue's turns, wins, the end of a round) and the sentences of refused actions
+in rules.py, the fold of every event in fold.py, the views in view.py, determinization in
+determinize.py (all in engines/tails_on_fire/).
 """
 
 
@@ -31,20 +30,13 @@ from engines.base import (
     TERMINAL,
     Config,
     ConfigError,
+    Engine,
     Event,
     IllegalAction,
     competition_ranks,
     determinize,
 )
-from engines.tails_on_fire.determinize import Sighting
-from engines.tails_on_fire.fold import FOLD
-from engines.tails_on_fire.hunt import (
-    chained_follow_up,
-    common_follow_up,
-    first_picker,
-)
-from engines.tails_on_fire.refusals import check_pick, refuse_play
-from engines.tails_on_fire.state import (
+from engines.tails_on_fire.cards import (
     ALL_OPOSSUMS,
     ANNOUNCE,
     BONFIRES,
@@ -56,13 +48,11 @@ from engines.tails_on_fire.state import (
     HOME,
     HOME_LEGAL,
     IGUANA,
-    LEADER,
     MASK_OF,
     MAX_SEATS,
     MOVE_CAP,
     NEED_PICKS,
     NUMBERS,
-    ORDER,
     OVER,
     PASSED_EVENTS,
     PICK_MOVES,
@@ -75,17 +65,17 @@ from engines.tails_on_fire.state import (
     START,
     START_LEGAL,
     TRICKSTER,
-    State,
-    _new,
-    flames,
-    unknown,
 )
+from engines.tails_on_fire.determinize import Sighting
+from engines.tails_on_fire.fold import FOLD
+from engines.tails_on_fire.rules import chained_follow_up, check_pick, common_follow_up, first_picker, refuse_play
+from engines.tails_on_fire.state import LEADER, ORDER, State, _new, flames, unknown
 from engines.tails_on_fire.view import view
 
 # --- the engine ---------------------------------------------------------------------------
 
 
-class TailsOnFire:
+class TailsOnFire(Engine):
     """The Tails on Fire engine (engines.base.Engine)."""
 
     name = "tails-on-fire"
@@ -220,7 +210,7 @@ class TailsOnFire:
             return [event, Event("move_cap_reached", {"turns": MOVE_CAP, "flames": flames(state)})]
         after = _new(State, (table, offers, number, phase, held, discard, chosen, left, picker, turn, turns))
         # Quiet: a seat picks next, or the next actor is a seat holding chosen opossums and not the
-        # top card, so nothing happens before its decision (see the hunt module for what else may).
+        # top card, so nothing happens before its decision (see rules.py for what else may).
         if quiet:
             self._next = (state, event, after, NO_LINK)
             return [event]

@@ -14,20 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Event
-from engines.tails_on_fire.hunt import (
-    NEXT,
-    first_picker,
-)
-from engines.tails_on_fire.state import (
+from engines.tails_on_fire.cards import (
     ALL_OPOSSUMS,
     ANNOUNCE,
     BONFIRES,
-    BOXED,
     CHOOSE,
     FIRE_CARDS,
     HOME,
     IGUANA,
-    KEPT,
     NEED_PICKS,
     NUMBERS,
     OVER,
@@ -36,13 +30,10 @@ from engines.tails_on_fire.state import (
     ROUND_OVER,
     SEAT_BITS,
     SHUFFLE,
-    STACKS,
     START,
-    Stack,
-    State,
-    Table,
-    _new,
 )
+from engines.tails_on_fire.rules import NEXT, first_picker
+from engines.tails_on_fire.state import BOXED, KEPT, STACKS, Stack, State, Table, _new
 
 
 def _after_pass(state: State, seat: int, counted: int) -> State:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.tails_on_fire.state import (
+from engines.tails_on_fire.cards import (
     ANNOUNCE,
     CARDS_OF,
     CHOOSE,
@@ -23,11 +23,8 @@ from engines.tails_on_fire.state import (
     POPCOUNT,
     ROGUE,
     START,
-    State,
-    flames,
-    seat_bits,
-    unknown,
 )
+from engines.tails_on_fire.state import State, flames, seat_bits, unknown
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """Events and tables in the games' own words, for the replay page and `replay show`: "Green plays 4".
 
-One module per game holds ``SENTENCES`` (event type -> sentence of the public data and,
-when the reader may see it, the private part), ``action(text, view)`` (an action string in
-words, as the page lists a seat's choices), ``score(view, seat)`` (the seat's score in words,
-read from a view) and ``summary(view, names, own)`` (the table in a few lines, read from the
-views alone, as the page draws it). The log's own events (game_started,
-seat_forfeited, game_ended) are worded here; a type no module knows is told plainly from
+Each game's narration module (engines/<game>/narration.py) holds ``SENTENCES`` (event type
+-> sentence of the public data and, when the reader may see it, the private part),
+``action(text, view)`` (an action string in words, as the page lists a seat's choices),
+``score(view, seat)`` (the seat's score in words, read from a view) and ``summary(view, names,
+own)`` (the table in a few lines, read from the views alone, as the page draws it). The log's
+own events (game_started, seat_forfeited, game_ended) are worded here; a type no module knows
+is told plainly from
 its data, so a new event type never stops a page from being made.
 """
 
@@ -13,18 +14,26 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
-from replays.narration.words import listing, ordinal, seat_name, show_value
+from engines.words import listing, ordinal, seat_name, show_value
 
 Sentence = Callable[[Mapping[str, Any], Any], str]
 Summary = Callable[[Mapping[str, Any], Sequence[str], Mapping[int, Mapping[str, Any]]], list[str]]
 
-GAMES = {
-    "tails-on-fire": "replays.narration.tails_on_fire",
-    "nine-tails": "replays.narration.nine_tails",
-    "lemur-tails": "replays.narration.lemur_tails",
+GAMES: dict[str, str | ModuleType] = {
+    "tails-on-fire": "engines.tails_on_fire.narration",
+    "nine-tails": "engines.nine_tails.narration",
+    "lemur-tails": "engines.lemur_tails.narration",
 }
+"""Each game's narration module (a module path, or the module of a game added with ``register``)."""
+
+
+def register(game: str, module: ModuleType) -> None:
+    """Tell a game added at run time (engines.registry.register) in its own words: ``module`` gives
+    ``SENTENCES``, ``score`` and ``summary`` (and may give ``action``), as the three games' do."""
+    GAMES[game] = module
 
 
 def _started(d: Mapping[str, Any], p: Any) -> str:
@@ -49,7 +58,8 @@ class Narrator:
     no module)."""
 
     def __init__(self, game: str) -> None:
-        module = importlib.import_module(GAMES[game]) if game in GAMES else None
+        named = GAMES.get(game)
+        module = importlib.import_module(named) if isinstance(named, str) else named
         self.sentences: dict[str, Sentence] = {**LOG_SENTENCES, **(module.SENTENCES if module else {})}
         self._score = module.score if module else None
         self._action: Callable[[str, Any], str] | None = getattr(module, "action", None)

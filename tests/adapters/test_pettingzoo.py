@@ -14,15 +14,17 @@ from adapters.pettingzoo import PolicyBot, env, observation_of, raw_env
 from adapters.rewards import rewards
 from engines import registry
 from engines.driver import play
+from tests import fourth_game
 
-GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
+fourth_game.register()  # a game defined only in tests passes these suites too (docs/games/adding-a-game.md)
+GAMES = ("tails-on-fire", "nine-tails", "lemur-tails", fourth_game.NAME)
 
 # Observations are {"observation", "action_mask"} dicts in a Dict space, PettingZoo's own convention for its
 # classic card games, which api_test exempts by name only: its two warnings about that say no more.
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.parametrize(("game", "players"), [("tails-on-fire", 2), ("tails-on-fire", 4), ("nine-tails", 3),
-                                               ("lemur-tails", 2)])
+                                               ("lemur-tails", 2), (fourth_game.NAME, 3)])
 def test_api_test_passes(game, players):
     """PettingZoo's api_test passes for each game (a whole game played through the API)."""
     api_test(env(game, players), num_cycles=1500)
@@ -51,7 +53,8 @@ def test_render_test_passes(game, capsys):
     assert printed and all(json.loads(line)["seat"] is None for line in printed)
 
 
-@pytest.mark.parametrize(("game", "players"), [("tails-on-fire", 3), ("nine-tails", 3), ("lemur-tails", 2)])
+@pytest.mark.parametrize(("game", "players"), [("tails-on-fire", 3), ("nine-tails", 3), ("lemur-tails", 2),
+                                               (fourth_game.NAME, 2)])
 def test_state_test_passes(game, players):
     """PettingZoo's state_test on the environment and its turn-based parallel form: state_space is a Box and
     state() lies in it at every step (here with unmasked random actions: the first illegal one forfeits)."""

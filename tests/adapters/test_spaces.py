@@ -16,8 +16,11 @@ from engines import registry
 from engines.base import CHANCE, TERMINAL
 from engines.chance import Prng
 from engines.lemur_tails.cards import COLOR
+from tests import fourth_game
 
+fourth_game.register()  # a game defined only in tests passes these suites too (docs/games/adding-a-game.md)
 GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
+EVERY_GAME = (*GAMES, fourth_game.NAME)
 
 
 def random_positions(game: str, seats: int, seed: str, most: int = 4000):
@@ -40,7 +43,7 @@ def random_positions(game: str, seats: int, seed: str, most: int = 4000):
             state = engine.apply(state, event)
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", EVERY_GAME)
 def test_every_legal_action_has_one_fixed_index(game):
     """Along random games at every table size, each legal action string is listed once in the game's space."""
     engine, space = registry.get(game), SPACES[game]
@@ -82,7 +85,7 @@ def test_an_exchange_place_has_one_colour():
     assert checked > 100
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", EVERY_GAME)
 def test_observations_have_one_size_and_stay_in_bounds(game):
     """Every seat's view at every table size encodes to the same float32 size, with values in [0, 1]."""
     engine, encoding = registry.get(game), ENCODINGS[game]

@@ -23,7 +23,8 @@ from engines.chance import Prng
 from engines.driver import FirstLegal, play, redact
 from engines.lemur_tails.cards import END, KIND
 from engines.nine_tails.determinize import DECK
-from engines.tails_on_fire.state import CARDS_OF, seat_bits
+from engines.tails_on_fire.cards import CARDS_OF
+from engines.tails_on_fire.state import seat_bits
 from tests.engines import twins
 from tests.runs import run_and_verify
 from tests.strategies import seeds, twin_games

@@ -17,7 +17,8 @@ from engines.chance import Prng
 from engines.driver import play, setup
 from engines.lemur_tails.cards import END, NAMES
 from engines.lemur_tails.engine import ENGINE
-from engines.lemur_tails.rules import END_DRAWN, END_IN_DECK, MOVE_CAP
+from engines.lemur_tails.rules import MOVE_CAP
+from engines.lemur_tails.state import END_DRAWN, END_IN_DECK
 from tests.engines.lemur_tails_positions import GAME, act, names, plays_on, resolve, table
 
 # ---------------------------------------------------------------------- setup and config

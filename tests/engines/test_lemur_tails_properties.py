@@ -16,7 +16,8 @@ from engines.chance import Prng
 from engines.driver import Turn, opening, play
 from engines.lemur_tails.cards import CARDS, END, KIND, KIND_NAMES
 from engines.lemur_tails.engine import ENGINE
-from engines.lemur_tails.rules import END_IN_DECK, MOVE_CAP
+from engines.lemur_tails.rules import MOVE_CAP
+from engines.lemur_tails.state import END_IN_DECK
 from tests.engines.lemur_tails_positions import GAME
 
 # ---------------------------------------------------------------------- properties

@@ -2,7 +2,7 @@
 
 The engine lists legal actions through masks of kinds and tables of tuples kept between calls
 (cards.ActionsOf, rules._EXCHANGES, rules._PARTS), decides plays and discards through a table of parsed actions
-(rules._QUICK), builds the fold's commonest states with engines.base.replacer and draws without a
+(rules._QUICK), builds the fold's commonest states with state.replacer and draws without a
 loop when the End card is not among the cards drawn. Each is checked here against a plain version,
 over the decision states of random and heuristic playouts.
 """
@@ -16,11 +16,11 @@ from unittest import mock
 import pytest
 from hypothesis import given
 
-from engines.base import Event, IllegalAction, replacer
-from engines.lemur_tails import cards, engine, rules
+from engines.base import Event, IllegalAction
+from engines.lemur_tails import cards, engine, fold, rules
 from engines.lemur_tails.cards import COLOR, END, FIT, KIND, KIND_NAMES, NUMBER, NUMBERED, TAILS
 from engines.lemur_tails.engine import ENGINE
-from engines.lemur_tails.rules import END_IN_DECK, PASS, SWAP, TAKEN, State
+from engines.lemur_tails.state import END_IN_DECK, PASS, SWAP, TAKEN, TURN_START, State, replacer
 from tests.engines.test_lemur_tails_properties import decision_states, playout, quick, seeds, tables
 
 # ---------------------------------------------------------------------- legal actions, written out
@@ -173,12 +173,12 @@ def test_replacer_is_replace():
 def test_the_folds_replacers_are_replace(seed, bots):
     """Each of the fold's replacers sets its fields as State._replace does (and the rest as they were)."""
     for state in decision_states(playout(seed, bots), seed, 10):
-        assert engine._PLAYED(state, 1, 2, 3, 4, 5, 6) == state._replace(
+        assert fold._PLAYED(state, 1, 2, 3, 4, 5, 6) == state._replace(
             tails=1, hands=2, added=3, series_tail=4, series_len=5, pending=6, phase="play", held=-1, held_public=False
         )
-        assert engine._DISCARDED(state, 1, 2, 3, 4) == state._replace(hands=1, discard=2, discards=3, phase=4)
-        assert engine._TURN_ENDED(state, 1, 2, 3) == state._replace(turns=1, turn=2, pending=3, **engine.TURN_START)
-        assert engine._DREW(state, 1, 2) == state._replace(hands=1, deck=2, pending=())
+        assert fold._DISCARDED(state, 1, 2, 3, 4) == state._replace(hands=1, discard=2, discards=3, phase=4)
+        assert fold._TURN_ENDED(state, 1, 2, 3) == state._replace(turns=1, turn=2, pending=3, **TURN_START)
+        assert fold._DREW(state, 1, 2) == state._replace(hands=1, deck=2, pending=())
 
 
 def plain_draw(deck: tuple[int, ...], count: int) -> tuple[list[int], bool, tuple[int, ...]]:

@@ -13,23 +13,11 @@ import bots.random_bot as random_bot
 from engines.base import CHANCE, TERMINAL, ConfigError, Event, IllegalAction, fold
 from engines.chance import Prng
 from engines.driver import play
+from engines.tails_on_fire.cards import ACTIONS, ALL_OPOSSUMS, CHOOSE, HOME, MOVE_CAP, NUMBERS, SHUFFLE, START
 from engines.tails_on_fire.engine import ENGINE, TailsOnFire
 from engines.tails_on_fire.fold import FOLD
-from engines.tails_on_fire.hunt import follow_up, rogue_turn
-from engines.tails_on_fire.state import (
-    ACTIONS,
-    ALL_OPOSSUMS,
-    CHOOSE,
-    HOME,
-    MOVE_CAP,
-    NUMBERS,
-    SHUFFLE,
-    START,
-    Stack,
-    flames,
-    seat_bits,
-    unknown,
-)
+from engines.tails_on_fire.rules import follow_up, rogue_turn
+from engines.tails_on_fire.state import Stack, flames, seat_bits, unknown
 
 # --- building positions -------------------------------------------------------------------
 
@@ -537,7 +525,7 @@ def test_redacted_fold_replays_public_decisions(config, seed):
 @given(configs(), st.integers(0, 2**32))
 def test_common_follow_ups_agree_with_the_general_one(config, seed):
     """The engine's shortcut for the frequent automatic steps gives the same events as playing them out
-    one by one (tails_on_fire_hunt.follow_up)."""
+    one by one (rules.follow_up)."""
     seats, rogue = config
     engine, states, _ = random_game(seats, rogue, seed)
     for state, _ in states:

@@ -25,7 +25,7 @@ from engines.chance import Prng
 from engines.driver import redact
 from engines.lemur_tails.cards import END, KIND, KIND_OF_NAME, TAIL_CARDS
 from engines.nine_tails.cards import HAND_AT_START, STARTING_FOX_IDS, TRICKERY_CARDS, WILDS_IDS
-from engines.tails_on_fire.state import ACTIONS, CHOOSE_ACTION, PLAY_ACTION
+from engines.tails_on_fire.cards import ACTIONS, CHOOSE_ACTION, PLAY_ACTION
 from engines.tails_on_fire.view import view as tails_on_fire_view
 
 STEPS_MOST = 300

@@ -415,9 +415,9 @@ def show(
 
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
+    from engines.words import seat_name
     from replays import archive, render
     from replays import log as logfmt
-    from replays.narration.words import seat_name
 
     if Path(source).is_file():
         log, name = logfmt.read(source), source
@@ -520,8 +520,8 @@ def html_(
 
 def _table(frame: render.Frame) -> Table:
     """A game with no summary of its own: its view's fields, and each seat's own additions."""
+    from engines.words import show_value
     from replays import render
-    from replays.narration.words import show_value
 
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_column(style="cyan")

@@ -194,9 +194,9 @@ def play_job(job: Job, in_worker: bool = False) -> Result:
         if recorder is not None:
             recorder.programs(())  # all reaped: nothing left for the parent to kill
     recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
-    scores = getattr(engine, "scores", None)
+    scores = engine.scores(played.state)
     logs = tuple(agent.stderr() if isinstance(agent, ProgramAgent) else None for agent in agents)
-    return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None,
+    return Result(scheduled.key, recorded, None if scores is None else list(scores),
                   logs if job.keep_logs else None, diagnosed(agents, played.outcome.forfeit_seat))
 
 
@@ -240,8 +240,8 @@ def after_death(job: Job, memory: bytes, exitcode: int) -> Result | None:
     if played is None:
         return None
     recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
-    scores = getattr(engine, "scores", None)
-    return Result(scheduled.key, recorded, list(scores(played.state)) if scores else None,
+    scores = engine.scores(played.state)
+    return Result(scheduled.key, recorded, None if scores is None else list(scores),
                   (None,) * len(seated) if job.keep_logs else None)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replays.narration.words import SEP, count, seat_name
+from engines.words import SEP, count, seat_name
 
 KINDS = {"F": "starting fox", "W": "wild fox", "S": "study", "T": "tail card"}
 

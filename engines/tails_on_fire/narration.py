@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replays.narration.words import SEP, count, listing, per_seat, seat_name
+from engines.words import SEP, count, listing, per_seat, seat_name
 
 TRICKSTER = 0
 

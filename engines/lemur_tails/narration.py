@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replays.narration.words import SEP, count, seat_name
+from engines.words import SEP, count, seat_name
 
 COLOURS = ("white", "black")
 

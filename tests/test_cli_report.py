@@ -18,19 +18,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
-from typer.testing import CliRunner
 
-from tournaments.cli import app, report
+from tests.cli import invoke as tourney
+from tournaments.cli import report
 from tournaments.ratings import sprt
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
-runner = CliRunner()
 FINISHED = re.compile(r"Finished game (\d+) \((.+)\): (1-0|0-1|1/2-1/2|places [\d-]+) \{(.+)\}")
 
-
-def tourney(*args):
-    return runner.invoke(app, [str(arg) for arg in args])
 
 
 @pytest.fixture

@@ -13,18 +13,16 @@ import re
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.cli import invoke
 from tests.web.league import LADDER, ROOT, seed
-from tournaments.cli import app
 
 LONG_BOT = "a_remarkably_long_bot_name_for_a_narrow_terminal"
 LONG_TOURNAMENT = "an-uncommonly-long-tournament-name-for-an-eighty-column-terminal"
-runner = CliRunner()
 
 
 def tourney(*args, columns: int = 80) -> str:
-    result = runner.invoke(app, [str(arg) for arg in args], env={"COLUMNS": str(columns)}, terminal_width=columns)
+    result = invoke(*args, width=columns, env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -129,7 +127,7 @@ def test_games_fit_with_a_row_per_seat_and_short_game_ids(db):
                  if cells in starts or (cells and cells[0].isdigit() and len(cells) >= 3)]
     assert [(cells[0], cells[2]) for cells in seat_rows] == [(str(s["seat"]), str(s["rank"])) for s in seats]
     assert all(named(cells[1], s["bot"]) for cells, s in zip(seat_rows, seats, strict=True))
-    shown = runner.invoke(app, ["replay", "show", starts[0][1], "--db", str(db)])
+    shown = invoke("replay", "show", starts[0][1], "--db", db)
     assert shown.exit_code == 0 and data[0]["game_id"] in shown.stdout
 
 

@@ -4,17 +4,16 @@ a ledger written before them, a tamper (named by the audit, mended by --rebuild)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as ladder_rows
 from ledger import read_models
@@ -22,20 +21,19 @@ from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
 from replays import facts, projections
 from replays.archive import store_recorded
+from tests import cli
+from tests.cli import invoke
 from tests.tamper import fetch, tamper
 from tests.tournaments.test_protocol import GAME, make_folder, run
 from tournaments.bots.spec import BUILTIN, BotSpec
-from tournaments.cli import app
 from tournaments.ladder import league
 from tournaments.play import runner, standings
 from tournaments.play.schedule import Scheduled, deal_seed
 
-cli = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tourney(*args):
-    return cli.invoke(app, [str(arg) for arg in args], terminal_width=200)
+tourney = functools.partial(invoke, width=200)
 
 
 def audited(url: str) -> projections.Audit:
@@ -258,7 +256,7 @@ def test_a_writer_killed_mid_store_leaves_read_models_equal_to_their_rebuild(bac
     stores: each time every game it stored is counted and nothing else (the read models equal their rebuild),
     and --resume finishes the tournament with the audit still passing."""
     folder = make_folder(tmp_path, good=4)
-    command = [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "12",
+    command = [*cli.COMMAND, "run", str(folder), "--game", GAME, "--games", "12",
                "--seed", "9", "--name", "cup", "--jobs", "2", "--sandbox", "off", "--progress", "none",
                "--db", backend.url, "--ledger-key", str(backend.key)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}

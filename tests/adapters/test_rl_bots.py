@@ -66,6 +66,7 @@ def test_training_rewrites_one_game_table_in_the_bot_file(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 def test_tourney_run_plays_the_rl_bots_and_the_logs_verify(tmp_path):
     """`tourney run` of bots/rl beside random_bot in their sandboxes (numpy, pettingzoo, open_spiel and adapters
     importable there): no forfeits, and every stored log verifies."""
@@ -77,6 +78,7 @@ def test_tourney_run_plays_the_rl_bots_and_the_logs_verify(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 @pytest.mark.parametrize("game", ["tails-on-fire", "nine-tails", "lemur-tails"])
 def test_openspiel_ismcts_plays_sandboxed_tourney_run_games_of_every_game(game, tmp_path):
     """bots/rl/openspiel_ismcts.py, as shipped (its default budget, the default move time and CPU limit), plays

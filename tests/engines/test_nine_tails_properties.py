@@ -7,7 +7,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engines.nine_tails.tricks as tricks
@@ -43,11 +43,12 @@ from engines.nine_tails.state import (
     sort_hand,
 )
 from tests.engines.nine_tails_positions import conserved
+from tests.properties import examples
 from tests.strategies import seeds
 
 # --- properties -----------------------------------------------------------------------------------
 
-PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = examples(15)
 seat_counts = st.integers(min_value=2, max_value=5)
 
 UNIVERSE = [
@@ -258,7 +259,7 @@ class Recorder:
         return self.rng.choice(turn.legal)
 
 
-FEWER = settings(PROPERTY, max_examples=8)  # a view at every decision or step: a dearer playout
+FEWER = examples(8)  # a view at every decision or step: a dearer playout
 
 
 @FEWER

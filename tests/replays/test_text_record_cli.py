@@ -8,17 +8,14 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from replays import text_record
+from tests import cli
 from tests.tournaments.test_protocol import make_folder
-from tournaments.cli import app
-
-cli = CliRunner()
 
 
 def invoke(*args: str):
-    return cli.invoke(app, list(args), terminal_width=200)
+    return cli.invoke(*list(args), width=200)
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ line naming the file and the line."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sqlite3
 from collections import defaultdict
@@ -11,21 +12,16 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import SHIPPED, make_folder
-from tournaments.cli import app
 from tournaments.play import deals, formats, runner
 from tournaments.play.match import Match
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
 
-cli = CliRunner()
-
-
-def invoke(*args: str, **options):
-    return cli.invoke(app, list(args), terminal_width=200, **options)
+invoke = functools.partial(cli.invoke, width=200)
 
 
 def book_file(tmp_path: Path, game: str, count: int, name: str = "book.deals", seed: str = "7") -> Path:

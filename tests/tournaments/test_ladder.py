@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as rows
 from ledger import matches
 from ledger.store import Ledger
-from tournaments.cli import app
+from tests import cli
 from tournaments.ladder import league as ladder
 from tournaments.ladder import sessions
 from tournaments.play.schedule import Scheduled
@@ -25,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
 GAME = "lemur-tails"
 FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
-cli = CliRunner()
 
 
 @pytest.fixture(autouse=True)
@@ -137,7 +135,7 @@ def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league
 def test_two_ladder_play_processes_at_once_lose_no_game_and_count_none_twice(tmp_path):
     """Two real `ladder play` processes feed one ladder: every game is stored once and rated once."""
     db = str(tmp_path / "league.db")
-    run = [sys.executable, "-m", "tournaments", "ladder"]
+    run = [*cli.COMMAND, "ladder"]
     subprocess.run([*run, "create", "duo", "--game", GAME, "--db", db], check=True, capture_output=True, cwd=ROOT)
     for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
         subprocess.run([*run, "submit", "duo", str(BOTS / path), "--db", db], check=True, capture_output=True,
@@ -179,33 +177,33 @@ def test_standings_converge_and_a_resubmitted_identical_bot_does_not_move(league
 def test_cli_ladder_commands(tmp_path):
     """create, list, submit (twice), standings --json, history and rebuild through the CLI."""
     db = ["--db", str(tmp_path / "cli.db")]
-    assert cli.invoke(app, ["ladder", "create", "cup", "--game", GAME, *db]).exit_code == 0
-    again = cli.invoke(app, ["ladder", "create", "cup", "--game", GAME, *db])
+    assert cli.invoke("ladder", "create", "cup", "--game", GAME, *db).exit_code == 0
+    again = cli.invoke("ladder", "create", "cup", "--game", GAME, *db)
     assert again.exit_code == 1 and "already exists" in again.output
     for path in ("random_bot.py", "first_legal.sh"):
-        result = cli.invoke(app, ["ladder", "submit", "cup", str(BOTS / path), *db])
+        result = cli.invoke("ladder", "submit", "cup", str(BOTS / path), *db)
         assert result.exit_code == 0 and "listed" in result.output, result.output
-    same = cli.invoke(app, ["ladder", "submit", "cup", str(BOTS / "random_bot.py"), *db])
+    same = cli.invoke("ladder", "submit", "cup", str(BOTS / "random_bot.py"), *db)
     assert "nothing changed" in same.output
-    play = cli.invoke(app, ["ladder", "play", "cup", "--games", "2", "--jobs", "0", "--seed", "4", *db])
+    play = cli.invoke("ladder", "play", "cup", "--games", "2", "--jobs", "0", "--seed", "4", *db)
     assert play.exit_code == 0, play.output
-    standings = json.loads(cli.invoke(app, ["ladder", "standings", "cup", "--json", *db]).output)
+    standings = json.loads(cli.invoke("ladder", "standings", "cup", "--json", *db).output)
     assert {row["bot"] for row in standings} == {"random_bot", "first_legal"}
     assert all(row["provisional"] for row in standings) and all(row["games"] == 2 for row in standings)
-    history = json.loads(cli.invoke(app, ["ladder", "history", "cup", "first_legal", "--json", *db]).output)
+    history = json.loads(cli.invoke("ladder", "history", "cup", "first_legal", "--json", *db).output)
     assert len(history) == 2
-    waiting = cli.invoke(app, ["ladder", "queue", "cup", *db])
+    waiting = cli.invoke("ladder", "queue", "cup", *db)
     assert waiting.exit_code == 0 and "no match is waiting or being played" in waiting.output
-    (match,) = json.loads(cli.invoke(app, ["ladder", "queue", "cup", "--all", "--json", *db]).output)
+    (match,) = json.loads(cli.invoke("ladder", "queue", "cup", "--all", "--json", *db).output)
     assert (match["deal"], match["status"], match["attempts"]) == (0, "stored", 1)
     assert sorted(match["table"]) == ["first_legal v1", "random_bot v1"]
-    rebuilt = cli.invoke(app, ["ladder", "rebuild", "cup", *db])
+    rebuilt = cli.invoke("ladder", "rebuild", "cup", *db)
     assert "all 2 ratings equal the incremental ones" in rebuilt.output
-    listing = cli.invoke(app, ["ladder", "list", *db])
+    listing = cli.invoke("ladder", "list", *db)
     assert "cup" in listing.output and GAME in listing.output
-    unknown = cli.invoke(app, ["ladder", "standings", "nope", *db])
+    unknown = cli.invoke("ladder", "standings", "nope", *db)
     assert unknown.exit_code == 1 and "no ladder 'nope'" in unknown.output
-    missing = cli.invoke(app, ["ladder", "submit", "cup", str(tmp_path / "none.py"), *db])
+    missing = cli.invoke("ladder", "submit", "cup", str(tmp_path / "none.py"), *db)
     assert missing.exit_code == 1 and "not a bot file" in missing.output
 
 

@@ -15,7 +15,6 @@ import re
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from contextlib import suppress
@@ -23,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger.canonical import loads
 from ledger.store import Ledger
+from tests import cli
 from tournaments.bots import protocol
-from tournaments.cli import app
 from tournaments.play import standings
 from tournaments.play.schedule import schedule
 
@@ -36,7 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "bots"
 FIXTURES = Path(__file__).resolve().parent / "bots"
 GAME = "lemur-tails"
-cli = CliRunner()
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -66,8 +63,8 @@ def make_folder(tmp_path: Path, *, good: int = 2, shipped: tuple[str, ...] = (),
 def run(folder: Path, db: Path, *extra: str, games: int = 1, seed: str = "1", jobs: int = 1, sandbox: str = "off"):
     """`tourney run` in this process; the result carries exit code, stdout and stderr. Unsandboxed by
     default: these tests watch bot processes through the pids they record in their folder."""
-    return cli.invoke(app, ["run", str(folder), "--game", GAME, "--games", str(games), "--seed", seed,
-                            "--jobs", str(jobs), "--db", str(db), "--sandbox", sandbox, *extra])
+    return cli.invoke("run", folder, "--game", GAME, "--games", games, "--seed", seed, "--jobs", jobs, "--db", db,
+                      "--sandbox", sandbox, *extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +262,8 @@ SANDBOXED_REASONS = {
 
 
 @pytest.mark.parametrize(("name", "sandbox"), [(name, "off") for name in PROGRAM_CASES] + [
-    (name, "on") for name, (args, _, _) in PROGRAM_CASES.items() if args is not None])
+    pytest.param(name, "on", marks=pytest.mark.sandbox) for name, (args, _, _) in PROGRAM_CASES.items()
+    if args is not None])
 def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tmp_path, name, sandbox):
     """A program that crashes, hangs, answers garbage or an illegal action, writes a line nobody
     asked for (before its first act too), or floods its output forfeits each of its games with the
@@ -364,8 +362,8 @@ def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):
     better than last."""
     folder = make_folder(tmp_path, programs={"illegal": ["illegal"]})
     db = tmp_path / "t.db"
-    result = cli.invoke(app, ["run", str(folder), "--game", "nine-tails", "--players", "3", "--games", "1",
-                              "--jobs", "1", "--db", str(db), "--sandbox", "off", *FAST])
+    result = cli.invoke("run", folder, "--game", "nine-tails", "--players", "3", "--games", "1", "--jobs", "1",
+                        "--db", db, "--sandbox", "off", *FAST)
     assert result.exit_code == 0, result.output
     games = stored_games(db)
     assert len(games) == 3
@@ -419,7 +417,7 @@ PYTHON_CASES = {
 }
 
 
-@pytest.mark.parametrize("sandbox", ["off", "on"])
+@pytest.mark.parametrize("sandbox", ["off", pytest.param("on", marks=pytest.mark.sandbox)])
 @pytest.mark.parametrize("name", list(PYTHON_CASES))
 def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandbox):
     """A Python bot that raises, answers a non-string, loops forever (the alarm interrupts it in
@@ -446,11 +444,8 @@ def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
     is interrupted and one calling sys.exit() forfeits instead of killing its worker; the run ends."""
     folder = make_folder(tmp_path, good=1, fixtures=("loops.py", "exits.py"))
     db = tmp_path / "t.db"
-    done = subprocess.run(
-        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "2",
-         "--move-time", "0.2", "--time-bank", "0", "--db", str(db), "--sandbox", "off"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )
+    done = cli.tourney("run", str(folder), "--game", GAME, "--games", "1", "--jobs", "2",
+         "--move-time", "0.2", "--time-bank", "0", "--db", str(db), "--sandbox", "off", timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     games = stored_games(db)

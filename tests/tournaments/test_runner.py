@@ -25,12 +25,12 @@ import pytest
 
 from ledger.canonical import loads
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
     FIXTURES,
     GAME,
     SHIPPED,
     _reap_bots,  # noqa: F401
-    cli,
     make_folder,
     recorded_pids,
     run,
@@ -38,7 +38,6 @@ from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
     stored_games,
     wait_gone,
 )
-from tournaments.cli import app
 from tournaments.play.schedule import schedule
 
 LINUX = Path("/proc/self/stat").exists()
@@ -74,8 +73,7 @@ def command(folder: Path, db: Path, games: int, seed: str = "5", jobs: int = 2) 
 def start(args: list[str], tmp_path: Path, **options) -> Iterator[subprocess.Popen]:
     """`python -m tournaments ARGS` as a real process; if a failed test leaves it running, it is
     killed with everything below it."""
-    process = subprocess.Popen([sys.executable, "-m", "tournaments", *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=tmp_path, **options)
+    process = cli.spawn(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, **options)
     try:
         yield process
     finally:
@@ -151,7 +149,7 @@ def key_counts(db: Path) -> dict[str, int]:
 
 
 def standings_json(db: Path, ref: str = "1") -> dict:
-    result = cli.invoke(app, ["standings", ref, "--json", "--db", str(db)])
+    result = cli.invoke("standings", ref, "--json", "--db", str(db))
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -198,7 +196,7 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_results_of_an_uninterru
     counts = key_counts(db)
     assert set(counts) == keys and set(counts.values()) == {1}
     reference = tmp_path / "reference.db"
-    result = cli.invoke(app, command(folder, reference, games, jobs=1))
+    result = cli.invoke(*command(folder, reference, games, jobs=1))
     assert result.exit_code == 0, result.output
     assert results_by_key(db) == results_by_key(reference)
     assert same_results(db, reference)
@@ -301,7 +299,7 @@ def test_ctrl_c_stops_with_130_and_resume_finishes_the_tournament(tmp_path):
     assert "Traceback" not in err, err
     assert wait_gone(below) == []
 
-    result = cli.invoke(app, [*command(folder, db, games, jobs=1), "--resume"])
+    result = cli.invoke(*command(folder, db, games, jobs=1), "--resume")
     assert result.exit_code == 0, result.output
     assert f"({stored} already stored)" in result.stdout
     counts = key_counts(db)
@@ -336,7 +334,7 @@ def test_jobs_do_not_change_any_game(tmp_path):
     folder = program_folder(tmp_path)
     shutil.copy(SHIPPED / "heuristic_lemur_tails.py", folder / "heuristic_lemur_tails.py")
     one, two = tmp_path / "one.db", tmp_path / "two.db"
-    result = cli.invoke(app, command(folder, one, 1, seed="9", jobs=1))
+    result = cli.invoke(*command(folder, one, 1, seed="9", jobs=1))
     assert result.exit_code == 0, result.output
     with start(command(folder, two, 1, seed="9", jobs=2), tmp_path) as process:
         _, err = process.communicate(timeout=120)
@@ -397,9 +395,9 @@ def test_standings_by_id_or_name_and_as_json(tmp_path):
     ran = run(folder, db, "--name", "cup", "--games", "2", "--json")
     assert ran.exit_code == 0, ran.output
     printed = json.loads(ran.stdout)
-    by_id = cli.invoke(app, ["standings", "1", "--db", str(db)])
-    by_name = cli.invoke(app, ["standings", "cup", "--db", str(db)])
-    newest = cli.invoke(app, ["standings", "--db", str(db)])
+    by_id = cli.invoke("standings", "1", "--db", str(db))
+    by_name = cli.invoke("standings", "cup", "--db", str(db))
+    newest = cli.invoke("standings", "--db", str(db))
     assert by_id.exit_code == by_name.exit_code == newest.exit_code == 0
     assert by_id.stdout == by_name.stdout == newest.stdout
     assert "cup (lemur-tails, 12 games, not sandboxed)" in by_id.stdout
@@ -411,7 +409,7 @@ def test_standings_by_id_or_name_and_as_json(tmp_path):
     assert [row["rank"] for row in rows] == [1, 2, 3] and all(row["games"] == 8 for row in rows)
     for row in rows:
         assert row["bot"] in by_id.stdout and f"{row['elo']:.0f}" in by_id.stdout
-    assert "no tournament 'nope'" in one_error_line(cli.invoke(app, ["standings", "nope", "--db", str(db)]))
+    assert "no tournament 'nope'" in one_error_line(cli.invoke("standings", "nope", "--db", str(db)))
 
 
 def test_files_that_are_not_bots_for_the_game_are_skipped_with_a_notice(tmp_path):

@@ -91,7 +91,7 @@ def test_tc_refuses_what_it_cannot_mean(text, said):
         parse_tc(text)
 
 
-@pytest.mark.parametrize("sandbox", ["on", "off"])
+@pytest.mark.parametrize("sandbox", [pytest.param("on", marks=pytest.mark.sandbox), "off"])
 def test_a_bot_sleeping_past_its_increment_runs_its_clock_out(tmp_path, sandbox):
     """`--tc 0.6+0.05`: a bot sleeping 0.15 s a move loses 0.1 s a move and forfeits within a handful of moves,
     `timed out: ... (all that was left on its game clock, --tc 0.6+0.05)`, whatever the CPU clock would have

@@ -12,15 +12,14 @@ import zipfile
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as ladder_rows
 from ledger.store import Ledger
 from replays import log as logfmt
 from replays import signing
 from replays.verify import verify_log
+from tests.cli import invoke
 from tests.web.league import LADDER, ROOT, SLASHED, TOURNAMENT, TRIO, XSS, tourney
-from tournaments.cli import app as cli
 from tournaments.ladder import league as ladder_league
 from tournaments.play import standings
 
@@ -615,7 +614,7 @@ def test_leaderboard_etag_moves_with_a_retirement_a_rebuild_or_a_publication(ser
         # audit of the read models names it until the rebuild puts the fold back.
         drifted = api.get(f"/api/ladders/{LADDER}")
         assert drifted.status_code == 200 and drifted.headers["etag"] != tag
-        audit = CliRunner().invoke(cli, ["db", "audit", "--db", str(league.path)])
+        audit = invoke("db", "audit", "--db", league.path)
         assert audit.exit_code == 1 and "is stored with rating" in audit.output, audit.output
         tourney(*change, "--db", league.path)
         assert api.get(f"/api/ladders/{LADDER}", headers={"If-None-Match": tag}).status_code == 304

@@ -8,9 +8,9 @@ import subprocess
 import urllib.parse
 
 import pytest
-from playwright.sync_api import expect
 
 from tests import cli
+from tests.browser import expect
 from tests.web.league import LADDER, XSS
 from tests.web.screenshots import GAME_SHOT, LADDER_SHOT, shoot
 

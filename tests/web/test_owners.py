@@ -19,9 +19,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import expect
 
 from tests import cli
+from tests.browser import expect
 from tests.web.league import LADDER, ROOT, League, tourney
 from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT

@@ -10,9 +10,9 @@ import subprocess
 import urllib.parse
 
 import pytest
-from playwright.sync_api import expect
 
 from tests import cli
+from tests.browser import expect
 from tests.web.league import LADDER, SLASHED, TOURNAMENT, TRIO, TWINS, XSS, Api
 
 pytestmark = pytest.mark.browser

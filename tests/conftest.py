@@ -24,6 +24,20 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("LINES", None)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache(tmp_path_factory):
+    """The run's own $XDG_CACHE_HOME (a ladder unpacks stored bots there, tournaments/ladder/league.py): never the
+    user's, and one per pytest-xdist worker (each has its own base temp), so that workers never unpack the same bot
+    into one folder at once (one may remove a copy another is about to play). Tests that set it keep theirs."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
+
+
 @pytest.fixture
 def db_path(tmp_path):
     return tmp_path / "tourney.db"

@@ -154,6 +154,7 @@ def ratings(ledger: Ledger) -> dict[str, float]:
     return {e["name"]: e["rating"] for e in rows.entries(ledger, 1, active_only=False)}
 
 
+@pytest.mark.slow
 def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incremental(spring):
     """A voided game stays stored but counts in no rating: the ratings equal a fold without it, later games
     fold on from there, and a rebuild gives exactly the incremental ratings."""
@@ -174,6 +175,7 @@ def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incrementa
     assert again.exit_code == 1 and "already void" in again.output
 
 
+@pytest.mark.slow
 def test_ladder_events_cannot_be_changed_or_removed(spring):
     """The database refuses UPDATE and DELETE of a ladder event (append-only, like game events)."""
     assert invoke("ladder", "retire", "spring", "random_bot", "--db", spring.url).exit_code == 0
@@ -183,6 +185,7 @@ def test_ladder_events_cannot_be_changed_or_removed(spring):
                 connection.execute(statement)
 
 
+@pytest.mark.slow
 def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
     """A retired bot plays no more ladder games, keeps its rating, shows as retired, and survives a rebuild."""
     before = ratings(spring)["random_bot"]
@@ -198,6 +201,7 @@ def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
     assert again.exit_code == 1 and "no active bot 'random_bot'" in again.output
 
 
+@pytest.mark.slow
 def test_export_of_a_whole_ladder(spring, tmp_path):
     """`replay export --ladder NAME` writes one log per ladder game, and the ladder's manifest."""
     result = invoke("replay", "export", "--ladder", "spring", "--out", str(tmp_path / "logs"), "--db", spring.url)

@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests import cli
 
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "fastapi", "starlette", "uvicorn", "jinja2", "ray",
@@ -41,6 +43,7 @@ sys.stderr.write(json.dumps(found))
 """
 
 
+@pytest.mark.slow
 def test_help_and_version_import_no_database_or_web_library():
     """Every `--help` (and `--version`) leaves SQLAlchemy, SQLModel, Alembic, psycopg, FastAPI, uvicorn,
     Jinja2, Ray and the ledger unimported."""

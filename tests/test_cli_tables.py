@@ -63,6 +63,7 @@ def named(shown: str, real: str) -> bool:
     return shown == real or (shown.endswith("…") and real.startswith(shown[:-1]) and len(shown) >= 8)
 
 
+@pytest.mark.slow
 def test_standings_fit_and_their_numbers_and_short_ids_are_whole(db):
     """`tourney standings` at 80: every cell equals the JSON's, the long name cut, its id taken by `games --bot`."""
     data = json.loads(tourney("standings", LONG_TOURNAMENT, "--json", "--db", db))["standings"]
@@ -79,6 +80,7 @@ def test_standings_fit_and_their_numbers_and_short_ids_are_whole(db):
     assert by_id == tourney("games", LONG_TOURNAMENT, "--bot", LONG_BOT, "--json", "--db", db)
 
 
+@pytest.mark.slow
 def test_the_matrices_fit_with_short_ids_for_columns(db):
     """--los and --head-to-head at 80: columns headed by the bots' short ids, rows by id and (cut) name."""
     output = tourney("standings", LONG_TOURNAMENT, "--los", "--head-to-head", "--db", db)

@@ -95,6 +95,7 @@ def league_db(backend, tmp_path):
     return backend
 
 
+@pytest.mark.slow
 def test_read_models_equal_their_rebuild_after_a_tournament_a_ladder_a_void_and_a_retirement(league_db):
     """Every read model, counted game by game as the games were stored, equals its rebuild from the games'
     hashed events; so after a void (taken out of the ladder's tables), a retirement and more games."""
@@ -112,6 +113,7 @@ def test_read_models_equal_their_rebuild_after_a_tournament_a_ladder_a_void_and_
     assert checked.exit_code == 0 and "40 games counted, every row equal to its rebuild" in checked.output
 
 
+@pytest.mark.slow
 def test_the_standings_read_from_the_read_models_are_those_of_the_games(league_db):
     """`tourney standings` from the read models gives what the games' hashed results give (the same Elo, games,
     firsts, places, scores, forfeits, head-to-head), and --check agrees."""
@@ -136,6 +138,7 @@ def test_the_standings_read_from_the_read_models_are_those_of_the_games(league_d
     assert shown.head_to_head == expected.head_to_head and shown.los == expected.los and shown.games == len(games)
 
 
+@pytest.mark.slow
 def test_the_audit_names_the_first_row_that_differs_and_rebuild_mends_it(league_db):
     """A read model row changed by hand: `tourney db audit` fails naming that row (stored and rebuilt values),
     `standings --check` refuses, and `tourney db audit --rebuild` counts every game again, after which the
@@ -155,6 +158,7 @@ def test_the_audit_names_the_first_row_that_differs_and_rebuild_mends_it(league_
     assert tourney("standings", "cup", "--json", "--db", backend.url).output == before
 
 
+@pytest.mark.slow
 def test_a_ledger_upgraded_from_before_the_read_models_is_counted_by_db_upgrade(league_db):
     """A ledger written before revision 0013 (its games stored, its read models absent): after the schema
     upgrade, readers refuse in one line saying to run `tourney db upgrade`, which counts every stored game
@@ -176,6 +180,7 @@ def test_a_ledger_upgraded_from_before_the_read_models_is_counted_by_db_upgrade(
     assert tourney("ladder", "standings", "duel", "--db", backend.url).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_writer_that_stores_on_an_old_ledger_counts_its_games_first(backend, tmp_path):
     """A command that stores games on a ledger whose read models are behind counts the old games first (as `db
     upgrade` does), so its own games are counted in their transactions and the audit passes."""
@@ -310,6 +315,7 @@ def test_behind_read_models_refuse_readers_and_count_nothing_out_of_order(tmp_pa
 # -- standings' options, and the running report's sums --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_standings_interval_bootstrap_is_todays_interval(league_db):
     """`tourney standings --interval bootstrap` gives the 200-resample bootstrap interval of the games' results,
     as standings computed before the read models did; the default is the curvature interval."""

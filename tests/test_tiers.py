@@ -17,6 +17,9 @@ import pytest
 
 from tests import tiers
 
+# two collections of the whole suite in processes: seconds on an idle machine, tens of them on a busy one
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600  # two collections of the whole suite on a loaded machine (an upper bound, not a timing assertion)
 

@@ -21,7 +21,7 @@ TIERS = {
     "ray": "starts a local Ray cluster (tests/tournaments/test_ray.py)",
     "postgres": "needs the PostgreSQL server of .ci/with-services (tests/backends.py)",
     "sandbox": "needs bubblewrap: bots in their sandbox on purpose (--sandbox on), cgroups, the containment's attacks",
-    "slow": "scale tests (seconds each)",
+    "slow": "a second or more each on an idle machine: scale tests, tournaments and ladders played whole",
 }
 FAST = f"not ({' or '.join(TIERS)})"
 """The fast tier: pyproject's addopts select it for a plain `pytest`."""

@@ -110,6 +110,7 @@ print(fresh, bots[0].out_of_cpu(), outcome.reason, [bot.bot is None for bot in b
 """
 
 
+@pytest.mark.slow
 def test_an_openspiel_bot_near_its_cpu_limit_plays_on_at_random_instead_of_forfeiting():
     """A process past 3/4 of its RLIMIT_CPU (a sandboxed game's --cpu-seconds, stretched on a loaded machine)
     stops searching: the ISMCTS bot finishes the game at random, its OpenSpiel bot never built, with no SIGXCPU."""

@@ -102,6 +102,7 @@ def test_the_states_a_decision_folds_ahead_are_only_a_cache():
     assert checked[PERFORM] and checked[CANCEL]
 
 
+@pytest.mark.slow
 def test_the_shortcuts_of_the_rules_agree_with_the_long_way():
     """What the engine keeps or skips for speed equals what it would work out in full, at every step of random games:
     a decision skips folding ahead only where nothing resolves, ``targets`` keeps the last state's answer, ``assign``

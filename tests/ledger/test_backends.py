@@ -174,6 +174,7 @@ def test_application_role_cannot_migrate_and_says_so(backend, roles):
         Ledger(roles.url(roles.app))
 
 
+@pytest.mark.slow
 def test_missing_driver_names_the_extra(tmp_path):
     """A PostgreSQL URL without psycopg installed is one `error:` line naming `tourney[postgres]`."""
     code = ("import sys; sys.modules['psycopg'] = None; sys.argv = ['tourney', 'db', 'current', '--db', "

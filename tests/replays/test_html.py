@@ -123,6 +123,7 @@ def test_event_bodies_are_the_hashed_bytes():
 # -- views --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(json_values, json_values)
 @EVENTS
 def test_a_patch_turns_the_old_value_into_the_new(old, new):
@@ -139,6 +140,7 @@ def test_a_patch_of_equal_values_is_empty_and_a_growing_pile_appends():
     assert delta.diff([True], [1]) != [] and delta.diff({"n": 1}, {"n": True}) == [[["n"], True]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_decoded_views_equal_the_engine_views_at_every_step(name):
     """For every view a full page offers, decoding the page's deltas gives the engine's view after each step."""

@@ -49,6 +49,7 @@ def test_redacted_views_of_the_version_1_log_verify(view):
     assert report.decisions > 0 and report.chance_steps > 0
 
 
+@pytest.mark.slow
 def test_an_imported_version_1_log_verifies_from_the_database(tmp_path):
     """A version-1 log imported into a ledger is verified there with version 1 too (`replay verify --db`)."""
     db = f"sqlite:///{tmp_path / 'old.db'}"

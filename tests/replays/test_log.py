@@ -44,6 +44,7 @@ def stored(ledger, recorded):
     return recorded.game_id
 
 
+@pytest.mark.slow
 @STORED_GAMES
 @given(seed=st.text("0123456789abcdef", min_size=1, max_size=12), seats=st.integers(2, 4))
 def test_export_import_export_round_trip(tmp_path_factory, seed, seats):
@@ -214,6 +215,7 @@ def test_unknown_view_is_refused():
         logfmt.parse_view("seat:9", 2)
 
 
+@pytest.mark.slow
 def test_exported_logs_match_the_published_json_schema(ledger):
     """docs/log-format.schema.json accepts real logs, full and redacted, and refuses a wrong version, an unknown
     field at the top, in a seat entry, an event, the config or the result, and a view its private parts belie."""

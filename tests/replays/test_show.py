@@ -160,6 +160,7 @@ def test_known_sentences_and_summary_lines_at_known_steps(shown, name, view, ste
     assert missing == [], "\n".join(printed[1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 @pytest.mark.parametrize("view", VIEWS)
 def test_no_raw_dict_dump_and_the_result_lines_end_the_output(shown, name, view):
@@ -199,6 +200,7 @@ def hidden_lines(log: dict, viewer: int | None) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 @pytest.mark.parametrize("view", ["spectator", "seat:1"])
 def test_nothing_hidden_from_the_view_is_printed(shown, name, view, tmp_path):
@@ -214,6 +216,7 @@ def test_nothing_hidden_from_the_view_is_printed(shown, name, view, tmp_path):
     assert any(line.strip() in full for line in secret), "the full view shows the hidden lines this test looks for"
 
 
+@pytest.mark.slow
 def test_a_seats_hidden_choice_changes_no_other_view(tmp_path):
     """Tails on Fire: two games in which seat 1 chooses other opossums print the same show for a spectator and
     for seat 0, though the full views differ."""
@@ -267,6 +270,7 @@ def test_a_redacted_log_is_shown_as_its_own_view_and_never_as_another_seats(tmp_
     assert spectator.exit_code == 0 and " as seen by spectator: " in spectator.stdout.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_colours_reach_a_terminal_as_colours_and_a_pipe_not_at_all(tmp_path):
     """On a terminal (a pseudo-terminal here) `replay show` colours its rules with real escape sequences (it printed
     them escaped, as the literal text `\\u001b[92m`); in a pipe it writes none, escaped or not."""

@@ -400,6 +400,7 @@ def test_malformed_logs_never_crash_verify(paths, replacement, reseal_it):
 BASE_LOG = real_log("lemur-tails", "fuzz")
 
 
+@pytest.mark.slow
 @TAMPERED_LOGS
 @given(content=st.one_of(wild_json.map(lambda v: orjson.dumps(v)), st.binary(max_size=200),
                          st.builds(lambda p, r: orjson.dumps(mutate(copy.deepcopy(BASE_LOG), p, r)),

@@ -133,6 +133,7 @@ def test_a_bot_raising_base_exception_at_import_is_left_out(tmp_path, sandbox):
     assert all(game.forfeit is None and "base_exception_at_import" not in game.bots for game in games.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("sandbox", "jobs"), [pytest.param("on", 1, marks=pytest.mark.sandbox), ("off", 0)])
 def test_a_bot_whose_import_outlasts_the_handshake_is_left_out(tmp_path, monkeypatch, sandbox, jobs):
     """A Python bot that takes a minute to import is left out before the first game, with the reason,
@@ -146,6 +147,7 @@ def test_a_bot_whose_import_outlasts_the_handshake_is_left_out(tmp_path, monkeyp
         "heuristic_lemur_tails", "random_bot"}
 
 
+@pytest.mark.slow
 def test_a_worker_killed_by_its_in_process_bot_is_that_bots_forfeit(tmp_path):
     """Without the sandbox, a Python bot that sends SIGKILL to its own worker at its second act
     forfeits that game ("ended its worker process (killed by SIGKILL)"); the worker is replaced and
@@ -160,6 +162,7 @@ def test_a_worker_killed_by_its_in_process_bot_is_that_bots_forfeit(tmp_path):
         assert game.forfeit["reason"] == "bot failure: crashed: ended its worker process (killed by SIGKILL)"
 
 
+@pytest.mark.slow
 def test_a_worker_death_no_bot_can_be_blamed_for_is_replayed_then_stops_the_run(tmp_path):
     """Without the sandbox, a worker killed by a signal while a program bot sits at the table could
     have been killed by that program: the game is played again, twice, then the run stops with one

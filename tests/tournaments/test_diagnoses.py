@@ -78,6 +78,7 @@ def run(tmp_path: Path, folder: Path, *extra: str) -> subprocess.CompletedProces
     return done
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", [
     pytest.param(("--sandbox", "on", "--jobs", "1"), id="sandboxed",
                  marks=[pytest.mark.sandbox, pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")]),
@@ -169,6 +170,7 @@ def test_a_traceback_keeps_the_bots_frames_and_is_bounded(tmp_path):
     assert "characters cut" in told.detail
 
 
+@pytest.mark.slow
 def test_a_diagnosis_is_shown_escaped(tmp_path):
     """A bot whose exception carries terminal escapes (clear the screen, set the title) gets them shown as
     `\\u001b` in `tourney games --forfeits`, never obeyed."""

@@ -277,6 +277,7 @@ def test_format_options_are_checked(tmp_path):
     assert stored_count(db) == 0
 
 
+@pytest.mark.slow
 def test_a_swiss_run_names_itself_and_shows_standings(tmp_path):
     """A small Swiss run in this process: default name with the format, every round played, standings printed."""
     folder = make_folder(tmp_path, good=3)

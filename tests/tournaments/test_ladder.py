@@ -56,6 +56,7 @@ def test_submit_lists_a_bot_and_the_same_content_again_is_a_no_op(league):
         ("random_bot", 1, 1500.0, "active")]
 
 
+@pytest.mark.slow
 def test_new_content_is_a_new_version_and_the_old_one_retires_with_its_history(league, tmp_path):
     """Changed content under the same name: v2 is listed, v1 retires from matchmaking but keeps its games."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", "alpha", FAST)
@@ -94,6 +95,7 @@ def test_a_submission_over_its_memory_limit_is_killed_and_refused(league, tmp_pa
         ladder.submit(league, "spring", path, None, ladder.Limits(2.0, 5.0, 60, 200))
 
 
+@pytest.mark.slow
 def test_a_submission_over_its_cpu_limit_is_killed_and_refused(league, tmp_path):
     """RLIMIT_CPU: a bot spinning for more CPU seconds than allowed is killed, though its move time is long."""
     path = bot_file(tmp_path, "spinner", "        while True:\n            pass")
@@ -114,6 +116,7 @@ def test_a_python_submission_never_runs_in_the_ladders_process(league, tmp_path)
                 if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path))]
 
 
+@pytest.mark.slow
 def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league):
     """Games are stored and rated as they end; refolding the ledger gives the very same numbers."""
     for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
@@ -174,6 +177,7 @@ def test_standings_converge_and_a_resubmitted_identical_bot_does_not_move(league
         name: s.rating for name, s in standings.items()}
 
 
+@pytest.mark.slow
 def test_cli_ladder_commands(tmp_path):
     """create, list, submit (twice), standings --json, history and rebuild through the CLI."""
     db = ["--db", str(tmp_path / "cli.db")]
@@ -226,6 +230,7 @@ def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
     assert stat.S_IMODE((tmp_path / "cache" / "tourney").stat().st_mode) == 0o700
 
 
+@pytest.mark.slow
 def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_path):
     """A cached bot whose file was changed after it was unpacked (by another local user, a disk
     fault) is unpacked again from the ledger before it plays: the games are the stored bot's."""
@@ -270,6 +275,7 @@ def test_validation_uses_a_fresh_seed_like_any_ladder_game(league, tmp_path):
     assert ladder.submit(league, "spring", path, None, FAST).new
 
 
+@pytest.mark.slow
 def test_a_queued_match_whose_bot_retired_since_is_cancelled_not_played(league):
     """Matches are matchmade when they are queued; one whose table has a bot retired before it is played is
     cancelled (no game of the retired bot after its retirement), the others are played and the session ends."""

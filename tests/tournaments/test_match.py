@@ -240,6 +240,7 @@ def test_match_options_are_checked(tmp_path):
     assert "random_bot" in unknown.stderr
 
 
+@pytest.mark.slow
 def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
     """`--games 3` without --sprt: a line per finished game, then fastchess's lines over 3 pairs of the random bot
     against itself (score, Elo and nElo, LOS, the pentanomial) and why it stopped; again with --resume it plays
@@ -276,6 +277,7 @@ def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
 # -- how long a test takes, told before it starts ------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("nelo", "elo1"), [(0.0, 40.0), (40.0, 40.0), (80.0, 40.0), (80.0, 5.0)])
 def test_walds_expected_length_is_what_simulated_tests_take(nelo, elo1):
     """The number of pairs tourney match announces (Wald's approximation) is, within a fifth, the mean number an
@@ -302,6 +304,7 @@ def test_the_expected_length_shrinks_with_the_square_of_the_gap():
     assert expected_samples(Sprt(model="logistic"), 2, 0.0) is None
 
 
+@pytest.mark.slow
 def test_a_match_says_what_its_sprt_will_take_and_counts_blocks_in_english(tmp_path):
     """Tails on Fire's four seats, `--sprt default --games 2`: before playing, the match says how many blocks of 4
     the test is expected to take by the candidate's true Elo (+80: 229, as the 920 games a +79 bot took) and that

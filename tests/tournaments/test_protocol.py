@@ -261,6 +261,7 @@ SANDBOXED_REASONS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "sandbox"), [(name, "off") for name in PROGRAM_CASES] + [
     pytest.param(name, "on", marks=pytest.mark.sandbox) for name, (args, _, _) in PROGRAM_CASES.items()
     if args is not None])
@@ -300,6 +301,7 @@ def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tm
     assert took < bound, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
 
 
+@pytest.mark.slow
 def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path):
     """A crash is seen when the bot exits, though a grandchild still holds its output open: well
     before a long move time and time bank run out."""
@@ -333,6 +335,7 @@ def test_a_program_over_its_move_time_pays_from_its_bank_until_it_forfeits(tmp_p
     assert_nothing_left(folder, starts=3)
 
 
+@pytest.mark.slow
 def test_time_over_the_move_time_drains_the_bank_even_when_the_answer_comes_in_time(tmp_path):
     """A bot taking half its move time on its first moves keeps its whole bank; one taking 1.25
     times its move time answers in time at first, but each overage is taken from its bank (the
@@ -357,6 +360,7 @@ def test_time_over_the_move_time_drains_the_bank_even_when_the_answer_comes_in_t
     assert thrifty and set(thrifty) == {500}, thrifty  # under the move time: nothing charged
 
 
+@pytest.mark.slow
 def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):
     """ALL-5 at a table of three (Nine Tails): the offender ranks 3rd alone; the others keep ranks
     better than last."""
@@ -386,6 +390,7 @@ HANDSHAKE_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", list(HANDSHAKE_CASES))
 def test_a_program_that_fails_its_handshake_is_left_out(tmp_path, monkeypatch, mode):
     """A program that exits at once, answers something other than ready, or declines is reported
@@ -417,6 +422,7 @@ PYTHON_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["off", pytest.param("on", marks=pytest.mark.sandbox)])
 @pytest.mark.parametrize("name", list(PYTHON_CASES))
 def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandbox):
@@ -439,6 +445,7 @@ def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandb
     assert_forfeits(games, name, cpu if (name, sandbox) == ("loops", "on") else PYTHON_CASES[name])
 
 
+@pytest.mark.slow
 def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
     """With --jobs 2 (a real `python -m tournaments` process and its workers) a bot looping forever
     is interrupted and one calling sys.exit() forfeits instead of killing its worker; the run ends."""
@@ -460,6 +467,7 @@ def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
 # -- 4. the shipped program bots ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_shipped_program_bots_play_whole_games(tmp_path):
     """bots/first_legal.sh (POSIX shell) and bots/random_program.bot.json (a Python process) play
     every game to its end beside bots/random_bot.py: no forfeits, every seat acted."""

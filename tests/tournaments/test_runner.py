@@ -202,6 +202,7 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_results_of_an_uninterru
     assert same_results(db, reference)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="the runner's workers die with it through Linux's PR_SET_PDEATHSIG")
 def test_killing_the_runner_mid_game_takes_its_workers_and_bots_down_at_once(tmp_path):
     """SIGKILL to the runner while both workers wait on a bot with 30 s to answer: the workers, the
@@ -369,6 +370,7 @@ def test_too_few_bots_is_one_line(tmp_path):
     assert stored_count(tmp_path / "t.db") == 0
 
 
+@pytest.mark.slow
 def test_a_tournament_is_not_run_twice_and_only_a_known_one_resumes(tmp_path):
     """The same tournament again without --resume is refused, --resume of an unknown one or with
     other settings is refused; each with one line, and nothing more is stored."""
@@ -387,6 +389,7 @@ def test_a_tournament_is_not_run_twice_and_only_a_known_one_resumes(tmp_path):
     assert done.exit_code == 0 and "(2 already stored)" in done.stdout
 
 
+@pytest.mark.slow
 def test_standings_by_id_or_name_and_as_json(tmp_path):
     """`tourney standings` gives the same table for the tournament's id, its name and by default;
     --json (of standings and of run) prints parseable JSON with the standings rows."""

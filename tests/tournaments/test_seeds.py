@@ -148,6 +148,7 @@ def test_a_tournament_stored_before_drawn_seeds_still_resumes(tmp_path):
     assert verified.exit_code == 0 and "seed chosen by the organiser" in verified.output, verified.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["off", "on"])
 def test_no_bot_process_can_see_the_seed(tmp_path, sandbox):
     """A real `tourney run` without --seed, with worker processes: a program bot that writes down its argv,

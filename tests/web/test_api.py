@@ -33,6 +33,7 @@ def first_game(api, ladder=LADDER) -> str:
 # -- reading ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ladders_list_and_one_ladder_with_its_leaderboard(serve):
     """GET /api/ladders lists the ladders; GET /api/ladders/NAME gives the leaderboard of the CLI's standings."""
     api = serve()
@@ -46,6 +47,7 @@ def test_ladders_list_and_one_ladder_with_its_leaderboard(serve):
         assert row["owner"] is None and row["margin"] > 0
 
 
+@pytest.mark.slow
 def test_ladder_games_are_paginated_newest_first(serve, league):
     """limit and offset page through a ladder's games; next is the following offset, null on the last page."""
     api = serve()
@@ -206,6 +208,7 @@ def test_what_does_not_exist_is_a_404(serve, url):
 # -- live updates ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_leaderboard_etag_is_304_until_a_game_is_stored(serve, league):
     """The ladder and its leaderboard fragment answer 304 to their ETag until another game is stored."""
     api = serve()
@@ -344,6 +347,7 @@ def test_submissions_per_hour_are_limited_per_owner(serve, league):
     assert upload(api, league.tokens["bob"], RANDOM_BOT, bot="three").status_code == 202
 
 
+@pytest.mark.slow
 def test_a_passing_submission_is_listed_by_the_worker_and_plays(api, league):
     """A good upload waits as pending; `ladder work` validates and lists it, plays it, and the leaderboard
     shows it with its owner."""
@@ -362,6 +366,7 @@ def test_a_passing_submission_is_listed_by_the_worker_and_plays(api, league):
     assert api.get("/api/me", token=league.tokens["alice"]).json()["bots"] == ["alices-random"]
 
 
+@pytest.mark.slow
 def test_a_failing_submission_is_refused_with_its_reason(api, league):
     """An upload that forfeits its validation game is refused, the reason told to its owner; nothing is listed."""
     illegal = (ROOT / "tests" / "tournaments" / "bots" / "illegal.py").read_bytes()
@@ -408,6 +413,7 @@ int main(void) {
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler here")
 def test_a_compiled_bot_is_accepted_as_ladder_submit_accepts_it(api, league, tmp_path):
     """A bot compiled from C (an ELF executable), uploaded as its one file: the web refused it ("a single file is a

@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 
+import pytest
+
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
@@ -17,6 +19,7 @@ from tests.cli import invoke as tourney
 from tests.web.league import LADDER, ROOT
 
 
+@pytest.mark.slow
 def test_serve_without_the_web_extra_says_how_to_install_it(league):
     """Without FastAPI importable, `tourney serve` is one error line naming the pip install that adds the web
     extra: from inside the clone tourney runs from, pip install '.[web]'."""
@@ -71,6 +74,7 @@ def test_ladder_publish_and_work_refuse_what_does_not_exist(league):
     assert published.output == f"{LADDER} publishes full logs of its finished games\n"
 
 
+@pytest.mark.slow
 def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(league, tmp_path):
     """With no bwrap on PATH, `ladder work` stops in one line before claiming anything: a waiting submission
     stays pending (never refused for the machine's fault)."""

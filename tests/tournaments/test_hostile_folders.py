@@ -83,7 +83,7 @@ def played(tmp_path_factory) -> Played:
     os.symlink("random_bot.py", folder / "alias.py")
     db = tmp / "t.db"
     done = cli.tourney("run", str(folder), "--game", GAME, "--games", "1",
-                           "--jobs", "0", "--sandbox", "on", "--db", str(db), "--json", timeout=TIMEOUT, cwd=tmp,
+                       "--jobs", "0", "--sandbox", "on", "--db", str(db), "--json", timeout=TIMEOUT, cwd=tmp,
                        env={**os.environ, "COLUMNS": "500"})  # notices on one line each
     return Played(folder, db, secret, own, done)
 

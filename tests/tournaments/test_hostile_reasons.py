@@ -60,7 +60,7 @@ def test_a_megabyte_of_failure_is_stored_as_1_kib(tmp_path):
     (folder / "long_decline.bot.json").write_text(json.dumps({"command": [sys.executable, "-I", "_long_decline.py"]}))
     db = tmp_path / "t.db"
     done = cli.tourney("run", str(folder), "--game", GAME, "--games", "1",
-                           "--jobs", "0", "--sandbox", "on", "--db", str(db), timeout=180, cwd=tmp_path,
+                       "--jobs", "0", "--sandbox", "on", "--db", str(db), timeout=180, cwd=tmp_path,
                        env={**os.environ, "COLUMNS": "500"})
     assert done.returncode == 0, done.stderr
     forfeits = {game.bots[game.forfeit["seat"]]: game.forfeit["reason"]
@@ -85,7 +85,7 @@ def test_a_long_decline_at_the_first_handshake_is_shown_cut(tmp_path):
         "    print(json.dumps({'type': 'decline', 'reason': 'z' * 1_000_000}), flush=True)\n")
     (folder / "decliner.bot.json").write_text(json.dumps({"command": [sys.executable, "-I", "_decline.py"]}))
     done = cli.tourney("run", str(folder), "--game", GAME,
-                           "--games", "1", "--jobs", "1", "--db", str(tmp_path / "t.db"), timeout=240, cwd=tmp_path,
+                       "--games", "1", "--jobs", "1", "--db", str(tmp_path / "t.db"), timeout=240, cwd=tmp_path,
                        env={**os.environ, "COLUMNS": "100000"})
     assert done.returncode == 0, done.stderr[-2000:]
     notice = next(line for line in done.stderr.splitlines() if line.startswith("left out decliner: declined: z"))

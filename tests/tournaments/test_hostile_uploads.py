@@ -78,7 +78,7 @@ def submission(league: Path, submission_id: int) -> dict:
 def work(league: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """One round of a real `tourney ladder work` process (it must end well: exit 0, no traceback)."""
     done = cli.tourney("ladder", "work", "spring", "--rounds", "1",
-                           "--games", "1", "--jobs", "0", "--idle", "0.1", "--move-time", "2", "--db", str(league),
+                       "--games", "1", "--jobs", "0", "--idle", "0.1", "--move-time", "2", "--db", str(league),
                        timeout=240, cwd=league.parent, env={**os.environ, **(env or {})})
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
     return done
@@ -154,7 +154,7 @@ def test_a_worker_stopped_by_sigterm_gives_its_submission_back(league):
     attempt not counted: pending, for the next worker, not refused and not left for its lease to run out."""
     waiting = queued(league, "slow", "slow.py", THOUGHTFUL)
     process = cli.spawn("ladder", "work", "spring", "--rounds", "1",
-                                "--games", "1", "--jobs", "0", "--move-time", "2", "--db", str(league),
+                        "--games", "1", "--jobs", "0", "--move-time", "2", "--db", str(league),
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=league.parent)
     try:
         deadline = time.monotonic() + 60

@@ -39,7 +39,7 @@ def worker(url: str, env: dict[str, str], log: Path) -> subprocess.Popen:
     """A `ladder work` process: sessions of 8 games, one game at a time, a 3 s lease, no end but a signal."""
     with log.open("w") as out:  # the child keeps its own copy of the descriptor
         return cli.spawn("ladder", "work", "duo", "--games", "8",
-                                 "--jobs", "1", "--lease", LEASE, "--idle", "0.5", "--move-time", "2", "--db", url,
+                         "--jobs", "1", "--lease", LEASE, "--idle", "0.5", "--move-time", "2", "--db", url,
                          stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
 
 
@@ -162,7 +162,7 @@ def test_ladder_play_stopped_with_ctrl_c_cancels_what_is_left_and_reveals_its_se
         tourney("ladder", "submit", "duo", str(bot), "--as", name, "--move-time", "2", "--db", db, env=env)
     ledger = Ledger(db)
     play = cli.spawn("ladder", "play", "duo", "--games", "40", "--jobs",
-                             "1", "--move-time", "2", "--db", db, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     "1", "--move-time", "2", "--db", db, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                      text=True, cwd=ROOT, env=env)
     try:
         wait_for(lambda: any(m["status"] == "stored" for m in matches.matches(ledger, 1)), "a stored match")

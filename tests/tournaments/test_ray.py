@@ -286,7 +286,7 @@ def test_executor_options_that_do_not_fit_are_refused_in_one_line(tmp_path, opti
     folder = bots_folder(tmp_path)
     db = tmp_path / "t.db"
     done = cli.tourney("run", str(folder), "--game", GAME, *options,
-                           "--db", str(db), timeout=TIMEOUT, cwd=tmp_path)
+                       "--db", str(db), timeout=TIMEOUT, cwd=tmp_path)
     assert done.returncode == code, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and words in done.stderr, done.stderr
     assert stored_count(db) == 0
@@ -310,7 +310,7 @@ def test_verify_on_the_cluster_prints_what_the_local_pool_prints(cluster, tmp_pa
         connection.commit()
     logs = tmp_path / "logs"
     exported = cli.tourney("replay", "export", "--tournament",
-                               "league", "--out", str(logs), "--db", str(db), timeout=TIMEOUT, cwd=tmp_path)
+                           "league", "--out", str(logs), "--db", str(db), timeout=TIMEOUT, cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
     forged_path = sorted(logs.glob("*.json"))[50]
     forged = json.loads(forged_path.read_text())

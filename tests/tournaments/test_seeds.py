@@ -167,7 +167,7 @@ def test_no_bot_process_can_see_the_seed(tmp_path, sandbox):
         {"name": "witness", "command": [sys.executable, "-I", "programs/witness.py", str(seen)]}))
     db, logs = tmp_path / "t.db", tmp_path / "logs"
     process = cli.tourney("run", str(folder), "--game", GAME, "--games",
-                              "2", "--jobs", "2", "--sandbox", sandbox, "--bot-logs", str(logs), "--db", str(db),
+                          "2", "--jobs", "2", "--sandbox", sandbox, "--bot-logs", str(logs), "--db", str(db),
                           cwd=ROOT, timeout=300)
     assert process.returncode == 0, process.stderr
     ledger = Ledger(str(db), read_only=True)

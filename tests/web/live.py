@@ -27,7 +27,7 @@ def start(league: League, *args: str) -> tuple[subprocess.Popen, str]:
     output = league.path.with_suffix(f".serve-{port}.log")
     with output.open("wb") as log:
         process = cli.spawn("serve", "--db", str(league.path),
-                                    "--port", str(port), *args, env=env, stdout=log, stderr=subprocess.STDOUT)
+                            "--port", str(port), *args, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:

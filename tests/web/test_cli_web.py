@@ -86,7 +86,7 @@ def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(le
     ledger.close()
     env = {**os.environ, "PATH": str(tmp_path / "no-such-folder")}
     done = cli.tourney("ladder", "work", LADDER, "--rounds", "1",
-                           "--db", str(league.path), timeout=120, env=env)
+                       "--db", str(league.path), timeout=120, env=env)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == ("error: ladders run every bot in a sandbox, and bwrap (bubblewrap) is not installed; "
                            "install it with `apt-get install bubblewrap`\n")

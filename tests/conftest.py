@@ -1,5 +1,6 @@
 """Shared fixtures: a real SQLite ledger in a temporary directory, the toy game, the browser (tests/browser.py),
-and ``backend``: the same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py)."""
+and ``backend``: the same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py). Also the
+suite's tiers (tests/tiers.py), its pytest-xdist groups, and what each worker keeps to itself (docs/testing.md)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,9 @@ from tests.tournaments.test_protocol import SHIPPED, make_folder, stored_games, 
 from tests.tournaments.test_runner import dawdle, descendants
 from tournaments.bots import sandbox
 
-pytestmark = [pytest.mark.ray, pytest.mark.sandbox]
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = [pytest.mark.ray, pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
 
 GAME = "lemur-tails"
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"

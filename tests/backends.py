@@ -24,7 +24,10 @@ from typing import Any
 
 import pytest
 
-BACKENDS = ("sqlite", "postgresql")
+from tests import tiers
+
+BACKENDS = ("sqlite", pytest.param("postgresql", marks=pytest.mark.postgres))
+"""The ``backend`` fixture's parameters: a test on PostgreSQL is in the postgres tier (tests/tiers.py)."""
 REQUIRED = "TOURNEY_TEST_POSTGRES"
 RUN_UNDER = "run the tests under .ci/with-services (it starts a throwaway PostgreSQL server)"
 
@@ -94,6 +97,7 @@ class Backend:
 
 def postgres_server() -> Any:
     """An autocommit connection to the test server's maintenance database; fails (in CI) or skips (else)."""
+    tiers.require("postgres", "the PostgreSQL server")
     required = os.environ.get(REQUIRED) == "1"
     try:
         import psycopg

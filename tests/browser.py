@@ -34,6 +34,13 @@ TIMEOUT_MS = 30_000
 can stall a page for seconds (an upper bound, never a timing assertion)."""
 
 
+def expect(*args: Any, **kwargs: Any) -> Any:
+    """Playwright's ``expect``, imported when a browser test first asserts (Playwright is a second of collection)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(*args, **kwargs)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the session."""

@@ -1,17 +1,42 @@
 """Shared fixtures: a real SQLite ledger in a temporary directory, the toy game, the browser (tests/browser.py),
-and ``backend``: the same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py)."""
+and ``backend``: the same test on an SQLite file and on a fresh PostgreSQL database (tests/backends.py). Also the
+suite's tiers (tests/tiers.py), its pytest-xdist groups, and what each worker keeps to itself (docs/testing.md)."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 from engines import registry
 from ledger.store import Ledger
+from tests import properties, tiers  # noqa: F401 (properties: Hypothesis's profiles, loaded before any test module)
 from tests.backends import BACKENDS, backend_for
 from tests.browser import browser, open_page  # noqa: F401 (one Chromium for every browser test, found by name)
 from tests.toy import ENGINE as TOY
 
 registry.register(TOY)
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist's workers inherit COLUMNS=80 (and LINES) from execnet: rich would wrap the CLI's output at 80
+    # columns there and nowhere else, and tests that read whole lines would fail only under -n. A worker sees the
+    # terminal a plain run sees: none (tests that want a width set COLUMNS themselves).
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache(tmp_path_factory):
+    """The run's own $XDG_CACHE_HOME (a ladder unpacks stored bots there, tournaments/ladder/league.py): never the
+    user's, and one per pytest-xdist worker (each has its own base temp), so that workers never unpack the same bot
+    into one folder at once (one may remove a copy another is about to play). Tests that set it keep theirs."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
 
 
 @pytest.fixture
@@ -32,3 +57,22 @@ def backend(request, tmp_path, monkeypatch):
         if chosen.path is None:  # a server's ledger has no file to keep its key beside (docs/scaling.md)
             monkeypatch.setenv("TOURNEY_LEDGER_KEY", str(chosen.key))
         yield chosen
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Keep the test being run, for tests.tiers.require (its fixtures' setup included, module-scoped ones too), and
+    fail it if it uses a tier's fixture without that tier's marker."""
+    tiers.check(item)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under tox's ``--dist loadgroup``, a module's tests stay on one worker (its module-scoped fixtures, a ledger
+    or a league built once, are built once), unless the module names its group: modules that share state across
+    files name the same group (``xdist_group("cgroups")``: the sandboxes' cgroups, test_cgroups.py)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    if os.environ.get(tiers.REPORT):
+        tiers.report(items, os.environ[tiers.REPORT])

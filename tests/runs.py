@@ -10,22 +10,20 @@ import subprocess
 import time
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tournaments.cli import app
+from tests import cli, tiers
 
 
 def run_and_verify(folder: Path, game: str, db: Path, players: int = 2) -> list[dict]:
     """Play one deal per table of ``folder``'s bots with no worker (``--jobs 0``), each in its sandbox as in any
     tournament (``--sandbox on``: bwrap missing fails, never skips), check that no bot forfeited and that `replay
     verify` passes every stored log; the standings' rows."""
-    runner = CliRunner()
-    result = runner.invoke(app, ["run", str(folder), "--game", game, "--games", "1", "--players", str(players),
-                                 "--jobs", "0", "--sandbox", "on", "--db", str(db), "--json"])
+    tiers.require("sandbox", "--sandbox on")
+    result = cli.invoke("run", folder, "--game", game, "--games", "1", "--players", players, "--jobs", "0",
+                        "--sandbox", "on", "--db", db, "--json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["standings"]
     assert not any(row.get("forfeits") for row in rows), rows
-    verified = runner.invoke(app, ["replay", "verify", "--db", str(db), "--quiet"])
+    verified = cli.invoke("replay", "verify", "--db", db, "--quiet")
     assert verified.exit_code == 0 and "all passed" in verified.output, verified.output
     return rows
 

@@ -8,28 +8,25 @@ in one line.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import zstandard
-from typer.testing import CliRunner
 
 from engines import registry
 from engines.driver import play
 from ledger import sealed
 from ledger.chain import Record, link
 from replays.record import SeatInfo, record
+from tests import cli
 from tests.backends import Backend
 from tests.replays.forgery import RandomAgent
 from tests.tournaments.test_protocol import GAME
-from tournaments.cli import app
-
-cli = CliRunner()
 
 Statement = str | tuple[str, tuple[Any, ...]]
 
 
-def invoke(*args: str):
-    return cli.invoke(app, [*args], terminal_width=200)
+invoke = functools.partial(cli.invoke, width=200)
 
 
 def tamper(backend: Backend, *statements: Statement) -> None:

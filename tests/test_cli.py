@@ -5,17 +5,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from typer.testing import CliRunner
 
 from engines.driver import play
 from ledger.store import Ledger
 from replays import archive
 from replays import log as logfmt
 from replays.record import SeatInfo, record
+from tests import cli
 from tests.toy import ENGINE as TOY
 from tournaments.cli import app
-
-runner = CliRunner()
 
 
 def all_commands(group=None, prefix=()):
@@ -33,7 +31,7 @@ def all_commands(group=None, prefix=()):
 
 def test_top_level_help_lists_the_command_groups():
     """`tourney --help` names its command groups."""
-    result = runner.invoke(app, ["--help"])
+    result = cli.invoke("--help")
     assert result.exit_code == 0
     for group in ("db", "replay"):
         assert group in result.output
@@ -43,7 +41,7 @@ def test_top_level_help_lists_the_command_groups():
                          ids=lambda p: " ".join(p))
 def test_every_command_has_help_with_an_example(path):
     """Each command's help text shows an example invocation."""
-    result = runner.invoke(app, [*path, "--help"], terminal_width=200)
+    result = cli.invoke(*path, "--help", width=200)
     assert result.exit_code == 0
     assert "Example: tourney " + " ".join(path) in result.output
 
@@ -51,21 +49,21 @@ def test_every_command_has_help_with_an_example(path):
 def test_db_upgrade_and_current(tmp_path):
     """`db upgrade` creates the schema; `db current` reports it up to date."""
     db = str(tmp_path / "x.db")
-    assert runner.invoke(app, ["db", "upgrade", "--db", db]).exit_code == 0
-    result = runner.invoke(app, ["db", "current", "--db", db])
+    assert cli.invoke("db", "upgrade", "--db", db).exit_code == 0
+    result = cli.invoke("db", "current", "--db", db)
     assert result.exit_code == 0 and f"revision {Ledger.head()}," in result.output and "up to date" in result.output
 
 
 def test_db_from_environment(tmp_path, monkeypatch):
     """TOURNEY_DB names the database when --db is absent."""
     monkeypatch.setenv("TOURNEY_DB", str(tmp_path / "env.db"))
-    result = runner.invoke(app, ["db", "upgrade"])
+    result = cli.invoke("db", "upgrade")
     assert result.exit_code == 0 and "env.db" in result.output
 
 
 def test_unreadable_db_path_is_one_line(tmp_path):
     """A --db in a missing directory: one error line, exit 1, no traceback, and no folder made."""
-    result = runner.invoke(app, ["db", "upgrade", "--db", str(tmp_path / "no" / "such" / "x.db")])
+    result = cli.invoke("db", "upgrade", "--db", str(tmp_path / "no" / "such" / "x.db"))
     assert result.exit_code == 1
     assert result.output == f"error: no folder {tmp_path / 'no' / 'such'} for the database x.db\n"
     assert not (tmp_path / "no").exists()
@@ -79,14 +77,14 @@ def test_bad_logs_are_one_line(tmp_path, content, message):
     """Importing a log that is not JSON, or of an unknown version: one line, exit 1."""
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    result = runner.invoke(app, ["replay", "import", str(path), "--db", str(tmp_path / "x.db")])
+    result = cli.invoke("replay", "import", str(path), "--db", str(tmp_path / "x.db"))
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output
 
 
 def test_missing_log_file_is_one_line(tmp_path):
     """A log path that does not exist: one line, exit 1."""
-    result = runner.invoke(app, ["replay", "import", str(tmp_path / "none.json"), "--db", str(tmp_path / "x.db")])
+    result = cli.invoke("replay", "import", str(tmp_path / "none.json"), "--db", str(tmp_path / "x.db"))
     assert result.exit_code == 1 and "no such file or directory" in result.output
 
 
@@ -104,18 +102,18 @@ def test_export_then_import_through_the_cli(tmp_path, ledger):
     archive.store_recorded(ledger, recorded, [ledger.ensure_bot("a", "0" * 64, "python"),
                                               ledger.ensure_bot("b", "1" * 64, "python")])
     out = tmp_path / "logs"
-    result = runner.invoke(app, ["replay", "export", recorded.game_id[:8], "--out", str(out), "--db", ledger.url])
+    result = cli.invoke("replay", "export", recorded.game_id[:8], "--out", str(out), "--db", ledger.url)
     assert result.exit_code == 0, result.output
     exported = out / f"{recorded.game_id}.json"
     assert logfmt.read(exported)["head"] == recorded.head
     target = str(tmp_path / "other.db")
-    first = runner.invoke(app, ["replay", "import", str(out), "--db", target])
-    again = runner.invoke(app, ["replay", "import", str(exported), "--db", target])
+    first = cli.invoke("replay", "import", str(out), "--db", target)
+    again = cli.invoke("replay", "import", str(exported), "--db", target)
     assert first.exit_code == again.exit_code == 0
     assert "1 new game stored" in first.output and "0 new games stored" in again.output
 
 
 def test_export_of_unknown_game_is_one_line(tmp_path, ledger):
     """Exporting a game id that is not stored: one line, exit 1."""
-    result = runner.invoke(app, ["replay", "export", "nope", "--out", str(tmp_path), "--db", ledger.url])
+    result = cli.invoke("replay", "export", "nope", "--out", str(tmp_path), "--db", ledger.url)
     assert result.exit_code == 1 and "no game 'nope'" in result.output

@@ -21,6 +21,7 @@ import pytest
 
 import migrations
 from ledger.store import Ledger
+from tests import cli
 from tournaments.cli.options import JOBS_PER_CPU, cpu_count
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,8 +31,7 @@ TOP_JOBS = JOBS_PER_CPU * cpu_count()
 
 
 def tourney(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tournaments", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout, env={**os.environ, "TOURNEY_DB": str(cwd / "default.db")})
+    return cli.tourney(*args, cwd=cwd, timeout=timeout, env={**os.environ, "TOURNEY_DB": str(cwd / "default.db")})
 
 
 def digest(path: Path) -> str | None:
@@ -204,10 +204,9 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, delay):
                                     "        pass\n\n    def act(self, turn):\n        time.sleep(60)\n"
                                     "        return turn.legal[0]\n")
     (folder / "random_bot.py").write_bytes((BOTS / "random_bot.py").read_bytes())
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "0",
-         "--move-time", "120", "--db", str(tmp_path / "t.db")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    process = cli.spawn("run", str(folder), "--game", GAME, "--games", "1", "--jobs", "0",
+         "--move-time", "120", "--db", str(tmp_path / "t.db"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60
         # The first compiled module the CLI imports itself: from here on the CLI's own handler is in place.

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tests import cli
 from tests.runs import on_terminal
 from tests.tournaments.test_protocol import SHIPPED
 from tournaments.cli.escapes import printable
+
+pytestmark = pytest.mark.sandbox
 
 HOSTILE = "\x1b[2J\x1b]52;c;SGFja2Vk\x07\x1b]0;owned\x07\u009b31m\r"
 """What the bots write: clear screen, clipboard, title, C1 CSI, a carriage return."""
@@ -50,7 +53,7 @@ def hostile_folder(tmp_path: Path) -> Path:
 def tourney(*args: str, cwd: Path, terminal: bool) -> tuple[int, bytes]:
     """Run `tourney ARGS` (the console script's entry point) with stdout and stderr on a pseudo-terminal
     or on a pipe; its exit status and every byte it wrote."""
-    argv = [sys.executable, "-m", "tournaments", *args]
+    argv = [*cli.COMMAND, *args]
     if not terminal:
         done = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=240,
                               env={**os.environ, "COLUMNS": "1000"})
@@ -96,7 +99,7 @@ def test_stored_bot_text_is_shown_escaped_by_every_command(league, command, term
     """The stored tournament holds the bots' text unchanged; `games` (the exception as a forfeit reason),
     `standings` and `replay show` show it escaped."""
     if command[0] == "replay":
-        games = subprocess.run([sys.executable, "-m", "tournaments", "games", "evil", "--json", "--db", "t.db"],
+        games = subprocess.run([*cli.COMMAND, "games", "evil", "--json", "--db", "t.db"],
                                cwd=league, capture_output=True, check=True, timeout=60)
         raiser = next(g for g in json.loads(games.stdout) if any(s["bot"] == "raiser" for s in g["seats"]))
         command = ("replay", "show", raiser["game_id"])

@@ -12,20 +12,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.cli import invoke as tourney
 from tournaments.bots import sandbox
-from tournaments.cli import app
 from tournaments.play import runner as runner_module
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
-cli = CliRunner()
 NEW_DATABASE = "note: new database {}: there was none at this path (check --db if you meant another)"
 
-
-def tourney(*args):
-    return cli.invoke(app, [str(arg) for arg in args])
 
 
 def folder(tmp_path: Path) -> Path:
@@ -109,6 +104,7 @@ def test_tournaments_and_ladders_have_ids_that_cannot_be_confused(tmp_path, monk
     assert refused.exit_code == 1 and "no tournament 'L1'" in refused.stderr
 
 
+@pytest.mark.sandbox
 @pytest.mark.skipif(sandbox.unavailable() is not None, reason="ladders need a working sandbox")
 def test_ladder_submit_and_play_say_what_happens_game_by_game(tmp_path, monkeypatch):
     """`ladder submit` was silent for the seconds its validation takes, and `ladder play` printed hashes and

@@ -4,6 +4,7 @@ keep their tournament, ladder void and retire, and the small things users notice
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import sqlite3
@@ -11,19 +12,18 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as rows
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import make_folder, run
-from tournaments.cli import app, version
+from tournaments.cli import version
 from tournaments.ladder import league as ladder
 from tournaments.ladder import sessions
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
 FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
-cli = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,7 @@ def cup(tmp_path_factory) -> Path:
     return db
 
 
-def invoke(*args: str):
-    return cli.invoke(app, list(args), terminal_width=200)
+invoke = functools.partial(cli.invoke, width=200)
 
 
 def test_standings_count_each_bots_forfeits_from_the_games_events(cup):
@@ -155,6 +154,7 @@ def ratings(ledger: Ledger) -> dict[str, float]:
     return {e["name"]: e["rating"] for e in rows.entries(ledger, 1, active_only=False)}
 
 
+@pytest.mark.slow
 def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incremental(spring):
     """A voided game stays stored but counts in no rating: the ratings equal a fold without it, later games
     fold on from there, and a rebuild gives exactly the incremental ratings."""
@@ -175,6 +175,7 @@ def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incrementa
     assert again.exit_code == 1 and "already void" in again.output
 
 
+@pytest.mark.slow
 def test_ladder_events_cannot_be_changed_or_removed(spring):
     """The database refuses UPDATE and DELETE of a ladder event (append-only, like game events)."""
     assert invoke("ladder", "retire", "spring", "random_bot", "--db", spring.url).exit_code == 0
@@ -184,6 +185,7 @@ def test_ladder_events_cannot_be_changed_or_removed(spring):
                 connection.execute(statement)
 
 
+@pytest.mark.slow
 def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
     """A retired bot plays no more ladder games, keeps its rating, shows as retired, and survives a rebuild."""
     before = ratings(spring)["random_bot"]
@@ -199,6 +201,7 @@ def test_retire_stops_a_bot_playing_and_keeps_its_rating(spring):
     assert again.exit_code == 1 and "no active bot 'random_bot'" in again.output
 
 
+@pytest.mark.slow
 def test_export_of_a_whole_ladder(spring, tmp_path):
     """`replay export --ladder NAME` writes one log per ladder game, and the ladder's manifest."""
     result = invoke("replay", "export", "--ladder", "spring", "--out", str(tmp_path / "logs"), "--db", spring.url)
@@ -231,7 +234,7 @@ def test_long_bot_names_are_cut_at_80_columns_and_their_short_id_names_them(cup,
     (folder / "x[bold]y[red]_seat:-1:.py").write_bytes((BOTS / "random_bot.py").read_bytes())
     db = tmp_path / "t.db"
     assert run(folder, db, "--name", "narrow").exit_code == 0
-    result = cli.invoke(app, ["standings", "narrow", "--db", str(db)], env={"COLUMNS": "80"}, terminal_width=80)
+    result = invoke("standings", "narrow", "--db", db, env={"COLUMNS": "80"}, width=80)
     assert long_name not in result.stdout and "x[bold]y[red]_sea…" in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
     cut = next(line.split() for line in result.stdout.splitlines() if "a_remarkably" in line)

@@ -8,12 +8,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import cli
 from tests.backends import fresh_postgres_database, server_url
+
+pytestmark = pytest.mark.postgres
 
 ROOT = Path(__file__).resolve().parent
 BOTS = ROOT.parent / "bots"
@@ -21,9 +23,8 @@ GAME = "lemur-tails"
 
 
 def tourney(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tournaments", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env={**os.environ, "TOURNEY_DB": str(cwd / "unused.db"),
-                                            "TOURNEY_LEDGER_KEY": str(cwd / "ledger.key")})
+    return cli.tourney(*args, cwd=cwd, timeout=300, env={**os.environ, "TOURNEY_DB": str(cwd / "unused.db"),
+                                                         "TOURNEY_LEDGER_KEY": str(cwd / "ledger.key")})
 
 
 def bots_folder(tmp_path: Path) -> Path:

@@ -18,19 +18,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
-from typer.testing import CliRunner
 
-from tournaments.cli import app, report
+from tests.cli import invoke as tourney
+from tournaments.cli import report
 from tournaments.ratings import sprt
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
-runner = CliRunner()
 FINISHED = re.compile(r"Finished game (\d+) \((.+)\): (1-0|0-1|1/2-1/2|places [\d-]+) \{(.+)\}")
 
-
-def tourney(*args):
-    return runner.invoke(app, [str(arg) for arg in args])
 
 
 @pytest.fixture
@@ -72,6 +68,7 @@ def test_a_line_per_game_and_the_standings_every_n_games(pair, tmp_path):
         "#", "bot", "Elo", "+/-", "games", "score", "draws", "LOS"]
 
 
+@pytest.mark.slow
 def test_the_output_ends_with_the_legend_and_how_to_look_at_a_game(pair, tmp_path):
     """After the table and who vouches for it: four lines saying what orders the table (Elo, not score) and what
     Elo, the interval and score mean, and the `replay html` command of the tournament's first game, which works
@@ -95,6 +92,7 @@ def report_legend():
     return LEGEND
 
 
+@pytest.mark.slow
 def test_report_every_0_and_json_print_no_report(pair, tmp_path):
     """--report-every 0: game lines, no standings before the end; --json: JSON only, whatever the pipe."""
     quiet = play(pair, tmp_path / "a.db", "--report-every", "0")

@@ -12,6 +12,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from tests import cli
+
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "fastapi", "starlette", "uvicorn", "jinja2", "ray",
          "ledger")
 """Database and web libraries (and tourney's ledger, which brings SQLAlchemy) that help must not import."""
@@ -39,6 +43,7 @@ sys.stderr.write(json.dumps(found))
 """
 
 
+@pytest.mark.slow
 def test_help_and_version_import_no_database_or_web_library():
     """Every `--help` (and `--version`) leaves SQLAlchemy, SQLModel, Alembic, psycopg, FastAPI, uvicorn,
     Jinja2, Ray and the ledger unimported."""
@@ -51,6 +56,5 @@ def test_help_and_version_import_no_database_or_web_library():
 
 def test_a_command_still_imports_what_it_needs(tmp_path):
     """The lazy imports happen when a command runs: `db current` on a new database reads it through the ledger."""
-    done = subprocess.run([sys.executable, "-m", "tournaments", "db", "current", "--db", str(tmp_path / "x.db")],
-                          capture_output=True, text=True, timeout=120)
+    done = cli.tourney("db", "current", "--db", str(tmp_path / "x.db"), timeout=120)
     assert done.returncode == 1 and done.stderr.startswith("error: no database at ")

@@ -13,19 +13,17 @@ import re
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.cli import invoke
 from tests.web.league import LADDER, ROOT, seed
-from tournaments.cli import app
 from tournaments.ratings.ranks import rank_ranges
 
 LONG_BOT = "a_remarkably_long_bot_name_for_a_narrow_terminal"
 LONG_TOURNAMENT = "an-uncommonly-long-tournament-name-for-an-eighty-column-terminal"
-runner = CliRunner()
 
 
 def tourney(*args, columns: int = 80) -> str:
-    result = runner.invoke(app, [str(arg) for arg in args], env={"COLUMNS": str(columns)}, terminal_width=columns)
+    result = invoke(*args, width=columns, env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -66,6 +64,7 @@ def named(shown: str, real: str) -> bool:
     return shown == real or (shown.endswith("…") and real.startswith(shown[:-1]) and len(shown) >= 8)
 
 
+@pytest.mark.slow
 def test_standings_fit_and_their_numbers_and_short_ids_are_whole(db):
     """`tourney standings` at 80: every cell equals the JSON's, the long name cut, its id taken by `games --bot`."""
     data = json.loads(tourney("standings", LONG_TOURNAMENT, "--json", "--db", db))["standings"]
@@ -82,6 +81,7 @@ def test_standings_fit_and_their_numbers_and_short_ids_are_whole(db):
     assert by_id == tourney("games", LONG_TOURNAMENT, "--bot", LONG_BOT, "--json", "--db", db)
 
 
+@pytest.mark.slow
 def test_the_matrices_fit_with_short_ids_for_columns(db):
     """--los and --head-to-head at 80: columns headed by the bots' short ids, rows by id and (cut) name."""
     output = tourney("standings", LONG_TOURNAMENT, "--los", "--head-to-head", "--db", db)
@@ -130,7 +130,7 @@ def test_games_fit_with_a_row_per_seat_and_short_game_ids(db):
                  if cells in starts or (cells and cells[0].isdigit() and len(cells) >= 3)]
     assert [(cells[0], cells[2]) for cells in seat_rows] == [(str(s["seat"]), str(s["rank"])) for s in seats]
     assert all(named(cells[1], s["bot"]) for cells, s in zip(seat_rows, seats, strict=True))
-    shown = runner.invoke(app, ["replay", "show", starts[0][1], "--db", str(db)])
+    shown = invoke("replay", "show", starts[0][1], "--db", db)
     assert shown.exit_code == 0 and data[0]["game_id"] in shown.stdout
 
 

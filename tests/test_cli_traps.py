@@ -12,19 +12,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.cli import invoke as tourney
 from tournaments.bots import protocol
-from tournaments.cli import app
 from tournaments.cli.serve import install_command
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
-runner = CliRunner()
 
-
-def tourney(*args):
-    return runner.invoke(app, [str(arg) for arg in args])
 
 
 def left_behind(folder: Path) -> list[str]:

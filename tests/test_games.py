@@ -7,12 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from tournaments.cli import app
+from tests import cli
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
-runner = CliRunner()
 
 
 @pytest.mark.slow
@@ -26,8 +24,7 @@ def test_the_shipped_bots_play_each_game_and_the_logs_verify(tmp_path, game):
     db = str(tmp_path / "t.db")
     folder = tmp_path / "bots"
     shutil.copytree(BOTS, folder, ignore=shutil.ignore_patterns("ismcts.py", "rl", "__pycache__"))
-    result = runner.invoke(app, ["run", str(folder), "--game", game, "--games", "1", "--jobs", "0", "--db", db,
-                                 "--json"])
+    result = cli.invoke("run", str(folder), "--game", game, "--games", "1", "--jobs", "0", "--db", db, "--json")
     assert result.exit_code == 0, result.output
     standings = json.loads(result.stdout)
     bots = [row["bot"] for row in standings["standings"]]
@@ -36,6 +33,6 @@ def test_the_shipped_bots_play_each_game_and_the_logs_verify(tmp_path, game):
     assert ("first_legal" in bots) == (game != "nine-tails")
     if game == "nine-tails":
         assert "left out first_legal: declined: first-legal play stalls Nine Tails" in result.stderr
-    verified = runner.invoke(app, ["replay", "verify", "--db", db, "--quiet"])
+    verified = cli.invoke("replay", "verify", "--db", db, "--quiet")
     assert verified.exit_code == 0, verified.output
     assert f"verified {standings['games']} games" in verified.output and "all passed" in verified.output

@@ -4,17 +4,16 @@ a ledger written before them, a tamper (named by the audit, mended by --rebuild)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as ladder_rows
 from ledger import read_models
@@ -22,20 +21,19 @@ from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
 from replays import facts, projections
 from replays.archive import store_recorded
+from tests import cli
+from tests.cli import invoke
 from tests.tamper import fetch, tamper
 from tests.tournaments.test_protocol import GAME, make_folder, run
 from tournaments.bots.spec import BUILTIN, BotSpec
-from tournaments.cli import app
 from tournaments.ladder import league
 from tournaments.play import runner, standings
 from tournaments.play.schedule import Scheduled, deal_seed
 
-cli = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tourney(*args):
-    return cli.invoke(app, [str(arg) for arg in args], terminal_width=200)
+tourney = functools.partial(invoke, width=200)
 
 
 def audited(url: str) -> projections.Audit:
@@ -97,6 +95,7 @@ def league_db(backend, tmp_path):
     return backend
 
 
+@pytest.mark.slow
 def test_read_models_equal_their_rebuild_after_a_tournament_a_ladder_a_void_and_a_retirement(league_db):
     """Every read model, counted game by game as the games were stored, equals its rebuild from the games'
     hashed events; so after a void (taken out of the ladder's tables), a retirement and more games."""
@@ -114,6 +113,7 @@ def test_read_models_equal_their_rebuild_after_a_tournament_a_ladder_a_void_and_
     assert checked.exit_code == 0 and "40 games counted, every row equal to its rebuild" in checked.output
 
 
+@pytest.mark.slow
 def test_the_standings_read_from_the_read_models_are_those_of_the_games(league_db):
     """`tourney standings` from the read models gives what the games' hashed results give (the same Elo, games,
     firsts, places, scores, forfeits, head-to-head), and --check agrees."""
@@ -138,6 +138,7 @@ def test_the_standings_read_from_the_read_models_are_those_of_the_games(league_d
     assert shown.head_to_head == expected.head_to_head and shown.los == expected.los and shown.games == len(games)
 
 
+@pytest.mark.slow
 def test_the_audit_names_the_first_row_that_differs_and_rebuild_mends_it(league_db):
     """A read model row changed by hand: `tourney db audit` fails naming that row (stored and rebuilt values),
     `standings --check` refuses, and `tourney db audit --rebuild` counts every game again, after which the
@@ -157,6 +158,7 @@ def test_the_audit_names_the_first_row_that_differs_and_rebuild_mends_it(league_
     assert tourney("standings", "cup", "--json", "--db", backend.url).output == before
 
 
+@pytest.mark.slow
 def test_a_ledger_upgraded_from_before_the_read_models_is_counted_by_db_upgrade(league_db):
     """A ledger written before revision 0013 (its games stored, its read models absent): after the schema
     upgrade, readers refuse in one line saying to run `tourney db upgrade`, which counts every stored game
@@ -178,6 +180,7 @@ def test_a_ledger_upgraded_from_before_the_read_models_is_counted_by_db_upgrade(
     assert tourney("ladder", "standings", "duel", "--db", backend.url).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_writer_that_stores_on_an_old_ledger_counts_its_games_first(backend, tmp_path):
     """A command that stores games on a ledger whose read models are behind counts the old games first (as `db
     upgrade` does), so its own games are counted in their transactions and the audit passes."""
@@ -258,7 +261,7 @@ def test_a_writer_killed_mid_store_leaves_read_models_equal_to_their_rebuild(bac
     stores: each time every game it stored is counted and nothing else (the read models equal their rebuild),
     and --resume finishes the tournament with the audit still passing."""
     folder = make_folder(tmp_path, good=4)
-    command = [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "12",
+    command = [*cli.COMMAND, "run", str(folder), "--game", GAME, "--games", "12",
                "--seed", "9", "--name", "cup", "--jobs", "2", "--sandbox", "off", "--progress", "none",
                "--db", backend.url, "--ledger-key", str(backend.key)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -312,6 +315,7 @@ def test_behind_read_models_refuse_readers_and_count_nothing_out_of_order(tmp_pa
 # -- standings' options, and the running report's sums --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_standings_interval_bootstrap_is_todays_interval(league_db):
     """`tourney standings --interval bootstrap` gives the 200-resample bootstrap interval of the games' results,
     as standings computed before the read models did; the default is the curvature interval."""

@@ -244,6 +244,7 @@ def test_a_replaced_ledger_key_is_caught_by_the_published_key_and_the_key_file(c
     assert pinned.exit_code == 1 and "not the given key" in pinned.output, pinned.output
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_the_application_role_cannot_touch_events_and_its_forged_rank_is_caught(backend, tmp_path):
     """On PostgreSQL the role tourney runs as (docs/scaling.md) may neither edit events nor lift the rule that

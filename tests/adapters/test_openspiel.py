@@ -49,6 +49,7 @@ def walk(state: pyspiel.State, seed: int, most: int = 10**6):
         state.apply_action(rng.choice(state.legal_actions()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "seats"), [
     pytest.param(game, seats, marks=[pytest.mark.slow] if (game, seats) in SLOW_TABLES else [])
     for game, seats in TABLES])
@@ -204,6 +205,7 @@ def test_a_bad_decision_is_refused_and_the_state_plays_on():
     assert state.history() == [*before[0], legal[0]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_undo_restores_every_earlier_state(game):
     """undo_action, walked back from the end of a random game, gives at each step the state as it was (its string,
@@ -356,6 +358,7 @@ def expected_string(state, kind, player: int) -> str:
     return "\n".join(json.dumps(line, sort_keys=True) for line in lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_observation_type_shows_what_a_seat_may_see(game):
     """OpenSpiel's make_observation, for every IIGObservationType, at decisions of a random game: each string is
@@ -469,6 +472,7 @@ def test_the_state_struct_api_speaks_the_games_words():
         state.distribution_support()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_openspiel_ismcts_runs_unmodified_with_its_default_settings(game):
     """OpenSpiel's ISMCTSBot, given only its required arguments (OpenSpiel's own random-rollout evaluator), searches

@@ -66,6 +66,7 @@ def test_training_rewrites_one_game_table_in_the_bot_file(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 def test_tourney_run_plays_the_rl_bots_and_the_logs_verify(tmp_path):
     """`tourney run` of bots/rl beside random_bot in their sandboxes (numpy, pettingzoo, open_spiel and adapters
     importable there): no forfeits, and every stored log verifies."""
@@ -77,6 +78,7 @@ def test_tourney_run_plays_the_rl_bots_and_the_logs_verify(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 @pytest.mark.parametrize("game", ["tails-on-fire", "nine-tails", "lemur-tails"])
 def test_openspiel_ismcts_plays_sandboxed_tourney_run_games_of_every_game(game, tmp_path):
     """bots/rl/openspiel_ismcts.py, as shipped (its default budget, the default move time and CPU limit), plays
@@ -108,6 +110,7 @@ print(fresh, bots[0].out_of_cpu(), outcome.reason, [bot.bot is None for bot in b
 """
 
 
+@pytest.mark.slow
 def test_an_openspiel_bot_near_its_cpu_limit_plays_on_at_random_instead_of_forfeiting():
     """A process past 3/4 of its RLIMIT_CPU (a sandboxed game's --cpu-seconds, stretched on a loaded machine)
     stops searching: the ISMCTS bot finishes the game at random, its OpenSpiel bot never built, with no SIGXCPU."""

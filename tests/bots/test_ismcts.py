@@ -107,6 +107,7 @@ def test_search_beats_random_in_lemur_tails():
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 @pytest.mark.parametrize("game", GAMES)
 def test_tourney_run_plays_the_search_bot_and_its_logs_verify(tmp_path, game):
     """`tourney run` plays ISMCTS (at 4 iterations a move) against random in each game, and every log verifies."""

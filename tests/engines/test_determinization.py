@@ -14,7 +14,7 @@ from collections import Counter
 from statistics import NormalDist
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from engines import registry
@@ -26,12 +26,15 @@ from engines.nine_tails.determinize import DECK
 from engines.tails_on_fire.cards import CARDS_OF
 from engines.tails_on_fire.state import seat_bits
 from tests.engines import twins
+from tests.properties import examples
 from tests.runs import run_and_verify
 from tests.strategies import seeds, twin_games
 from tests.toy import ENGINE as TOY
 
+TWIN_SAMPLES = examples(20)  # twin games, each determinized for every seat
+
 GAMES = ("tails-on-fire", "nine-tails", "lemur-tails")
-PROPERTY = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = examples(12)
 STEPS_MOST = {"tails-on-fire": 400, "nine-tails": 2500, "lemur-tails": 600}
 """A playout's length: long enough for Nine Tails' first trickery reshuffle (NT-8) most of the time."""
 PLAY_ON = 80
@@ -215,7 +218,7 @@ def test_the_sampler_reads_only_what_the_seat_may_see(game, data):
     assert states[0] == states[1] == states[2]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@TWIN_SAMPLES
 @given(st.sampled_from(GAMES).flatmap(twin_games), st.integers(0, 2**32 - 1))
 def test_twin_games_determinize_alike_for_seats_that_cannot_tell_them_apart(pair, sample_seed):
     """Two games that differ only in what a seat cannot know give that seat the same sampled states."""
@@ -470,6 +473,7 @@ class Bot:
 '''
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("game", GAMES)
 def test_a_sandboxed_bot_determinizes_from_the_protocols_events(tmp_path, game):
     """Through `tourney run`'s JSON-lines protocol in the sandbox, a seat's `events` add up to what it has seen: a bot

@@ -8,13 +8,14 @@ builds the twins; tests/strategies.py draws them.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 from engines import registry
 from tests.engines import twins
+from tests.properties import examples
 from tests.strategies import twin_games
 
-TWINS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+TWINS = examples(50)
 
 
 def assert_alike(pair) -> None:

@@ -6,7 +6,7 @@ import random
 from typing import Any, NamedTuple
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import bots.heuristic_lemur_tails as heuristic
@@ -19,6 +19,7 @@ from engines.lemur_tails.engine import ENGINE
 from engines.lemur_tails.rules import MOVE_CAP
 from engines.lemur_tails.state import END_IN_DECK
 from tests.engines.lemur_tails_positions import GAME
+from tests.properties import examples
 
 # ---------------------------------------------------------------------- properties
 
@@ -75,7 +76,7 @@ def where(state) -> list[int]:
 
 seeds = st.integers(min_value=0, max_value=10**9)
 tables = st.tuples(st.sampled_from(["random", "heuristic"]), st.sampled_from(["random", "heuristic"]))
-quick = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+quick = examples(40)
 
 
 def decision_states(game: Playout, seed: int, count: int) -> list[Any]:

@@ -7,7 +7,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engines.nine_tails.tricks as tricks
@@ -43,11 +43,12 @@ from engines.nine_tails.state import (
     sort_hand,
 )
 from tests.engines.nine_tails_positions import conserved
+from tests.properties import examples
 from tests.strategies import seeds
 
 # --- properties -----------------------------------------------------------------------------------
 
-PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = examples(15)
 seat_counts = st.integers(min_value=2, max_value=5)
 
 UNIVERSE = [
@@ -101,6 +102,7 @@ def test_the_states_a_decision_folds_ahead_are_only_a_cache():
     assert checked[PERFORM] and checked[CANCEL]
 
 
+@pytest.mark.slow
 def test_the_shortcuts_of_the_rules_agree_with_the_long_way():
     """What the engine keeps or skips for speed equals what it would work out in full, at every step of random games:
     a decision skips folding ahead only where nothing resolves, ``targets`` keeps the last state's answer, ``assign``
@@ -258,7 +260,7 @@ class Recorder:
         return self.rng.choice(turn.legal)
 
 
-FEWER = settings(PROPERTY, max_examples=8)  # a view at every decision or step: a dearer playout
+FEWER = examples(8)  # a view at every decision or step: a dearer playout
 
 
 @FEWER

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import bots.heuristic_tails_on_fire as heuristic
@@ -18,6 +18,10 @@ from engines.tails_on_fire.engine import ENGINE, TailsOnFire
 from engines.tails_on_fire.fold import FOLD
 from engines.tails_on_fire.rules import follow_up, rogue_turn
 from engines.tails_on_fire.state import Stack, flames, seat_bits, unknown
+from tests.properties import examples
+
+FOLDED_GAMES = examples(50)  # random games, each folded again at sampled steps
+GAMES = examples(40)  # random games played to their end
 
 # --- building positions -------------------------------------------------------------------
 
@@ -436,7 +440,7 @@ def check_cards(state):
         assert len(table.rogue_deck) == table.rogue_deck_size
 
 
-@settings(max_examples=50, deadline=None)
+@FOLDED_GAMES
 @given(configs(), st.integers(0, 2**32))
 def test_random_games_end_fold_and_conserve_cards(config, seed):
     """Properties: a random legal game ends within the move cap (TOF-9); folding its events from scratch
@@ -452,7 +456,7 @@ def test_random_games_end_fold_and_conserve_cards(config, seed):
         assert fold(TailsOnFire(), events[:count]) == state
 
 
-@settings(max_examples=40, deadline=None)
+@GAMES
 @given(configs(), st.integers(0, 2**32))
 def test_views_hide_other_seats_cards_and_deck_orders(config, seed):
     """Hidden information: views show no deck order, and two states differing only in one seat's chosen
@@ -482,7 +486,7 @@ def test_views_hide_other_seats_cards_and_deck_orders(config, seed):
                     assert engine.view(twin, seat) == engine.view(state, seat)
 
 
-@settings(max_examples=40, deadline=None)
+@GAMES
 @given(configs(), st.integers(0, 2**32))
 def test_illegal_actions_are_refused_and_legal_ones_accepted(config, seed):
     """Every legal action is accepted; every other action string, and garbage, raises IllegalAction
@@ -502,7 +506,7 @@ def test_illegal_actions_are_refused_and_legal_ones_accepted(config, seed):
                 assert len(str(refused.value)) > 10
 
 
-@settings(max_examples=40, deadline=None)
+@GAMES
 @given(configs(), st.integers(0, 2**32))
 def test_redacted_fold_replays_public_decisions(config, seed):
     """Redacted logs: with the private part of every pick removed, the fold still works, every later
@@ -521,7 +525,7 @@ def test_redacted_fold_replays_public_decisions(config, seed):
     assert fresh.actor(state) == TERMINAL and fresh.ranking(state) == engine.ranking(states[-1][0])
 
 
-@settings(max_examples=40, deadline=None)
+@GAMES
 @given(configs(), st.integers(0, 2**32))
 def test_common_follow_ups_agree_with_the_general_one(config, seed):
     """The engine's shortcut for the frequent automatic steps gives the same events as playing them out

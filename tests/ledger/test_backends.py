@@ -138,6 +138,7 @@ def roles(backend):
         yield made
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 @pytest.mark.parametrize("statement", [
     "DROP TRIGGER events_no_update ON events",
@@ -162,6 +163,7 @@ def test_application_role_appends_but_cannot_undo_the_append_only_rule(backend, 
     ledger.close()
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_application_role_cannot_migrate_and_says_so(backend, roles):
     """The application role opening a database the owner has not yet upgraded gets one line, not a traceback."""
@@ -172,6 +174,7 @@ def test_application_role_cannot_migrate_and_says_so(backend, roles):
         Ledger(roles.url(roles.app))
 
 
+@pytest.mark.slow
 def test_missing_driver_names_the_extra(tmp_path):
     """A PostgreSQL URL without psycopg installed is one `error:` line naming `tourney[postgres]`."""
     code = ("import sys; sys.modules['psycopg'] = None; sys.argv = ['tourney', 'db', 'current', '--db', "

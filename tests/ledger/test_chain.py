@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.canonical import CanonicalError, canonical, loads
 from ledger.chain import ChainError, Record, body_of, commitment, link, seal, verify_chain
+from tests.properties import examples
 from tests.strategies import json_values
+
+VALUES = examples(80)  # values and events hashed: cheap
+ROUND_TRIPS = examples(60)  # JSON values through canonical form and back
 
 SALT = bytes(range(16))
 
@@ -42,7 +46,7 @@ def test_canonical_refuses_floats_and_odd_keys(value):
 _ascii_keys = st.text(alphabet=st.characters(max_codepoint=127), max_size=6)
 
 
-@settings(max_examples=80)
+@VALUES
 @given(st.recursive(
     st.floats(),  # every leaf a float, NaN and infinities included
     lambda inner: st.lists(inner, min_size=1, max_size=3) | st.dictionaries(_ascii_keys, inner, min_size=1, max_size=3),
@@ -61,7 +65,8 @@ def test_canonical_keeps_nulls_and_float_looking_text():
     assert canonical(value) == b'{"a":null,"b":",1.5","c":["4e",":2E3","0.0"]}'
 
 
-@settings(max_examples=60)
+@pytest.mark.slow
+@ROUND_TRIPS
 @given(json_values)
 def test_canonical_round_trips(value):
     """Parsing canonical bytes and writing them again gives the same bytes."""
@@ -176,7 +181,7 @@ def test_record_is_frozen():
     assert isinstance(make_chain()[0], Record)
 
 
-@settings(max_examples=80)
+@VALUES
 @given(game=st.text(max_size=12), seq=st.integers(0, 10**6), step=st.integers(0, 10**6), type_=st.text(max_size=12),
        audience=st.just("public") | st.lists(st.integers(0, 9), max_size=4), data=json_values,
        commit=st.none() | st.text("0123456789abcdef", min_size=64, max_size=64))

@@ -138,6 +138,7 @@ def test_claimers_in_separate_processes_take_every_match_exactly_once(ledger, ba
     assert {m["status"] for m in matches.matches(ledger, ladder)} == {"stored"}
 
 
+@pytest.mark.postgres
 def test_on_postgresql_a_claim_steps_over_a_row_another_claim_holds(tmp_path, monkeypatch):
     """SELECT ... FOR UPDATE SKIP LOCKED: while another transaction holds the oldest match's row, a claim takes
     the next one at once instead of waiting for it."""

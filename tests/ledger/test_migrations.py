@@ -49,6 +49,7 @@ def test_downgrade_to_base_and_upgrade_again(backend):
     store.close()
 
 
+@pytest.mark.slow
 def test_each_revision_goes_down_and_up_again(backend):
     """Every revision's downgrade undoes its upgrade: step down one at a time to base, then up to head."""
     import migrations

@@ -34,6 +34,7 @@ def store(ledger: Ledger, played) -> str:
     return archive.store_recorded(ledger, played, bots)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(registry.names()))
 def test_every_game_kind_is_rebuilt_byte_for_byte(ledger, game):
     """A stored game of each kind reads back as the very records recorded (bodies, private parts, salts, every

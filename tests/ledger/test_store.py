@@ -88,6 +88,7 @@ def test_database_rejects_update_and_delete_of_events(ledger, backend, statement
         assert tuple(raw.execute("SELECT COUNT(*), MIN(type) FROM events").fetchone()) == (4, "moved")
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 @pytest.mark.parametrize("statement", ["TRUNCATE events CASCADE", "UPDATE events SET type = 'forged' WHERE seq = 99"],
                          ids=["truncate", "update-no-row"])

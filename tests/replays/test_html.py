@@ -9,8 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given, settings
-from typer.testing import CliRunner
+from hypothesis import given
 
 from engines import registry
 from engines.driver import play
@@ -20,12 +19,14 @@ from replays import log as logfmt
 from replays.narration import Narrator
 from replays.record import SeatInfo, record
 from replays.verify import verify_log
+from tests import cli
 from tests.golden.cases import CASES
+from tests.properties import examples
 from tests.replays.forgery import RandomAgent, real_log
 from tests.strategies import json_values
-from tournaments.cli import app
 
-runner = CliRunner()
+EVENTS = examples(300)  # single events rendered: cheap, and the escaping's edge cases are many
+
 GOLDEN = {case.name: case.path for case in CASES}
 HOSTILE = "</script><script>alert(1)</script> <!-- & \u2028\u2029 ' \" >"
 
@@ -122,8 +123,9 @@ def test_event_bodies_are_the_hashed_bytes():
 # -- views --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(json_values, json_values)
-@settings(max_examples=300, deadline=None)
+@EVENTS
 def test_a_patch_turns_the_old_value_into_the_new(old, new):
     """patch(old, diff(old, new)) is new, JSON-equal (True is not 1), and old is left as it was."""
     before = orjson.dumps(old)
@@ -138,6 +140,7 @@ def test_a_patch_of_equal_values_is_empty_and_a_growing_pile_appends():
     assert delta.diff([True], [1]) != [] and delta.diff({"n": 1}, {"n": True}) == [[["n"], True]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_decoded_views_equal_the_engine_views_at_every_step(name):
     """For every view a full page offers, decoding the page's deltas gives the engine's view after each step."""
@@ -292,13 +295,13 @@ def test_cli_writes_one_page_from_a_log_file(tmp_path, monkeypatch):
     source = tmp_path / "logs" / "game.json"
     source.parent.mkdir()
     source.write_bytes(logfmt.dumps(logfmt.redact(golden("lemur-tails"), "seat:0")))
-    result = runner.invoke(app, ["replay", "html", str(source)])
+    result = cli.invoke("replay", "html", str(source))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("wrote game.html: Lemur Tails game lemur-tails, ")
     assert "seat:0 view" in result.output
     data = orjson.loads(embedded((tmp_path / "game.html").read_text()))
     assert data["view"] == "seat:0" and data["views"] == ["seat:0", "spectator"]
-    result = runner.invoke(app, ["replay", "html", str(source), "--view", "spectator", "-o", "watch.html"])
+    result = cli.invoke("replay", "html", str(source), "--view", "spectator", "-o", "watch.html")
     assert result.exit_code == 0
     assert orjson.loads(embedded((tmp_path / "watch.html").read_text()))["view"] == "spectator"
 
@@ -307,8 +310,7 @@ def test_cli_writes_a_stored_game_by_id(tmp_path, ledger, db_path):
     """`replay html GAME_ID --db` makes the page of a stored game, in any view."""
     archive.import_log(ledger, golden("tails-on-fire-2-seats-rogue"))
     out = tmp_path / "page.html"
-    result = runner.invoke(app, ["replay", "html", "tails-on-fire-2", "--db", str(db_path), "-o", str(out),
-                                 "--view", "seat:1"])
+    result = cli.invoke("replay", "html", "tails-on-fire-2", "--db", str(db_path), "-o", str(out), "--view", "seat:1")
     assert result.exit_code == 0, result.output
     assert orjson.loads(embedded(out.read_text()))["views"] == ["seat:1", "spectator"]
 
@@ -323,7 +325,7 @@ def test_cli_writes_a_folder_of_pages_with_an_index(tmp_path):
     hostile = hostile_log()
     (logs / "hostile.json").write_bytes(logfmt.dumps(hostile))
     out = tmp_path / "site"
-    result = runner.invoke(app, ["replay", "html", str(logs), "-o", str(out)])
+    result = cli.invoke("replay", "html", str(logs), "-o", str(out))
     assert result.exit_code == 0, result.output
     assert result.output.strip() == f"wrote 4 pages and index.html to {out}"
     assert sorted(p.name for p in out.iterdir()) == ["a game #2.html", "hostile.html", "index.html",
@@ -343,7 +345,7 @@ def test_cli_folder_goes_on_past_a_bad_log_and_fails_at_the_end(tmp_path):
     broken = golden("lemur-tails")
     broken["events"][7]["data"]["seat"] = 1
     (logs / "bad.json").write_bytes(logfmt.dumps(broken))
-    result = runner.invoke(app, ["replay", "html", str(logs), "-o", str(tmp_path / "site")])
+    result = cli.invoke("replay", "html", str(logs), "-o", str(tmp_path / "site"))
     assert result.exit_code == 1
     assert f"FAIL {logs / 'bad.json'}: game lemur-tails: seq 7" in result.output
     assert (tmp_path / "site" / "good.html").exists() and not (tmp_path / "site" / "bad.html").exists()
@@ -364,7 +366,7 @@ def test_cli_failures_are_one_line(tmp_path, monkeypatch, args, message):
     (tmp_path / "SPECTATOR").write_bytes(logfmt.dumps(logfmt.redact(log, "spectator")))
     log["events"][7]["data"]["seat"] = 1
     (tmp_path / "TAMPERED").write_bytes(logfmt.dumps(log))
-    result = runner.invoke(app, ["replay", "html", *args])
+    result = cli.invoke("replay", "html", *args)
     assert result.exit_code == 1
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert not list(tmp_path.glob("*.html"))
@@ -372,7 +374,7 @@ def test_cli_failures_are_one_line(tmp_path, monkeypatch, args, message):
 
 def test_cli_folder_needs_an_output_folder(tmp_path):
     """`replay html DIR` without -o is a usage error (exit 2)."""
-    result = runner.invoke(app, ["replay", "html", str(tmp_path)])
+    result = cli.invoke("replay", "html", str(tmp_path))
     assert result.exit_code == 2 and "-o OUTDIR" in result.output
 
 
@@ -385,7 +387,7 @@ def test_page_file_names_stay_in_their_folder():
 def test_a_lemur_tails_rules_version_1_log_gets_a_page_in_words(tmp_path):
     """A version 1 log (cards by id) still becomes a page whose sentences name the cards (LT-21)."""
     source = Path(__file__).parent / "fixtures" / "lemur-tails-v1.json"
-    result = runner.invoke(app, ["replay", "html", str(source), "-o", str(tmp_path / "v1.html")])
+    result = cli.invoke("replay", "html", str(source), "-o", str(tmp_path / "v1.html"))
     assert result.exit_code == 0, result.output
     data = embedded((tmp_path / "v1.html").read_text())
     assert orjson.loads(data)["game"] == "lemur-tails"

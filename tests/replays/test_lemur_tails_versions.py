@@ -10,16 +10,14 @@ import copy
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from engines import registry
 from replays import log as logfmt
 from replays.verify import VerifyError, verify_log
+from tests import cli
 from tests.replays.forgery import real_log, reseal
-from tournaments.cli import app
 
 OLD = Path(__file__).parent / "fixtures" / "lemur-tails-v1.json"
-runner = CliRunner()
 
 
 def test_new_games_use_version_2_and_version_1_stays_reachable():
@@ -39,7 +37,7 @@ def test_the_old_golden_replay_is_a_version_1_log_naming_card_ids():
 
 def test_tourney_replay_verify_passes_the_version_1_log():
     """`tourney replay verify` checks a version-1 log with the version-1 rules: all passed."""
-    result = runner.invoke(app, ["replay", "verify", str(OLD)])
+    result = cli.invoke("replay", "verify", str(OLD))
     assert result.exit_code == 0, result.output
     assert "ok   " in result.output and "all passed" in result.output
 
@@ -51,12 +49,13 @@ def test_redacted_views_of_the_version_1_log_verify(view):
     assert report.decisions > 0 and report.chance_steps > 0
 
 
+@pytest.mark.slow
 def test_an_imported_version_1_log_verifies_from_the_database(tmp_path):
     """A version-1 log imported into a ledger is verified there with version 1 too (`replay verify --db`)."""
     db = f"sqlite:///{tmp_path / 'old.db'}"
-    imported = runner.invoke(app, ["replay", "import", str(OLD), "--db", db])
+    imported = cli.invoke("replay", "import", str(OLD), "--db", db)
     assert imported.exit_code == 0, imported.output
-    verified = runner.invoke(app, ["replay", "verify", "--db", db])
+    verified = cli.invoke("replay", "verify", "--db", db)
     assert verified.exit_code == 0, verified.output
     assert "verified 1 game," in verified.output and "all passed" in verified.output
 

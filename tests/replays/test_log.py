@@ -7,7 +7,7 @@ import random
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from engines.driver import play
@@ -16,7 +16,11 @@ from replays import archive
 from replays import log as logfmt
 from replays.record import SeatInfo, record, seed_commitment
 from replays.verify import verify_log
+from tests.properties import examples
 from tests.toy import ENGINE as TOY
+
+STORED_GAMES = examples(15, HealthCheck.function_scoped_fixture)  # a game stored, exported, imported per example
+EVENTS = examples(300)  # single events: cheap
 
 
 class RandomAgent:
@@ -40,7 +44,8 @@ def stored(ledger, recorded):
     return recorded.game_id
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow
+@STORED_GAMES
 @given(seed=st.text("0123456789abcdef", min_size=1, max_size=12), seats=st.integers(2, 4))
 def test_export_import_export_round_trip(tmp_path_factory, seed, seats):
     """A stored game exported, imported into another ledger and exported again gives the same bytes, but for
@@ -158,7 +163,7 @@ _FIELD_VALUES = st.one_of(
 _EVENT_KEYS = ("seq", "step", "type", "data", "hash", "audience", "commitment", "salt", "private", "extra")
 
 
-@settings(max_examples=300, deadline=None)
+@EVENTS
 @given(event=st.one_of(
     st.dictionaries(st.sampled_from(_EVENT_KEYS), _FIELD_VALUES),
     st.builds(lambda valid, changes, dropped: {**{k: v for k, v in valid.items() if k not in dropped}, **changes},
@@ -210,6 +215,7 @@ def test_unknown_view_is_refused():
         logfmt.parse_view("seat:9", 2)
 
 
+@pytest.mark.slow
 def test_exported_logs_match_the_published_json_schema(ledger):
     """docs/log-format.schema.json accepts real logs, full and redacted, and refuses a wrong version, an unknown
     field at the top, in a seat entry, an event, the config or the result, and a view its private parts belie."""

@@ -7,15 +7,12 @@ import re
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
 from replays import log as logfmt
 from replays import render
 from replays.narration import Narrator
+from tests import cli
 from tests.replays.forgery import real_log
-from tournaments.cli import app
-
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +56,7 @@ def test_cli_show_prints_turns_and_the_result(log, tmp_path):
     cards."""
     path = tmp_path / "game.json"
     path.write_bytes(logfmt.dumps(log))
-    result = runner.invoke(app, ["replay", "show", str(path), "--view", "seat:1"], terminal_width=200)
+    result = cli.invoke("replay", "show", str(path), "--view", "seat:1", width=200)
     assert result.exit_code == 0, result.output
     assert "step 1: setup" in result.output
     ranking = log["result"]["ranking"]
@@ -70,7 +67,7 @@ def test_cli_show_prints_turns_and_the_result(log, tmp_path):
     dealt = next(e for e in log["events"] if e["type"] == "hand_dealt" and e["audience"] == [0])
     told = Narrator(log["game"]).sentence("hand_dealt", dealt["data"], dealt["private"])
     assert told not in result.output and "Red is dealt 8 cards\n" in result.output
-    full = runner.invoke(app, ["replay", "show", str(path)], terminal_width=200)
+    full = cli.invoke("replay", "show", str(path), width=200)
     assert told in full.output
 
 
@@ -80,7 +77,7 @@ def test_show_refuses_a_log_that_does_not_verify(log, tmp_path):
     broken["events"][5]["data"]["seat"] = 9
     path = tmp_path / "bad.json"
     path.write_bytes(logfmt.dumps(broken))
-    result = runner.invoke(app, ["replay", "show", str(path)])
+    result = cli.invoke("replay", "show", str(path))
     assert result.exit_code == 1 and "error: game" in result.output and "seq 5" in result.output
 
 
@@ -92,7 +89,7 @@ def test_step_waits_after_each_turn_and_q_quits(log, tmp_path, monkeypatch):
     keys = iter([" ", "x", "q"])
     monkeypatch.setattr("rich.console.Console.is_terminal", property(lambda self: True))
     monkeypatch.setattr("typer.getchar", lambda: next(keys))
-    result = runner.invoke(app, ["replay", "show", str(path), "--step"], terminal_width=200)
+    result = cli.invoke("replay", "show", str(path), "--step", width=200)
     assert result.exit_code == 0, result.output
     output = re.sub(r"\x1b\[[0-9;]*m", "", result.output)
     assert output.count("(any key: next turn, q: quit)") == 3

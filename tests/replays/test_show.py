@@ -12,10 +12,8 @@ import os
 import pty
 import re
 import subprocess
-import sys
 
 import pytest
-from typer.testing import CliRunner
 
 from engines import registry
 from engines.driver import play
@@ -23,12 +21,11 @@ from replays import log as logfmt
 from replays import render
 from replays.narration import Narrator
 from replays.record import SeatInfo, record
+from tests import cli
 from tests.golden.cases import CASES
 from tests.replays.forgery import real_log
 from tests.replays.test_leaks import Chooser, Filtered
-from tournaments.cli import app
 
-runner = CliRunner()
 GOLDEN = {case.name: case.path for case in CASES}
 RULE = re.compile(r"^─+ step (\d+): (.+?) ─+$")
 VIEWS = ("full", "spectator", "seat:0", "seat:1")
@@ -38,7 +35,7 @@ def show(log: dict, view: str, tmp_path) -> str:
     """The command's whole output for ``log`` shown as ``view`` (a wide terminal, so rules stay on one line)."""
     path = tmp_path / "game.json"
     path.write_bytes(logfmt.dumps(log))
-    result = runner.invoke(app, ["replay", "show", str(path), "--view", view], terminal_width=160)
+    result = cli.invoke("replay", "show", str(path), "--view", view, width=160)
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -163,6 +160,7 @@ def test_known_sentences_and_summary_lines_at_known_steps(shown, name, view, ste
     assert missing == [], "\n".join(printed[1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 @pytest.mark.parametrize("view", VIEWS)
 def test_no_raw_dict_dump_and_the_result_lines_end_the_output(shown, name, view):
@@ -202,6 +200,7 @@ def hidden_lines(log: dict, viewer: int | None) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 @pytest.mark.parametrize("view", ["spectator", "seat:1"])
 def test_nothing_hidden_from_the_view_is_printed(shown, name, view, tmp_path):
@@ -217,6 +216,7 @@ def test_nothing_hidden_from_the_view_is_printed(shown, name, view, tmp_path):
     assert any(line.strip() in full for line in secret), "the full view shows the hidden lines this test looks for"
 
 
+@pytest.mark.slow
 def test_a_seats_hidden_choice_changes_no_other_view(tmp_path):
     """Tails on Fire: two games in which seat 1 chooses other opossums print the same show for a spectator and
     for seat 0, though the full views differ."""
@@ -255,27 +255,27 @@ def test_a_redacted_log_is_shown_as_its_own_view_and_never_as_another_seats(tmp_
     log = logfmt.redact(logfmt.read(GOLDEN["lemur-tails"]), "seat:1")
     path = tmp_path / "seat1.json"
     path.write_bytes(logfmt.dumps(log))
-    own = runner.invoke(app, ["replay", "show", str(path)], terminal_width=160)
+    own = cli.invoke("replay", "show", str(path), width=160)
     assert own.exit_code == 0 and own.stdout.splitlines()[0].startswith(f"lemur-tails game {log['game_id']} as seen "
                                                                         "by seat:1: "), own.output
-    assert own.stdout == runner.invoke(app, ["replay", "show", str(path), "--view", "seat:1"],
-                                       terminal_width=160).stdout
+    assert own.stdout == cli.invoke("replay", "show", str(path), "--view", "seat:1", width=160).stdout
     for view in ("seat:0", "full"):
-        refused = runner.invoke(app, ["replay", "show", str(path), "--view", view])
-        page = runner.invoke(app, ["replay", "html", str(path), "--view", view, "-o", str(tmp_path / "p.html")])
+        refused = cli.invoke("replay", "show", str(path), "--view", view)
+        page = cli.invoke("replay", "html", str(path), "--view", view, "-o", str(tmp_path / "p.html"))
         assert refused.exit_code == page.exit_code == 1
         assert refused.stderr == page.stderr == (
             f"error: {path}: a seat:1 log cannot be shown as {view}: it lacks the hidden cards that view sees (use "
             f"seat:1 or spectator, or export the game again with --view {view})\n")
-    spectator = runner.invoke(app, ["replay", "show", str(path), "--view", "spectator"], terminal_width=160)
+    spectator = cli.invoke("replay", "show", str(path), "--view", "spectator", width=160)
     assert spectator.exit_code == 0 and " as seen by spectator: " in spectator.stdout.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_colours_reach_a_terminal_as_colours_and_a_pipe_not_at_all(tmp_path):
     """On a terminal (a pseudo-terminal here) `replay show` colours its rules with real escape sequences (it printed
     them escaped, as the literal text `\\u001b[92m`); in a pipe it writes none, escaped or not."""
     path = GOLDEN["lemur-tails"]
-    command = [sys.executable, "-m", "tournaments", "replay", "show", str(path)]
+    command = [*cli.COMMAND, "replay", "show", str(path)]
     piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and "\x1b" not in piped.stdout and "\\u001b" not in piped.stdout
     main, other = pty.openpty()

@@ -8,17 +8,14 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from replays import text_record
+from tests import cli
 from tests.tournaments.test_protocol import make_folder
-from tournaments.cli import app
-
-cli = CliRunner()
 
 
 def invoke(*args: str):
-    return cli.invoke(app, list(args), terminal_width=200)
+    return cli.invoke(*list(args), width=200)
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +44,7 @@ def heads(db: Path) -> dict[str, str]:
         return dict(connection.execute("SELECT id, head FROM games"))
 
 
+@pytest.mark.slow
 def test_export_writes_a_record_per_game_with_its_labels(cup, records):
     """Each stored game is <game id>.record, its labels saying the tournament, the day and the key."""
     files = sorted(records.glob("*.record"))
@@ -68,6 +66,7 @@ def test_records_verify_with_their_manifest_and_the_ledger_key(cup, records):
     assert "verified 12 games" in result.stdout and "all passed; 1 manifest passed" in result.stdout
 
 
+@pytest.mark.slow
 def test_import_of_records_stores_the_very_games(cup, records, tmp_path):
     """Records imported into another ledger are the same games (ids and heads), which verify there, forfeits and all."""
     mirror = tmp_path / "mirror.db"
@@ -128,6 +127,7 @@ def test_unknown_export_format_is_refused(cup, tmp_path):
     assert result.exit_code == 2 and "'pgn' is not one of json, text" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_record_signed_with_another_key_names_the_signature_line(cup, tmp_path):
     """`export --sign KEY --format text` signs each record's head with KEY; verify --key checks it at its line."""
     assert invoke("keys", "new", str(tmp_path / "pub")).exit_code == 0

@@ -8,9 +8,8 @@ import re
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from engines import registry
 from engines.base import Event
@@ -19,9 +18,13 @@ from ledger.chain import commitment
 from replays import log as logfmt
 from replays import signing
 from replays.verify import VerifyError, verify_log
+from tests import cli
+from tests.properties import examples
 from tests.replays.forgery import RandomAgent, real_log, reseal
 from tests.strategies import wild_json
-from tournaments.cli import app
+
+TAMPERINGS = examples(60, HealthCheck.function_scoped_fixture)  # one stored log changed per example
+TAMPERED_LOGS = examples(40, HealthCheck.function_scoped_fixture)  # a log changed and verified per example
 
 GAMES = ["tails-on-fire", "lemur-tails", "nine-tails"]
 
@@ -263,7 +266,7 @@ def verify_cli(tmp_path, log):
     """`tourney replay verify FILE` on ``log``: exit code and everything it printed."""
     path = tmp_path / "forged.json"
     path.write_bytes(logfmt.dumps(log))
-    result = runner.invoke(app, ["replay", "verify", str(path)])
+    result = cli.invoke("replay", "verify", str(path))
     assert "Traceback" not in result.output
     return result.exit_code, result.output
 
@@ -379,7 +382,7 @@ def mutate(value, path_choices, replacement):
     return value
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@TAMPERINGS
 @given(paths=st.lists(st.integers(0, 10_000), min_size=1, max_size=6), replacement=wild_json,
        reseal_it=st.booleans())
 def test_malformed_logs_never_crash_verify(paths, replacement, reseal_it):
@@ -395,10 +398,10 @@ def test_malformed_logs_never_crash_verify(paths, replacement, reseal_it):
 
 
 BASE_LOG = real_log("lemur-tails", "fuzz")
-runner = CliRunner()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow
+@TAMPERED_LOGS
 @given(content=st.one_of(wild_json.map(lambda v: orjson.dumps(v)), st.binary(max_size=200),
                          st.builds(lambda p, r: orjson.dumps(mutate(copy.deepcopy(BASE_LOG), p, r)),
                                    st.lists(st.integers(0, 10_000), min_size=1, max_size=6), wild_json)))
@@ -407,8 +410,8 @@ def test_cli_verify_and_import_give_one_line_and_nonzero_on_garbage(tmp_path_fac
     directory = tmp_path_factory.mktemp("fuzz")
     path = directory / "log.json"
     path.write_bytes(content)
-    verify = runner.invoke(app, ["replay", "verify", str(path)])
-    imported = runner.invoke(app, ["replay", "import", str(path), "--db", str(directory / "x.db")])
+    verify = cli.invoke("replay", "verify", str(path))
+    imported = cli.invoke("replay", "import", str(path), "--db", str(directory / "x.db"))
     for result in (verify, imported):
         assert "Traceback" not in result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)

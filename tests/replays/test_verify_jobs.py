@@ -49,6 +49,7 @@ def game_ids(backend: Backend) -> list[str]:
     return [row[0] for row in fetch(backend, "SELECT id FROM games ORDER BY created_at, id")]
 
 
+@pytest.mark.slow
 def test_workers_verify_the_games_and_print_what_this_process_prints(league, one_game_a_batch):
     """Two tampered games among twelve, each game a batch: --jobs 1 and --jobs 2 print exactly what --jobs 0
     does (every ok line on stdout, the FAIL lines on stderr, each naming its game, in the ledger's order)."""
@@ -71,6 +72,7 @@ def test_workers_verify_the_games_and_print_what_this_process_prints(league, one
     assert verified("--db", league.url, "--jobs", "2", "--quiet") == quiet
 
 
+@pytest.mark.slow
 def test_a_folder_of_logs_verifies_the_same_on_every_core(league, one_game_a_batch, tmp_path):
     """Exported logs, one made unreadable and one forged: --jobs 2 prints what --jobs 0 does, manifest included."""
     out = tmp_path / "logs"
@@ -103,6 +105,7 @@ def numbered(item: int) -> tuple[int, int]:
     return item, os.getpid()
 
 
+@pytest.mark.slow
 def test_the_local_pool_maps_in_worker_processes_in_order():
     """Local(2).imap runs the work in two other processes and gives the results in the items' order."""
     with Local(2) as pool:

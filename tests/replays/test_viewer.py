@@ -25,6 +25,8 @@ from replays.narration import Narrator
 from tests.replays import screenshots
 from tests.replays.test_html import GOLDEN, HOSTILE, golden, hidden_from, hostile_log
 
+pytestmark = pytest.mark.browser
+
 
 def expect(locator):
     from playwright.sync_api import expect as playwright_expect

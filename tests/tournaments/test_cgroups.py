@@ -25,6 +25,9 @@ from tests.tournaments.test_protocol import GRACE
 from tournaments.bots import cgroups, sandbox, warm
 from tournaments.bots.spec import PROGRAM, BotSpec, Resources
 
+# one worker for the tests that make cgroups stale and those that assert none is (test_sandbox.py)
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+
 MIB = 1 << 20
 
 

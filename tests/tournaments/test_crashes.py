@@ -23,9 +23,9 @@ import pytest
 
 from ledger.canonical import loads
 from ledger.store import Ledger
-from tests.tournaments.test_protocol import GAME, SHIPPED, cli, run, stored_games
+from tests import cli
+from tests.tournaments.test_protocol import GAME, SHIPPED, run, stored_games
 from tournaments.bots import protocol
-from tournaments.cli import app
 from tournaments.play.schedule import schedule
 
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
@@ -44,9 +44,8 @@ def folder_with(tmp_path: Path, *hostile: str, shipped: tuple[str, ...] = ("rand
 
 def tourney_run(tmp_path: Path, folder: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
     """`tourney run` of one deal with the seed "1" (every run the same games), as a real process."""
-    return subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1",
-                           "--seed", "1", "--db", str(db), *extra], capture_output=True, text=True, timeout=TIMEOUT,
-                          cwd=tmp_path)
+    return cli.tourney("run", folder, "--game", GAME, "--games", "1", "--seed", "1", "--db", db, *extra,
+                       timeout=TIMEOUT, cwd=tmp_path)
 
 
 def events_without_reasons(db: Path) -> dict[str, list]:
@@ -70,6 +69,7 @@ def events_without_reasons(db: Path) -> dict[str, list]:
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 def test_exits_at_import_are_left_out_and_in_act_forfeit_and_where_bots_run_changes_no_standing(tmp_path):
     """A bot folder with an import-time sys.exit(3) bot, an os._exit(7)-in-act bot and two good bots:
     `tourney run` with --jobs 0 and --jobs 2, with the sandbox on and off, completes; the bot that exits
@@ -113,14 +113,13 @@ def test_exits_at_import_are_left_out_and_in_act_forfeit_and_where_bots_run_chan
             assert standings["sandboxed"] is (sandbox == "on")
             assert {row["bot"]: row["forfeits"] for row in standings["standings"]} == forfeits
             runs[sandbox, jobs] = (standings["standings"], events_without_reasons(db))
-            verified = subprocess.run([sys.executable, "-m", "tournaments", "replay", "verify", "--db", str(db), "-q"],
-                                      capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+            verified = cli.tourney("replay", "verify", "--db", str(db), "-q", timeout=TIMEOUT, cwd=tmp_path)
             assert verified.returncode == 0, verified.stdout + verified.stderr
     first = runs["on", "0"]
     assert all(other == first for other in runs.values())
 
 
-@pytest.mark.parametrize("sandbox", ["on", "off"])
+@pytest.mark.parametrize("sandbox", [pytest.param("on", marks=pytest.mark.sandbox), "off"])
 def test_a_bot_raising_base_exception_at_import_is_left_out(tmp_path, sandbox):
     """A bot raising a bare BaseException when imported (in pyhost, in its sandbox or not) is left out before
     the schedule, with the exception and the line of its file that raised it; the others play every game."""
@@ -134,7 +133,8 @@ def test_a_bot_raising_base_exception_at_import_is_left_out(tmp_path, sandbox):
     assert all(game.forfeit is None and "base_exception_at_import" not in game.bots for game in games.values())
 
 
-@pytest.mark.parametrize(("sandbox", "jobs"), [("on", 1), ("off", 0)])
+@pytest.mark.slow
+@pytest.mark.parametrize(("sandbox", "jobs"), [pytest.param("on", 1, marks=pytest.mark.sandbox), ("off", 0)])
 def test_a_bot_whose_import_outlasts_the_handshake_is_left_out(tmp_path, monkeypatch, sandbox, jobs):
     """A Python bot that takes a minute to import is left out before the first game, with the reason,
     like a program that does not shake hands in time; the others play the whole tournament."""
@@ -147,6 +147,7 @@ def test_a_bot_whose_import_outlasts_the_handshake_is_left_out(tmp_path, monkeyp
         "heuristic_lemur_tails", "random_bot"}
 
 
+@pytest.mark.slow
 def test_a_worker_killed_by_its_in_process_bot_is_that_bots_forfeit(tmp_path):
     """Without the sandbox, a Python bot that sends SIGKILL to its own worker at its second act
     forfeits that game ("ended its worker process (killed by SIGKILL)"); the worker is replaced and
@@ -161,6 +162,7 @@ def test_a_worker_killed_by_its_in_process_bot_is_that_bots_forfeit(tmp_path):
         assert game.forfeit["reason"] == "bot failure: crashed: ended its worker process (killed by SIGKILL)"
 
 
+@pytest.mark.slow
 def test_a_worker_death_no_bot_can_be_blamed_for_is_replayed_then_stops_the_run(tmp_path):
     """Without the sandbox, a worker killed by a signal while a program bot sits at the table could
     have been killed by that program: the game is played again, twice, then the run stops with one
@@ -187,8 +189,8 @@ def test_through_the_cli_in_this_process_nothing_is_imported_here(tmp_path):
     """`tourney run` with --jobs 0 plays in its own process, with the sandbox off too: Python bots
     then play through pyhost as processes, so a bot's os._exit(7) cannot end tourney."""
     folder = folder_with(tmp_path, "exit_in_act")
-    result = cli.invoke(app, ["run", str(folder), "--game", GAME, "--games", "1", "--jobs", "0", "--sandbox", "off",
-                              "--db", str(tmp_path / "t.db")])
+    result = cli.invoke("run", folder, "--game", GAME, "--games", "1", "--jobs", "0", "--sandbox", "off",
+                        "--db", tmp_path / "t.db")
     assert result.exit_code == 0, result.output
     games = stored_games(tmp_path / "t.db")
     assert [game.forfeit["reason"] for game in games.values()] == [

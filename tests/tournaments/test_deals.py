@@ -4,6 +4,7 @@ line naming the file and the line."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sqlite3
 from collections import defaultdict
@@ -11,21 +12,16 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import SHIPPED, make_folder
-from tournaments.cli import app
 from tournaments.play import deals, formats, runner
 from tournaments.play.match import Match
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
 
-cli = CliRunner()
-
-
-def invoke(*args: str, **options):
-    return cli.invoke(app, list(args), terminal_width=200, **options)
+invoke = functools.partial(cli.invoke, width=200)
 
 
 def book_file(tmp_path: Path, game: str, count: int, name: str = "book.deals", seed: str = "7") -> Path:
@@ -153,6 +149,7 @@ def test_games_beyond_the_book_are_refused(tmp_path):
 # -- every pairing plays the book -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_pairing_plays_exactly_the_books_deals_from_every_rotation(tmp_path):
     """A round robin of four bots at three seats (four tables) with a book of three deals: each table plays each
     deal of the book once from each of its three rotations, and no other deal; the games verify."""
@@ -167,6 +164,7 @@ def test_every_pairing_plays_exactly_the_books_deals_from_every_rotation(tmp_pat
     assert invoke("replay", "verify", "--db", str(db), "-q").exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_resumed_run_keeps_its_book(tmp_path):
     """A run interrupted after three games resumes without --deals and plays the rest of its book; another book is
     refused with one line; the same book is accepted; the finished tournament played exactly the book."""
@@ -223,6 +221,7 @@ def _bots(folder: Path):
     return discover(folder, "lemur-tails")[0]
 
 
+@pytest.mark.slow
 def test_a_match_plays_the_book_and_its_audit_holds(tmp_path):
     """`match --deals`: deal d of the match is the book's d-th (both seats), the match ends with the book, and
     `replay verify --db` (the schedule's seeds included) passes; a changed seed row fails it."""

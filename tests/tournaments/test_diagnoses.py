@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
 from tournaments.bots import diagnosis, sandbox
 from tournaments.ladder import league, owners
@@ -56,8 +56,7 @@ exit 3
 
 
 def tourney(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tournaments", *args], capture_output=True, text=True,
-                          timeout=TIMEOUT, cwd=cwd)
+    return cli.tourney(*args, timeout=TIMEOUT, cwd=cwd)
 
 
 def folder_of(tmp_path: Path, **bots: str) -> Path:
@@ -79,9 +78,10 @@ def run(tmp_path: Path, folder: Path, *extra: str) -> subprocess.CompletedProces
     return done
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", [
     pytest.param(("--sandbox", "on", "--jobs", "1"), id="sandboxed",
-                 marks=pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")),
+                 marks=[pytest.mark.sandbox, pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")]),
     pytest.param(("--sandbox", "off", "--jobs", "2"), id="in-a-worker"),
 ])
 def test_a_crashing_python_bots_traceback_is_in_its_log_its_forfeit_line_and_the_json(tmp_path, where):
@@ -131,6 +131,7 @@ def test_a_crashing_python_bots_traceback_is_in_its_log_its_forfeit_line_and_the
             ledger.close()
 
 
+@pytest.mark.sandbox
 @pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")
 def test_a_program_bots_last_stderr_lines_are_its_diagnosis(tmp_path):
     """A program that writes two lines on stderr and exits without answering forfeits `crashed: exited with code
@@ -169,6 +170,7 @@ def test_a_traceback_keeps_the_bots_frames_and_is_bounded(tmp_path):
     assert "characters cut" in told.detail
 
 
+@pytest.mark.slow
 def test_a_diagnosis_is_shown_escaped(tmp_path):
     """A bot whose exception carries terminal escapes (clear the screen, set the title) gets them shown as
     `\\u001b` in `tourney games --forfeits`, never obeyed."""
@@ -181,6 +183,7 @@ def test_a_diagnosis_is_shown_escaped(tmp_path):
     assert "RuntimeError: \\u001b[2J\\u001b]0;owned at escaper.py line 6, in hand_of" in listed.stdout
 
 
+@pytest.mark.sandbox
 @pytest.mark.skipif(not HAS_SANDBOX, reason="ladders need a working sandbox")
 def test_a_ladder_keeps_diagnoses_for_their_owner_only(tmp_path, monkeypatch):
     """On a ladder: alice's bot that crashes (listed without validation) forfeits its games; their tracebacks

@@ -13,7 +13,8 @@ from itertools import combinations
 
 import pytest
 
-from tests.tournaments.test_protocol import SHIPPED, cli, make_folder
+from tests import cli
+from tests.tournaments.test_protocol import SHIPPED, make_folder
 from tests.tournaments.test_runner import (
     LINUX,
     dawdle,
@@ -27,11 +28,14 @@ from tests.tournaments.test_runner import (
     wait_gone,
     wait_until_partly_stored,
 )
-from tournaments.cli import app
 from tournaments.play import formats
 from tournaments.play.formats import Gauntlet, RoundRobin, Swiss, game_score, pair
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
+
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = pytest.mark.xdist_group("cgroups")
 
 
 class Entrants:
@@ -258,7 +262,7 @@ def test_a_format_killed_with_sigkill_resumes_to_the_games_of_an_uninterrupted_r
     counts = key_counts(db)
     assert len(counts) == total and set(counts.values()) == {1}
     reference = tmp_path / "reference.db"
-    result = cli.invoke(app, format_command(folder, reference, *form, jobs=0))
+    result = cli.invoke(*format_command(folder, reference, *form, jobs=0))
     assert result.exit_code == 0, result.output
     assert results_by_key(db) == results_by_key(reference)
     assert same_results(db, reference)
@@ -269,20 +273,21 @@ def test_format_options_are_checked(tmp_path):
     error line, nothing played."""
     folder = make_folder(tmp_path, good=2)
     db = tmp_path / "t.db"
-    assert cli.invoke(app, format_command(folder, db, "--candidate", "random_bot")).exit_code == 2
-    assert cli.invoke(app, format_command(folder, db, "--rounds", "2")).exit_code == 2
-    assert cli.invoke(app, format_command(folder, db, "--format", "ladder")).exit_code == 2
-    unknown = cli.invoke(app, format_command(folder, db, "--format", "gauntlet", "--candidate", "zed"))
+    assert cli.invoke(*format_command(folder, db, "--candidate", "random_bot")).exit_code == 2
+    assert cli.invoke(*format_command(folder, db, "--rounds", "2")).exit_code == 2
+    assert cli.invoke(*format_command(folder, db, "--format", "ladder")).exit_code == 2
+    unknown = cli.invoke(*format_command(folder, db, "--format", "gauntlet", "--candidate", "zed"))
     assert unknown.exit_code == 1 and "error: the gauntlet's candidate 'zed' is not among the bots" in unknown.stderr
     assert stored_count(db) == 0
 
 
+@pytest.mark.slow
 def test_a_swiss_run_names_itself_and_shows_standings(tmp_path):
     """A small Swiss run in this process: default name with the format, every round played, standings printed."""
     folder = make_folder(tmp_path, good=3)
     shutil.copy(SHIPPED / "random_bot.py", folder / "random_d.py")
     db = tmp_path / "t.db"
-    result = cli.invoke(app, format_command(folder, db, "--format", "swiss", "--games", "1", jobs=0))
+    result = cli.invoke(*format_command(folder, db, "--format", "swiss", "--games", "1", jobs=0))
     assert result.exit_code == 0, result.output
     assert "bots-lemur-tails-swiss-seed4: 4 bots, 2 per table, 8 games" in result.stdout
     assert stored_count(db) == 8  # ceil(log2 4) = 2 rounds of 2 tables of 2 games

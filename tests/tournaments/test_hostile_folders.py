@@ -15,16 +15,18 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
 from tournaments.bots import discovery
 from tournaments.bots.discovery import discover
+
+pytestmark = pytest.mark.sandbox
 
 TIMEOUT = 180
 
@@ -80,10 +82,9 @@ def played(tmp_path_factory) -> Played:
     program(folder, "leaker", "leak")
     os.symlink("random_bot.py", folder / "alias.py")
     db = tmp / "t.db"
-    done = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1",
-                           "--jobs", "0", "--sandbox", "on", "--db", str(db), "--json"],
-                          capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp,
-                          env={**os.environ, "COLUMNS": "500"})  # notices on one line each
+    done = cli.tourney("run", str(folder), "--game", GAME, "--games", "1",
+                       "--jobs", "0", "--sandbox", "on", "--db", str(db), "--json", timeout=TIMEOUT, cwd=tmp,
+                       env={**os.environ, "COLUMNS": "500"})  # notices on one line each
     return Played(folder, db, secret, own, done)
 
 

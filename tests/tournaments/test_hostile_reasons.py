@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 
+import pytest
+
 from engines.driver import MAX_REASON_BYTES
+from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
+
+pytestmark = pytest.mark.sandbox
 
 HUGE_ACTION = '''"""Answers its first act with a megabyte of action: not legal, about as long as a protocol line
 may be."""
@@ -55,9 +59,9 @@ def test_a_megabyte_of_failure_is_stored_as_1_kib(tmp_path):
     (folder / "_long_decline.py").write_text(LONG_DECLINE)
     (folder / "long_decline.bot.json").write_text(json.dumps({"command": [sys.executable, "-I", "_long_decline.py"]}))
     db = tmp_path / "t.db"
-    done = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1",
-                           "--jobs", "0", "--sandbox", "on", "--db", str(db)], capture_output=True, text=True,
-                          timeout=180, cwd=tmp_path, env={**os.environ, "COLUMNS": "500"})
+    done = cli.tourney("run", str(folder), "--game", GAME, "--games", "1",
+                       "--jobs", "0", "--sandbox", "on", "--db", str(db), timeout=180, cwd=tmp_path,
+                       env={**os.environ, "COLUMNS": "500"})
     assert done.returncode == 0, done.stderr
     forfeits = {game.bots[game.forfeit["seat"]]: game.forfeit["reason"]
                 for game in stored_games(db).values() if game.forfeit is not None}
@@ -80,9 +84,9 @@ def test_a_long_decline_at_the_first_handshake_is_shown_cut(tmp_path):
         "import json, sys\nfor line in sys.stdin:\n"
         "    print(json.dumps({'type': 'decline', 'reason': 'z' * 1_000_000}), flush=True)\n")
     (folder / "decliner.bot.json").write_text(json.dumps({"command": [sys.executable, "-I", "_decline.py"]}))
-    done = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME,
-                           "--games", "1", "--jobs", "1", "--db", str(tmp_path / "t.db")], capture_output=True,
-                          text=True, timeout=240, cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"})
+    done = cli.tourney("run", str(folder), "--game", GAME,
+                       "--games", "1", "--jobs", "1", "--db", str(tmp_path / "t.db"), timeout=240, cwd=tmp_path,
+                       env={**os.environ, "COLUMNS": "100000"})
     assert done.returncode == 0, done.stderr[-2000:]
     notice = next(line for line in done.stderr.splitlines() if line.startswith("left out decliner: declined: z"))
     assert len(notice.encode()) <= MAX_REASON_BYTES and notice.endswith("bytes in all]"), notice[-100:]

@@ -11,7 +11,6 @@ import signal
 import sqlite3
 import struct
 import subprocess
-import sys
 import time
 import zipfile
 from contextlib import closing
@@ -24,8 +23,13 @@ from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED
 from tournaments.ladder import owners, uploads
+
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = (SHIPPED / "random_bot.py").read_bytes()
@@ -75,10 +79,9 @@ def submission(league: Path, submission_id: int) -> dict:
 
 def work(league: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """One round of a real `tourney ladder work` process (it must end well: exit 0, no traceback)."""
-    done = subprocess.run([sys.executable, "-m", "tournaments", "ladder", "work", "spring", "--rounds", "1",
-                           "--games", "1", "--jobs", "0", "--idle", "0.1", "--move-time", "2", "--db", str(league)],
-                          capture_output=True, text=True, timeout=240, cwd=league.parent,
-                          env={**os.environ, **(env or {})})
+    done = cli.tourney("ladder", "work", "spring", "--rounds", "1",
+                       "--games", "1", "--jobs", "0", "--idle", "0.1", "--move-time", "2", "--db", str(league),
+                       timeout=240, cwd=league.parent, env={**os.environ, **(env or {})})
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
     return done
 
@@ -152,9 +155,9 @@ def test_a_worker_stopped_by_sigterm_gives_its_submission_back(league):
     """A `ladder work` stopped (SIGTERM) in the middle of a validation puts the submission back at once, its
     attempt not counted: pending, for the next worker, not refused and not left for its lease to run out."""
     waiting = queued(league, "slow", "slow.py", THOUGHTFUL)
-    process = subprocess.Popen([sys.executable, "-m", "tournaments", "ladder", "work", "spring", "--rounds", "1",
-                                "--games", "1", "--jobs", "0", "--move-time", "2", "--db", str(league)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=league.parent)
+    process = cli.spawn("ladder", "work", "spring", "--rounds", "1",
+                        "--games", "1", "--jobs", "0", "--move-time", "2", "--db", str(league),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=league.parent)
     try:
         deadline = time.monotonic() + 60
         while submission(league, waiting)["status"] != queue.VALIDATING and time.monotonic() < deadline:

@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as rows
 from ledger import matches
 from ledger.store import Ledger
-from tournaments.cli import app
+from tests import cli
 from tournaments.ladder import league as ladder
 from tournaments.ladder import sessions
 from tournaments.play.schedule import Scheduled
@@ -25,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
 GAME = "lemur-tails"
 FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
-cli = CliRunner()
 
 
 @pytest.fixture(autouse=True)
@@ -58,6 +56,7 @@ def test_submit_lists_a_bot_and_the_same_content_again_is_a_no_op(league):
         ("random_bot", 1, 1500.0, "active")]
 
 
+@pytest.mark.slow
 def test_new_content_is_a_new_version_and_the_old_one_retires_with_its_history(league, tmp_path):
     """Changed content under the same name: v2 is listed, v1 retires from matchmaking but keeps its games."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", "alpha", FAST)
@@ -96,6 +95,7 @@ def test_a_submission_over_its_memory_limit_is_killed_and_refused(league, tmp_pa
         ladder.submit(league, "spring", path, None, ladder.Limits(2.0, 5.0, 60, 200))
 
 
+@pytest.mark.slow
 def test_a_submission_over_its_cpu_limit_is_killed_and_refused(league, tmp_path):
     """RLIMIT_CPU: a bot spinning for more CPU seconds than allowed is killed, though its move time is long."""
     path = bot_file(tmp_path, "spinner", "        while True:\n            pass")
@@ -116,6 +116,7 @@ def test_a_python_submission_never_runs_in_the_ladders_process(league, tmp_path)
                 if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path))]
 
 
+@pytest.mark.slow
 def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league):
     """Games are stored and rated as they end; refolding the ledger gives the very same numbers."""
     for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
@@ -137,7 +138,7 @@ def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league
 def test_two_ladder_play_processes_at_once_lose_no_game_and_count_none_twice(tmp_path):
     """Two real `ladder play` processes feed one ladder: every game is stored once and rated once."""
     db = str(tmp_path / "league.db")
-    run = [sys.executable, "-m", "tournaments", "ladder"]
+    run = [*cli.COMMAND, "ladder"]
     subprocess.run([*run, "create", "duo", "--game", GAME, "--db", db], check=True, capture_output=True, cwd=ROOT)
     for path in ("heuristic_lemur_tails.py", "random_bot.py", "first_legal.sh"):
         subprocess.run([*run, "submit", "duo", str(BOTS / path), "--db", db], check=True, capture_output=True,
@@ -176,36 +177,37 @@ def test_standings_converge_and_a_resubmitted_identical_bot_does_not_move(league
         name: s.rating for name, s in standings.items()}
 
 
+@pytest.mark.slow
 def test_cli_ladder_commands(tmp_path):
     """create, list, submit (twice), standings --json, history and rebuild through the CLI."""
     db = ["--db", str(tmp_path / "cli.db")]
-    assert cli.invoke(app, ["ladder", "create", "cup", "--game", GAME, *db]).exit_code == 0
-    again = cli.invoke(app, ["ladder", "create", "cup", "--game", GAME, *db])
+    assert cli.invoke("ladder", "create", "cup", "--game", GAME, *db).exit_code == 0
+    again = cli.invoke("ladder", "create", "cup", "--game", GAME, *db)
     assert again.exit_code == 1 and "already exists" in again.output
     for path in ("random_bot.py", "first_legal.sh"):
-        result = cli.invoke(app, ["ladder", "submit", "cup", str(BOTS / path), *db])
+        result = cli.invoke("ladder", "submit", "cup", str(BOTS / path), *db)
         assert result.exit_code == 0 and "listed" in result.output, result.output
-    same = cli.invoke(app, ["ladder", "submit", "cup", str(BOTS / "random_bot.py"), *db])
+    same = cli.invoke("ladder", "submit", "cup", str(BOTS / "random_bot.py"), *db)
     assert "nothing changed" in same.output
-    play = cli.invoke(app, ["ladder", "play", "cup", "--games", "2", "--jobs", "0", "--seed", "4", *db])
+    play = cli.invoke("ladder", "play", "cup", "--games", "2", "--jobs", "0", "--seed", "4", *db)
     assert play.exit_code == 0, play.output
-    standings = json.loads(cli.invoke(app, ["ladder", "standings", "cup", "--json", *db]).output)
+    standings = json.loads(cli.invoke("ladder", "standings", "cup", "--json", *db).output)
     assert {row["bot"] for row in standings} == {"random_bot", "first_legal"}
     assert all(row["provisional"] for row in standings) and all(row["games"] == 2 for row in standings)
-    history = json.loads(cli.invoke(app, ["ladder", "history", "cup", "first_legal", "--json", *db]).output)
+    history = json.loads(cli.invoke("ladder", "history", "cup", "first_legal", "--json", *db).output)
     assert len(history) == 2
-    waiting = cli.invoke(app, ["ladder", "queue", "cup", *db])
+    waiting = cli.invoke("ladder", "queue", "cup", *db)
     assert waiting.exit_code == 0 and "no match is waiting or being played" in waiting.output
-    (match,) = json.loads(cli.invoke(app, ["ladder", "queue", "cup", "--all", "--json", *db]).output)
+    (match,) = json.loads(cli.invoke("ladder", "queue", "cup", "--all", "--json", *db).output)
     assert (match["deal"], match["status"], match["attempts"]) == (0, "stored", 1)
     assert sorted(match["table"]) == ["first_legal v1", "random_bot v1"]
-    rebuilt = cli.invoke(app, ["ladder", "rebuild", "cup", *db])
+    rebuilt = cli.invoke("ladder", "rebuild", "cup", *db)
     assert "all 2 ratings equal the incremental ones" in rebuilt.output
-    listing = cli.invoke(app, ["ladder", "list", *db])
+    listing = cli.invoke("ladder", "list", *db)
     assert "cup" in listing.output and GAME in listing.output
-    unknown = cli.invoke(app, ["ladder", "standings", "nope", *db])
+    unknown = cli.invoke("ladder", "standings", "nope", *db)
     assert unknown.exit_code == 1 and "no ladder 'nope'" in unknown.output
-    missing = cli.invoke(app, ["ladder", "submit", "cup", str(tmp_path / "none.py"), *db])
+    missing = cli.invoke("ladder", "submit", "cup", str(tmp_path / "none.py"), *db)
     assert missing.exit_code == 1 and "not a bot file" in missing.output
 
 
@@ -228,6 +230,7 @@ def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
     assert stat.S_IMODE((tmp_path / "cache" / "tourney").stat().st_mode) == 0o700
 
 
+@pytest.mark.slow
 def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_path):
     """A cached bot whose file was changed after it was unpacked (by another local user, a disk
     fault) is unpacked again from the ledger before it plays: the games are the stored bot's."""
@@ -272,6 +275,7 @@ def test_validation_uses_a_fresh_seed_like_any_ladder_game(league, tmp_path):
     assert ladder.submit(league, "spring", path, None, FAST).new
 
 
+@pytest.mark.slow
 def test_a_queued_match_whose_bot_retired_since_is_cancelled_not_played(league):
     """Matches are matchmade when they are queued; one whose table has a bot retired before it is played is
     cancelled (no game of the retired bot after its retirement), the others are played and the session ends."""

@@ -13,17 +13,14 @@ from collections import Counter
 from contextlib import closing
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as rows
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_ladder import BOTS, FAST, GAME, bot_file
-from tournaments.cli import app
 from tournaments.ladder import league as ladder
 from tournaments.ladder import matchmaking, sessions
 from tournaments.ratings import openskill
-
-cli = CliRunner()
 
 
 def test_the_rating_model_defaults_by_seats_and_is_stored(tmp_path):
@@ -34,12 +31,11 @@ def test_the_rating_model_defaults_by_seats_and_is_stored(tmp_path):
                            (["three", "--game", "nine-tails"], "openskill"),
                            (["duel", "--game", "lemur-tails", "--rating", "openskill"], "openskill"),
                            (["four", "--game", "tails-on-fire", "--rating", "elo"], "elo")):
-        result = cli.invoke(app, ["ladder", "create", *args, "--db", db])
+        result = cli.invoke("ladder", "create", *args, "--db", db)
         assert result.exit_code == 0, result.output
         assert result.stdout.strip().endswith(f"{expected} ratings)")
         assert rows.get(Ledger(db), args[0])["rating"] == expected
-    assert cli.invoke(app, ["ladder", "create", "x", "--game", "lemur-tails", "--rating", "glicko", "--db", db]
-                      ).exit_code == 2
+    assert cli.invoke("ladder", "create", "x", "--game", "lemur-tails", "--rating", "glicko", "--db", db).exit_code == 2
 
 
 def refolded_equals_incremental(ledger: Ledger, name: str) -> dict:
@@ -83,22 +79,21 @@ def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_s
     history = ladder.history(ledger, "skill", "random_bot")
     assert {row["version"] for row in history} == {1, 2} and all("sigma" in row for row in history)
 
-    shown = cli.invoke(app, ["ladder", "standings", "skill", "--json", "--db", str(tmp_path / "l.db")])
+    shown = cli.invoke("ladder", "standings", "skill", "--json", "--db", str(tmp_path / "l.db"))
     assert shown.exit_code == 0, shown.output
     listed = json.loads(shown.stdout)
     assert all({"mu", "sigma"} <= set(row) for row in listed)
-    table = cli.invoke(app, ["ladder", "standings", "skill", "--db", str(tmp_path / "l.db")], terminal_width=200)
+    table = cli.invoke("ladder", "standings", "skill", "--db", str(tmp_path / "l.db"), width=200)
     assert "mu - 3σ" in table.stdout
     # `ladder history` says "rating" as the leaderboard does (mu - 3 sigma), and mu under its own name (issue 41).
-    shown = cli.invoke(app, ["ladder", "history", "skill", "random_bot", "--json", "--db", str(tmp_path / "l.db")])
+    shown = cli.invoke("ladder", "history", "skill", "random_bot", "--json", "--db", str(tmp_path / "l.db"))
     assert shown.exit_code == 0, shown.output
     told = json.loads(shown.stdout)
     assert [(row["rating"], row["mu"]) for row in told] == [
         (pytest.approx(openskill.Skill(row["rating"], row["sigma"]).ordinal), row["rating"]) for row in history]
     last = next(s for s in ladder.standings(ledger, "skill") if (s.name, s.version) == ("random_bot", 2))
     assert told[-1]["rating"] == pytest.approx(last.rating)
-    table = cli.invoke(app, ["ladder", "history", "skill", "random_bot", "--db", str(tmp_path / "l.db")],
-                       terminal_width=200)
+    table = cli.invoke("ladder", "history", "skill", "random_bot", "--db", str(tmp_path / "l.db"), width=200)
     assert "mu - 3σ" in table.stdout and f"{told[-1]['mu']:.1f}" in table.stdout
 
 

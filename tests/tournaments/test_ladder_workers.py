@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -19,7 +18,12 @@ import pytest
 
 from ledger import matches
 from ledger.store import Ledger
+from tests import cli
 from tests.backends import fresh_postgres_database, server_url
+
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = pytest.mark.xdist_group("cgroups")
 
 ROOT = Path(__file__).resolve().parents[2]
 THOUGHTFUL = Path(__file__).resolve().parent / "bots" / "thoughtful.py"
@@ -30,8 +34,7 @@ NAMES = {1: "thinker", 2: "random"}
 
 
 def tourney(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "tournaments", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300, env=env)
+    done = cli.tourney(*args, cwd=ROOT, timeout=300, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 
@@ -39,9 +42,9 @@ def tourney(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 def worker(url: str, env: dict[str, str], log: Path) -> subprocess.Popen:
     """A `ladder work` process: sessions of 8 games, one game at a time, a 3 s lease, no end but a signal."""
     with log.open("w") as out:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen([sys.executable, "-m", "tournaments", "ladder", "work", "duo", "--games", "8",
-                                 "--jobs", "1", "--lease", LEASE, "--idle", "0.5", "--move-time", "2", "--db", url],
-                                stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+        return cli.spawn("ladder", "work", "duo", "--games", "8",
+                         "--jobs", "1", "--lease", LEASE, "--idle", "0.5", "--move-time", "2", "--db", url,
+                         stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
 
 
 def descendants(pid: int) -> set[int]:
@@ -92,6 +95,7 @@ def wait_for(condition, what: str, timeout: float = 120.0):
 
 
 @pytest.mark.slow
+@pytest.mark.postgres
 def test_a_worker_killed_mid_match_loses_nothing_and_stores_nothing_twice(tmp_path):
     """Two workers on one PostgreSQL ladder; SIGKILL one while it plays a match: the other re-claims that match
     after its lease (a second attempt, stored by the survivor), every stored match has exactly its games, no game
@@ -161,9 +165,9 @@ def test_ladder_play_stopped_with_ctrl_c_cancels_what_is_left_and_reveals_its_se
     for bot, name in ((THOUGHTFUL, "thinker"), (ROOT / "bots" / "random_bot.py", "random")):
         tourney("ladder", "submit", "duo", str(bot), "--as", name, "--move-time", "2", "--db", db, env=env)
     ledger = Ledger(db)
-    play = subprocess.Popen([sys.executable, "-m", "tournaments", "ladder", "play", "duo", "--games", "40", "--jobs",
-                             "1", "--move-time", "2", "--db", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env=env)
+    play = cli.spawn("ladder", "play", "duo", "--games", "40", "--jobs",
+                     "1", "--move-time", "2", "--db", db, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True, cwd=ROOT, env=env)
     try:
         wait_for(lambda: any(m["status"] == "stored" for m in matches.matches(ledger, 1)), "a stored match")
         play.send_signal(signal.SIGINT)

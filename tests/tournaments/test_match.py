@@ -16,7 +16,8 @@ from fractions import Fraction
 
 import pytest
 
-from tests.tournaments.test_protocol import ROOT, SHIPPED, cli
+from tests import cli
+from tests.tournaments.test_protocol import ROOT, SHIPPED
 from tests.tournaments.test_runner import (
     LINUX,
     dawdle,
@@ -27,11 +28,14 @@ from tests.tournaments.test_runner import (
     wait_until_partly_stored,
 )
 from tournaments.bots.spec import PYTHON, BotSpec
-from tournaments.cli import app
 from tournaments.play import match as matches
 from tournaments.play.match import Match, MatchPlan, block_score, seat_names, tally
 from tournaments.play.schedule import ScheduleError
 from tournaments.ratings.sprt import H0, H1, NELO_PER_T, Sprt, pentanomial
+
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = pytest.mark.xdist_group("cgroups")
 
 # -- the SPRT's error rates, simulated ------------------------------------------------------
 
@@ -183,16 +187,16 @@ def test_the_heuristic_bot_beats_random_with_h1_in_every_game(tmp_path, game):
     """`tourney match heuristic random --sprt` in each game (its usual seats, the field the baseline) stops
     with H1 accepted, prints the statistics, and stores games that verify."""
     db = tmp_path / "m.db"
-    result = cli.invoke(app, match_command(game, db, "--jobs", "2"))
+    result = cli.invoke(*match_command(game, db, "--jobs", "2"))
     assert result.exit_code == 0, result.output
     assert "Stopped: H1 accepted after " in result.stdout and "LOS: 100.00 %" in result.stdout
-    as_json = cli.invoke(app, [*match_command(game, db, "--jobs", "2"), "--resume", "--json"])
+    as_json = cli.invoke(*match_command(game, db, "--jobs", "2"), "--resume", "--json")
     assert as_json.exit_code == 0, as_json.output
     stats = json.loads(as_json.stdout)
     assert stats["sprt"]["decision"] == "H1" and stats["sprt"]["llr"] >= stats["sprt"]["bounds"][1]
     assert stats["games"] == stored_count(db) == stats["deals"] * stats["players"]
     assert stats["wins"] > stats["losses"]
-    verified = cli.invoke(app, ["replay", "verify", "--db", str(db), "--quiet"])
+    verified = cli.invoke("replay", "verify", "--db", str(db), "--quiet")
     assert verified.exit_code == 0, verified.output
 
 
@@ -221,7 +225,7 @@ def test_a_match_killed_with_sigkill_resumes_to_the_answer_of_an_uninterrupted_o
         out, err = process.communicate(timeout=180)
     assert process.returncode == 0, err
     reference = tmp_path / "reference.db"
-    result = cli.invoke(app, [*args, "--db", str(reference), "--jobs", "0", "--json"])
+    result = cli.invoke(*args, "--db", str(reference), "--jobs", "0", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(out) == json.loads(result.stdout)
     assert stored_count(db) == stored_count(reference) == json.loads(out)["games"]
@@ -231,16 +235,16 @@ def test_match_options_are_checked(tmp_path):
     """Bad SPRT values and a stray value exit 2; an unknown bot name is one error line naming the folder's bots."""
     db = tmp_path / "m.db"
     base = ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails", "--db", str(db)]
-    assert cli.invoke(app, [*base, "--sprt", "elo0=5", "elo1=0"]).exit_code == 2
-    assert cli.invoke(app, [*base, "--sprt", "elo2=5"]).exit_code == 2
-    assert cli.invoke(app, [*base, "elo1=5"]).exit_code == 2
-    unknown = cli.invoke(app, ["match", "nobody", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails",
-                               "--db", str(db)])
+    assert cli.invoke(*base, "--sprt", "elo0=5", "elo1=0").exit_code == 2
+    assert cli.invoke(*base, "--sprt", "elo2=5").exit_code == 2
+    assert cli.invoke(*base, "elo1=5").exit_code == 2
+    unknown = cli.invoke("match", "nobody", "random_bot", "--bots", SHIPPED, "--game", "lemur-tails", "--db", db)
     assert unknown.exit_code == 1
     assert unknown.stderr.startswith("error: no bot 'nobody' for lemur-tails: not a file, nor a bot in")
     assert "random_bot" in unknown.stderr
 
 
+@pytest.mark.slow
 def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
     """`--games 3` without --sprt: a line per finished game, then fastchess's lines over 3 pairs of the random bot
     against itself (score, Elo and nElo, LOS, the pentanomial) and why it stopped; again with --resume it plays
@@ -248,7 +252,7 @@ def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
     db = tmp_path / "m.db"
     args = ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "lemur-tails", "--games", "3",
             "--jobs", "0", "--db", str(db)]
-    result = cli.invoke(app, args)
+    result = cli.invoke(*args)
     assert result.exit_code == 0, result.output
     header, seed, *rest = result.stdout.splitlines()
     # No --seed: a drawn seed, its commitment's first digits in the default name, revealed at the end.
@@ -268,7 +272,7 @@ def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
     penta = [int(x) for x in re.fullmatch(r"Ptnml\(0-2\): \[(.*)\]", lines[3]).group(1).split(", ")]
     assert len(penta) == 5 and sum(penta) == 3
     assert lines[4:] == ["Stopped: all 3 deals played (6 games): a fixed match (--games, no --sprt)"]
-    again = cli.invoke(app, [*args, "--resume"])
+    again = cli.invoke(*args, "--resume")
     assert again.exit_code == 0 and again.stdout.splitlines()[:1] == [header.replace("(0 already", "(6 already")]
     assert again.stdout.splitlines()[2:] == lines
     assert stored_count(db) == 6
@@ -277,6 +281,7 @@ def test_a_fixed_match_against_itself_prints_every_statistic(tmp_path):
 # -- how long a test takes, told before it starts ------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("nelo", "elo1"), [(0.0, 40.0), (40.0, 40.0), (80.0, 40.0), (80.0, 5.0)])
 def test_walds_expected_length_is_what_simulated_tests_take(nelo, elo1):
     """The number of pairs tourney match announces (Wald's approximation) is, within a fifth, the mean number an
@@ -303,15 +308,15 @@ def test_the_expected_length_shrinks_with_the_square_of_the_gap():
     assert expected_samples(Sprt(model="logistic"), 2, 0.0) is None
 
 
+@pytest.mark.slow
 def test_a_match_says_what_its_sprt_will_take_and_counts_blocks_in_english(tmp_path):
     """Tails on Fire's four seats, `--sprt default --games 2`: before playing, the match says how many blocks of 4
     the test is expected to take by the candidate's true Elo (+80: 229, as the 920 games a +79 bot took) and that
     raising elo1 shortens it; at the end its lines count `2 blocks of 4`, never `block of 4s`, and Elo never shows
     as -0.00."""
     db = tmp_path / "m.db"
-    result = cli.invoke(app, ["match", "random_bot", "random_bot", "--bots", str(SHIPPED), "--game", "tails-on-fire",
-                              "--sprt", "default", "--games", "2", "--jobs", "0", "--sandbox", "off", "--seed", "3",
-                              "--db", str(db)])
+    result = cli.invoke("match", "random_bot", "random_bot", "--bots", SHIPPED, "--game", "tails-on-fire", "--sprt",
+                        "default", "--games", "2", "--jobs", "0", "--sandbox", "off", "--seed", "3", "--db", db)
     assert result.exit_code == 0, result.output
     out = result.stdout.splitlines()
     assert out[2] == ("SPRT [0, 5] (normalized Elo): blocks of 4 expected to decide, if the candidate is truly +0: "

@@ -5,19 +5,16 @@ the upload queue the web API uses; on SQLite and PostgreSQL. Revision 0010 gives
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.owners import NameTaken, name_form
 from ledger.store import Ledger, LedgerError
+from tests import cli
 from tests.tournaments.test_protocol import SHIPPED
-from tournaments.cli import app
 from tournaments.ladder import league as ladder
 from tournaments.ladder import owners
-
-cli = CliRunner()
 
 
 @pytest.mark.parametrize(("name", "form"), [
@@ -102,8 +99,8 @@ def test_the_cli_refuses_look_alike_names_in_one_line(tmp_path):
     """`tourney users add` and `tourney ladder submit --as` refuse a look-alike with one line naming the name
     it reads as, and exit 1."""
     db = str(tmp_path / "league.db")
-    assert cli.invoke(app, ["users", "add", "alice-lemur", "--db", db]).exit_code == 0
-    refused = cli.invoke(app, ["users", "add", "Alice.Lemur", "--db", db])
+    assert cli.invoke("users", "add", "alice-lemur", "--db", db).exit_code == 0
+    refused = cli.invoke("users", "add", "Alice.Lemur", "--db", db)
     assert refused.exit_code == 1
     assert refused.output == "error: the owner name 'Alice.Lemur' reads as 'alice-lemur', an owner already: pick " \
                              "another name\n"
@@ -111,8 +108,7 @@ def test_the_cli_refuses_look_alike_names_in_one_line(tmp_path):
     ladder_rows.create(store, "spring", "lemur-tails", 2)
     claim(store, 1, "lemur-pro")
     store.close()
-    listed = cli.invoke(app, ["ladder", "submit", "spring", str(SHIPPED / "random_bot.py"), "--as", "LEMUR-PRO",
-                              "--db", db])
+    listed = cli.invoke("ladder", "submit", "spring", str(SHIPPED / "random_bot.py"), "--as", "LEMUR-PRO", "--db", db)
     assert listed.exit_code == 1 and listed.output == (
         "error: the bot name 'LEMUR-PRO' reads as 'lemur-pro', the owner 'alice-lemur''s: pick another name\n")
 

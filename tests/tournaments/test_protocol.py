@@ -15,7 +15,6 @@ import re
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from contextlib import suppress
@@ -23,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger.canonical import loads
 from ledger.store import Ledger
+from tests import cli
 from tournaments.bots import protocol
-from tournaments.cli import app
 from tournaments.play import standings
 from tournaments.play.schedule import schedule
 
@@ -36,7 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "bots"
 FIXTURES = Path(__file__).resolve().parent / "bots"
 GAME = "lemur-tails"
-cli = CliRunner()
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -66,8 +63,8 @@ def make_folder(tmp_path: Path, *, good: int = 2, shipped: tuple[str, ...] = (),
 def run(folder: Path, db: Path, *extra: str, games: int = 1, seed: str = "1", jobs: int = 1, sandbox: str = "off"):
     """`tourney run` in this process; the result carries exit code, stdout and stderr. Unsandboxed by
     default: these tests watch bot processes through the pids they record in their folder."""
-    return cli.invoke(app, ["run", str(folder), "--game", GAME, "--games", str(games), "--seed", seed,
-                            "--jobs", str(jobs), "--db", str(db), "--sandbox", sandbox, *extra])
+    return cli.invoke("run", folder, "--game", GAME, "--games", games, "--seed", seed, "--jobs", jobs, "--db", db,
+                      "--sandbox", sandbox, *extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +261,10 @@ SANDBOXED_REASONS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "sandbox"), [(name, "off") for name in PROGRAM_CASES] + [
-    (name, "on") for name, (args, _, _) in PROGRAM_CASES.items() if args is not None])
+    pytest.param(name, "on", marks=pytest.mark.sandbox) for name, (args, _, _) in PROGRAM_CASES.items()
+    if args is not None])
 def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tmp_path, name, sandbox):
     """A program that crashes, hangs, answers garbage or an illegal action, writes a line nobody
     asked for (before its first act too), or floods its output forfeits each of its games with the
@@ -302,6 +301,7 @@ def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tm
     assert took < bound, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
 
 
+@pytest.mark.slow
 def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path):
     """A crash is seen when the bot exits, though a grandchild still holds its output open: well
     before a long move time and time bank run out."""
@@ -335,6 +335,7 @@ def test_a_program_over_its_move_time_pays_from_its_bank_until_it_forfeits(tmp_p
     assert_nothing_left(folder, starts=3)
 
 
+@pytest.mark.slow
 def test_time_over_the_move_time_drains_the_bank_even_when_the_answer_comes_in_time(tmp_path):
     """A bot taking half its move time on its first moves keeps its whole bank; one taking 1.25
     times its move time answers in time at first, but each overage is taken from its bank (the
@@ -359,13 +360,14 @@ def test_time_over_the_move_time_drains_the_bank_even_when_the_answer_comes_in_t
     assert thrifty and set(thrifty) == {500}, thrifty  # under the move time: nothing charged
 
 
+@pytest.mark.slow
 def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):
     """ALL-5 at a table of three (Nine Tails): the offender ranks 3rd alone; the others keep ranks
     better than last."""
     folder = make_folder(tmp_path, programs={"illegal": ["illegal"]})
     db = tmp_path / "t.db"
-    result = cli.invoke(app, ["run", str(folder), "--game", "nine-tails", "--players", "3", "--games", "1",
-                              "--jobs", "1", "--db", str(db), "--sandbox", "off", *FAST])
+    result = cli.invoke("run", folder, "--game", "nine-tails", "--players", "3", "--games", "1", "--jobs", "1",
+                        "--db", db, "--sandbox", "off", *FAST)
     assert result.exit_code == 0, result.output
     games = stored_games(db)
     assert len(games) == 3
@@ -388,6 +390,7 @@ HANDSHAKE_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", list(HANDSHAKE_CASES))
 def test_a_program_that_fails_its_handshake_is_left_out(tmp_path, monkeypatch, mode):
     """A program that exits at once, answers something other than ready, or declines is reported
@@ -419,7 +422,8 @@ PYTHON_CASES = {
 }
 
 
-@pytest.mark.parametrize("sandbox", ["off", "on"])
+@pytest.mark.slow
+@pytest.mark.parametrize("sandbox", ["off", pytest.param("on", marks=pytest.mark.sandbox)])
 @pytest.mark.parametrize("name", list(PYTHON_CASES))
 def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandbox):
     """A Python bot that raises, answers a non-string, loops forever (the alarm interrupts it in
@@ -441,16 +445,14 @@ def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandb
     assert_forfeits(games, name, cpu if (name, sandbox) == ("loops", "on") else PYTHON_CASES[name])
 
 
+@pytest.mark.slow
 def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
     """With --jobs 2 (a real `python -m tournaments` process and its workers) a bot looping forever
     is interrupted and one calling sys.exit() forfeits instead of killing its worker; the run ends."""
     folder = make_folder(tmp_path, good=1, fixtures=("loops.py", "exits.py"))
     db = tmp_path / "t.db"
-    done = subprocess.run(
-        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "2",
-         "--move-time", "0.2", "--time-bank", "0", "--db", str(db), "--sandbox", "off"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )
+    done = cli.tourney("run", str(folder), "--game", GAME, "--games", "1", "--jobs", "2",
+         "--move-time", "0.2", "--time-bank", "0", "--db", str(db), "--sandbox", "off", timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     games = stored_games(db)
@@ -465,6 +467,7 @@ def test_misbehaving_python_bots_forfeit_in_worker_processes_too(tmp_path):
 # -- 4. the shipped program bots ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_shipped_program_bots_play_whole_games(tmp_path):
     """bots/first_legal.sh (POSIX shell) and bots/random_program.bot.json (a Python process) play
     every game to its end beside bots/random_bot.py: no forfeits, every seat acted."""

@@ -200,6 +200,7 @@ the bootstrap's, each end within 0.6 of the bootstrap's half-width of the bootst
 different seeds differ by up to 30% and 0.75 on these vectors."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vector", VECTORS)
 def test_curvature_intervals_are_the_bootstraps_within_the_documented_tolerance(vector):
     """Against today's interval (the 200-resample bootstrap, still `--interval bootstrap`) on fixed vectors: two

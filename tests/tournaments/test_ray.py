@@ -26,9 +26,14 @@ from pathlib import Path
 
 import pytest
 
+from tests import cli, tiers
 from tests.tournaments.test_protocol import SHIPPED, make_folder, stored_games, wait_gone
 from tests.tournaments.test_runner import dawdle, descendants
 from tournaments.bots import sandbox
+
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = [pytest.mark.ray, pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
 
 GAME = "lemur-tails"
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
@@ -45,6 +50,7 @@ LOOPBACK = {
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[object]:
     """A local Ray cluster: a head and one more node, one CPU each, on 127.0.0.1, no dashboard."""
+    tiers.require("ray", "a Ray cluster")
     problem = sandbox.unavailable()
     if problem is not None:
         pytest.fail(f"the Ray executor's tests sandbox bots on every node and need a working bwrap: {problem}")
@@ -87,7 +93,7 @@ def bots_folder(tmp_path: Path, *, dawdling: bool = False) -> Path:
 
 
 def run_args(folder: Path, db: Path, games: int, *extra: str, sandboxed: str = "on") -> list[str]:
-    return [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", str(games),
+    return [*cli.COMMAND, "run", str(folder), "--game", GAME, "--games", str(games),
             "--seed", "20", "--sandbox", sandboxed, "--move-time", "5", "--json", "--db", str(db), *extra]
 
 
@@ -103,8 +109,7 @@ def games_of(db: Path) -> dict[str, tuple]:
 
 
 def verified(db: Path, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tournaments", "replay", "verify", "--db", str(db), "-q"],
-                          capture_output=True, text=True, timeout=TIMEOUT, cwd=cwd)
+    return cli.tourney("replay", "verify", "--db", str(db), "-q", timeout=TIMEOUT, cwd=cwd)
 
 
 @pytest.mark.slow
@@ -282,8 +287,8 @@ def test_executor_options_that_do_not_fit_are_refused_in_one_line(tmp_path, opti
     (1); each in one line, before any game is played."""
     folder = bots_folder(tmp_path)
     db = tmp_path / "t.db"
-    done = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, *options,
-                           "--db", str(db)], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    done = cli.tourney("run", str(folder), "--game", GAME, *options,
+                       "--db", str(db), timeout=TIMEOUT, cwd=tmp_path)
     assert done.returncode == code, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and words in done.stderr, done.stderr
     assert stored_count(db) == 0
@@ -306,9 +311,8 @@ def test_verify_on_the_cluster_prints_what_the_local_pool_prints(cluster, tmp_pa
         connection.executemany("UPDATE seats SET rank = 3 - rank WHERE game_id = ?", [(i,) for i in tampered])
         connection.commit()
     logs = tmp_path / "logs"
-    exported = subprocess.run([sys.executable, "-m", "tournaments", "replay", "export", "--tournament",
-                               "league", "--out", str(logs), "--db", str(db)],
-                              capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    exported = cli.tourney("replay", "export", "--tournament",
+                           "league", "--out", str(logs), "--db", str(db), timeout=TIMEOUT, cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
     forged_path = sorted(logs.glob("*.json"))[50]
     forged = json.loads(forged_path.read_text())
@@ -318,8 +322,7 @@ def test_verify_on_the_cluster_prints_what_the_local_pool_prints(cluster, tmp_pa
     for source in (["--db", str(db)], [str(logs)]):
         outputs = []
         for where in (["--jobs", "1"], ["--executor", "ray", "--ray-address", cluster.address]):
-            done = subprocess.run([sys.executable, "-m", "tournaments", "replay", "verify", *source, *where],
-                                  capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, env=environment())
+            done = cli.tourney("replay", "verify", *source, *where, timeout=TIMEOUT, cwd=tmp_path, env=environment())
             assert done.returncode == 1, done.stderr
             outputs.append((timing.sub("", done.stdout), done.stderr))
         assert outputs[0] == outputs[1]

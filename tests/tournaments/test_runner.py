@@ -25,12 +25,12 @@ import pytest
 
 from ledger.canonical import loads
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
     FIXTURES,
     GAME,
     SHIPPED,
     _reap_bots,  # noqa: F401
-    cli,
     make_folder,
     recorded_pids,
     run,
@@ -38,8 +38,11 @@ from tests.tournaments.test_protocol import (  # _reap_bots: autouse here too
     stored_games,
     wait_gone,
 )
-from tournaments.cli import app
 from tournaments.play.schedule import schedule
+
+# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
+# that assert that none is left (test_sandbox.py)
+pytestmark = pytest.mark.xdist_group("cgroups")
 
 LINUX = Path("/proc/self/stat").exists()
 
@@ -74,8 +77,7 @@ def command(folder: Path, db: Path, games: int, seed: str = "5", jobs: int = 2) 
 def start(args: list[str], tmp_path: Path, **options) -> Iterator[subprocess.Popen]:
     """`python -m tournaments ARGS` as a real process; if a failed test leaves it running, it is
     killed with everything below it."""
-    process = subprocess.Popen([sys.executable, "-m", "tournaments", *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=tmp_path, **options)
+    process = cli.spawn(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, **options)
     try:
         yield process
     finally:
@@ -151,7 +153,7 @@ def key_counts(db: Path) -> dict[str, int]:
 
 
 def standings_json(db: Path, ref: str = "1") -> dict:
-    result = cli.invoke(app, ["standings", ref, "--json", "--db", str(db)])
+    result = cli.invoke("standings", ref, "--json", "--db", str(db))
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -198,12 +200,13 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_results_of_an_uninterru
     counts = key_counts(db)
     assert set(counts) == keys and set(counts.values()) == {1}
     reference = tmp_path / "reference.db"
-    result = cli.invoke(app, command(folder, reference, games, jobs=1))
+    result = cli.invoke(*command(folder, reference, games, jobs=1))
     assert result.exit_code == 0, result.output
     assert results_by_key(db) == results_by_key(reference)
     assert same_results(db, reference)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="the runner's workers die with it through Linux's PR_SET_PDEATHSIG")
 def test_killing_the_runner_mid_game_takes_its_workers_and_bots_down_at_once(tmp_path):
     """SIGKILL to the runner while both workers wait on a bot with 30 s to answer: the workers, the
@@ -301,7 +304,7 @@ def test_ctrl_c_stops_with_130_and_resume_finishes_the_tournament(tmp_path):
     assert "Traceback" not in err, err
     assert wait_gone(below) == []
 
-    result = cli.invoke(app, [*command(folder, db, games, jobs=1), "--resume"])
+    result = cli.invoke(*command(folder, db, games, jobs=1), "--resume")
     assert result.exit_code == 0, result.output
     assert f"({stored} already stored)" in result.stdout
     counts = key_counts(db)
@@ -336,7 +339,7 @@ def test_jobs_do_not_change_any_game(tmp_path):
     folder = program_folder(tmp_path)
     shutil.copy(SHIPPED / "heuristic_lemur_tails.py", folder / "heuristic_lemur_tails.py")
     one, two = tmp_path / "one.db", tmp_path / "two.db"
-    result = cli.invoke(app, command(folder, one, 1, seed="9", jobs=1))
+    result = cli.invoke(*command(folder, one, 1, seed="9", jobs=1))
     assert result.exit_code == 0, result.output
     with start(command(folder, two, 1, seed="9", jobs=2), tmp_path) as process:
         _, err = process.communicate(timeout=120)
@@ -371,6 +374,7 @@ def test_too_few_bots_is_one_line(tmp_path):
     assert stored_count(tmp_path / "t.db") == 0
 
 
+@pytest.mark.slow
 def test_a_tournament_is_not_run_twice_and_only_a_known_one_resumes(tmp_path):
     """The same tournament again without --resume is refused, --resume of an unknown one or with
     other settings is refused; each with one line, and nothing more is stored."""
@@ -389,6 +393,7 @@ def test_a_tournament_is_not_run_twice_and_only_a_known_one_resumes(tmp_path):
     assert done.exit_code == 0 and "(2 already stored)" in done.stdout
 
 
+@pytest.mark.slow
 def test_standings_by_id_or_name_and_as_json(tmp_path):
     """`tourney standings` gives the same table for the tournament's id, its name and by default;
     --json (of standings and of run) prints parseable JSON with the standings rows."""
@@ -397,9 +402,9 @@ def test_standings_by_id_or_name_and_as_json(tmp_path):
     ran = run(folder, db, "--name", "cup", "--games", "2", "--json")
     assert ran.exit_code == 0, ran.output
     printed = json.loads(ran.stdout)
-    by_id = cli.invoke(app, ["standings", "1", "--db", str(db)])
-    by_name = cli.invoke(app, ["standings", "cup", "--db", str(db)])
-    newest = cli.invoke(app, ["standings", "--db", str(db)])
+    by_id = cli.invoke("standings", "1", "--db", str(db))
+    by_name = cli.invoke("standings", "cup", "--db", str(db))
+    newest = cli.invoke("standings", "--db", str(db))
     assert by_id.exit_code == by_name.exit_code == newest.exit_code == 0
     assert by_id.stdout == by_name.stdout == newest.stdout
     assert "cup (lemur-tails, 12 games, not sandboxed)" in by_id.stdout
@@ -411,7 +416,7 @@ def test_standings_by_id_or_name_and_as_json(tmp_path):
     assert [row["rank"] for row in rows] == [1, 2, 3] and all(row["games"] == 8 for row in rows)
     for row in rows:
         assert row["bot"] in by_id.stdout and f"{row['elo']:.0f}" in by_id.stdout
-    assert "no tournament 'nope'" in one_error_line(cli.invoke(app, ["standings", "nope", "--db", str(db)]))
+    assert "no tournament 'nope'" in one_error_line(cli.invoke("standings", "nope", "--db", str(db)))
 
 
 def test_files_that_are_not_bots_for_the_game_are_skipped_with_a_notice(tmp_path):

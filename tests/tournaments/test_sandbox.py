@@ -29,13 +29,16 @@ from pathlib import Path
 
 import pytest
 
+from tests import cli, tiers
 from tests.runs import on_terminal
-from tests.tournaments.test_protocol import GAME, GRACE, SHIPPED, cli, processes_naming, stored_games
+from tests.tournaments.test_protocol import GAME, GRACE, SHIPPED, processes_naming, stored_games
 from tournaments.bots import cgroups, sandbox
 from tournaments.bots.discovery import discover
 from tournaments.bots.protocol import ProgramProcess
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement
-from tournaments.cli import app
+
+# the sandboxes' cgroups: tests that assert none is left run on one worker with those that make them stale
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
 
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
 TIMEOUT = 240
@@ -75,12 +78,12 @@ def hostile_folder(tmp_path: Path, *names: str, good: int = 1, port: int = 0) ->
 
 def tourney(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`python -m tournaments ARGS` as a real process in tmp_path, bounded in time."""
-    return subprocess.run([sys.executable, "-m", "tournaments", *args], capture_output=True, text=True,
-                          timeout=TIMEOUT, cwd=tmp_path, env=env)
+    return cli.tourney(*args, timeout=TIMEOUT, cwd=tmp_path, env=env)
 
 
 def play(tmp_path: Path, folder: Path, *extra: str, jobs: int = 1, env: dict[str, str] | None = None):
     """A sandboxed tournament of one deal with bot logs; the finished process."""
+    tiers.require("sandbox", "--sandbox on")
     done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--games", "1", "--jobs", str(jobs),
                    "--sandbox", "on", "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db"), *extra,
                    env=env)
@@ -257,7 +260,7 @@ def test_a_bot_cannot_write_to_the_organisers_terminal(tmp_path):
     (TIOCSTI). It has no terminal and sees no other process: the marker never shows."""
     folder, tag = hostile_folder(tmp_path, "terminal_writer")
     code, shown = on_terminal(
-        [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1",
+        [*cli.COMMAND, "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1",
          "--sandbox", "on", "--bot-logs", str(tmp_path / "logs"), "--db", str(tmp_path / "t.db")],
         timeout=TIMEOUT, cwd=tmp_path)
     assert code == 0, shown
@@ -483,7 +486,7 @@ def test_a_ladder_of_every_hostile_bot_and_two_good_ones_plays_on(tmp_path, monk
     for path in sorted(folder.iterdir()):
         if path.name.startswith("_"):
             continue
-        done = cli.invoke(app, ["ladder", "submit", "den", str(path), "--db", db, *LIMITS[:4]])  # here: quicker
+        done = cli.invoke("ladder", "submit", "den", str(path), "--db", db, *LIMITS[:4])  # here: quicker
         assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
         if done.exit_code == 0:
             listed.append(path.name)

@@ -19,14 +19,17 @@ import ast
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import cli
 from tests.tournaments import as_user
 from tests.tournaments.test_sandbox import GAME, TIMEOUT, assert_nothing_left, hostile_folder, stored_games
 from tournaments.bots import cgroups, sandbox
+
+# one worker with the cgroup tests (test_sandbox.py): assert_nothing_left
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
 
 WAYS = ["root", "user"]
 MEMORY_MB = 128
@@ -50,7 +53,7 @@ def play(way: str, folder: Path, *extra: str) -> dict:
     """A sandboxed tournament of one deal per table from ``folder`` (``--jobs 1``, bot logs), run as root or as
     an ordinary user; its stored games by key."""
     work = folder.parent
-    argv = [sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1",
+    argv = [*cli.COMMAND, "run", str(folder), "--game", GAME, "--games", "1", "--jobs", "1",
             "--sandbox", "on", "--bot-logs", str(work / "logs"), "--db", str(work / "t.db"), *extra]
     environment = None
     if way == "user" and os.geteuid() == 0:

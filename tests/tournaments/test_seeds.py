@@ -3,16 +3,15 @@ at the end and checked; chosen seeds recorded as the organiser's; old tournament
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sqlite3
-import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from engines import registry
 from ledger import ladders as ladder_rows
@@ -20,19 +19,15 @@ from ledger import seeds
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical
 from ledger.store import Ledger
+from tests import cli
 from tests.tournaments.test_protocol import FIXTURES, GAME, ROOT, SHIPPED, make_folder
 from tournaments.bots import sandbox as sandboxing
 from tournaments.bots.spec import Limits
-from tournaments.cli import app
 from tournaments.ladder import league, sessions
 from tournaments.play import preparation, runner
 from tournaments.play.schedule import deal_seed, schedule
 
-cli = CliRunner()
-
-
-def invoke(*args: str):
-    return cli.invoke(app, [*args], terminal_width=200)
+invoke = functools.partial(cli.invoke, width=200)
 
 
 def prepared_spec(folder: Path, seed: str | None = None, games: int = 2) -> runner.Spec:
@@ -153,6 +148,7 @@ def test_a_tournament_stored_before_drawn_seeds_still_resumes(tmp_path):
     assert verified.exit_code == 0 and "seed chosen by the organiser" in verified.output, verified.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["off", "on"])
 def test_no_bot_process_can_see_the_seed(tmp_path, sandbox):
     """A real `tourney run` without --seed, with worker processes: a program bot that writes down its argv,
@@ -170,9 +166,9 @@ def test_no_bot_process_can_see_the_seed(tmp_path, sandbox):
     (folder / "witness.bot.json").write_text(json.dumps(
         {"name": "witness", "command": [sys.executable, "-I", "programs/witness.py", str(seen)]}))
     db, logs = tmp_path / "t.db", tmp_path / "logs"
-    process = subprocess.run([sys.executable, "-m", "tournaments", "run", str(folder), "--game", GAME, "--games",
-                              "2", "--jobs", "2", "--sandbox", sandbox, "--bot-logs", str(logs), "--db", str(db)],
-                             capture_output=True, text=True, cwd=ROOT, timeout=300)
+    process = cli.tourney("run", str(folder), "--game", GAME, "--games",
+                          "2", "--jobs", "2", "--sandbox", sandbox, "--bot-logs", str(logs), "--db", str(db),
+                          cwd=ROOT, timeout=300)
     assert process.returncode == 0, process.stderr
     ledger = Ledger(str(db), read_only=True)
     row = tournament_rows.get(ledger, "1")

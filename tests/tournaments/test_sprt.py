@@ -12,11 +12,14 @@ import math
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.properties import examples
 from tournaments.ratings import sprt
 from tournaments.ratings.sprt import H0, H1, Sprt, SprtError, estimate, llr, pentanomial, trinomial
+
+COUNTS = examples(60)  # outcome counts: cheap arithmetic
 
 
 def test_the_defaults_are_pinned():
@@ -137,7 +140,7 @@ def test_a_sample_of_identical_outcomes_has_infinite_normalised_elo():
     assert found.to_json()["nelo"] == [None, None, None]
 
 
-@settings(max_examples=60, deadline=None)
+@COUNTS
 @given(counts=st.lists(st.integers(0, 400), min_size=5, max_size=5).filter(lambda c: sum(c) > 0),
        t=st.floats(-0.2, 0.2))
 def test_the_normalised_mle_has_the_hypothesis_t_value(counts, t):
@@ -153,7 +156,7 @@ def test_the_normalised_mle_has_the_hypothesis_t_value(counts, t):
     assert (mu - 0.5) / sigma == pytest.approx(t, abs=1e-7)
 
 
-@settings(max_examples=60, deadline=None)
+@COUNTS
 @given(counts=st.lists(st.integers(0, 400), min_size=3, max_size=3).filter(lambda c: sum(c) > 0),
        elo=st.floats(-300, 300))
 def test_the_logistic_mle_has_the_hypothesis_score(counts, elo):

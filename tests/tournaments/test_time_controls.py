@@ -91,7 +91,7 @@ def test_tc_refuses_what_it_cannot_mean(text, said):
         parse_tc(text)
 
 
-@pytest.mark.parametrize("sandbox", ["on", "off"])
+@pytest.mark.parametrize("sandbox", [pytest.param("on", marks=pytest.mark.sandbox), "off"])
 def test_a_bot_sleeping_past_its_increment_runs_its_clock_out(tmp_path, sandbox):
     """`--tc 0.6+0.05`: a bot sleeping 0.15 s a move loses 0.1 s a move and forfeits within a handful of moves,
     `timed out: ... (all that was left on its game clock, --tc 0.6+0.05)`, whatever the CPU clock would have
@@ -112,6 +112,7 @@ def test_a_bot_sleeping_past_its_increment_runs_its_clock_out(tmp_path, sandbox)
     assert spec["games"] == 2
 
 
+@pytest.mark.slow
 def test_a_bot_within_its_increment_keeps_its_clock_and_is_told_it(tmp_path):
     """`--tc 1+0.2`: a bot sleeping 0.05 s a move gains 0.15 s a move and plays every game to its end; a program
     bot is told the clock in hello (`tc`: base and increment, ms) and, in every act, what is left of it
@@ -132,6 +133,7 @@ def test_a_bot_within_its_increment_keeps_its_clock_and_is_told_it(tmp_path):
         assert acts[-1]["clock_ms"] > acts[0]["clock_ms"]  # it answers at once: the increment piles up
 
 
+@pytest.mark.slow
 def test_tc_is_kept_with_the_tournament_and_refused_beside_the_move_clock(tmp_path):
     """A tournament played with --tc keeps it in its spec: a resume with another --tc is refused naming it, one
     with the same plays nothing more; --tc with --move-time, or with --clock cpu, is a usage error."""

@@ -31,6 +31,9 @@ from tests.tournaments.test_sandbox import (
 from tests.tournaments.test_sealed_games import CANNOT_LEAVE, CHANNELS
 from tournaments.bots import cgroups
 
+# one worker with the cgroup tests (test_sandbox.py): assert_nothing_left
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+
 PROGRAMS = Path(__file__).resolve().parents[2] / "bots" / "programs"
 
 

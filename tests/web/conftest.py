@@ -12,8 +12,6 @@ import pytest
 
 from tests.web.league import Api, League, seed
 from tests.web.live import start, stop
-from web.app import create_app
-from web.settings import Settings
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +35,9 @@ def league(seeded: League, tmp_path: Path) -> League:
 @pytest.fixture
 def serve(league: League) -> Iterator[Callable[..., Api]]:
     """``serve(**settings)``: the application over this test's league, and requests to it."""
+    from web.app import create_app  # FastAPI and the app: imported by the tests that serve, not at collection
+    from web.settings import Settings
+
     apps = []
 
     def make(**settings) -> Api:

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from typer.testing import CliRunner
 
-from tournaments.cli import app as cli
+from tests.cli import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<img src=x onerror=alert(1)>"
@@ -44,7 +43,7 @@ class League:
 
 def tourney(*args: str) -> str:
     """Run a `tourney` command in this process; its output (fails the caller on a non-zero exit)."""
-    result = CliRunner().invoke(cli, [str(arg) for arg in args], catch_exceptions=False)
+    result = invoke(*args, catch_exceptions=False)
     assert result.exit_code == 0, f"tourney {' '.join(map(str, args))}: {result.output}"
     return result.output
 

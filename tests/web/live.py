@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 
+from tests import cli
 from tests.web.league import League
 
 STARTUP_SECONDS = 30
@@ -26,8 +26,8 @@ def start(league: League, *args: str) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "TOURNEY_POLL_SECONDS": "1"}
     output = league.path.with_suffix(f".serve-{port}.log")
     with output.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "tournaments", "serve", "--db", str(league.path),
-                                    "--port", str(port), *args], env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = cli.spawn("serve", "--db", str(league.path),
+                            "--port", str(port), *args, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:

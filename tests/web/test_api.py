@@ -12,15 +12,14 @@ import zipfile
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
 from ledger import ladders as ladder_rows
 from ledger.store import Ledger
 from replays import log as logfmt
 from replays import signing
 from replays.verify import verify_log
+from tests.cli import invoke
 from tests.web.league import LADDER, ROOT, SLASHED, TOURNAMENT, TRIO, XSS, tourney
-from tournaments.cli import app as cli
 from tournaments.ladder import league as ladder_league
 from tournaments.play import standings
 
@@ -34,6 +33,7 @@ def first_game(api, ladder=LADDER) -> str:
 # -- reading ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ladders_list_and_one_ladder_with_its_leaderboard(serve):
     """GET /api/ladders lists the ladders; GET /api/ladders/NAME gives the leaderboard of the CLI's standings."""
     api = serve()
@@ -47,6 +47,7 @@ def test_ladders_list_and_one_ladder_with_its_leaderboard(serve):
         assert row["owner"] is None and row["margin"] > 0
 
 
+@pytest.mark.slow
 def test_ladder_games_are_paginated_newest_first(serve, league):
     """limit and offset page through a ladder's games; next is the following offset, null on the last page."""
     api = serve()
@@ -207,6 +208,7 @@ def test_what_does_not_exist_is_a_404(serve, url):
 # -- live updates ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_leaderboard_etag_is_304_until_a_game_is_stored(serve, league):
     """The ladder and its leaderboard fragment answer 304 to their ETag until another game is stored."""
     api = serve()
@@ -345,6 +347,7 @@ def test_submissions_per_hour_are_limited_per_owner(serve, league):
     assert upload(api, league.tokens["bob"], RANDOM_BOT, bot="three").status_code == 202
 
 
+@pytest.mark.slow
 def test_a_passing_submission_is_listed_by_the_worker_and_plays(api, league):
     """A good upload waits as pending; `ladder work` validates and lists it, plays it, and the leaderboard
     shows it with its owner."""
@@ -363,6 +366,7 @@ def test_a_passing_submission_is_listed_by_the_worker_and_plays(api, league):
     assert api.get("/api/me", token=league.tokens["alice"]).json()["bots"] == ["alices-random"]
 
 
+@pytest.mark.slow
 def test_a_failing_submission_is_refused_with_its_reason(api, league):
     """An upload that forfeits its validation game is refused, the reason told to its owner; nothing is listed."""
     illegal = (ROOT / "tests" / "tournaments" / "bots" / "illegal.py").read_bytes()
@@ -409,6 +413,7 @@ int main(void) {
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler here")
 def test_a_compiled_bot_is_accepted_as_ladder_submit_accepts_it(api, league, tmp_path):
     """A bot compiled from C (an ELF executable), uploaded as its one file: the web refused it ("a single file is a
@@ -615,7 +620,7 @@ def test_leaderboard_etag_moves_with_a_retirement_a_rebuild_or_a_publication(ser
         # audit of the read models names it until the rebuild puts the fold back.
         drifted = api.get(f"/api/ladders/{LADDER}")
         assert drifted.status_code == 200 and drifted.headers["etag"] != tag
-        audit = CliRunner().invoke(cli, ["db", "audit", "--db", str(league.path)])
+        audit = invoke("db", "audit", "--db", league.path)
         assert audit.exit_code == 1 and "is stored with rating" in audit.output, audit.output
         tourney(*change, "--db", league.path)
         assert api.get(f"/api/ladders/{LADDER}", headers={"If-None-Match": tag}).status_code == 304

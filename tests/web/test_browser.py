@@ -5,13 +5,17 @@ forward; no console error, no request leaving the server, the HTML-named bot sho
 from __future__ import annotations
 
 import subprocess
-import sys
 import urllib.parse
 
-from playwright.sync_api import expect
+import pytest
 
+from tests import cli
+from tests.browser import expect
 from tests.web.league import LADDER, XSS
 from tests.web.screenshots import GAME_SHOT, LADDER_SHOT, shoot
+
+# the module's live server is the browser's; its one test without Chromium stays with it
+pytestmark = pytest.mark.browser
 
 
 def test_home_page_lists_the_ladder_and_the_tournament(visit):
@@ -36,7 +40,7 @@ def test_leaderboard_refreshes_when_games_are_stored(visit, league, tmp_path):
     """With the ladder page open, games played by `tourney ladder play` appear without a reload."""
     ladder = visit(f"/ladders/{LADDER}")
     expect(ladder.locator("table.leaderboard caption")).to_contain_text("4 games")
-    subprocess.run([sys.executable, "-m", "tournaments", "ladder", "play", LADDER, "--games", "2", "--jobs", "0",
+    subprocess.run([*cli.COMMAND, "ladder", "play", LADDER, "--games", "2", "--jobs", "0",
                     "--db", str(league.path)], check=True, capture_output=True)
     expect(ladder.locator("table.leaderboard caption")).to_contain_text("6 games")
     assert int(ladder.locator("#leaderboard").get_attribute("data-refreshed")) >= 1

@@ -8,22 +8,18 @@ import socket
 import subprocess
 import sys
 
-from typer.testing import CliRunner
+import pytest
 
 from ledger import ladders as ladder_rows
 from ledger import owners as owner_rows
 from ledger import submissions as queue
 from ledger.store import Ledger
+from tests import cli
+from tests.cli import invoke as tourney
 from tests.web.league import LADDER, ROOT
-from tournaments.cli import app
-
-runner = CliRunner()
 
 
-def tourney(*args):
-    return runner.invoke(app, [str(arg) for arg in args])
-
-
+@pytest.mark.slow
 def test_serve_without_the_web_extra_says_how_to_install_it(league):
     """Without FastAPI importable, `tourney serve` is one error line naming the pip install that adds the web
     extra: from inside the clone tourney runs from, pip install '.[web]'."""
@@ -78,6 +74,7 @@ def test_ladder_publish_and_work_refuse_what_does_not_exist(league):
     assert published.output == f"{LADDER} publishes full logs of its finished games\n"
 
 
+@pytest.mark.slow
 def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(league, tmp_path):
     """With no bwrap on PATH, `ladder work` stops in one line before claiming anything: a waiting submission
     stays pending (never refused for the machine's fault)."""
@@ -88,8 +85,8 @@ def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(le
                         (ROOT / "bots" / "random_bot.py").read_bytes())
     ledger.close()
     env = {**os.environ, "PATH": str(tmp_path / "no-such-folder")}
-    done = subprocess.run([sys.executable, "-m", "tournaments", "ladder", "work", LADDER, "--rounds", "1",
-                           "--db", str(league.path)], capture_output=True, text=True, timeout=120, env=env)
+    done = cli.tourney("ladder", "work", LADDER, "--rounds", "1",
+                       "--db", str(league.path), timeout=120, env=env)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == ("error: ladders run every bot in a sandbox, and bwrap (bubblewrap) is not installed; "
                            "install it with `apt-get install bubblewrap`\n")
@@ -98,6 +95,6 @@ def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(le
 
 def test_serve_defaults_to_the_loopback_and_port_8000():
     """`tourney serve --help` documents the issue's defaults: --host 127.0.0.1, --port 8000, --db as every command."""
-    shown = " ".join(runner.invoke(app, ["serve", "--help"], terminal_width=200).output.split())
+    shown = " ".join(tourney("serve", "--help", width=200).output.split())
     assert re.search(r"--host <str> .*? \[default: 127\.0\.0\.1\]", shown)
     assert re.search(r"--port <int> .*? \[default: 8000\]", shown) and "--db <str>" in shown

@@ -19,7 +19,8 @@ from tests.web.test_api import upload
 from tests.web.test_owners import Browser
 from tournaments.ladder import league as ladder_league
 
-pytestmark = pytest.mark.skipif(not HAS_SANDBOX, reason="ladders need a working sandbox")
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow,  # ladders play in the sandbox, whole games
+              pytest.mark.skipif(not HAS_SANDBOX, reason="ladders need a working sandbox")]
 
 
 def owner_id(league: League, name: str) -> int:

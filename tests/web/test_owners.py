@@ -15,13 +15,13 @@ import html
 import re
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import expect
 
+from tests import cli
+from tests.browser import expect
 from tests.web.league import LADDER, ROOT, League, tourney
 from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT
@@ -60,6 +60,7 @@ def session_cookie(page) -> dict:
     return next(cookie for cookie in page.context.cookies() if cookie["name"] == "tourney_session")
 
 
+@pytest.mark.browser
 def test_an_owners_whole_path_in_the_browser(site, open_page, league, tmp_path):
     """alice signs in, submits two bots with the upload form (one passes its validation, one is refused with its
     reason), reads her bot's stderr on its page, finds it by her name on the leaderboard, retires it and signs
@@ -83,7 +84,7 @@ def test_an_owners_whole_path_in_the_browser(site, open_page, league, tmp_path):
         alice.wait_for_url(re.compile(r".*/account/submissions/\d+$"))
         expect(alice.locator(".status-line .status")).to_have_text("pending")
     refused_page = alice.url
-    subprocess.run([sys.executable, "-m", "tournaments", "ladder", "work", LADDER, "--rounds", "1", "--games", "4",
+    subprocess.run([*cli.COMMAND, "ladder", "work", LADDER, "--rounds", "1", "--games", "4",
                     "--jobs", "0", "--seed", "3", "--db", str(league.path)], check=True, capture_output=True)
     alice.goto(refused_page)
     expect(alice.locator(".status-line .status")).to_have_text("refused")
@@ -138,6 +139,7 @@ def test_an_owners_whole_path_in_the_browser(site, open_page, league, tmp_path):
     assert alice.url == site + "sign-in"
 
 
+@pytest.mark.browser
 def test_forms_without_their_csrf_token_or_from_another_site_change_nothing(site, open_page, league):
     """A signed-in browser's POST without the form's CSRF token, with another one, or saying it comes from
     another site, is a 403 that says why, and nothing is retired."""
@@ -154,6 +156,7 @@ def test_forms_without_their_csrf_token_or_from_another_site_change_nothing(site
     expect(alice.locator("h1")).to_contain_text("alice")  # still signed in: the sign-outs were refused
 
 
+@pytest.mark.browser
 def test_a_read_only_server_refuses_owners(see, shown):
     """Without --submissions nobody signs in: no link to it, its form is a 403, and so is its POST."""
     home = see("/")

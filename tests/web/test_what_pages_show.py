@@ -7,13 +7,15 @@ ladder's head-to-head table, a bot's record by seat and opponent with its latest
 from __future__ import annotations
 
 import subprocess
-import sys
 import urllib.parse
 
 import pytest
-from playwright.sync_api import expect
 
+from tests import cli
+from tests.browser import expect
 from tests.web.league import LADDER, SLASHED, TOURNAMENT, TRIO, TWINS, XSS, Api
+
+pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 
@@ -250,7 +252,7 @@ def test_a_sorted_leaderboard_stays_sorted_when_it_refreshes(visit, league):
     page = visit(f"/ladders/{LADDER}?sort=bot&order=desc")
     expect(page.locator("table.leaderboard caption")).to_contain_text("4 games")
     before = bots_listed(page)
-    subprocess.run([sys.executable, "-m", "tournaments", "ladder", "play", LADDER, "--games", "2", "--jobs", "0",
+    subprocess.run([*cli.COMMAND, "ladder", "play", LADDER, "--games", "2", "--jobs", "0",
                     "--db", str(league.path)], check=True, capture_output=True)
     expect(page.locator("table.leaderboard caption")).to_contain_text("6 games")
     expect(page.locator("th[aria-sort=descending]")).to_contain_text("bot")

@@ -10,8 +10,8 @@ import sys
 
 import httpx
 import pytest
-from playwright.sync_api import expect
 
+from tests.browser import expect
 from tests.web.league import LADDER, TOURNAMENT, TRIO
 from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT
@@ -49,6 +49,8 @@ PAGES = {
     "/bots/random_bot": {"table.entries": ["ladder", "status", "rating"], "table.by-seat": ["seat", "score %"],
                          "table.by-opponent": ["opponent", "score %"], "table.games": ["game"]},
 }
+
+pytestmark = pytest.mark.browser  # every test here drives Chromium (tests/tiers.py)
 
 
 def check_fits(page, width: int, essentials: dict[str, list[str]], buttons: str | None = None) -> None:

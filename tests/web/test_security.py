@@ -337,6 +337,7 @@ def signed_in_page(open_page, base: str, token: str, page=None):
     return page
 
 
+@pytest.mark.browser
 def test_in_chromium_a_second_sign_in_replaces_the_session_and_sign_out_everywhere_ends_all(site, open_page, league):
     """In Chromium: signing in again in one browser gives it a new cookie and the old one signs nobody in; then
     "sign out everywhere" on one browser's account page signs out the other browser too."""

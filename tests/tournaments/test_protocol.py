@@ -282,9 +282,7 @@ def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tm
     else:
         folder = make_folder(tmp_path, programs={name: [*args, *["2"][len(args) - 1:], tag]})
     db = tmp_path / "t.db"
-    began = time.monotonic()
     result = run(folder, db, *limits, sandbox=sandbox)
-    took = time.monotonic() - began
     assert result.exit_code == 0, result.output
     games = stored_games(db)
     bots = ["random_b", "random_bot", name]
@@ -297,22 +295,22 @@ def test_a_misbehaving_program_forfeits_with_its_reason_and_leaves_no_process(tm
         assert_nothing_left(folder, starts=5)  # the handshake, then its 4 games
     else:
         assert wait_gone([pid for pid, _ in processes_naming(tag)]) == [], "bot processes outlived the tournament"
-    bound = 35 if (name, sandbox) == ("close", "on") else 20  # there it waits out the wall-clock cap (6 s a game)
-    assert took < bound, f"forfeits took {took:.1f} s: a failed bot is not dropped at once"
+    # Dropped at once, not waited for: assert_forfeits matched each reason whole, the failure itself (crashed,
+    # garbage, illegal), a timeout only where the bot hangs on purpose (and "close" in its sandbox, where bwrap
+    # holds the pipe open). No bound on the run's wall-clock time: under load it proves nothing (docs/testing.md).
 
 
 @pytest.mark.slow
 def test_a_program_that_exits_is_not_waited_for_until_its_time_runs_out(tmp_path):
     """A crash is seen when the bot exits, though a grandchild still holds its output open: well
-    before a long move time and time bank run out."""
+    before a long move time and time bank run out: its reason is the crash, never the 20 s timeout it would be
+    if it were waited for (no bound on the wall-clock time itself: under load that proves nothing)."""
     folder = make_folder(tmp_path, good=1, fixtures=("crash.sh",))
-    began = time.monotonic()
     result = run(folder, tmp_path / "t.db", "--move-time", "20", "--time-bank", "0")
     assert result.exit_code == 0, result.output
-    assert time.monotonic() - began < 15
     games = stored_games(tmp_path / "t.db")
     assert len(games) == 2
-    assert_forfeits(games, "crash", r"crashed: exited with code 3")
+    assert_forfeits(games, "crash", r"^bot failure: crashed: exited with code 3")
     assert_nothing_left(folder, starts=3)
 
 
@@ -432,10 +430,8 @@ def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandb
     tournament carries on to the end."""
     folder = make_folder(tmp_path, fixtures=(f"{name}.py",))
     db = tmp_path / "t.db"
-    began = time.monotonic()
     result = run(folder, db, "--move-time", "0.2", "--time-bank", "0", sandbox=sandbox)
-    assert result.exit_code == 0, result.output
-    assert time.monotonic() - began < 20
+    assert result.exit_code == 0, result.output  # dropped at once: its reasons below are matched whole
     games = stored_games(db)
     assert_complete(games, ["random_b", "random_bot", name])
     # In the sandbox the CPU clock (its cgroup's) stops a loop once it has used its time (or, on a machine

@@ -230,6 +230,36 @@ def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
     assert stat.S_IMODE((tmp_path / "cache" / "tourney").stat().st_mode) == 0o700
 
 
+def test_a_good_cached_bot_is_never_removed_under_another_process(league, monkeypatch):
+    """Two ladder workers unpacking one bot at once: the one that looked while the folder was not there yet (here:
+    its first check sees nothing) finds a good copy in place when it comes to put its own there, and leaves it:
+    the same folder, the same files, so a game being played from it loses nothing. A copy that does not match is
+    still replaced."""
+    ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    entry = rows.entries(league, rows.get(league, "spring")["id"])[0]
+    entry_point, files = rows.archive(league, entry["bot_id"])
+    directory = ladder.materialize(entry["content_hash"], entry_point, files)
+    before = (directory.stat().st_ino, (directory / entry_point).stat().st_ino)
+    playing = (directory / entry_point).open("rb")  # a game reads it now
+    real = ladder._hash_of
+    looks = []
+
+    def first_look_sees_nothing(folder, point):
+        looks.append(folder)
+        return None if len(looks) == 1 else real(folder, point)
+
+    monkeypatch.setattr(ladder, "_hash_of", first_look_sees_nothing)
+    assert ladder.materialize(entry["content_hash"], entry_point, files) == directory
+    assert (directory.stat().st_ino, (directory / entry_point).stat().st_ino) == before
+    assert playing.read() == (directory / entry_point).read_bytes()
+    playing.close()
+    monkeypatch.setattr(ladder, "_hash_of", real)
+    (directory / entry_point).write_text("changed on disk\n")
+    assert ladder.materialize(entry["content_hash"], entry_point, files) == directory
+    assert real(directory, entry_point) == entry["content_hash"]
+    assert not [stale for stale in directory.parent.iterdir() if stale.name.startswith(".stale-")]
+
+
 @pytest.mark.slow
 def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_path):
     """A cached bot whose file was changed after it was unpacked (by another local user, a disk

@@ -10,6 +10,7 @@ unpacks them into a private cache, checked against the content hash before each 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import os
@@ -206,10 +207,17 @@ def materialize(content_hash: str, entry_point: str, files: bytes) -> Path:
     if _hash_of(staging, entry_point) != content_hash:
         shutil.rmtree(staging, ignore_errors=True)
         raise LadderError(f"stored bot {content_hash[:12]}: its files do not match its content hash")
-    shutil.rmtree(target, ignore_errors=True)
+    # A good copy is never removed: another process (a second ladder worker) may be playing from it. A copy that
+    # does not match is moved aside whole, then removed; the new one comes in by one rename, which fails if
+    # another process's good copy came in first (then that one is used).
+    if target.exists() and _hash_of(target, entry_point) != content_hash:
+        aside = Path(tempfile.mkdtemp(dir=root, prefix=".stale-"))
+        with contextlib.suppress(OSError):  # another process moved it first
+            target.rename(aside / "bot")
+        shutil.rmtree(aside, ignore_errors=True)
     try:
         staging.rename(target)
-    except OSError:  # another process unpacked it first
+    except OSError:  # another process's copy came in first: the same files, checked by their hash on each use
         shutil.rmtree(staging, ignore_errors=True)
     return target
 

@@ -3,7 +3,10 @@ refresh), its games (paged, newest first, filtered), its head-to-head table, a b
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import re
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -158,6 +161,25 @@ def get_ladder(name: str, request: Request, response: Response, site: SiteDep, r
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-cache"
     return board(cached(site, name, tag, retired), lists.Order.of(sort, order, COLUMNS), q)
+
+
+EXPORTED = ("rank", "rank_low", "rank_high", "tied", "bot", "owner", "version", "rating", "margin", "mu", "sigma",
+            "games", "forfeits", "last_played", "provisional", "status")
+"""The columns of a leaderboard's CSV export, in order: the API's row fields but its rating histories."""
+
+
+@api.get("/{name}/leaderboard.csv", summary="A ladder's leaderboard as CSV (its JSON: GET /api/ladders/NAME)",
+         responses={200: {"content": {"text/csv": {}}}})
+def leaderboard_csv(name: str, site: SiteDep, retired: bool = False) -> Response:
+    shown = cached(site, name, etag(site.ledger, name) + ("-all" if retired else ""), retired)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(EXPORTED)
+    for row in shown.leaderboard:
+        writer.writerow(["" if value is None else value for value in (getattr(row, key) for key in EXPORTED)])
+    filename = f"{re.sub(r'[^A-Za-z0-9._-]', '_', shown.name)}-leaderboard.csv"
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
 @api.get("/{name}/games", response_model=models.Page[models.GameSummary],

@@ -51,6 +51,11 @@ class LeaderRow(BaseModel):
     owner: str | None
     version: int
     rating: float = Field(description="Elo, or OpenSkill's leaderboard value mu - 3 sigma")
+    wins: int = Field(default=0, description="rated games where it placed first alone")
+    draws: int = Field(default=0, description="rated games where it shared first place")
+    losses: int = Field(default=0, description="rated games where it did not place first")
+    score: float | None = Field(default=None, description="percent of the points it could have had against each "
+                                "other seat (a better place 1, the same place 1/2); None before its first game")
     rank_low: int = Field(description="the best rank it holds with 95% confidence (docs/ladders.md, rank ranges)")
     rank_high: int = Field(description="the worst rank it holds with 95% confidence")
     tied: bool = Field(description="statistically tied with the row above (their ratings' difference within its "

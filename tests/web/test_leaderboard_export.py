@@ -52,3 +52,23 @@ def test_the_signed_in_owner_sees_their_bots_marked_with_a_jump_to_each(serve, l
         theirs = browser.request("GET", f"/ladders/{LADDER}").text
         assert "Your bots:" not in theirs and " mine\"" not in theirs
 
+
+
+def test_each_row_gives_wins_draws_losses_and_a_score_that_sorts(api):
+    """W-D-L counts the bot's rated games (first alone, first shared, not first); its score is the percent of the
+    points it could have had against each other seat, at two seats (2 W + D) / 2 G; the score column sorts, high
+    first, and the page shows both beside the rating."""
+    rows = api.get(f"/api/ladders/{LADDER}").json()["leaderboard"]
+    played = [row for row in rows if row["games"]]
+    assert played and all(row["wins"] + row["draws"] + row["losses"] == row["games"] for row in rows)
+    for row in played:
+        assert row["score"] == round(100 * (2 * row["wins"] + row["draws"]) / (2 * row["games"]), 1)
+    assert all(row["score"] is None for row in rows if not row["games"])
+    by_score = api.get(f"/api/ladders/{LADDER}", params={"sort": "score", "order": "desc"}).json()["leaderboard"]
+    scored = [row["score"] for row in by_score if row["score"] is not None]
+    assert scored == sorted(scored, reverse=True)
+    assert [row["score"] for row in by_score[len(scored):]] == [None] * (len(rows) - len(scored))  # unplayed last
+    page = api.get(f"/ladders/{LADDER}").text
+    best = max(played, key=lambda row: row["score"])
+    assert f'{best["score"]:.0f}% <small title="wins-draws-losses">{best["wins"]}-{best["draws"]}-{best["losses"]}' \
+        in page

@@ -28,11 +28,12 @@ def first_game(api) -> str:
 
 
 def test_ladder_page_leaderboard_columns_and_chart(serve):
-    """A ladder page's leaderboard has rank, bot, owner, version, rating with its margin, games, forfeits and
-    last played, one row per active bot, and an inline SVG rating chart."""
+    """A ladder page's leaderboard has rank, bot, owner, version, rating with its margin, score (with W-D-L), games,
+    forfeits and last played, one row per active bot, and an inline SVG rating chart."""
     api = serve()
     page = api.get(f"/ladders/{LADDER}").text
-    assert headers_of(page)[0][:8] == ["#", "bot", "owner", "version", "rating", "games", "forfeits", "last played"]
+    assert headers_of(page)[0][:9] == ["#", "bot", "owner", "version", "rating", "score", "games", "forfeits",
+                                       "last played"]
     for row in api.get(f"/api/ladders/{LADDER}").json()["leaderboard"]:
         assert f"{row['rating']:.0f} <small>± {row['margin']:.0f}</small>" in page
         assert f'href="/bots/{row["bot"]}"' in page or row["bot"] == XSS

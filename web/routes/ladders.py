@@ -25,7 +25,7 @@ from web.pages import query, render, unchanged
 api = APIRouter(prefix="/api/ladders", tags=["ladders"])
 pages = APIRouter(tags=["pages"])
 
-COLUMNS = ("rank", "bot", "owner", "version", "rating", "games", "forfeits", "last")
+COLUMNS = ("rank", "bot", "owner", "version", "rating", "score", "games", "forfeits", "last")
 Sort = Annotated[Literal[COLUMNS] | None, Query(description="the column to sort by (rank by default)")]
 Direction = Annotated[Literal["asc", "desc"] | None, Query(description="asc or desc (each column has its own "
                                                                        "natural one)")]
@@ -97,7 +97,9 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
         for standing in standings:
             entry = entries[(standing.name, standing.version)]
             points = read_models.ladder_history(connection, entry["id"], SPARKLINE)
+            record = records.get(entry["id"], {})
             board.append(models.LeaderRow(
+                **record_of(record, row["players"]),
                 rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
                 rank_low=standing.rank_low, rank_high=standing.rank_high, tied=standing.tied,
                 rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
@@ -108,6 +110,16 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
                 history_games=[point["number"] for point in points]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
     return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
+
+
+def record_of(record: dict, players: int) -> dict:
+    """An entry's rated games as a row shows them: wins, draws and losses (a game's result for the seat: the only
+    first, a shared first, or not first) and its score, the percent of the points it could have had against
+    each other seat (a better place 1, the same place 1/2): (2 W + D) / 2 G at two seats. None before a game."""
+    wins, draws, losses = (record.get(key, 0) for key in ("wins", "draws", "losses"))
+    games = wins + draws + losses
+    score = round(100 * record.get("points2", 0) / (2 * games * (players - 1)), 1) if games else None
+    return {"wins": wins, "draws": draws, "losses": losses, "score": score}
 
 
 def cached(site: Site, name: str, tag: str, retired: bool = False) -> models.Ladder:
@@ -164,7 +176,7 @@ def get_ladder(name: str, request: Request, response: Response, site: SiteDep, r
 
 
 EXPORTED = ("rank", "rank_low", "rank_high", "tied", "bot", "owner", "version", "rating", "margin", "mu", "sigma",
-            "games", "forfeits", "last_played", "provisional", "status")
+            "score", "wins", "draws", "losses", "games", "forfeits", "last_played", "provisional", "status")
 """The columns of a leaderboard's CSV export, in order: the API's row fields but its rating histories."""
 
 

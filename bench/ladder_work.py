@@ -110,9 +110,8 @@ def store_cost(url: str, matches: int = 30) -> tuple[float, float]:
 
     from ledger import ladders as ladder_rows
     from ledger import read_models
-    from replays.archive import store_recorded
     from tournaments.bots.spec import BUILTIN, BotSpec
-    from tournaments.ladder import league
+    from tournaments.ladder import league, sessions
     from tournaments.play import runner
     from tournaments.play.schedule import Scheduled, deal_seed
 
@@ -131,16 +130,8 @@ def store_cost(url: str, matches: int = 30) -> tuple[float, float]:
         pair = [bots[deal % 6].name, bots[(deal + 1) % 6].name]
         jobs = [runner.Job(spec, Scheduled(f"d{deal}-r{r}", 0, deal, r, tuple(pair[r:] + pair[:r]),
                                            deal_seed("store", 0, deal))) for r in range(2)]
-        games = []
-        for result in runner.results(jobs, 0):
-            seated = [entries[seat.name] for seat in result.recorded.seats]
-
-            def store(connection, result=result, seated=seated) -> str:
-                store_recorded(ledger, result.recorded, [e["bot_id"] for e in seated], result.scores,
-                               game_key=result.key, connection=connection)
-                return result.recorded.game_id
-
-            games.append((store, [e["id"] for e in seated], list(result.recorded.ranking)))
+        games = [sessions.rated_game(ledger, result, [entries[seat.name] for seat in result.recorded.seats])
+                 for result in runner.results(jobs, 0)]
         began = time.perf_counter()
         ladder_rows.store_games(ledger, ladder_id, games, league.MODELS[league.ELO].update)
         spent[counted].append(1000 * (time.perf_counter() - began))

@@ -22,13 +22,12 @@ from ledger import read_models
 from ledger import tournaments as tournament_rows
 from ledger.store import Ledger
 from replays import facts, projections
-from replays.archive import store_recorded
 from tests import cli
 from tests.cli import invoke
 from tests.tamper import fetch, tamper
 from tests.tournaments.test_protocol import GAME, make_folder, run
 from tournaments.bots.spec import BUILTIN, BotSpec
-from tournaments.ladder import league
+from tournaments.ladder import league, sessions
 from tournaments.play import runner, standings
 from tournaments.play.schedule import Scheduled, deal_seed
 
@@ -55,7 +54,7 @@ def builtin(names: list[str]) -> tuple[BotSpec, ...]:
 
 def ladder_games(ledger: Ledger, name: str, deals: int, seed: str = "s") -> None:
     """``deals`` deals of the ladder's active entries, two at a table, each from both seats, stored and rated as
-    a match is (replays.archive.store_recorded inside ledger.ladders.store_games)."""
+    a match is (tournaments.ladder.sessions.rated_game inside ledger.ladders.store_games)."""
     ladder = ladder_rows.get(ledger, name)
     entries = {e["name"]: e for e in ladder_rows.entries(ledger, ladder["id"])}
     names = sorted(entries)
@@ -64,16 +63,8 @@ def ladder_games(ledger: Ledger, name: str, deals: int, seed: str = "s") -> None
         pair = [names[deal % len(names)], names[(deal + 1) % len(names)]]
         jobs = [runner.Job(spec, Scheduled(f"{seed}-d{deal}-r{r}", 0, deal, r, tuple(pair[r:] + pair[:r]),
                                            deal_seed(seed, 0, deal))) for r in range(2)]
-        games = []
-        for result in runner.results(jobs, 0):
-            seated = [entries[seat.name] for seat in result.recorded.seats]
-
-            def store(connection, result=result, seated=seated) -> str:
-                store_recorded(ledger, result.recorded, [e["bot_id"] for e in seated], result.scores,
-                               game_key=result.key, connection=connection)
-                return result.recorded.game_id
-
-            games.append((store, [e["id"] for e in seated], list(result.recorded.ranking)))
+        games = [sessions.rated_game(ledger, result, [entries[seat.name] for seat in result.recorded.seats])
+                 for result in runner.results(jobs, 0)]
         ladder_rows.store_games(ledger, ladder["id"], games, league.model(ladder).update)
 
 

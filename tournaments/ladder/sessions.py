@@ -115,6 +115,22 @@ class Lease(threading.Thread):
         self.join()
 
 
+def rated_game(ledger: Ledger, result: Result, seated: list[dict[str, Any]],
+               also: Callable[[Any], None] | None = None) -> tuple[Callable[[Any], str], list[int], list[int]]:
+    """One played game of a ladder match as ``ledger.ladders.store_games`` takes it: how to store it (its events,
+    by the seated entries' bots, then ``also`` in the same transaction), the entries in seat order and the
+    ranking it rates."""
+
+    def store(connection) -> str:
+        store_recorded(ledger, result.recorded, [entry["bot_id"] for entry in seated], result.scores,
+                       game_key=result.key, connection=connection)
+        if also is not None:
+            also(connection)
+        return result.recorded.game_id
+
+    return store, [entry["id"] for entry in seated], list(result.recorded.ranking)
+
+
 @dataclass
 class Worker:
     """One process playing a ladder's matches from the queue, ``workers`` games at a time."""
@@ -278,20 +294,16 @@ class Worker:
             return new
 
         for result in results:
-            recorded = result.recorded
-            seated = [by_name[seat.name] for seat in recorded.seats]
+            game_id = result.recorded.game_id
 
-            def store(connection, recorded=recorded, seated=seated, result=result) -> str:
-                store_recorded(self.ledger, recorded, [entry["bot_id"] for entry in seated], result.scores,
-                               game_key=result.key, connection=connection)
-                game_rows.store_logs(self.ledger, recorded.game_id,
+            def kept(connection, result=result, game_id=game_id) -> None:
+                game_rows.store_logs(self.ledger, game_id,
                                      [(seat, log) for seat, log in enumerate(result.logs or ()) if log], connection)
                 if result.diagnosis is not None:
-                    game_rows.store_diagnoses(connection, [diagnosis_row(result, result.diagnosis, recorded.game_id,
+                    game_rows.store_diagnoses(connection, [diagnosis_row(result, result.diagnosis, game_id,
                                                                          self.bot_logs)])
-                return recorded.game_id
 
-            games.append((store, [entry["id"] for entry in seated], list(recorded.ranking)))
+            games.append(rated_game(self.ledger, result, [by_name[seat.name] for seat in result.recorded.seats], kept))
         try:
             rows.store_games(self.ledger, self.ladder["id"], games, update,
                              lambda connection: matches.finish(connection, match.id, self.name))

@@ -76,9 +76,9 @@ def build(path: Path, games: int, seed: str = "bench-league") -> None:
     from ledger import tournaments as tournament_rows
     from ledger.canonical import canonical
     from ledger.store import Ledger
-    from replays.archive import finished_game, store_recorded
+    from replays.archive import finished_game
     from tournaments.bots.spec import BUILTIN, BotSpec
-    from tournaments.ladder import league
+    from tournaments.ladder import league, sessions
     from tournaments.play import runner
     from tournaments.play.schedule import Scheduled, deal_seed
     from tournaments.play.writer import GroupCommit
@@ -123,16 +123,8 @@ def build(path: Path, games: int, seed: str = "bench-league") -> None:
         for job in jobs:
             result = played[job.scheduled.key]
             if job in on_ladder:
-                recorded = result.recorded
-                seated = [entries[seat.name] for seat in recorded.seats]
-
-                def store(connection, recorded=recorded, seated=seated, result=result) -> str:
-                    store_recorded(ledger, recorded, [entry["bot_id"] for entry in seated], result.scores,
-                                   game_key=result.key, connection=connection)
-                    return recorded.game_id
-
-                ladder_rows.store_games(ledger, ladder["id"], [(store, [e["id"] for e in seated],
-                                                                list(recorded.ranking))], update)
+                seated = [entries[seat.name] for seat in result.recorded.seats]
+                ladder_rows.store_games(ledger, ladder["id"], [sessions.rated_game(ledger, result, seated)], update)
             else:
                 writer.add(result)
         writer.flush()

@@ -30,8 +30,10 @@ from tests.tournaments.test_runner import (
 )
 from tournaments.play import formats
 from tournaments.play.formats import Gauntlet, RoundRobin, Swiss, game_score, pair
+from tournaments.play.match import Match
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
+from tournaments.ratings.sprt import Sprt
 
 # SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
 # that assert that none is left (test_sandbox.py)
@@ -200,6 +202,22 @@ def test_game_scores_are_pairwise_and_shared_on_ties():
     two tied 2nd places 1/4 each (one tie and one loss of two)."""
     assert game_score([("a", 1), ("b", 2), ("c", 2)]) == {"a": 1.0, "b": 0.25, "c": 0.25}
     assert game_score([("a", 2), ("b", 1)]) == {"a": 0.0, "b": 1.0}
+
+
+@pytest.mark.parametrize(("bots", "players", "games"), [(2, 2, 1), (5, 2, 3), (7, 3, 2), (9, 4, 1)])
+def test_each_format_counts_the_games_it_plays_without_drawing_them(bots, players, games):
+    """``counted``, the arithmetic a tournament's page uses to tell that it is over (a round robin of 120 bots
+    plans 7,140 tables: too many to draw per view), is the number of games the format's plan plays to its end,
+    byes of a Swiss round included; a match counts its deals from every seat, and only the SPRT leaves it open."""
+    names = [f"bot{i}" for i in range(bots)]
+    entrants = Entrants(names, players, games=games)
+    for form in (RoundRobin(), Gauntlet("bot1"), Swiss(3)):
+        stored, _ = play_out(form.plan(entrants), {name: i / 3 for i, name in enumerate(names)}, random.Random(bots))
+        assert form.counted(entrants) == len(stored) == form.plan(entrants).total, form
+    match, pair_of = Match("a", ("b",)), Entrants(["a", "b"], 2, games=games)
+    stored, _ = play_out(match.plan(pair_of), {"a": 0.0, "b": 0.0}, random.Random(0))
+    assert match.counted(pair_of) == len(stored) == 2 * games
+    assert Match("a", ("b",), sprt=Sprt()).counted(pair_of) is None
 
 
 def test_default_rounds_and_formats_of_stored_specs():

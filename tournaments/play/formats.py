@@ -91,6 +91,10 @@ class RoundRobin:
     def plan(self, spec: Entrants) -> Plan:
         return _OneStage(schedule(spec.bot_names, spec.players, spec.games, spec.seed, spec.deals))
 
+    def counted(self, spec: Entrants) -> int:
+        """The games ``plan`` schedules, by arithmetic: every table of k, each deal from every seat."""
+        return math.comb(len(spec.bot_names), spec.players) * spec.games * spec.players
+
 
 @dataclass(frozen=True, slots=True)
 class Gauntlet:
@@ -113,6 +117,10 @@ class Gauntlet:
             games += table_games(table, (self.candidate, *rest), range(spec.games), spec.seed, book=spec.deals)
         return _OneStage(games)
 
+    def counted(self, spec: Entrants) -> int:
+        """The games ``plan`` schedules, by arithmetic: the candidate with every k - 1 of the others."""
+        return math.comb(len(spec.bot_names) - 1, spec.players - 1) * spec.games * spec.players
+
 
 @dataclass(frozen=True, slots=True)
 class Swiss:
@@ -130,6 +138,10 @@ class Swiss:
             raise ScheduleError(f"--rounds must be at least 1, not {self.rounds}")
         return SwissPlan(tuple(sorted(names)), spec.players, spec.games, spec.seed, self.rounds,
                          None if spec.deals is None else tuple(spec.deals))
+
+    def counted(self, spec: Entrants) -> int:
+        """The games ``plan`` schedules (SwissPlan.total), without drawing a round."""
+        return self.rounds * (len(spec.bot_names) // spec.players) * spec.games * spec.players
 
 
 def _checked(spec: Entrants) -> list[str]:

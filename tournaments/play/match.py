@@ -76,6 +76,10 @@ class Match:
             raise ScheduleError("a match plays at least one deal, in batches of at least one")
         return MatchPlan(self, spec.games, spec.seed, spec.deals)
 
+    def counted(self, spec: Any) -> int | None:
+        """The games ``plan`` plays when known in advance (MatchPlan.total): None when the SPRT decides."""
+        return spec.games * len(self.seats) if self.sprt is None else None
+
 
 def seat_names(candidate: BotSpec, baseline: BotSpec, field: Sequence[BotSpec], players: int) -> tuple[
         BotSpec, tuple[BotSpec, ...], tuple[BotSpec, ...]]:

@@ -5,6 +5,7 @@ character, "/" included."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
@@ -72,10 +73,14 @@ class _Entrants:
     bot_names: list[str]
 
 
-def _planned(row: dict, stored: dict[str, list[tuple[str, int]]]) -> tuple[int | None, bool]:
+def _planned(row: dict, games: int, stored: Callable[[], dict[str, list[tuple[str, int]]]]) -> tuple[int | None, bool]:
     """(the games a played tournament has when over, None if not known in advance; whether it is over), from its
-    stored spec and games. A drawn seed is stored as its commitment until the last game reveals it: a tournament
-    whose seed is still hidden is not over (its count of games does not depend on the seed)."""
+    stored spec and its ``games`` stored. A drawn seed is stored as its commitment until the last game reveals it:
+    a tournament whose seed is still hidden is not over (its count of games does not depend on the seed).
+
+    The count is arithmetic (the format's ``counted``: a round robin of 120 bots plans 7,140 tables, too many to
+    draw per view, issue 39): every game stored is one of those planned, so it is over when as many are stored.
+    Only a format whose results decide its length (an SPRT match) draws its plan, from the ``stored`` results."""
     spec = loads(row["spec"])
     seed = tournament_rows.revealed(row)
     entrants = _Entrants(int(spec["players"]), int(spec["games"]), seed or "", None if spec.get("deals") is None
@@ -83,12 +88,13 @@ def _planned(row: dict, stored: dict[str, list[tuple[str, int]]]) -> tuple[int |
     described = spec.get("format")
     try:
         form = Match.of_json(described) if described and described.get("name") == MATCH else formats.of_json(described)
-        plan = form.plan(entrants)
+        total = form.counted(entrants)
+        if total is None:
+            plan = form.plan(entrants)
+            return plan.total, seed is not None and plan.next_stage(stored()) is None
     except (ScheduleError, KeyError, ValueError, TypeError):
         return None, seed is not None and spec.get("seed_commitment") is not None
-    if seed is None:
-        return plan.total, False
-    return plan.total, plan.next_stage(stored) is None
+    return total, seed is not None and games >= total
 
 
 def progress(site: Site, row: dict, games: int) -> models.Progress:
@@ -97,10 +103,13 @@ def progress(site: Site, row: dict, games: int) -> models.Progress:
     if tournament_rows.kind(row) == tournament_rows.IMPORTED:
         return models.Progress(state="imported", stored=games, scheduled=None, last_game_at=None)
 
+    def results() -> dict[str, list[tuple[str, int]]]:
+        with site.ledger.read() as connection:
+            return read_models.tournament_results(connection, row["id"])
+
     def over() -> tuple[int | None, bool]:
         whole = row if "seed" in row else tournament_rows.get(site.ledger, str(row["id"]))  # a list's row: no seed
-        with site.ledger.read() as connection:
-            return _planned(whole, read_models.tournament_results(connection, row["id"]))
+        return _planned(whole, games, results)
 
     scheduled, finished = site.caches["standings"].get(("progress", row["id"], games), over)
     with site.ledger.read() as connection:

@@ -390,3 +390,43 @@ def test_revision_0016_upgrades_a_ladder_from_0015_and_keeps_its_events_append_o
         kept = raw.cursor().execute("SELECT kind, reason FROM ladder_events ORDER BY seq").fetchall()
     assert [tuple(row) for row in kept] == [("retire", "gone"), ("boss", "a test")]
 
+
+@pytest.mark.slow
+def test_the_api_and_the_ladder_page_show_divisions_and_filter_by_one(tmp_path):
+    """The leaderboard API's rows gain ``division`` and the ladder its ``divisions``; ``?division=NAME`` keeps that
+    division's rows on the API, the page and its live fragment, and an unknown one is a 404 saying which there are;
+    the page labels each row and links each division, top first. A ladder without divisions: nulls and []."""
+    from tests.web.league import Api
+    from web.app import create_app
+    from web.settings import Settings
+
+    ledger, specs = make(tmp_path, [("lose", "bronze")])
+    play(ledger, specs, ("win", "lose"), 11, "b")
+    league.create(ledger, "plain", GAME, 2, "elo")
+    app = create_app(Settings(db=str(tmp_path / "league.db")))
+    try:
+        api = Api(app)
+        shown = api.get("/api/ladders/divided").json()
+        assert shown["divisions"] == NAMES
+        assert {row["bot"]: row["division"] for row in shown["leaderboard"]} == {
+            "win": "silver", "other": "bronze", "lose": "bronze"}
+        silver = api.get("/api/ladders/divided?division=silver").json()["leaderboard"]
+        assert [(row["bot"], row["rank"]) for row in silver] == [("win", 1)]
+        bronze = api.get("/api/ladders/divided?division=bronze").json()["leaderboard"]
+        assert sorted(row["bot"] for row in bronze) == ["lose", "other"]
+        unknown = api.get("/api/ladders/divided?division=iron")
+        assert unknown.status_code == 404 and unknown.json()["detail"] == (
+            "no division 'iron' on ladder 'divided' (its divisions: bronze, silver, gold)")
+        assert api.get("/api/ladders/plain?division=bronze").status_code == 404
+        plain = api.get("/api/ladders/plain").json()
+        assert plain["divisions"] == [] and plain["leaderboard"] == []
+        page = api.get("/ladders/divided?division=silver").text
+        table = page[page.index('<table class="leaderboard">'):]
+        table = table[:table.index("</table>")]
+        assert 'title="its division">silver</small>' in table and ">lose<" not in table and ">win<" in table
+        assert page.index('?division=gold"') < page.index('?division=silver"') < page.index('?division=bronze"')
+        fragment = api.get("/ladders/divided/leaderboard?division=bronze").text
+        assert 'title="its division">bronze</small>' in fragment and "silver</small>" not in fragment
+        assert api.get("/ladders/divided?division=iron").status_code == 404
+    finally:
+        app.state.site.ledger.close()

@@ -430,3 +430,26 @@ def test_the_api_and_the_ladder_page_show_divisions_and_filter_by_one(tmp_path):
         assert api.get("/ladders/divided?division=iron").status_code == 404
     finally:
         app.state.site.ledger.close()
+
+
+@pytest.mark.slow
+def test_a_ladder_worker_promotes_past_the_boss_as_it_stores_the_games(tmp_path):
+    """Through `ladder play`'s worker (sandboxed bots, the match queue): ``steady`` (first legal action) beats bronze's
+    boss ``lose`` (crashes) in every game; at the 18th, 1.96 combined standard errors up, it is promoted by an event
+    naming that game, and the audit's fold agrees."""
+    from tests.tournaments.test_ladder import BOTS, FAST
+
+    ledger = Ledger(str(tmp_path / "league.db"))
+    league.create(ledger, "divided", GAME, 2, "elo", "bronze,silver")
+    ladder = rows.get(ledger, "divided")
+    for name, path in (("steady", BOTS / "first_legal.sh"), ("lose", Path(crasher(tmp_path).path))):
+        spec, entry_point, files = league.package(path)
+        rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files)
+    league.boss(ledger, "divided", "lose", "bronze", "a test")
+    assert sessions.play(ledger, "divided", 20, 2, FAST, "7") == 20
+    ids = {e["name"]: e["id"] for e in rows.entries(ledger, ladder["id"])}
+    games = rows.game_ids(ledger, ladder["id"])
+    assert stored_moves(ledger) == [(18, ids["steady"], "promote", "silver", games[17])]
+    assert division_of(ledger) == {"steady": "silver", "lose": "bronze"}
+    assert [(m.seq, m.entry) for m in folded(ledger).moves] == [(18, ids["steady"])]
+    league.check_ratings(ledger, ladder)

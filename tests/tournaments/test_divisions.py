@@ -453,3 +453,30 @@ def test_a_ladder_worker_promotes_past_the_boss_as_it_stores_the_games(tmp_path)
     assert division_of(ledger) == {"steady": "silver", "lose": "bronze"}
     assert [(m.seq, m.entry) for m in folded(ledger).moves] == [(18, ids["steady"])]
     league.check_ratings(ledger, ladder)
+
+
+@pytest.mark.slow
+def test_a_void_folds_on_the_promotions_stored_while_it_reads_without_beginning_again(tmp_path):
+    """Promotions and relegations are not operators' facts: a game stored (with its promotion) while a void folds
+    makes it neither wait nor begin again; it folds that game on, and membership equals the fold after."""
+    ledger, specs = make(tmp_path, [("lose", "bronze")])
+    play(ledger, specs, ("win", "lose"), 8, "a")
+    ladder = rows.get(ledger, "divided")
+    rating = league.model(ladder)
+    reads = []
+
+    def results(connection, after):
+        reads.append(after)
+        if len(reads) == 1:
+            other = Ledger(str(tmp_path / "league.db"))
+            play(other, specs, ("win", "lose"), 3, "meanwhile")
+            other.close()
+            assert [kind for _seq, _entry, kind, _division, _game in stored_moves(ledger)] == ["promote"]
+        return league.rated_after(ledger, ladder, connection, after)
+
+    first = rows.game_ids(ledger, ladder["id"])[0]
+    rows.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start, membership.keeper(ladder))
+    assert reads == [0, 16]  # read once, then only the 6 games stored meanwhile: it did not begin again
+    win = next(e["id"] for e in rows.entries(ledger, ladder["id"]) if e["name"] == "win")
+    assert division_of(ledger)["win"] == "silver" == NAMES[folded(ledger).of(win)]
+    league.check_ratings(ledger, ladder)

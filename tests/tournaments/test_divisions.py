@@ -187,16 +187,18 @@ def builtin(name: str) -> BotSpec:
     return BotSpec(name, BUILTIN, "", hashlib.sha256(name.encode()).hexdigest())
 
 
-def make(tmp_path: Path, bosses: list[tuple[str, str]], names: str = "bronze,silver,gold") -> tuple[Ledger, dict]:
-    """A 2-seat Elo ladder with divisions: ``win`` (builtin), ``lose`` (crashes), ``other`` (builtin)."""
+def make(tmp_path: Path, bosses: list[tuple[str, str]], names: str = "bronze,silver,gold", rating: str = "elo"
+         ) -> tuple[Ledger, dict]:
+    """A 2-seat ladder with divisions: ``win`` (builtin), ``lose`` (crashes), ``other`` (builtin)."""
     ledger = Ledger(str(tmp_path / "league.db"))
-    league.create(ledger, "divided", GAME, 2, "elo", names)
+    league.create(ledger, "divided", GAME, 2, rating, names)
     ladder = rows.get(ledger, "divided")
     crash = crasher(tmp_path)
     _spec, entry_point, files = league.package(Path(crash.path))
+    start = league.MODELS[rating].start
     for bot in (builtin("win"), builtin("other")):
-        rows.submit(ledger, ladder["id"], bot.name, bot.content_hash, BUILTIN, "builtin", b"")
-    rows.submit(ledger, ladder["id"], "lose", crash.content_hash, crash.kind, entry_point, files)
+        rows.submit(ledger, ladder["id"], bot.name, bot.content_hash, BUILTIN, "builtin", b"", start)
+    rows.submit(ledger, ladder["id"], "lose", crash.content_hash, crash.kind, entry_point, files, start)
     for bot, division in bosses:
         league.boss(ledger, "divided", bot, division, "a test")
     specs = {"win": builtin("win"), "other": builtin("other"),
@@ -479,4 +481,23 @@ def test_a_void_folds_on_the_promotions_stored_while_it_reads_without_beginning_
     assert reads == [0, 16]  # read once, then only the 6 games stored meanwhile: it did not begin again
     win = next(e["id"] for e in rows.entries(ledger, ladder["id"]) if e["name"] == "win")
     assert division_of(ledger)["win"] == "silver" == NAMES[folded(ledger).of(win)]
+    league.check_ratings(ledger, ladder)
+
+
+@pytest.mark.slow
+def test_an_openskill_ladder_promotes_on_mu_and_sigma_and_a_void_relegates_by_the_fold(tmp_path):
+    """OpenSkill: ``win`` passes bronze's boss at its 7th straight win (mu 35.1 against 14.9, sigma 7.0 each: z =
+    2.03); the stored move is the fold's. Voiding two of its eight games leaves six, not yet confident: the void
+    appends the relegation the fold gives, and membership equals the fold."""
+    ledger, specs = make(tmp_path, [("lose", "bronze")], rating="openskill")
+    play(ledger, specs, ("win", "lose"), 4, "o")
+    ladder = rows.get(ledger, "divided")
+    win = next(e["id"] for e in rows.entries(ledger, ladder["id"]) if e["name"] == "win")
+    assert [m[:4] for m in stored_moves(ledger)] == [(7, win, "promote", "silver")]
+    assert [(m.seq, m.entry, m.kind) for m in folded(ledger).moves] == [(7, win, "promote")]
+    league.check_ratings(ledger, ladder)
+    for game_id in rows.game_ids(ledger, ladder["id"])[:2]:
+        league.void(ledger, "divided", game_id, "a test")
+    assert stored_moves(ledger)[-1][1:4] == (win, "relegate", "bronze")
+    assert division_of(ledger)["win"] == "bronze" == NAMES[folded(ledger).of(win)]
     league.check_ratings(ledger, ladder)

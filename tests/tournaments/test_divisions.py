@@ -306,8 +306,11 @@ def test_relegation_a_void_and_a_tampered_membership_are_refolded_and_audited(tm
     assert audited.exit_code != 0 and f"entry {ids['other']} (other v1) is in division gold" in audited.output
     checked = cli.invoke("ladder", "standings", "divided", "--check", "--db", db)
     assert checked.exit_code != 0 and f"entry {ids['other']} (other v1)" in checked.output
-    assert cli.invoke("ladder", "rebuild", "divided", "--db", db).exit_code == 0
+    rebuilt = cli.invoke("ladder", "rebuild", "divided", "--db", db)
+    assert rebuilt.exit_code == 0 and "divisions: 1 entry moved to the division the fold gives" in rebuilt.stdout
     assert division_of(ledger)["other"] == "silver"
+    again = cli.invoke("ladder", "rebuild", "divided", "--db", db)
+    assert "divisions: every entry's division equals the fold" in again.stdout
     assert cli.invoke("db", "audit", "--db", db).exit_code == 0
 
 

@@ -382,6 +382,7 @@ def rebuild(
 
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
+    before = league.moves(ledger, name)
     changes = league.rebuild(ledger, name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
@@ -389,6 +390,11 @@ def rebuild(
                    "and were replaced")
     else:
         typer.echo(f"rebuilt {name}: all {len(changes)} ratings equal the incremental ones")
+    if before is not None:
+        appended = (league.moves(ledger, name) or 0) - before
+        typer.echo(f"divisions: {appended} {'entry' if appended == 1 else 'entries'} moved to the division the fold "
+                   "gives" if appended else
+                   "divisions: every entry's division equals the fold")
 
 
 @app.command("void")

@@ -620,6 +620,16 @@ def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, ro
                         membership.keeper(ladder))
 
 
+def moves(ledger: Ledger, ladder_name: str) -> int | None:
+    """How many promote and relegate events the ladder has (None: it has no divisions)."""
+    ladder = rows.get(ledger, ladder_name)
+    if not divisions.names_of(ladder):
+        return None
+    with ledger.read() as connection:
+        return sum(1 for event in division_rows.membership_events(connection, ladder["id"])
+                   if event[1] in divisions.MOVES)
+
+
 def _results(ledger: Ledger, ladder: dict[str, Any]) -> rows.Results:
     return lambda connection, after: rated_after(ledger, ladder, connection, after)
 

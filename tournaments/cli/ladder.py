@@ -378,11 +378,11 @@ def rebuild(
 
     Example: tourney ladder rebuild spring
     """
-    from tournaments.ladder import league
+    from tournaments.ladder import league, membership
 
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
-    before = league.moves(ledger, name)
+    before = membership.moves(ledger, name)
     changes = league.rebuild(ledger, name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
@@ -391,7 +391,7 @@ def rebuild(
     else:
         typer.echo(f"rebuilt {name}: all {len(changes)} ratings equal the incremental ones")
     if before is not None:
-        appended = (league.moves(ledger, name) or 0) - before
+        appended = (membership.moves(ledger, name) or 0) - before
         typer.echo(f"divisions: {appended} {'entry' if appended == 1 else 'entries'} moved to the division the fold "
                    "gives" if appended else
                    "divisions: every entry's division equals the fold")

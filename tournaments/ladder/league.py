@@ -444,21 +444,8 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
                                        f"{_shown(expected[0])} after {expected[1]} (`tourney ladder rebuild` "
                                        "refolds the ratings from the games)")
     if observer is not None:
-        check_membership(connection, ladder, observer.finish())
+        membership.check(connection, ladder, observer.finish())
     return results, reading
-
-
-def check_membership(connection, ladder: dict[str, Any], folded_: divisions.Membership) -> None:
-    """Every entry's division as its stored events say must be the fold's: facts.Tampered naming the first
-    entry (by id) that is not (`ladder rebuild` appends the fold's)."""
-    names = divisions.names_of(ladder)
-    labels = {v.entry: f"{v.name} v{v.version}" for v in rows.versions(connection, ladder["id"])}
-    found = divisions.differences(names, membership.stored(connection, ladder), folded_, labels)
-    if found:
-        entry, was, becomes = found[0]
-        raise facts.Tampered(None, f"ladder {ladder['name']!r}: entry {entry} ({labels[entry]}) is in division "
-                                   f"{was} by its stored events, but the games and the operator's facts fold it to "
-                                   f"{becomes} (`tourney ladder rebuild` appends the fold's membership)")
 
 
 def _shown(rating: rows.Rating) -> str:
@@ -618,16 +605,6 @@ def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, ro
     rating = model(ladder)
     return rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
                         membership.keeper(ladder))
-
-
-def moves(ledger: Ledger, ladder_name: str) -> int | None:
-    """How many promote and relegate events the ladder has (None: it has no divisions)."""
-    ladder = rows.get(ledger, ladder_name)
-    if not divisions.names_of(ladder):
-        return None
-    with ledger.read() as connection:
-        return sum(1 for event in division_rows.membership_events(connection, ladder["id"])
-                   if event[1] in divisions.MOVES)
 
 
 def _results(ledger: Ledger, ladder: dict[str, Any]) -> rows.Results:

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from ledger import divisions as division_rows
 from ledger import ladders as rows
+from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import divisions
 
@@ -67,6 +68,29 @@ class Rules:
             kind = divisions.PROMOTE if self.names.index(becomes) > self.names.index(was) else divisions.RELEGATE
             division_rows.append(connection, self.ladder["id"], kind, entry, becomes,
                                  f"{reason}: the fold places it in {becomes}, not {was}")
+
+
+def check(connection: Connection, ladder: Mapping[str, Any], folded_: divisions.Membership) -> None:
+    """Every entry's division as its stored events say must be the fold's: facts.Tampered naming the first
+    entry (by id) that is not (`ladder rebuild` appends the fold's)."""
+    names = divisions.names_of(ladder)
+    labels = {v.entry: f"{v.name} v{v.version}" for v in rows.versions(connection, ladder["id"])}
+    found = divisions.differences(names, stored(connection, ladder), folded_, labels)
+    if found:
+        entry, was, becomes = found[0]
+        raise facts.Tampered(None, f"ladder {ladder['name']!r}: entry {entry} ({labels[entry]}) is in division "
+                                   f"{was} by its stored events, but the games and the operator's facts fold it to "
+                                   f"{becomes} (`tourney ladder rebuild` appends the fold's membership)")
+
+
+def moves(ledger: Ledger, ladder_name: str) -> int | None:
+    """How many promote and relegate events the ladder has (None: it has no divisions)."""
+    ladder = rows.get(ledger, ladder_name)
+    if not divisions.names_of(ladder):
+        return None
+    with ledger.read() as connection:
+        return sum(1 for event in division_rows.membership_events(connection, ladder["id"])
+                   if event[1] in divisions.MOVES)
 
 
 def keeper(ladder: Mapping[str, Any]) -> Rules | None:

@@ -429,6 +429,9 @@ def test_the_api_and_the_ladder_page_show_divisions_and_filter_by_one(tmp_path):
         table = page[page.index('<table class="leaderboard">'):]
         table = table[:table.index("</table>")]
         assert 'title="its division">silver</small>' in table and ">lose<" not in table and ">win<" in table
+        # "=" says "tied with the row above"; filtered to a division, the row above may be another rank: none shown
+        assert "statistically tied" in api.get("/ladders/divided/leaderboard").text
+        assert "statistically tied" not in api.get("/ladders/divided/leaderboard?division=bronze").text
         assert page.index('?division=gold"') < page.index('?division=silver"') < page.index('?division=bronze"')
         fragment = api.get("/ladders/divided/leaderboard?division=bronze").text
         assert 'title="its division">bronze</small>' in fragment and "silver</small>" not in fragment

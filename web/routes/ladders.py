@@ -261,6 +261,6 @@ def leaderboard(name: str, request: Request, site: SiteDep, sort: PageSort = Non
         return same
     chosen = lists.Order.of(sort, order, COLUMNS)
     return render(request, "leaderboard.html", {"ladder": board(cached(site, name, tag), chosen, q, division),
-                                                "order": chosen,
+                                                "order": chosen, "division": division or "",
                                                 "q": q or "", "query": lambda **changes: query(request, **changes)},
                   headers={"ETag": tag, "Cache-Control": "no-cache"})

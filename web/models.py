@@ -70,6 +70,7 @@ class LeaderRow(BaseModel):
     status: str
     division: str | None = Field(default=None, description="its division, on a ladder with divisions (docs/ladders.md, "
                                  "divisions); None on a ladder without")
+    boss: bool = Field(default=False, description="it guards its division: to leave it upwards a bot must pass it")
     history: list[float] = Field(default_factory=list, description="its rating after each of its ladder games")
     history_games: list[int] = Field(default_factory=list, description="the number of each of those games on this "
                                                                        "ladder (1 is the ladder's first game)")

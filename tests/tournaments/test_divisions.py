@@ -322,11 +322,12 @@ def test_standings_show_divisions_top_first_and_json_adds_the_field(tmp_path):
     play(ledger, specs, ("win", "lose"), 11, "b")
     db = str(tmp_path / "league.db")
     shown = json.loads(cli.invoke("ladder", "standings", "divided", "--json", "--db", db).stdout)
-    assert [(row["bot"], row["division"]) for row in shown] == [("win", "silver"), ("other", "bronze"),
-                                                                 ("lose", "bronze")]
+    assert [(row["bot"], row["division"], row["boss"]) for row in shown] == [
+        ("win", "silver", False), ("other", "bronze", False), ("lose", "bronze", True)]
     table = cli.invoke("ladder", "standings", "divided", "--db", db).stdout.splitlines()
     rows_ = [line.split() for line in table if line.split()[:1] in (["silver"], ["bronze"])]
     assert [row[0] for row in rows_] == ["silver", "bronze", "bronze"] and rows_[0][3] == "win"
+    assert rows_[2][3] == "lose" and rows_[2][-1] == "boss"
     assert "division" in table[1]
     assert cli.invoke("ladder", "create", "plain", "--game", GAME, "--db", db).exit_code == 0
     plain = cli.invoke("ladder", "standings", "plain", "--json", "--db", db)
@@ -413,8 +414,8 @@ def test_the_api_and_the_ladder_page_show_divisions_and_filter_by_one(tmp_path):
         api = Api(app)
         shown = api.get("/api/ladders/divided").json()
         assert shown["divisions"] == NAMES
-        assert {row["bot"]: row["division"] for row in shown["leaderboard"]} == {
-            "win": "silver", "other": "bronze", "lose": "bronze"}
+        assert {row["bot"]: (row["division"], row["boss"]) for row in shown["leaderboard"]} == {
+            "win": ("silver", False), "other": ("bronze", False), "lose": ("bronze", True)}
         silver = api.get("/api/ladders/divided?division=silver").json()["leaderboard"]
         assert [(row["bot"], row["rank"]) for row in silver] == [("win", 1)]
         bronze = api.get("/api/ladders/divided?division=bronze").json()["leaderboard"]
@@ -434,6 +435,7 @@ def test_the_api_and_the_ladder_page_show_divisions_and_filter_by_one(tmp_path):
         assert "statistically tied" not in api.get("/ladders/divided/leaderboard?division=bronze").text
         assert page.index('?division=gold"') < page.index('?division=silver"') < page.index('?division=bronze"')
         fragment = api.get("/ladders/divided/leaderboard?division=bronze").text
+        assert fragment.count('pass it">boss</small>') == 1
         assert 'title="its division">bronze</small>' in fragment and "silver</small>" not in fragment
         assert api.get("/ladders/divided?division=iron").status_code == 404
     finally:

@@ -289,7 +289,7 @@ def standings(
             "margin": round(r.margin, 1), "games": r.games, "provisional": r.provisional, "status": r.status,
             "forfeits": r.forfeits, "rank_range": [r.rank_low, r.rank_high], "tied": r.tied,
             **({} if r.mu is None else {"mu": round(r.mu, 3), "sigma": round(r.sigma or 0.0, 3)}),
-            **({} if r.division is None else {"division": r.division}),
+            **({} if r.division is None else {"division": r.division, "boss": r.boss}),
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
     ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, rows.get(ledger, name)["id"], False)}
@@ -305,6 +305,8 @@ def standings(
         mark = "provisional" if r.provisional else ""
         if r.status != "active":
             mark = (mark + " " + r.status).strip()
+        if r.boss:
+            mark = (mark + " boss").strip()
         numbers = ((f"{r.rating:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}") if skill
                    else (f"{r.rating:.0f}", f"{r.margin:.0f}"))
         shown.append((*([r.division] if split else []), str(r.rank), str(ids.get((r.name, r.version), "")),

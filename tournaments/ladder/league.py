@@ -478,6 +478,8 @@ class Standing:
     """Statistically tied with the row above it."""
     division: str | None = None
     """Its division, on a ladder with divisions (tournaments.ladder.divisions)."""
+    boss: bool = False
+    """It guards its division: to leave it upwards a bot must pass it."""
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
@@ -497,7 +499,9 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
     if placed is None:
         return shown
     ids = {(entry["name"], entry["version"]): entry["id"] for entry in listed}
-    return [dataclasses.replace(s, division=names[placed.of(ids[(s.name, s.version)])]) for s in shown]
+    bosses = set(placed.boss_of.values())
+    return [dataclasses.replace(s, division=names[placed.of(ids[(s.name, s.version)])],
+                                boss=ids[(s.name, s.version)] in bosses) for s in shown]
 
 
 def _standings(ledger: Ledger, ladder: dict[str, Any], listed: list[dict[str, Any]],

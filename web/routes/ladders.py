@@ -108,7 +108,7 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
                 forfeits=standing.forfeits, last_played=records.get(entry["id"], {}).get("last_played"),
                 provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),
                 sigma=None if standing.sigma is None else round(standing.sigma, 2),
-                status=standing.status, division=standing.division,
+                status=standing.status, division=standing.division, boss=standing.boss,
                 history=[shown_rating(point) for point in points],
                 history_games=[point["number"] for point in points]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
@@ -40,6 +40,20 @@ Rated = list[tuple[int, list[tuple[int, int]]]]
 Results = Callable[[Connection, int], Rated]
 """The rated games after a ladder seq (0: all), read inside the caller's transaction (from the games' hashed
 events)."""
+Observe = Callable[[int, Sequence[tuple[int, int]], dict[int, Rating]], None]
+"""Told after each game of a fold: its ladder seq, its (entry, rank) per seat, every entry's rating now."""
+
+
+class Keeper(Protocol):
+    """A ladder's division rules as its writes call them (tournaments.ladder.membership; ledger.divisions)."""
+
+    def observer(self, connection: Connection) -> Observe: ...
+
+    def settle(self, connection: Connection, seq: int, game_id: str, entries: Sequence[int]) -> None: ...
+
+    def written(self, connection: Connection, observer: Observe, reason: str) -> None: ...
+
+
 REFOLD_ATTEMPTS = 3
 """Refolds begun again, at most, when an operator's fact (a void, a retirement) lands while one runs."""
 
@@ -77,9 +91,11 @@ class Fold:
     lock, then those stored meanwhile) and told of versions submitted meanwhile (``join``).
     """
 
-    def __init__(self, versions: Sequence[Version], update: Update, start: Start = elo_start) -> None:
+    def __init__(self, versions: Sequence[Version], update: Update, start: Start = elo_start,
+                 observe: Observe | None = None) -> None:
         self.update = update
         self.start = start
+        self.observe = observe
         self.waiting: list[Version] = []
         self.entry_of: dict[tuple[str, int], int] = {}
         self.out = Folded({}, {}, {})
@@ -111,6 +127,8 @@ class Fold:
                 out.ratings[entry] = rating
                 out.games[entry] += 1
                 out.history[(seq, entry)] = (rank, rating)
+            if self.observe is not None:
+                self.observe(seq, seats, out.ratings)
 
     def done(self) -> Folded:
         """The fold's result: every version entered, even those with no game yet."""
@@ -118,9 +136,11 @@ class Fold:
         return self.out
 
 
-def fold(versions: Sequence[Version], rated: Rated, update: Update, start: Start = elo_start) -> Folded:
-    """The ratings ``rated`` gives, folded in order, writing nothing (rebuild writes it; reads compare with it)."""
-    refold = Fold(versions, update, start)
+def fold(versions: Sequence[Version], rated: Rated, update: Update, start: Start = elo_start,
+         observe: Observe | None = None) -> Folded:
+    """The ratings ``rated`` gives, folded in order, writing nothing (rebuild writes it; reads compare with it);
+    ``observe`` is told each game (a ladder's membership fold: ledger.divisions)."""
+    refold = Fold(versions, update, start, observe)
     refold.feed(rated)
     return refold.done()
 
@@ -143,13 +163,15 @@ class Submitted:
     retired: list[int]
 
 
-def create(ledger: Ledger, name: str, game: str, players: int, rating: str = "elo") -> int:
+def create(ledger: Ledger, name: str, game: str, players: int, rating: str = "elo", divisions: str | None = None
+           ) -> int:
+    """A new ladder; ``divisions``: its divisions, lowest first, as a JSON list (None: none)."""
     with ledger.write() as connection:
         if connection.execute(select(Ladder.id).where(Ladder.name == name)).first() is not None:
             raise LedgerError(f"a ladder named {name!r} already exists")
         return connection.exec_driver_sql(
-            "INSERT INTO ladders (name, game, players, created_at, rating) VALUES (?, ?, ?, ?, ?) RETURNING id",
-            (name, game, players, now(), rating)).scalar_one()
+            "INSERT INTO ladders (name, game, players, created_at, rating, divisions) VALUES (?, ?, ?, ?, ?, ?) "
+            "RETURNING id", (name, game, players, now(), rating, divisions)).scalar_one()
 
 
 def get(ledger: Ledger, name: str) -> dict[str, Any]:
@@ -168,9 +190,9 @@ def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
         rows = connection.exec_driver_sql(
             "SELECT l.id, l.name, l.game, l.players, l.created_at, "
             "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
-            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish, l.rating FROM ladders l "
-            "ORDER BY l.name")
-        keys = ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating")
+            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish, l.rating, l.divisions "
+            "FROM ladders l ORDER BY l.name")
+        keys = ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating", "divisions")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
@@ -242,10 +264,11 @@ Game = tuple[Callable[[Connection], str], Sequence[int], Sequence[int]]
 
 
 def store_games(ledger: Ledger, ladder_id: int, games: Sequence[Game], update: Update,
-                guard: Callable[[Connection], None] | None = None) -> list[int]:
+                guard: Callable[[Connection], None] | None = None, divisions: Keeper | None = None) -> list[int]:
     """In one transaction: ``guard`` first (it raises to store nothing: a match no longer held), then
     each game stored, its result folded into the seats' ratings with ``update``, and the history
-    recorded. Returns their seqs."""
+    recorded; on a ladder with ``divisions``, its seats promoted or relegated by their rules. Returns
+    their seqs."""
     with ledger.write() as connection:
         if guard is not None:
             guard(connection)
@@ -257,6 +280,8 @@ def store_games(ledger: Ledger, ladder_id: int, games: Sequence[Game], update: U
                     "INSERT INTO ladder_games (ladder_id, game_id) VALUES (?, ?) RETURNING seq",
                     (ladder_id, game_id)).scalar_one()
                 _fold_one(connection, seq, list(entry_ids), list(ranks), update)
+                if divisions is not None:
+                    divisions.settle(connection, seq, game_id, list(entry_ids))
                 seqs.append(seq)
                 game_ids.append(game_id)
         read_models.count_ladder(connection, ladder_id, game_ids)
@@ -287,21 +312,23 @@ def _fold_one(connection: Connection, seq: int, entry_ids: list[int], ranks: lis
 
 
 def rebuild(ledger: Ledger, ladder_id: int, update: Update, results: Results,
-            start: Start = elo_start) -> dict[int, tuple[Rating, Rating]]:
+            start: Start = elo_start, divisions: Keeper | None = None) -> dict[int, tuple[Rating, Rating]]:
     """Refold every rating from ``results`` and the ladder's events; rewrite the derived rows.
 
     Each version enters the fold where it was submitted (after game ``joined_after``), starting
     from ``start`` of its predecessor's rating at that point. Returns, per entry, (rating before
     the rebuild, rating after), each (rating, sigma): equal when the incremental updates were right.
-    The refold holds no write lock (``_refolded``).
+    The refold holds no write lock (``_refolded``). A ladder's ``divisions`` are refolded beside the ratings.
     """
-    return _refolded(ledger, ladder_id, update, start, results)
+    return _refolded(ledger, ladder_id, update, start, results, divisions=divisions)
 
 
 def _refolded(ledger: Ledger, ladder_id: int, update: Update, start: Start, results: Results,
-              voiding: tuple[str, str] | None = None) -> dict[int, tuple[Rating, Rating]]:
+              voiding: tuple[str, str] | None = None, divisions: Keeper | None = None
+              ) -> dict[int, tuple[Rating, Rating]]:
     """Refold the ladder's ratings and write them (and, with ``voiding`` = (game id, reason), void that game
-    first), holding the write lock only to write.
+    first), holding the write lock only to write. With ``divisions``, membership is folded beside them, and
+    where the stored membership differs from the fold a move to the fold's division is appended.
 
     The games are read and folded in a read transaction, which waits for no writer and stalls none; the
     write transaction then folds on only the games stored meanwhile (their results read alone) and the
@@ -313,7 +340,8 @@ def _refolded(ledger: Ledger, ladder_id: int, update: Update, start: Start, resu
         with ledger.read() as connection:
             seen = _stamp(connection, ladder_id)
             skipped = _voidable(connection, ladder_id, voiding[0]) if voiding else None
-            refold = Fold(versions(connection, ladder_id), update, start)
+            observer = None if divisions is None else divisions.observer(connection)
+            refold = Fold(versions(connection, ladder_id), update, start, observer)
             refold.feed([game for game in results(connection, 0) if game[0] != skipped])
         with ledger.write() as connection:
             if _stamp(connection, ladder_id)[1] != seen[1]:
@@ -324,16 +352,23 @@ def _refolded(ledger: Ledger, ladder_id: int, update: Update, start: Start, resu
                 read_models.uncount_ladder(connection, ladder_id, voiding[0])
             refold.join(versions(connection, ladder_id))
             refold.feed([game for game in results(connection, seen[0]) if game[0] != skipped])
-            return _write_fold(connection, ladder_id, refold.done())
+            written = _write_fold(connection, ladder_id, refold.done())
+            if divisions is not None:
+                divisions.written(connection, observer, f"ratings refolded without void game {voiding[0]}"
+                                  if voiding else "membership rebuilt from the games")
+            return written
     raise LedgerError(f"ladder {ladder_id}: operators' facts kept landing while its ratings were refolded "
                       f"({REFOLD_ATTEMPTS} attempts): try again")
 
 
 def _stamp(connection: Connection, ladder_id: int) -> tuple[int, int]:
-    """(the ladder's newest game seq, its newest event seq): what a refold checks before it writes."""
+    """(the ladder's newest game seq, its newest operator's event seq): what a refold checks before it writes. The
+    promotions and relegations stored with games meanwhile are not operators' facts: the refold folds membership
+    over those games too, and appends a move where the stored one differs (ledger.divisions)."""
     return tuple(connection.exec_driver_sql(
         "SELECT (SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?), "
-        "(SELECT COALESCE(MAX(seq), 0) FROM ladder_events WHERE ladder_id = ?)", (ladder_id, ladder_id)).first())
+        "(SELECT COALESCE(MAX(seq), 0) FROM ladder_events WHERE ladder_id = ? AND kind NOT IN "
+        "('promote', 'relegate'))", (ladder_id, ladder_id)).first())
 
 
 def _voidable(connection: Connection, ladder_id: int, game_id: str) -> int:
@@ -376,7 +411,7 @@ def _write_fold(connection: Connection, ladder_id: int, folded: Folded) -> dict[
 
 
 def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Update, results: Results,
-         start: Start = elo_start) -> int:
+         start: Start = elo_start, divisions: Keeper | None = None) -> int:
     """Append a void event for one of the ladder's games and refold the ratings without it (holding the
     write lock only to write, as ``rebuild``).
 
@@ -384,7 +419,7 @@ def void(ledger: Ledger, ladder_id: int, game_id: str, reason: str, update: Upda
     """
     with ledger.read() as connection:
         seq = _voidable(connection, ladder_id, game_id)
-    _refolded(ledger, ladder_id, update, start, results, (game_id, reason))
+    _refolded(ledger, ladder_id, update, start, results, (game_id, reason), divisions)
     return seq
 
 
@@ -392,14 +427,20 @@ def retire(ledger: Ledger, ladder_id: int, name: str, reason: str) -> int:
     """Append a retire event for the active version of ``name``: it plays no more games, and keeps
     its games and rating. Returns its version; LedgerError if the name has no active version."""
     with ledger.write() as connection:
-        found = connection.exec_driver_sql(
-            "SELECT id, version FROM ladder_entries WHERE ladder_id = ? AND name = ? AND status = 'active'",
-            (ladder_id, name)).first()
-        if found is None:
-            raise LedgerError(f"no active bot {name!r} on this ladder")
+        found = active_version(connection, ladder_id, name)
         _append_event(connection, ladder_id, RETIRE, None, found[0], reason)
         connection.exec_driver_sql("UPDATE ladder_entries SET status = 'retired' WHERE id = ?", (found[0],))
         return found[1]
+
+
+def active_version(connection: Connection, ladder_id: int, name: str) -> tuple[int, int]:
+    """(entry, version) of the active version of ``name``; LedgerError if it has none."""
+    found = connection.exec_driver_sql(
+        "SELECT id, version FROM ladder_entries WHERE ladder_id = ? AND name = ? AND status = 'active'",
+        (ladder_id, name)).first()
+    if found is None:
+        raise LedgerError(f"no active bot {name!r} on this ladder")
+    return found[0], found[1]
 
 
 def _append_event(connection: Connection, ladder_id: int, kind: str, game_id: str | None, entry_id: int | None,

@@ -149,6 +149,8 @@ class Ladder(SQLModel, table=True):
     rating: str = Field(default="elo", description="the rating model: elo or openskill")
     publish: str = Field(default="spectator", description="spectator or full: the view of its finished games "
                          "anyone may see (added with the owners revision)")
+    divisions: str | None = Field(default=None, description="its divisions, lowest first, as a JSON list of names "
+                                  "(None: no divisions; revision 0016)")
 
 
 class LadderEntry(SQLModel, table=True):
@@ -218,12 +220,16 @@ class LadderEvent(SQLModel, table=True):
 
     seq: int | None = Field(default=None, primary_key=True)
     ladder_id: int = Field(sa_column=Column(Integer, ForeignKey("ladders.id"), nullable=False))
-    kind: str = Field(description="void or retire")
+    kind: str = Field(description="void, retire, boss, promote or relegate")
     game_id: str | None = Field(default=None, sa_column=Column(String, ForeignKey("games.id"), nullable=True))
     entry_id: int | None = Field(default=None, sa_column=Column(Integer, ForeignKey("ladder_entries.id"),
                                                                nullable=True))
     reason: str
     created_at: str
+    division: str | None = Field(default=None, description="boss: the division it guards; promote, relegate: the "
+                                 "division the entry moves to (revision 0016)")
+    after_seq: int | None = Field(default=None, description="the ladder's last game seq when the fact was appended: "
+                                  "where the membership fold applies it (revision 0016)")
 
 
 class LedgerKey(SQLModel, table=True):

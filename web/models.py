@@ -68,6 +68,9 @@ class LeaderRow(BaseModel):
     last_played: str | None
     provisional: bool
     status: str
+    division: str | None = Field(default=None, description="its division, on a ladder with divisions (docs/ladders.md, "
+                                 "divisions); None on a ladder without")
+    boss: bool = Field(default=False, description="it guards its division: to leave it upwards a bot must pass it")
     history: list[float] = Field(default_factory=list, description="its rating after each of its ladder games")
     history_games: list[int] = Field(default_factory=list, description="the number of each of those games on this "
                                                                        "ladder (1 is the ladder's first game)")
@@ -75,6 +78,7 @@ class LeaderRow(BaseModel):
 
 class Ladder(LadderSummary):
     waiting: int = Field(description="submissions not yet validated")
+    divisions: list[str] = Field(default_factory=list, description="its divisions, lowest first ([]: none)")
     leaderboard: list[LeaderRow]
 
 

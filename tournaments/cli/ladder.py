@@ -56,11 +56,14 @@ def create(
                                                 1, MAX_SEATS, "seats", show_default=False)] = None,
     rating: Annotated[str | None, typer.Option("--rating", help="elo or openskill (default: openskill for 3 or more "
                                                "seats, elo for 2); fixed for the ladder's life.")] = None,
+    divisions: Annotated[str | None, typer.Option(
+        "--divisions", help="Split the ladder into divisions, lowest first, e.g. bronze,silver,gold (fixed for its "
+        "life; `ladder boss` sets each boundary's boss).", show_default=False)] = None,
     db: Db = None,
 ) -> None:
     """Create a ladder for one game.
 
-    Example: tourney ladder create spring --game lemur-tails
+    Example: tourney ladder create spring --game lemur-tails --divisions bronze,silver,gold
     """
     from engines import registry
     from tournaments.ladder import league
@@ -70,8 +73,31 @@ def create(
     engine.configure(k)
     if rating is not None and rating not in league.RATINGS:
         raise typer.BadParameter(f"--rating is {' or '.join(league.RATINGS)}, not {rating!r}")
-    chosen = league.create(writing(db), name, engine.name, k, rating)
-    typer.echo(f"created ladder {name} ({engine.name}, {k} players per game, {chosen} ratings)")
+    chosen = league.create(writing(db), name, engine.name, k, rating, divisions)
+    split = "" if divisions is None else f"; divisions {', '.join(part.strip() for part in divisions.split(','))}"
+    typer.echo(f"created ladder {name} ({engine.name}, {k} players per game, {chosen} ratings{split})")
+
+
+@app.command("boss")
+def boss(
+    name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
+    bot: Annotated[str, typer.Argument(help="The bot's name on the league, or the id `ladder standings` shows.")],
+    division: Annotated[str, typer.Option("--division", help="The division it guards (any but the top): to leave "
+                                          "it upwards a bot must pass this boss's rating with 95% confidence.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept with the ladder).")] = "set by the operator",
+    db: Db = None,
+) -> None:
+    """Make a bot's active version the boss of a division (an operator's fact, kept with the ladder's events).
+
+    Example: tourney ladder boss spring lemur-pro --division bronze
+    """
+    from tournaments.ladder import league
+
+    ledger = on_a_ladder(writing(db), name)
+    name = ladder_named(ledger, name)
+    bot = bot_named(ledger, name, bot)
+    version = league.boss(ledger, name, bot, division, reason)
+    typer.echo(f"{bot} v{version} is the boss of {division} on {name}")
 
 
 @app.command("list")
@@ -253,20 +279,25 @@ def standings(
     ledger = reading(db)
     name = ladder_named(ledger, name)
     rows_, trust = league.checked_standings(ledger, name, retired, check)
+    from ledger import ladders as rows
+    from tournaments.ladder import divisions
+
+    rows_ = by_division(rows_, divisions.names_of(rows.get(ledger, name)))
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
             "margin": round(r.margin, 1), "games": r.games, "provisional": r.provisional, "status": r.status,
             "forfeits": r.forfeits, "rank_range": [r.rank_low, r.rank_high], "tied": r.tied,
             **({} if r.mu is None else {"mu": round(r.mu, 3), "sigma": round(r.sigma or 0.0, 3)}),
+            **({} if r.division is None else {"division": r.division, "boss": r.boss}),
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
-    from ledger import ladders as rows
-
     ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, rows.get(ledger, name)["id"], False)}
     skill = any(r.mu is not None for r in rows_)
     values = ("mu - 3σ", "mu", "σ") if skill else ("rating", "± 95%")
-    columns = [tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME),
+    split = any(r.division is not None for r in rows_)
+    columns = [*([tables.Column("division", tables.WORD)] if split else []),
+               tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME),
                tables.Column("version", tables.WORD), *(tables.Column(v) for v in values), tables.Column("games"),
                tables.Column("forfeits"), tables.Column("", tables.WORD)]
     shown = []
@@ -274,15 +305,24 @@ def standings(
         mark = "provisional" if r.provisional else ""
         if r.status != "active":
             mark = (mark + " " + r.status).strip()
+        if r.boss:
+            mark = (mark + " boss").strip()
         numbers = ((f"{r.rating:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}") if skill
                    else (f"{r.rating:.0f}", f"{r.margin:.0f}"))
-        shown.append((str(r.rank), str(ids.get((r.name, r.version), "")), Text(r.name), f"v{r.version}", *numbers,
-                      str(r.games), str(r.forfeits), mark))
+        shown.append((*([r.division] if split else []), str(r.rank), str(ids.get((r.name, r.version), "")),
+                      Text(r.name), f"v{r.version}", *numbers, str(r.games), str(r.forfeits), mark))
     console = terminal.console()
     console.print(tables.fitted(console, columns, shown, Text(f"ladder {name}")))
-    console.print(Text(ties_line(rows_)))
+    console.print(Text(ties_line(sorted(rows_, key=lambda r: r.rank))))
     for line in trust.lines():
         console.print(Text(line))
+
+
+def by_division(rows_, names: list[str]):
+    """Standings grouped by division (``names``, lowest first), the top division first, each in rank order; a
+    ladder without divisions as it is."""
+    order = {name: i for i, name in enumerate(names)}
+    return sorted(rows_, key=lambda r: (-order[r.division], r.rank)) if names else rows_
 
 
 def ties_line(rows_) -> str:
@@ -340,10 +380,11 @@ def rebuild(
 
     Example: tourney ladder rebuild spring
     """
-    from tournaments.ladder import league
+    from tournaments.ladder import league, membership
 
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
+    before = membership.moves(ledger, name)
     changes = league.rebuild(ledger, name)
     moved = {entry: pair for entry, pair in changes.items() if pair[0] != pair[1]}
     if moved:
@@ -351,6 +392,11 @@ def rebuild(
                    "and were replaced")
     else:
         typer.echo(f"rebuilt {name}: all {len(changes)} ratings equal the incremental ones")
+    if before is not None:
+        appended = (membership.moves(ledger, name) or 0) - before
+        typer.echo(f"divisions: {appended} {'entry' if appended == 1 else 'entries'} moved to the division the fold "
+                   "gives" if appended else
+                   "divisions: every entry's division equals the fold")
 
 
 @app.command("void")

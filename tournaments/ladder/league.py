@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from ledger import divisions as division_rows
 from ledger import ladders as rows
 from ledger import owners as owner_rows
 from ledger import read_models
@@ -35,7 +36,7 @@ from tournaments.bots import sandbox
 from tournaments.bots.diagnosis import Diagnosis
 from tournaments.bots.discovery import describe, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
-from tournaments.ladder import matchmaking
+from tournaments.ladder import divisions, matchmaking, membership
 from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
@@ -113,13 +114,30 @@ def model(ladder: dict[str, Any]) -> Model:
     return MODELS[ladder.get("rating") or ELO]
 
 
-def create(ledger: Ledger, name: str, game: str, players: int, rating: str | None = None) -> str:
-    """Create a ladder; its rating model (default by seats) is fixed for its life. Returns the model."""
+def create(ledger: Ledger, name: str, game: str, players: int, rating: str | None = None,
+           division_names: str | None = None) -> str:
+    """Create a ladder; its rating model (default by seats) is fixed for its life, and so are its divisions
+    (``"bronze,silver,gold"``, lowest first; None: none). Returns the model."""
     chosen = rating or default_rating(players)
     if chosen not in RATINGS:
         raise LadderError(f"--rating is {' or '.join(RATINGS)}, not {chosen!r}")
-    rows.create(ledger, name, game, players, chosen)
+    try:
+        names = None if division_names is None else divisions.parse(division_names)
+    except divisions.DivisionsError as error:
+        raise LadderError(str(error)) from None
+    rows.create(ledger, name, game, players, chosen, None if names is None else orjson.dumps(names).decode())
     return chosen
+
+
+def boss(ledger: Ledger, ladder_name: str, bot: str, division: str, reason: str) -> int:
+    """Make the active version of ``bot`` the boss of ``division`` (an operator's fact): to leave that division
+    upwards a bot must pass it (tournaments.ladder.divisions). Its version."""
+    ladder = rows.get(ledger, ladder_name)
+    names = divisions.names_of(ladder)
+    if not names:
+        raise LadderError(f"ladder {ladder_name!r} has no divisions (`tourney ladder create --divisions` makes a "
+                          "ladder with them)")
+    return division_rows.set_boss(ledger, ladder["id"], bot, division, names, reason)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,15 +347,23 @@ def stored_bot(ledger: Ledger, entry: dict[str, Any]) -> BotSpec:
 
 
 def candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, Any]]) -> list[matchmaking.Candidate]:
-    """The active entries as matchmaking weighs them: rating, games, and the rating's uncertainty."""
+    """The active entries as matchmaking weighs them: rating, games, the rating's uncertainty, and on a ladder
+    with divisions each one's division."""
     if model(ladder) is MODELS[OPENSKILL]:  # sigma is the uncertainty itself
-        return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], entry["sigma"])
-                for entry in active]
-    current = {entry["name"]: entry["rating"] for entry in active}
-    names = {entry["id"]: entry["name"] for entry in active}
-    se = matchmaking.uncertainties_of_pairs(current, met(ledger, ladder, names))
-    return [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], se[entry["name"]])
-            for entry in active]
+        found = [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], entry["sigma"])
+                 for entry in active]
+    else:
+        current = {entry["name"]: entry["rating"] for entry in active}
+        names = {entry["id"]: entry["name"] for entry in active}
+        se = matchmaking.uncertainties_of_pairs(current, met(ledger, ladder, names))
+        found = [matchmaking.Candidate(entry["name"], entry["rating"], entry["games"], se[entry["name"]])
+                 for entry in active]
+    if not divisions.names_of(ladder):
+        return found
+    with ledger.read() as connection:
+        placed = membership.stored(connection, ladder)
+    return [dataclasses.replace(candidate, division=placed.of(entry["id"]))
+            for candidate, entry in zip(found, active, strict=True)]
 
 
 # -- results, from the games' hashed events ------------------------------------------------
@@ -391,12 +417,14 @@ def met(ledger: Ledger, ladder: dict[str, Any], labels: dict[int, str],
     return out
 
 
-def folded(ledger: Ledger, ladder: dict[str, Any], connection) -> tuple[rows.Folded, rows.Rated, facts.Reading]:
+def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: rows.Observe | None = None
+           ) -> tuple[rows.Folded, rows.Rated, facts.Reading]:
     """The ladder's ratings and history as its games' hashed results fold them (the rebuild's fold, writing
-    nothing), with the results and the reading they come from."""
+    nothing), with the results and the reading they come from; ``observe`` is told each game (membership)."""
     results, reading = rated(ledger, ladder, connection)
     rating = model(ladder)
-    return rows.fold(rows.versions(connection, ladder["id"]), results, rating.update, rating.start), results, reading
+    return (rows.fold(rows.versions(connection, ladder["id"]), results, rating.update, rating.start, observe),
+            results, reading)
 
 
 def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
@@ -405,7 +433,9 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
     if connection is None:
         with ledger.read() as connection:
             return check_ratings(ledger, ladder, connection)
-    fold, results, reading = folded(ledger, ladder, connection)
+    rules = membership.keeper(ladder)
+    observer = None if rules is None else rules.observer(connection)
+    fold, results, reading = folded(ledger, ladder, connection, observer)
     for entry, (stored, games) in sorted(rows.stored_ratings(connection, ladder["id"]).items()):
         expected = (fold.ratings.get(entry, stored), fold.games.get(entry, 0))
         if expected != (stored, games):
@@ -413,6 +443,8 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
                                        f"{_shown(stored)} after {games} games, but its games fold to "
                                        f"{_shown(expected[0])} after {expected[1]} (`tourney ladder rebuild` "
                                        "refolds the ratings from the games)")
+    if observer is not None:
+        membership.check(connection, ladder, observer.finish())
     return results, reading
 
 
@@ -444,6 +476,10 @@ class Standing:
     rank_high: int = 0
     tied: bool = False
     """Statistically tied with the row above it."""
+    division: str | None = None
+    """Its division, on a ladder with divisions (tournaments.ladder.divisions)."""
+    boss: bool = False
+    """It guards its division: to leave it upwards a bot must pass it."""
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
@@ -453,9 +489,24 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
     read): no game is read (`tourney db audit` checks them against the games' hashed results)."""
     ladder = rows.get(ledger, ladder_name)
     listed = rows.entries(ledger, ladder["id"], active_only=not include_retired)
-    if read is None:
+    names = divisions.names_of(ladder)
+    placed = None
+    if read is None or names:
         with ledger.read() as connection:
-            read = read_models.ladder(connection, ladder["id"])
+            read = read if read is not None else read_models.ladder(connection, ladder["id"])
+            placed = membership.stored(connection, ladder) if names else None
+    shown = _standings(ledger, ladder, listed, read, include_retired)
+    if placed is None:
+        return shown
+    ids = {(entry["name"], entry["version"]): entry["id"] for entry in listed}
+    bosses = set(placed.boss_of.values())
+    return [dataclasses.replace(s, division=names[placed.of(ids[(s.name, s.version)])],
+                                boss=ids[(s.name, s.version)] in bosses) for s in shown]
+
+
+def _standings(ledger: Ledger, ladder: dict[str, Any], listed: list[dict[str, Any]],
+               read: tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]],
+               include_retired: bool) -> list[Standing]:
     records, pairs = read
     forfeits = {entry: record["forfeits"] for entry, record in records.items()}
     if model(ladder) is MODELS[OPENSKILL]:
@@ -515,7 +566,7 @@ def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[
                           f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
     rating = model(ladder)
     return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
-                               rating.start)
+                               rating.start, membership.keeper(ladder))
 
 
 def retire(ledger: Ledger, ladder_name: str, bot: str, reason: str) -> int:
@@ -556,7 +607,8 @@ def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, ro
     nothing rewritten, if any game's rows disagree with its events."""
     ladder = rows.get(ledger, ladder_name)
     rating = model(ladder)
-    return rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start)
+    return rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
+                        membership.keeper(ladder))
 
 
 def _results(ledger: Ledger, ladder: dict[str, Any]) -> rows.Results:

@@ -14,6 +14,11 @@ The rule (docs/ladders.md explains it with its sources):
    exp(-(R_j - R_anchor)^2 / (2 * SPREAD^2)): opponents of similar rating, whose games are the
    most informative and the closest, as in TrueSkill's match quality (Herbrich, Minka and
    Graepel, 2006) and Swiss pairing.
+4. On a ladder with divisions (tournaments.ladder.divisions) the other seats come from the anchor's
+   division; with probability CHALLENGE, when the anchor is below the top division, from the division
+   above instead (a challenge: by the weights of 3, its likeliest opponents are the bottom of the division
+   above, which keeps the divisions' ratings on one scale). A pool with fewer than k - 1 bots takes in the
+   nearest divisions (the closer first, the lower of two as close) until it has enough.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ PRIOR_INFORMATION = 0.25
 """One virtual even game: the information of a single 50% result, so a new bot's SE is finite."""
 PROVISIONAL_GAMES = 20
 """A bot is provisional until it has played this many ladder games."""
+CHALLENGE = 0.1
+"""On a ladder with divisions, the chance that a table whose anchor is below the top division is a challenge."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +45,8 @@ class Candidate:
     rating: float
     games: int
     uncertainty: float
+    division: int | None = None
+    """Its division's index on a ladder with divisions (0: the lowest); None: the ladder has none."""
 
 
 def uncertainties(ratings: dict[str, float], games: Sequence[Sequence[tuple[str, int]]]) -> dict[str, float]:
@@ -71,9 +80,25 @@ def next_table(candidates: Sequence[Candidate], k: int, rng: random.Random, *, s
     anchor = rng.choices(pool, weights=[c.uncertainty**2 for c in pool])[0]
     table = [anchor]
     rest = [c for c in pool if c is not anchor]
+    if anchor.division is not None:
+        rest = _division_pool(anchor.division, rest, k, rng)
     for _ in range(k - 1):
         weights = [math.exp(-((c.rating - anchor.rating) ** 2) / (2 * spread**2)) + 1e-12 for c in rest]
         chosen = rng.choices(rest, weights=weights)[0]
         table.append(chosen)
         rest.remove(chosen)
     return [c.name for c in table]
+
+
+def _division_pool(division: int, rest: list[Candidate], k: int, rng: random.Random) -> list[Candidate]:
+    """The bots the other seats are drawn from on a ladder with divisions (rule 4)."""
+    present = sorted({c.division for c in rest if c.division is not None})
+    target = division
+    if present and division < present[-1] and rng.random() < CHALLENGE:
+        target = division + 1 if division + 1 in present else min(d for d in present if d > division)
+    pool: list[Candidate] = []
+    for nearest in sorted(present, key=lambda d: (abs(d - target), d)):
+        if len(pool) >= k - 1:
+            break
+        pool += [c for c in rest if c.division == nearest]
+    return pool

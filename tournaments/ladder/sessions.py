@@ -35,7 +35,7 @@ from ledger import ladders as rows
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from tournaments.bots.spec import BotSpec
-from tournaments.ladder import league, matchmaking
+from tournaments.ladder import league, matchmaking, membership
 from tournaments.ladder.defaults import LEASE
 from tournaments.play.runner import Job, Result, Spec, diagnosis_row, write_logs
 from tournaments.play.runner import results as played
@@ -306,7 +306,8 @@ class Worker:
             games.append(rated_game(self.ledger, result, [by_name[seat.name] for seat in result.recorded.seats], kept))
         try:
             rows.store_games(self.ledger, self.ladder["id"], games, update,
-                             lambda connection: matches.finish(connection, match.id, self.name))
+                             lambda connection: matches.finish(connection, match.id, self.name),
+                             membership.keeper(self.ladder))
         except matches.Lost as lost:
             self.say(f"{lost}: the games this worker played of it are dropped")
             return

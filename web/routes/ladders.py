@@ -9,7 +9,7 @@ import io
 import re
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
 from ledger import ladders as rows
@@ -17,7 +17,7 @@ from ledger import owners as owner_rows
 from ledger import read_models
 from ledger import submissions as queue
 from ledger.store import Ledger
-from tournaments.ladder import league
+from tournaments.ladder import divisions, league
 from web import lists, models
 from web.deps import LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
@@ -46,6 +46,8 @@ RECENT_GAMES = 10
 """The newest games a ladder's page lists at a time (its "older" link pages on; its games page filters them all)."""
 LatestOffset = Annotated[int, Query(ge=0, le=10**9, description="how many of the latest games to skip (the page's "
                                                                  "\"older\" link)")]
+DivisionQuery = Annotated[str | None, Query(max_length=200, description="only the bots of this division (a ladder "
+                                                                     "with divisions)")]
 MATRIX_BOTS = 20
 """The best-ranked bots a page's head-to-head table shows (the API gives every pair): a page's size never grows
 past them, however many bots play."""
@@ -106,10 +108,12 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
                 forfeits=standing.forfeits, last_played=records.get(entry["id"], {}).get("last_played"),
                 provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),
                 sigma=None if standing.sigma is None else round(standing.sigma, 2),
-                status=standing.status, history=[shown_rating(point) for point in points],
+                status=standing.status, division=standing.division, boss=standing.boss,
+                history=[shown_rating(point) for point in points],
                 history_games=[point["number"] for point in points]))
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
-    return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board)
+    return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]),
+                         divisions=divisions.names_of(row), leaderboard=board)
 
 
 def record_of(record: dict, players: int) -> dict:
@@ -131,9 +135,15 @@ def _value(row: models.LeaderRow, column: str):
     return row.last_played if column == "last" else getattr(row, column)
 
 
-def board(shown: models.Ladder, order: lists.Order, words: str | None) -> models.Ladder:
-    """The ladder with its leaderboard in ``order``, only the rows ``words`` finds (ranks stay the ladder's)."""
+def board(shown: models.Ladder, order: lists.Order, words: str | None, division: str | None = None) -> models.Ladder:
+    """The ladder with its leaderboard in ``order``, only the rows ``words`` finds, of ``division`` if given (404 if
+    the ladder has no such division; ranks stay the ladder's)."""
     found = lists.matching(shown.leaderboard, words, lambda row: row.bot, lambda row: row.owner)
+    if division:
+        if division not in shown.divisions:
+            raise HTTPException(404, f"no division {division!r} on ladder {shown.name!r}" + (
+                f" (its divisions: {', '.join(shown.divisions)})" if shown.divisions else " (it has no divisions)"))
+        found = [row for row in found if row.division == division]
     return shown.model_copy(update={"leaderboard": lists.ordered(found, order, _value)})
 
 
@@ -166,13 +176,13 @@ def list_ladders(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.Lad
 @api.get("/{name}", response_model=models.Ladder, summary="A ladder and its leaderboard",
          responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
 def get_ladder(name: str, request: Request, response: Response, site: SiteDep, retired: bool = False,
-               sort: Sort = None, order: Direction = None, q: Search = None):
+               sort: Sort = None, order: Direction = None, q: Search = None, division: DivisionQuery = None):
     tag = etag(site.ledger, name) + ("-all" if retired else "")
     if (same := unchanged(request, tag)) is not None:
         return same
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-cache"
-    return board(cached(site, name, tag, retired), lists.Order.of(sort, order, COLUMNS), q)
+    return board(cached(site, name, tag, retired), lists.Order.of(sort, order, COLUMNS), q, division)
 
 
 EXPORTED = ("rank", "rank_low", "rank_high", "tied", "bot", "owner", "version", "rating", "margin", "mu", "sigma",
@@ -217,12 +227,13 @@ def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPo
 
 @pages.get("/ladders/{name}", response_class=HTMLResponse, summary="A ladder's page")
 def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
-                q: Search = None, offset: LatestOffset = 0):
+                q: Search = None, offset: LatestOffset = 0, division: DivisionQuery = None):
     tag = etag(site.ledger, name)
     chosen = lists.Order.of(sort, order, COLUMNS)
     shown = cached(site, name, tag)
     return render(request, "ladder.html", {
-        "ladder": board(shown, chosen, q), "etag": tag, "order": chosen, "q": q or "", "everyone": shown,
+        "ladder": board(shown, chosen, q, division), "etag": tag, "division": division or "", "order": chosen,
+        "q": q or "", "everyone": shown,
         "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
         "head_to_head": head_to_head(site, name, tag, MATRIX_BOTS),
         "games": games(site, name, lists.Filter(), offset, RECENT_GAMES),
@@ -244,11 +255,12 @@ def ladder_games_page(name: str, request: Request, site: SiteDep, paging: Paging
 @pages.get("/ladders/{name}/leaderboard", response_class=HTMLResponse, summary="A ladder's leaderboard (a fragment)",
            responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
 def leaderboard(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
-                q: Search = None):
+                q: Search = None, division: DivisionQuery = None):
     tag = etag(site.ledger, name)
     if (same := unchanged(request, tag)) is not None:
         return same
     chosen = lists.Order.of(sort, order, COLUMNS)
-    return render(request, "leaderboard.html", {"ladder": board(cached(site, name, tag), chosen, q), "order": chosen,
+    return render(request, "leaderboard.html", {"ladder": board(cached(site, name, tag), chosen, q, division),
+                                                "order": chosen, "division": division or "",
                                                 "q": q or "", "query": lambda **changes: query(request, **changes)},
                   headers={"ETag": tag, "Cache-Control": "no-cache"})

@@ -200,6 +200,26 @@ def test_the_account_lists_change_when_a_game_of_theirs_is_stored(api, league, a
     assert played > 0
 
 
+@pytest.mark.slow  # the worker's validation games, played in the sandbox
+def test_the_workers_listing_ends_the_submissions_state(api, league, alice, tmp_path, monkeypatch):
+    """`tourney ladder work` validates alice's upload and lists it: the submission's state and her lists, asked
+    with the ETags they had while it was pending, answer the listed bot (its ladder link, the end mark; an active
+    entry in her bots)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    submission = submitted(api, league)
+    url = f"/account/submissions/{submission}/state"
+    pending, lists = (alice.request("GET", path).headers["etag"] for path in (url, "/account/lists"))
+    tourney("ladder", "work", LADDER, "--rounds", "1", "--games", "2", "--jobs", "0", "--seed", "3",
+            "--db", league.path)
+    listed = alice.request("GET", url, headers={"If-None-Match": pending})
+    assert listed.status_code == 200 and "status-listed" in listed.text and "data-live-end" in listed.text
+    assert f'href="/ladders/{LADDER}"' in listed.text and 'href="/bots/mybot"' in listed.text
+    mine = alice.request("GET", "/account/lists", headers={"If-None-Match": lists})
+    assert mine.status_code == 200 and "status-listed" in mine.text
+    entry = r'<a class="bot" href="/bots/mybot">mybot</a></td><td><a href="/ladders/duel">duel</a></td>.*?active'
+    assert re.search(entry, mine.text), mine.text
+
+
 # -- in Chromium -------------------------------------------------------------------------------------
 
 

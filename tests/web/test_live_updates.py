@@ -311,3 +311,28 @@ def test_a_hidden_page_stops_asking_and_asks_at_once_when_shown(site, open_page,
     alice.evaluate(hide, False)
     expect(lists.locator("table.submissions tbody tr .status")).to_have_text(["refused"])
     assert len(asked) >= 1
+
+
+@pytest.mark.browser
+@pytest.mark.slow  # ladder games, played in the sandbox
+def test_a_signed_in_owners_ladder_page_keeps_their_rank_across_refreshes(site, open_page, league, tmp_path,
+                                                                           monkeypatch):
+    """alice's bot on the ladder, her ladder page open: games stored by `tourney ladder play` refresh the
+    leaderboard, and the refreshed one still marks her bot ("my rank" and its row), as the page drawn for her does
+    (the script sends her session with the leaderboard's request)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "mine.py").write_bytes((ROOT / "bots" / "random_bot.py").read_bytes())
+    spec, entry_point, files = ladder_league.package(tmp_path / "mine" / "mine.py")
+    with ledger_of(league) as ledger:
+        ladder_rows.submit(ledger, ladder_rows.get(ledger, LADDER)["id"], spec.name, spec.content_hash, spec.kind,
+                           entry_point, files, owner_id=owner_id(league, "alice"))
+    alice = sign_in(open_page, site, league.tokens["alice"])
+    alice.goto(site + f"ladders/{LADDER}")
+    expect(alice.locator("table.leaderboard caption")).to_contain_text("4 games")
+    expect(alice.locator("#leaderboard p.my-rank")).to_contain_text("mine")
+    tourney("ladder", "play", LADDER, "--games", "2", "--jobs", "0", "--seed", "4", "--db", league.path)
+    expect(alice.locator("table.leaderboard caption")).to_contain_text("6 games")
+    assert int(alice.locator("#leaderboard").get_attribute("data-refreshed")) >= 1
+    expect(alice.locator("#leaderboard p.my-rank")).to_contain_text("mine")
+    expect(alice.locator("table.leaderboard tbody tr.mine")).to_have_count(1)

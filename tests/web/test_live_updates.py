@@ -62,6 +62,17 @@ def refuse(league: League, submission: int) -> None:
         queue.decide(ledger, submission, queue.REFUSED, REASON, None, DIAGNOSIS)
 
 
+def alices_bot_on_the_ladder(league: League, tmp_path, monkeypatch) -> None:
+    """alice's bot `mine` (a copy of random_bot) listed on the ladder, as the worker lists an upload."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "mine.py").write_bytes((ROOT / "bots" / "random_bot.py").read_bytes())
+    spec, entry_point, files = ladder_league.package(tmp_path / "mine" / "mine.py")
+    with ledger_of(league) as ledger:
+        ladder_rows.submit(ledger, ladder_rows.get(ledger, LADDER)["id"], spec.name, spec.content_hash, spec.kind,
+                           entry_point, files, owner_id=owner_id(league, "alice"))
+
+
 def page_etag(page: str) -> str:
     return re.search(r'data-etag="([^"]+)"', page).group(1).replace("&#34;", '"')
 
@@ -179,13 +190,7 @@ def test_the_account_lists_keep_the_pages_paging(api, league, alice):
 def test_the_account_lists_change_when_a_game_of_theirs_is_stored(api, league, alice, tmp_path, monkeypatch):
     """alice's bot listed on the ladder: her lists answer 304 until `tourney ladder play` stores games it sat in,
     then show its games; a game stored on another ladder, without her bots, changes nothing."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "mine.py").write_bytes((ROOT / "bots" / "random_bot.py").read_bytes())
-    spec, entry_point, files = ladder_league.package(tmp_path / "mine" / "mine.py")
-    with ledger_of(league) as ledger:
-        ladder_rows.submit(ledger, ladder_rows.get(ledger, LADDER)["id"], spec.name, spec.content_hash, spec.kind,
-                           entry_point, files, owner_id=owner_id(league, "alice"))
+    alices_bot_on_the_ladder(league, tmp_path, monkeypatch)
     before = alice.request("GET", "/account/lists")
     assert re.search(r'<td class="num opt">0</td>', before.text), before.text
     tag = before.headers["etag"]
@@ -320,13 +325,7 @@ def test_a_signed_in_owners_ladder_page_keeps_their_rank_across_refreshes(site, 
     """alice's bot on the ladder, her ladder page open: games stored by `tourney ladder play` refresh the
     leaderboard, and the refreshed one still marks her bot ("my rank" and its row), as the page drawn for her does
     (the script sends her session with the leaderboard's request)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "mine.py").write_bytes((ROOT / "bots" / "random_bot.py").read_bytes())
-    spec, entry_point, files = ladder_league.package(tmp_path / "mine" / "mine.py")
-    with ledger_of(league) as ledger:
-        ladder_rows.submit(ledger, ladder_rows.get(ledger, LADDER)["id"], spec.name, spec.content_hash, spec.kind,
-                           entry_point, files, owner_id=owner_id(league, "alice"))
+    alices_bot_on_the_ladder(league, tmp_path, monkeypatch)
     alice = sign_in(open_page, site, league.tokens["alice"])
     alice.goto(site + f"ladders/{LADDER}")
     expect(alice.locator("table.leaderboard caption")).to_contain_text("4 games")

@@ -335,3 +335,22 @@ def test_a_signed_in_owners_ladder_page_keeps_their_rank_across_refreshes(site, 
     assert int(alice.locator("#leaderboard").get_attribute("data-refreshed")) >= 1
     expect(alice.locator("#leaderboard p.my-rank")).to_contain_text("mine")
     expect(alice.locator("table.leaderboard tbody tr.mine")).to_have_count(1)
+
+
+@pytest.mark.browser
+def test_a_page_signed_out_meanwhile_stops_asking(site, open_page, league):
+    """alice's account page open, she signs out in another tab: the page's next question is answered 401, and its
+    script stops (it does not keep asking, nor put the error page in place of her lists)."""
+    alice = sign_in(open_page, site, league.tokens["alice"])
+    lists = alice.locator("#lists")
+    expect(lists).to_have_attribute("data-live-state", "polling")
+    other = alice.context.new_page()
+    other.goto(site + "account")
+    other.get_by_role("button", name="sign out", exact=True).click()
+    other.wait_for_url(site)
+    expect(lists).to_have_attribute("data-live-state", "ended")
+    expect(lists.locator("h2#bots")).to_have_text("Your bots")
+    assert lists.get_attribute("data-refreshed") is None
+    alice.problems.accepted = True  # the 401 the browser logs is the point of the test
+    logged = [problem for problem in alice.problems.problems if "401" not in problem]
+    assert logged == []

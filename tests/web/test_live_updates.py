@@ -1,8 +1,11 @@
 """Live, not reloaded (issue 41 item 6): a submission's page and the owner's account page keep themselves current
 through fragment routes with ETags (304 while nothing changed) that web/static/live.js polls. The fragments are
 their owner's alone, as their pages are (another owner: 404, as for the page; a visitor: 401; a read-only server:
-403), and never cached (private, no-store). State changes are driven through the ledger, as the worker makes them;
-in Chromium, a pending submission's page turns refused without a reload, with no CSP violation."""
+403), and never cached (private, no-store). State changes are driven through the ledger, as the worker makes them
+(its claim and decision; `tourney ladder work` and `tourney ladder play` in the slow tests). In Chromium: a
+pending submission's page turns validating, then refused, without a reload and with no CSP violation, then stops
+asking; a hidden page asks nothing and asks at once when shown; a page signed out meanwhile stops at the 401; a
+signed-in owner's refreshed leaderboard still marks their bots."""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@
 // After each unchanged answer the wait grows by half, up to six times data-every; a change puts it back.
 // Nothing is asked while the page is hidden (another tab, a locked phone); when it shows again, at once.
 // A fragment holding an element marked data-live-end is final (a validation that ended): asking stops,
-// as it does on an answer saying the fragment is not ours to see (signed out meanwhile).
+// as it does on an answer saying the fragment is not ours to see (a 4xx: signed out meanwhile), but for
+// 408 and 429, which only ask to wait.
 // The element tells its state for anyone looking: data-live-state is polling, paused (hidden page) or
 // ended; data-wait the current wait in ms; data-refreshed how many times its content was replaced.
 // The pages work without this script: reload them to see what changed.
@@ -68,7 +69,7 @@
             etag = response.headers.get("ETag") || etag;
             return response.text();
           }
-          if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+          if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
             refused = true;  // signed out, or gone: asking again will not change that
           } else {
             wait = Math.min(longest, Math.round(wait * 1.5));  // unchanged, or the server is busy

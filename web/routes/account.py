@@ -2,6 +2,10 @@
 (an upload form), follow their submissions and their validation, and retire a bot; their bots' pages
 show them their stderr (web/routes/bots.py).
 
+A submission's page and the account page keep themselves current (docs/web.md, "Live updates"): each has a
+fragment route, the owner's alone as its page is, that web/static/live.js polls with the ETag of what it
+shows (304 while nothing changed).
+
 Every form here POSTs and carries a CSRF token that is checked before anything else (web/sessions.py);
 a read-only server refuses all of it (403). Each POST answers 303 to the page that shows its outcome,
 or draws its form again with the reason it was refused, at the status the API gives the same refusal.
@@ -9,8 +13,10 @@ or draws its form again with the reason it was refused, at the status the API gi
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
@@ -22,7 +28,7 @@ from replays import log as logfmt
 from tournaments.ladder import owners
 from web import models, sessions
 from web.deps import Paging, PagingDep, Site, SiteDep
-from web.pages import query, render
+from web.pages import query, render, unchanged
 from web.routes import bots, ladders
 from web.routes.games import replay_response
 from web.routes.submissions import NOT_EMPTY, accept, owned_submission, retire_bot, shown, validation_log
@@ -33,6 +39,7 @@ Csrf = Annotated[str | None, Form(max_length=200, description="the CSRF token of
 SignedIn = {"x-signed-in": True}
 """Marks an operation that reads the session cookie (web/openapi.py documents its 401 and 429)."""
 SEE_OTHER = {303: {"description": "done: the page in Location shows the outcome"}}
+NOT_MODIFIED = {304: {"description": "unchanged since the ETag sent in If-None-Match"}}
 
 
 @pages.get("/sign-in", response_class=HTMLResponse, summary="The sign-in form (with an API token)",
@@ -85,17 +92,41 @@ def sign_out_everywhere(request: Request, csrf: Csrf = None):
     return done
 
 
+def tag_of(kind: str, owner: dict[str, Any], shown: dict[str, Any]) -> str:
+    """The ETag of what a live fragment shows the owner: a digest of its data (models and rows), so it changes
+    exactly when the fragment would (a validation ended, a game of theirs stored), and never matches another
+    owner's."""
+    data = orjson.dumps(shown, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+                        default=lambda value: value.model_dump(mode="json"))
+    return f'W/"{kind}-{owner["id"]}-{hashlib.sha256(data).hexdigest()[:20]}"'
+
+
+def _fragment(request: Request, template: str, tag: str, context: dict[str, Any]) -> Response:
+    """A live fragment: 304 if the client already has ``tag`` (If-None-Match), else drawn with it as its ETag
+    (private, no-store, as every answer drawn for a signed-in owner: web/security.py)."""
+    if (same := unchanged(request, tag)) is not None:
+        return same
+    return render(request, template, context, headers={"ETag": tag})
+
+
+def _lists(site: Site, owner: dict[str, Any], paging: Paging) -> dict[str, Any]:
+    """What the account page's live part shows: the owner's bots (each entry's status, rating and games) and one
+    page of their submissions."""
+    found, total = queue.of_owner(site.ledger, owner["id"], paging.limit, paging.offset)
+    return {
+        "bots": [bots.bot(site.ledger, name, mine=True) for name in owner_rows.bots_of(site.ledger, owner["id"])],
+        "submissions": models.Page[models.Submission].of([shown(row) for row in found], total, paging.offset,
+                                                         paging.limit)}
+
+
 def _account(request: Request, site: Site, owner: dict[str, Any], paging: Paging,
              refused: HTTPException | None = None) -> Response:
     """The account page; with ``refused``, at its status and saying why (the form's refusal: its CSRF token
     was good, so the page may be drawn for the owner)."""
-    found, total = queue.of_owner(site.ledger, owner["id"], paging.limit, paging.offset)
+    lists = _lists(site, owner, paging)
     return render(request, "account.html", {
         "owner": owner, "error": None if refused is None else str(refused.detail),
-        "ladders": ladders.summaries(site.ledger),
-        "bots": [bots.bot(site.ledger, name, mine=True) for name in owner_rows.bots_of(site.ledger, owner["id"])],
-        "submissions": models.Page[models.Submission].of([shown(row) for row in found], total, paging.offset,
-                                                         paging.limit),
+        "ladders": ladders.summaries(site.ledger), **lists, "etag": tag_of("account", owner, lists),
         "query": lambda **changes: query(request, **changes)},
         status=200 if refused is None else refused.status_code, headers=None if refused is None else refused.headers)
 
@@ -108,6 +139,16 @@ def account(request: Request, site: SiteDep, paging: PagingDep):
     if owner is None:
         return RedirectResponse("/sign-in", status_code=303)
     return _account(request, site, owner, paging)
+
+
+@pages.get("/account/lists", response_class=HTMLResponse, openapi_extra=SignedIn,
+           summary="Your bots and submissions as the account page lists them (a fragment its script polls)",
+           responses={**NOT_MODIFIED, 403: {"description": "a read-only server"}})
+def account_lists(request: Request, site: SiteDep, paging: PagingDep):
+    owner = sessions.signed_in(request)
+    lists = _lists(site, owner, paging)
+    return _fragment(request, "account_lists.html", tag_of("account", owner, lists),
+                     {**lists, "query": lambda **changes: query(request, **changes)})
 
 
 @pages.post("/account/submissions", response_class=HTMLResponse, summary="Submit a bot from the account page",
@@ -129,15 +170,32 @@ async def submit(request: Request, site: SiteDep, paging: PagingDep,
     return RedirectResponse(f"/account/submissions/{row['id']}", status_code=303)
 
 
+def _state(site: Site, owner: dict[str, Any], submission_id: int) -> dict[str, Any]:
+    """What a submission's page shows of it (404 if it is not the owner's): its row, what its bot left behind, its
+    validation games."""
+    return {"submission": shown(owned_submission(site.ledger, owner, submission_id)),
+            "diagnosis": owners.submission_diagnosis(site.ledger, owner, submission_id),
+            "games": queue.validation_games(site.ledger, submission_id, owner["id"])}
+
+
 @pages.get("/account/submissions/{submission_id}", response_class=HTMLResponse,
            summary="One of your submissions: its validation, and why it was refused", openapi_extra=SignedIn,
            responses={403: {"description": "a read-only server"}})
 def submission(submission_id: int, request: Request, site: SiteDep):
     owner = sessions.signed_in(request)
-    return render(request, "submission.html", {
-        "submission": shown(owned_submission(site.ledger, owner, submission_id)),
-        "diagnosis": owners.submission_diagnosis(site.ledger, owner, submission_id),
-        "games": queue.validation_games(site.ledger, submission_id, owner["id"])})
+    state = _state(site, owner, submission_id)
+    return render(request, "submission.html", {**state, "etag": tag_of("submission", owner, state)})
+
+
+@pages.get("/account/submissions/{submission_id}/state", response_class=HTMLResponse, openapi_extra=SignedIn,
+           summary="Where one of your submissions stands, as its page shows it (a fragment its script polls until "
+                   "the validation ends)",
+           responses={**NOT_MODIFIED, 403: {"description": "a read-only server"},
+                      404: {"description": "not your submission"}})
+def submission_state(submission_id: int, request: Request, site: SiteDep):
+    owner = sessions.signed_in(request)
+    state = _state(site, owner, submission_id)
+    return _fragment(request, "submission_state.html", tag_of("submission", owner, state), state)
 
 
 @pages.get("/account/submissions/{submission_id}/validation/{number}", response_class=HTMLResponse,

@@ -119,6 +119,11 @@ class GameSummary(BaseModel):
     rating_changes: list[RatingChange] | None = Field(default=None, description="a ladder game's change of each "
                                                       "seat's rating, by seat; null for a tournament game")
 
+    @property
+    def changes_by_seat(self) -> dict[int, float | None]:
+        """Seat -> its rating change (what a page shows beside each seat); empty for a tournament game."""
+        return {change.seat: change.change for change in self.rating_changes or []}
+
 
 class Progress(BaseModel):
     state: str = Field(description="finished; running (a game stored in the last 10 minutes); interrupted (none "

@@ -284,8 +284,8 @@ def test_an_owners_profile_lists_their_bots_ladders_and_results(serve, league):
                          rf'{entry["rating"]:.0f}', text), ladder
     assert f'href="/games/{games[0]["game_id"]}"' in text and f'href="/games/{games[2]["game_id"]}"' not in text
     assert re.search(r'<a rel="next" href="\?limit=2&amp;offset=2#results">older', text)
-    link = '<a class="owner" href="/owners/alice">alice</a>'
-    assert link in api.get(f"/ladders/{LADDER}").text and link in api.get("/bots/random_bot").text
+    assert '<a class="owner" href="/owners/alice">alice</a>' in api.get(f"/ladders/{LADDER}").text
+    assert '<a class="owner" href="/owners/alice">by alice</a>' in api.get("/bots/random_bot").text
 
 
 def test_unknown_owners_and_owners_with_nothing_listed_answer_404(serve, league):

@@ -14,10 +14,16 @@ import urllib.parse
 import pytest
 from sqlalchemy import event
 
+from ledger import ladders as ladder_rows
+from ledger import read_models
+from ledger.store import Ledger
+from tests.test_read_models import ladder_games, make_ladder
 from tests.web.league import LADDER, ROOT, TOURNAMENT, TRIO, TWINS, XSS, League, tourney
 from tests.web.test_leaderboard_export import claim
 from tests.web.test_owners import Browser
+from tournaments.ladder import league as ladder_league
 from tournaments.ratings import openskill
+from web import lists
 
 ELO_START = 1500.0
 
@@ -318,3 +324,42 @@ def test_owner_links_escape_and_games_of_an_xss_named_bot_stay_text(serve, leagu
     page = api.get("/owners/bob").text
     assert XSS not in page and html.escape(XSS) in page
     assert api.get("/api/owners/bob").json()["bots"] == [XSS]
+
+
+# -- both backends ------------------------------------------------------------------------------------------------
+
+
+def test_the_read_functions_answer_alike_on_both_backends(backend):
+    """The statements of a page's rating changes, a bot's battles and an owner's results, on SQLite and PostgreSQL: an
+    Elo ladder of builtin bots whose every game's changes are its stored ratings' steps (the first from 1500), whose
+    battles by opponent and seat are its games filtered here, and whose owner's page holds each game once."""
+    ledger = Ledger(backend.url, ledger_key=backend.key)
+    try:
+        make_ladder(ledger, bots=3)
+        ladder_games(ledger, "duel", 3)
+        ladder = ladder_rows.get(ledger, "duel")
+        with ledger.read() as connection:
+            ids, total = read_models.game_page(connection, read_models.Where(ladder_id=ladder["id"]), 0, 50)
+            changes = lists.rating_changes(connection, ids)
+            starts = read_models.version_starts(connection, [(ladder["id"], "b0"), (ladder["id"], "b1")])
+            mine, mine_total = read_models.owner_game_page(connection, ["b0", "b1"], 0, 50)
+            seated = {game_id: {s.bot: s.seat for s in seats}
+                      for game_id, seats in read_models.seat_ratings(connection, ids).items()}
+            battles = {(opponent, seat): read_models.battle_page(connection, read_models.Where(bot="b0"), opponent,
+                                                                 seat, 0, 50)[0]
+                       for opponent in ("b1", "b2") for seat in (0, 1)}
+        assert total == 6 and set(changes) == set(ids)
+        history: dict[str, list[float]] = {}
+        for game_id in reversed(ids):  # oldest first
+            for change in changes[game_id]:
+                steps = history.setdefault(change.bot, [ELO_START])
+                after = [p["rating"] for p in ladder_league.history(ledger, "duel", change.bot)][len(steps) - 1]
+                assert change.change == pytest.approx(after - steps[-1], abs=0.051), (game_id, change)
+                steps.append(after)
+        assert starts == {(ladder["id"], "b0"): [(1, None)], (ladder["id"], "b1"): [(1, None)]}
+        assert mine == [game_id for game_id in ids if {"b0", "b1"} & set(seated[game_id])] and mine_total == len(mine)
+        for (opponent, seat), found in battles.items():
+            assert found == [game_id for game_id in ids if seated[game_id].get("b0") == seat
+                             and opponent in seated[game_id]], (opponent, seat)
+    finally:
+        ledger.close()

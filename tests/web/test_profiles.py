@@ -135,6 +135,7 @@ def test_the_game_lists_show_each_seats_change_signed(api):
     assert 'class="change' not in api.get(f"/tournaments/{TOURNAMENT}/games").text
 
 
+@pytest.mark.slow  # plays three ladder games
 def test_a_new_versions_first_game_counts_from_its_start(serve, league, tmp_path):
     """On the OpenSkill trio a new version starts from its predecessor's mu with a wider sigma; a version submitted
     over one that never played starts from that one's start: each first game's change counts from those."""

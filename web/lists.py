@@ -1,6 +1,7 @@
 """What the lists show, read from the ledger's read models (ledger/read_models.py) and paged in the database:
-game filters (bot, result, forfeits), leaderboard sort orders and search, a ladder's head-to-head table, a
-bot's record by seat and by opponent.
+game filters (bot, result, forfeits; a bot's battles by opponent and seat), each ladder game's rating change per
+seat, an owner's results, leaderboard sort orders and search, a ladder's head-to-head table, a bot's record by
+seat and by opponent.
 
 A page of games is chosen by a query on ``game_results`` and ``seat_results`` (newest, the last stored,
 first; LIMIT and OFFSET), and only its games are read (``tournaments.play.results.of_games``: the stored

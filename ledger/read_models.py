@@ -588,3 +588,107 @@ def _zero(table: str, values: Sequence[Any]) -> bool:
 
 def _shown(value: Any) -> str:
     return f"{value:.6g}" if isinstance(value, float) else repr(value)
+
+
+# -- a page of games' rating changes, a bot's battles, an owner's results (issue 41 item 4) ------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRating:
+    """One seat of a ladder game as its rating change is read: the entry's rating after the game (None: the game
+    is void, it rated nobody) and before it (None: the entry's first game, which starts from its version's start
+    rating: ``version_starts``), as stored (``rating``, ``sigma``)."""
+
+    seat: int
+    bot: str
+    ladder_id: int
+    model: str
+    version: int
+    after: tuple[float, float | None] | None
+    before: tuple[float, float | None] | None
+
+
+def seat_ratings(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[SeatRating]]:
+    """Per ladder game of ``game_ids`` (a page's: tournament games have none), each seat's rating before and after
+    it, in one statement: the entry's ``ladder_ratings`` row of the game and its row before (index on entry, game
+    seq)."""
+    out: dict[str, list[SeatRating]] = {}
+    if not game_ids:
+        return out
+    rows = connection.exec_driver_sql(
+        "SELECT lg.game_id, s.seat, e.name, e.ladder_id, l.rating, e.version, r.rating, r.sigma, p.rating, p.sigma "
+        "FROM ladder_games lg JOIN ladders l ON l.id = lg.ladder_id JOIN seats s ON s.game_id = lg.game_id "
+        "JOIN ladder_entries e ON e.ladder_id = lg.ladder_id AND e.bot_id = s.bot_id "
+        "LEFT JOIN ladder_ratings r ON r.game_seq = lg.seq AND r.entry_id = e.id "
+        "LEFT JOIN ladder_ratings p ON p.entry_id = e.id AND p.game_seq = (SELECT MAX(q.game_seq) FROM "
+        "ladder_ratings q WHERE q.entry_id = e.id AND q.game_seq < lg.seq) "
+        f"WHERE lg.game_id IN ({', '.join('?' * len(game_ids))}) ORDER BY lg.game_id, s.seat",
+        tuple(game_ids)).fetchall()
+    for game_id, seat, bot, ladder_id, model, version, rating, sigma, before, before_sigma in rows:
+        out.setdefault(game_id, []).append(SeatRating(
+            seat, bot, ladder_id, model or "elo", version, None if rating is None else (rating, sigma),
+            None if before is None else (before, before_sigma)))
+    return out
+
+
+def version_starts(connection: Connection, names: Iterable[tuple[int, str]]) -> dict[tuple[int, str], list[tuple[
+        int, tuple[float, float | None] | None]]]:
+    """Per (ladder id, bot name): each version, oldest first, with its predecessor's rating when it was submitted
+    (its latest ``ladder_ratings`` row up to the version's ``joined_after``; None: a first version, or a
+    predecessor that had played no game by then and still stood at its own start), what a version's start
+    rating is made from, as the fold makes it."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return {}
+    rows = connection.exec_driver_sql(
+        "SELECT e.ladder_id, e.name, e.version, r.rating, r.sigma FROM ladder_entries e "
+        "LEFT JOIN ladder_entries p ON p.ladder_id = e.ladder_id AND p.name = e.name AND p.version = e.version - 1 "
+        "LEFT JOIN ladder_ratings r ON r.entry_id = p.id AND r.game_seq = (SELECT MAX(q.game_seq) FROM "
+        "ladder_ratings q WHERE q.entry_id = p.id AND q.game_seq <= e.joined_after) "
+        f"WHERE {' OR '.join(['(e.ladder_id = ? AND e.name = ?)'] * len(wanted))} ORDER BY e.version",
+        tuple(value for pair in wanted for value in pair)).fetchall()
+    out: dict[tuple[int, str], list[tuple[int, tuple[float, float | None] | None]]] = {}
+    for ladder_id, name, version, rating, sigma in rows:
+        out.setdefault((ladder_id, name), []).append((version, None if rating is None else (rating, sigma)))
+    return out
+
+
+def battle_page(connection: Connection, where: Where, opponent: str | None, seat: int | None, offset: int,
+                limit: int) -> tuple[list[str], int]:
+    """One page of the games of ``where.bot`` (required) that ``where`` keeps, narrowed to those where it sat in
+    ``seat`` and where ``opponent`` sat in another seat (None: any), newest first, and how many there are."""
+    clauses = ["s.bot = ?"]
+    params: list[Any] = [where.bot]
+    for column, value in (("g.tournament_id", where.tournament_id), ("g.ladder_id", where.ladder_id),
+                          ("s.result", where.result), ("s.seat", seat)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if where.forfeited is not None:
+        clauses.append(f"s.forfeited = {int(where.forfeited)}")
+    if opponent is not None:
+        clauses.append("EXISTS (SELECT 1 FROM seat_results o WHERE o.game_id = s.game_id AND o.seat <> s.seat "
+                       "AND o.bot = ?)")
+        params.append(opponent)
+    return _paged(connection, "seat_results s JOIN game_results g ON g.game_id = s.game_id",
+                  " AND ".join(clauses), params, "s.store_seq", offset, limit)
+
+
+def owner_game_page(connection: Connection, bots: Sequence[str], offset: int, limit: int) -> tuple[list[str], int]:
+    """One page of the games any of ``bots`` (an owner's) sat in, newest first (a game of two of them once), and
+    how many there are."""
+    if not bots:
+        return [], 0
+    condition = f"s.bot IN ({', '.join('?' * len(bots))})"
+    return _paged(connection, "(SELECT DISTINCT s.game_id, s.store_seq FROM seat_results s WHERE "
+                  f"{condition}) s", "1 = 1", list(bots), "s.store_seq", offset, limit)
+
+
+def _paged(connection: Connection, source: str, condition: str, params: list[Any], order: str, offset: int,
+           limit: int) -> tuple[list[str], int]:
+    require_current(connection)
+    total = connection.exec_driver_sql(f"SELECT COUNT(*) FROM {source} WHERE {condition}", tuple(params)).scalar()
+    page = [row[0] for row in connection.exec_driver_sql(
+        f"SELECT s.game_id FROM {source} WHERE {condition} ORDER BY {order} DESC LIMIT ? OFFSET ?",
+        (*params, limit, offset))]
+    return page, total

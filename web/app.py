@@ -27,7 +27,7 @@ from tournaments.ladder.league import LadderError
 from web.deps import Site
 from web.openapi import HeadAsGet, complete
 from web.pages import render, templates
-from web.routes import account, bots, games, home, ladders, submissions, tournaments
+from web.routes import account, bots, games, home, ladders, owners, submissions, tournaments
 from web.security import BodyLimit, RateLimit, SecurityHeaders
 from web.settings import Settings
 
@@ -71,7 +71,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     app.state.site = Site(settings, open_ledger(settings), templates(),
                           RateLimit(settings.requests_per_minute, clock=clock),
                           RateLimit(settings.failed_sign_ins_per_minute, clock=clock))
-    for module in (home, ladders, tournaments, bots, games, submissions, account):
+    for module in (home, ladders, tournaments, bots, owners, games, submissions, account):
         for router in ("api", "pages"):
             if hasattr(module, router):
                 app.include_router(getattr(module, router))

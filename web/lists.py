@@ -1,6 +1,7 @@
 """What the lists show, read from the ledger's read models (ledger/read_models.py) and paged in the database:
-game filters (bot, result, forfeits), leaderboard sort orders and search, a ladder's head-to-head table, a
-bot's record by seat and by opponent.
+game filters (bot, result, forfeits; a bot's battles by opponent and seat), each ladder game's rating change per
+seat, an owner's results, leaderboard sort orders and search, a ladder's head-to-head table, a bot's record by
+seat and by opponent.
 
 A page of games is chosen by a query on ``game_results`` and ``seat_results`` (newest, the last stored,
 first; LIMIT and OFFSET), and only its games are read (``tournaments.play.results.of_games``: the stored
@@ -17,9 +18,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import HTTPException
+from sqlalchemy.engine import Connection
 
 from ledger import read_models
 from ledger.store import Ledger
+from tournaments.ladder import league
 from tournaments.play import results
 from web import models
 
@@ -40,9 +43,14 @@ class Filter:
     bot: str | None = None
     result: str | None = None
     forfeited: bool | None = None
+    opponent: str | None = None
+    """A bot's battles (``bot`` named): only games where this bot sat in another seat."""
+    seat: int | None = None
+    """A bot's battles (``bot`` named): only games where it sat in this seat."""
 
     @classmethod
-    def of(cls, bot: str | None, result: str | None, forfeited: str | bool | None) -> Filter:
+    def of(cls, bot: str | None, result: str | None, forfeited: str | bool | None, opponent: str | None = None,
+           seat: str | int | None = None) -> Filter:
         """From a form or a query, where an empty value means "any"; a 422 names what is wrong."""
         bot = bot or None
         result = result or None
@@ -52,23 +60,83 @@ class Filter:
             if forfeited not in ("", "true", "false"):
                 raise HTTPException(422, f"forfeited is true or false, not {forfeited!r}")
             forfeited = None if forfeited == "" else forfeited == "true"
-        return cls(bot, result, forfeited)
+        if isinstance(seat, str):
+            if seat and not seat.isdigit():
+                raise HTTPException(422, f"seat is a seat's number, not {seat!r}")
+            seat = int(seat) if seat else None
+        return cls(bot, result, forfeited, opponent or None, seat)
+
+    @property
+    def narrowed(self) -> bool:
+        """Anything chosen but the bot (a bot page's battles are narrowed by its form)."""
+        return any(value is not None for value in (self.result, self.forfeited, self.opponent, self.seat))
 
     @property
     def any(self) -> bool:
-        return self.bot is None and self.result is None and self.forfeited is None
+        return all(value is None for value in (self.bot, self.result, self.forfeited, self.opponent, self.seat))
 
     def where(self, tournament_id: int | None = None, ladder_id: int | None = None) -> read_models.Where:
         """The query of these games in a tournament, a ladder, or anywhere."""
         return read_models.Where(tournament_id, ladder_id, self.bot, self.result, self.forfeited)
 
 
-def games_page(ledger: Ledger, where: read_models.Where, offset: int, limit: int) -> models.Page[models.GameSummary]:
-    """One page of the games ``where`` keeps, newest first: chosen in the database, then only those read."""
+def games_page(ledger: Ledger, where: read_models.Where, offset: int, limit: int,
+               battles: Filter | None = None) -> models.Page[models.GameSummary]:
+    """One page of the games ``where`` keeps, newest first: chosen in the database, then only those read, each with
+    its seats' rating changes. ``battles``: a bot's games (``where.bot``) narrowed to an opponent and a seat."""
     with ledger.read() as connection:
-        page, total = read_models.game_page(connection, where, offset, limit)
-    return models.Page[models.GameSummary].of([models.game_summary(game) for game in results.of_games(ledger, page)],
-                                              total, offset, limit)
+        if battles is not None and (battles.opponent is not None or battles.seat is not None):
+            page, total = read_models.battle_page(connection, where, battles.opponent, battles.seat, offset, limit)
+        else:
+            page, total = read_models.game_page(connection, where, offset, limit)
+    return models.Page[models.GameSummary].of(summaries(ledger, page), total, offset, limit)
+
+
+def owner_games(ledger: Ledger, bots: Sequence[str], offset: int, limit: int) -> models.Page[models.GameSummary]:
+    """One page of the games any of ``bots`` (an owner's) sat in, newest first, with their rating changes."""
+    with ledger.read() as connection:
+        page, total = read_models.owner_game_page(connection, bots, offset, limit)
+    return models.Page[models.GameSummary].of(summaries(ledger, page), total, offset, limit)
+
+
+def summaries(ledger: Ledger, game_ids: Sequence[str]) -> list[models.GameSummary]:
+    """The games ``game_ids`` as lists show them, in that order: a ladder game's with each seat's rating change."""
+    with ledger.read() as connection:
+        changes = rating_changes(connection, game_ids)
+    return [models.game_summary(game).model_copy(update={"rating_changes": changes.get(game.game_id)})
+            for game in results.of_games(ledger, game_ids)]
+
+
+def rating_changes(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[models.RatingChange]]:
+    """Per ladder game of ``game_ids``, each seat's change of the leaderboard's rating (league.leaderboard_rating:
+    Elo, or OpenSkill's mu - 3 sigma) from before the game to after it: the entry's rating history, read for the
+    whole page in one statement; a version's first game counts from its start rating (the ladder model's start
+    from its predecessor's rating when it was submitted, read in one more statement when the page holds one)."""
+    seated = read_models.seat_ratings(connection, game_ids)
+    firsts = {(seat.ladder_id, seat.bot) for seats in seated.values() for seat in seats
+              if seat.after is not None and seat.before is None and seat.version > 1}
+    chains = read_models.version_starts(connection, firsts) if firsts else {}
+    out = {}
+    for game_id, seats in seated.items():
+        out[game_id] = [models.RatingChange(seat=seat.seat, bot=seat.bot, change=None if seat.after is None else round(
+            _shown(seat.after) - _shown(seat.before or _start(seat, chains)), 1)) for seat in seats]
+    return out
+
+
+def _shown(rating: tuple[float, float | None]) -> float:
+    return league.leaderboard_rating({"rating": rating[0], "sigma": rating[1]})
+
+
+def _start(seat: read_models.SeatRating, chains: dict) -> tuple[float, float | None]:
+    """The start rating of the seat's version, as the fold gives it: the model's start from its predecessor's
+    rating at submission, or from the predecessor's own start when it had played no game by then."""
+    start = league.model({"rating": seat.model}).start
+    rating = start(None)
+    for version, predecessor in chains.get((seat.ladder_id, seat.bot), []):
+        rating = start(predecessor if predecessor is not None else (rating if version > 1 else None))
+        if version == seat.version:
+            break
+    return rating
 
 
 # -- sort orders and search -----------------------------------------------------------------------
@@ -175,4 +243,4 @@ def record(ledger: Ledger, bot: str, losses: int) -> models.BotRecord:
                                            score=round(100 * points / games, 1))
                      for opponent, (games, wins, draws, lost_, points)
                      in sorted(opponents.items(), key=lambda item: (-item[1][0], item[0])) if games],
-        latest_losses=[models.game_summary(game) for game in results.of_games(ledger, lost)])
+        latest_losses=summaries(ledger, lost))

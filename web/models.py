@@ -105,6 +105,14 @@ class Diagnosis(BaseModel):
     detail: str = Field(description="size-bounded, as the bot wrote it (escaped where shown)")
 
 
+class RatingChange(BaseModel):
+    seat: int
+    bot: str
+    change: float | None = Field(description="the bot's rating (the leaderboard's: Elo, or OpenSkill's mu - 3 sigma) "
+                                 "after this game minus before it, to 0.1; a version's first game counts from its "
+                                 "start rating; null for a voided game (it rated nobody)")
+
+
 class GameSummary(BaseModel):
     game_id: str
     key: str | None
@@ -112,6 +120,13 @@ class GameSummary(BaseModel):
     created_at: str
     seats: list[Seat]
     forfeit: Forfeit | None
+    rating_changes: list[RatingChange] | None = Field(default=None, description="a ladder game's change of each "
+                                                      "seat's rating, by seat; null for a tournament game")
+
+    @property
+    def changes_by_seat(self) -> dict[int, float | None]:
+        """Seat -> its rating change (what a page shows beside each seat); empty for a tournament game."""
+        return {change.seat: change.change for change in self.rating_changes or []}
 
 
 class Progress(BaseModel):
@@ -240,6 +255,31 @@ class Owner(BaseModel):
     name: str
     created_at: str
     bots: list[str]
+
+
+class OwnerEntry(BaseModel):
+    bot: str
+    version: int
+    rank: int = Field(description="its rank on the ladder's leaderboard")
+    rating: float = Field(description="the leaderboard's: Elo, or OpenSkill's mu - 3 sigma")
+    games: int
+    provisional: bool
+
+
+class OwnerLadder(BaseModel):
+    ladder: str
+    game: str
+    bots: list[OwnerEntry] = Field(description="the owner's active bots on it, best ranked first")
+
+
+class OwnerProfile(BaseModel):
+    """An owner as anyone sees them: their listed bots (active on a ladder), each ladder's rank and rating of
+    each, and their bots' games, newest first (paged by offset and limit)."""
+    name: str
+    created_at: str
+    bots: list[str] = Field(description="their bots with an active ladder entry (names only claimed stay private)")
+    ladders: list[OwnerLadder]
+    results: Page[GameSummary] = Field(description="games any of their listed bots played, newest first")
 
 
 class Retired(BaseModel):

@@ -15,6 +15,7 @@ from tests.browser import expect
 from tests.web.league import LADDER, TOURNAMENT, TRIO
 from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT
+from tests.web.test_leaderboard_export import claim
 from tests.web.test_owners import RAISES, sign_in, site  # noqa: F401 (site: the fixture sign_in's server)
 
 WIDTHS = (1280, 390)
@@ -126,5 +127,23 @@ def test_a_bots_curl_example_wraps_on_a_phone(league, open_page, monkeypatch):
         expect(page.locator("#stderr + p.note code")).to_contain_text(f"{public}/api/bots/random_bot/logs")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.close()
+    finally:
+        stop(process)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_owners_page_and_a_bots_battles_keep_their_essentials_on_screen(league, open_page, width):
+    """An owner's page (their bots' ladder, rank, name and rating; their results) and a bot's battles filtered by
+    opponent and seat, at 1280 and 390 px: essentials on screen, no sideways scroll."""
+    claim(league, "alice", "random_bot")
+    process, base = start(league)
+    try:
+        for path, essentials in (
+                ("owners/alice", {"table.owner-bots": ["#", "bot", "rating"], "table.games": ["game",
+                                                                                             "seats: bot (place)"]}),
+                ("bots/random_bot?opponent=twin-a&seat=0", {"table.games": ["game", "seats: bot (place)"]})):
+            page = open_page(base + path, width=width, height=900, allowed=(base,))
+            check_fits(page, width, essentials)
+            page.close()
     finally:
         stop(process)

@@ -1,6 +1,7 @@
 """Bots: a bot's versions (content hashes), its ladder entries and rating history (a chart per ladder:
 each ladder rates on its own scale), its record by seat and by opponent with its latest losses, its
-games (filtered by result and forfeit), and, for its owner only, what its processes wrote on stderr."""
+battles (its games, each with every seat's rating change, filtered by result, forfeit, opponent and seat), and,
+for its owner only, what its processes wrote on stderr."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ pages = APIRouter(tags=["pages"])
 Result = Annotated[Literal["win", "draw", "loss"] | None, Query(
     description="win: first alone; draw: first, shared; loss: any other place")]
 Forfeited = Annotated[bool | None, Query(description="true: only games it forfeited; false: only games it did not")]
+Opponent = Annotated[str | None, Query(max_length=200, description="only games where this bot sat in another seat")]
+SeatQuery = Annotated[int | None, Query(ge=0, le=99, description="only games where it sat in this seat (0 first)")]
+# The page's form sends an empty value for "any".
+PageSeat = Annotated[str | None, Query(pattern=r"^[0-9]{0,2}$", description="a seat's number, or empty for any")]
 PAGE_EXCERPTS = 10
 """The stderr excerpts the bot page shows its owner at a time (older ones a page further)."""
 LOSSES = 5
@@ -107,11 +112,13 @@ def excerpts(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[
         total, offset, limit)
 
 
-@api.get("/{name:path}/games", response_model=models.Page[models.GameSummary], summary="A bot's games, newest first")
-def bot_games(name: str, site: SiteDep, paging: PagingDep, result: Result = None,
-              forfeited: Forfeited = None) -> models.Page[models.GameSummary]:
+@api.get("/{name:path}/games", response_model=models.Page[models.GameSummary],
+         summary="A bot's games (its battles), newest first, filtered by result, forfeit, opponent and seat")
+def bot_games(name: str, site: SiteDep, paging: PagingDep, result: Result = None, forfeited: Forfeited = None,
+              opponent: Opponent = None, seat: SeatQuery = None) -> models.Page[models.GameSummary]:
     bot(site.ledger, name)
-    return lists.games_page(site.ledger, lists.Filter(name, result, forfeited).where(), paging.offset, paging.limit)
+    chosen = lists.Filter(name, result, forfeited, opponent or None, seat)
+    return lists.games_page(site.ledger, chosen.where(), paging.offset, paging.limit, chosen)
 
 
 @api.get("/{name:path}/results", response_model=models.BotRecord,
@@ -141,8 +148,9 @@ def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep, response: Respon
 @pages.get("/bots/{name:path}", response_class=HTMLResponse, summary="A bot's page")
 def bot_page(name: str, request: Request, site: SiteDep, paging: PagingDep, owner: MaybeOwnerDep,
              viewer: sessions.ViewerDep, result: PageResult = None, forfeited: PageForfeit = None,
+             opponent: Opponent = None, seat: PageSeat = None,
              logs: Annotated[int, Query(ge=0, le=10**9, description="how many stderr excerpts to skip")] = 0):
-    chosen = lists.Filter.of(name, result, forfeited)
+    chosen = lists.Filter.of(name, result, forfeited, opponent, seat)
     # The owner (signed in, or asking with their token) sees its stderr, and the name before it is listed: the
     # answer is then theirs alone (marked private, no-store), and every bot page varies by those.
     reader = owner or viewer
@@ -150,7 +158,7 @@ def bot_page(name: str, request: Request, site: SiteDep, paging: PagingDep, owne
     return render(request, "bot.html", {
         "bot": shown, "charts": histories(site.ledger, name), "chosen": chosen,
         "record": lists.record(site.ledger, name, LOSSES),
-        "games": lists.games_page(site.ledger, chosen.where(), paging.offset, paging.limit),
+        "games": lists.games_page(site.ledger, chosen.where(), paging.offset, paging.limit, chosen),
         "logs": excerpts(site.ledger, name, logs, PAGE_EXCERPTS) if owns(site.ledger, reader, name) else None,
         "query": lambda **changes: query(request, **changes)},
         headers={"Vary": "Authorization, Cookie"})

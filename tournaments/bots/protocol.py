@@ -11,7 +11,7 @@ One JSON object per line each way (docs/bot-protocol.md has an example exchange)
     -> {"type": "end", "ranking": [...], "reason": "finished", "seat": 0}
 
 A Python bot is run the same way, through tourney's host (``tournaments.bots.pyhost``).
-With the sandbox on, every bot process runs in its own sandbox (``tournaments.bots.sandbox``);
+With the sandbox on, every bot process runs in its own sandbox (``tournaments.sandbox.sandbox``);
 without it, in its own process group with memory and CPU-time rlimits. Either way it is
 killed whole when the game ends or the bot fails, so nothing it started outlives the game.
 
@@ -42,9 +42,10 @@ import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure, Outcome, Turn
-from tournaments.bots import cgroups, diagnosis, interrupts, sandbox, warm
+from tournaments.bots import diagnosis
 from tournaments.bots.inprocess import BotCrash
 from tournaments.bots.spec import BUILTIN, CPU, PYTHON, UNSANDBOXED, WALL_CAP, BotSpec, Confinement, Limits, Resources
+from tournaments.sandbox import cgroups, interrupts, sandbox, warm
 
 PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0
@@ -346,7 +347,7 @@ def _limiter(resources: Resources):
     PR_SET_PDEATHSIG (SIGKILL) fires when the starting thread dies, here the main thread of a
     worker or of tourney; a starter that died before it was armed is caught by the parent
     check. A preexec_fn was already needed for the rlimits, so this adds no new risk in a
-    process with threads (the sandbox avoids one: tournaments.bots.sandbox._guard).
+    process with threads (the sandbox avoids one: tournaments.sandbox.sandbox._guard).
     """
     starter = os.getpid()
     prctl = _prctl()

@@ -141,7 +141,7 @@ def entry_of(spec_kind: str, files: Sequence[str], command_line: Sequence[str]) 
 
 @functools.cache
 def boot() -> str:
-    """The zygote's start: as pyhost's (tournaments.bots.protocol), then the zygote's main."""
+    """The zygote's start: as pyhost's (tournaments.sandbox.supervisor), then the zygote's main."""
     return f"import sys; sys.path += {pyhost_paths()!r}; from tournaments.sandbox.zygote import main; main()"
 
 

@@ -35,9 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.bots import sandbox  # noqa: E402 (after the sys.path line)
 from tournaments.bots.protocol import ProgramProcess, handshake, hello  # noqa: E402
 from tournaments.bots.spec import CPU, PROGRAM, BotSpec, Confinement, Limits, Resources  # noqa: E402
+from tournaments.sandbox import sandbox  # noqa: E402 (after the sys.path line)
 
 BOT = '''import json, sys, time
 WORK = float(sys.argv[1])

@@ -36,10 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.bots import sandbox  # noqa: E402 (after the sys.path line)
 from tournaments.bots.spec import Confinement, Limits, Resources  # noqa: E402
 from tournaments.play import preparation, runner  # noqa: E402
 from tournaments.play.schedule import table_games  # noqa: E402
+from tournaments.sandbox import sandbox  # noqa: E402 (after the sys.path line)
 
 GAME = "lemur-tails"
 STRIDE = 64 * 4096

@@ -53,11 +53,11 @@ from typing import ClassVar
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.bots import sandbox  # noqa: E402 (after the sys.path line)
 from tournaments.bots.protocol import ProgramAgent, ProgramProcess  # noqa: E402
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement, Limits, Resources  # noqa: E402
 from tournaments.play import preparation, runner  # noqa: E402
 from tournaments.play.schedule import schedule  # noqa: E402
+from tournaments.sandbox import sandbox  # noqa: E402 (after the sys.path line)
 
 GAME = "lemur-tails"
 
@@ -118,8 +118,8 @@ def where(folder: Path, programs: Path, rounds: int) -> None:
     import statistics
     import subprocess
 
-    from tournaments.bots import cgroups
     from tournaments.bots.protocol import ProgramProcess, handshake, hello
+    from tournaments.sandbox import cgroups
 
     found = cgroups.hierarchy()
     if found is None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli import invoke as tourney
-from tournaments.bots import sandbox
 from tournaments.play import runner as runner_module
+from tournaments.sandbox import sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"

@@ -1,4 +1,4 @@
-"""A cgroup per sandbox per game (tournaments.bots.cgroups): real groups, real bwrap, real attacks.
+"""A cgroup per sandbox per game (tournaments.sandbox.cgroups): real groups, real bwrap, real attacks.
 
 Each attack is a small program started in a sandbox of its own through ``sandbox.start`` (as a
 bot's process is), or in a bare group; the test reads the group's own accounting (its peak
@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.test_protocol import GRACE
-from tournaments.bots import cgroups, sandbox, warm
 from tournaments.bots.spec import PROGRAM, BotSpec, Resources
+from tournaments.sandbox import cgroups, sandbox, warm
 
 # one worker for the tests that make cgroups stale and those that assert none is (test_sandbox.py)
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]

@@ -19,8 +19,9 @@ from ledger import submissions as queue
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
-from tournaments.bots import diagnosis, sandbox
+from tournaments.bots import diagnosis
 from tournaments.ladder import league, owners
+from tournaments.sandbox import sandbox
 
 TIMEOUT = 300
 HAS_SANDBOX = sandbox.unavailable() is None

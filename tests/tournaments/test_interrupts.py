@@ -22,7 +22,7 @@ from tests.tournaments.test_runner import LINUX
 PRESS_AS_THE_FORK_RETURNS = """
 import os, shutil, signal, subprocess, sys, tempfile, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as tourney's main does; a CI shell may ignore it
-from tournaments.bots import sandbox
+from tournaments.sandbox import sandbox
 from tournaments.bots.protocol import ProgramProcess
 from tournaments.bots.spec import PROGRAM, UNSANDBOXED, BotSpec, Resources
 

@@ -29,7 +29,7 @@ import pytest
 from tests import cli, tiers
 from tests.tournaments.test_protocol import GRACE, SHIPPED, make_folder, stored_games, wait_gone
 from tests.tournaments.test_runner import dawdle, descendants
-from tournaments.bots import sandbox
+from tournaments.sandbox import sandbox
 
 # SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
 # that assert that none is left (test_sandbox.py)

@@ -5,7 +5,7 @@ other").
 Real `tourney run` processes, real bwrap, in the two ways tourney runs:
 
 * ``root``: as CI runs it, with cgroups: warm sandboxes (one sandbox per bot and worker, each game's
-  bot forked in it: tournaments.bots.warm), frozen between turns, timed by the CPU clock;
+  bot forked in it: tournaments.sandbox.warm), frozen between turns, timed by the CPU clock;
 * ``user``: as an ordinary user (nobody, through tests/tournaments/as_user.py), without cgroups:
   cold sandboxes (a bwrap per bot per game), bounded by rlimits and mount sizes.
 
@@ -26,7 +26,7 @@ import pytest
 from tests import cli
 from tests.tournaments import as_user
 from tests.tournaments.test_sandbox import GAME, TIMEOUT, assert_nothing_left, hostile_folder, stored_games
-from tournaments.bots import cgroups, sandbox
+from tournaments.sandbox import cgroups, sandbox
 
 # one worker with the cgroup tests (test_sandbox.py): assert_nothing_left
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]

@@ -21,11 +21,11 @@ from ledger.canonical import canonical
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import FIXTURES, GAME, ROOT, SHIPPED, make_folder
-from tournaments.bots import sandbox as sandboxing
 from tournaments.bots.spec import Limits
 from tournaments.ladder import league, sessions
 from tournaments.play import preparation, runner
 from tournaments.play.schedule import deal_seed, schedule
+from tournaments.sandbox import sandbox as sandboxing
 
 invoke = functools.partial(cli.invoke, width=200)
 

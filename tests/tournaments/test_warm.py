@@ -1,4 +1,4 @@
-"""Warm sandboxes (tournaments.bots.warm): a bot's sandbox is kept from one game to the next, and
+"""Warm sandboxes (tournaments.sandbox.warm): a bot's sandbox is kept from one game to the next, and
 nothing of one game is in the next.
 
 Real `tourney run` processes, real bwrap and cgroups. The attack bot of
@@ -29,7 +29,7 @@ from tests.tournaments.test_sandbox import (
     tourney,
 )
 from tests.tournaments.test_sealed_games import CANNOT_LEAVE, CHANNELS
-from tournaments.bots import cgroups
+from tournaments.sandbox import cgroups
 
 # one worker with the cgroup tests (test_sandbox.py): assert_nothing_left
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]

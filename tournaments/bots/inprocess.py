@@ -66,7 +66,7 @@ _compiled: dict[str, Any] = {}
 
 def compile_module(path: str) -> None:
     """Read and compile a bot file ahead of its import (nothing of it runs): a warm sandbox's bot
-    does this while it waits for its game (tournaments.bots.zygote). A file that does not compile
+    does this while it waits for its game (tournaments.sandbox.zygote). A file that does not compile
     fails, as before, when it is imported."""
     name = "tourney_bot_" + hashlib.sha256(path.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, path)

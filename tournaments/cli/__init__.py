@@ -109,10 +109,10 @@ class CleanErrors(TyperGroup):
                 signal.signal(signal.SIGINT, handler)
             # A command's warm sandboxes end with it (in a test's process too, which lives on), and
             # what its dead workers' sandboxes left (groups frozen when a worker was SIGKILLed) with them.
-            warm = sys.modules.get("tournaments.bots.warm")
+            warm = sys.modules.get("tournaments.sandbox.warm")
             if warm is not None:
                 warm.pool.close()
-                sys.modules["tournaments.bots.cgroups"].sweep()
+                sys.modules["tournaments.sandbox.cgroups"].sweep()
 
 
 def _take_ctrl_c() -> Any:

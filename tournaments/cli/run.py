@@ -107,9 +107,9 @@ def run(
     """
     from engines import registry
     from ledger import tournaments as tournament_rows
-    from tournaments.bots import sandbox as bot_sandbox
     from tournaments.play import deals as deal_books
     from tournaments.play import executors, preparation, runner, standings
+    from tournaments.sandbox import sandbox as bot_sandbox
 
     engine = registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts

@@ -32,7 +32,6 @@ from ledger import owners as owner_rows
 from ledger import read_models
 from ledger.store import Ledger
 from replays import facts, projections
-from tournaments.bots import sandbox
 from tournaments.bots.diagnosis import Diagnosis
 from tournaments.bots.discovery import describe, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
@@ -41,6 +40,7 @@ from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
 from tournaments.ratings import elo, openskill, ranks
+from tournaments.sandbox import sandbox
 
 CPU_SECONDS = Resources().cpu_seconds
 """RLIMIT_CPU of a ladder bot's process, per game."""

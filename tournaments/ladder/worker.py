@@ -32,9 +32,9 @@ from ledger import submissions as queue
 from ledger.store import Ledger
 from replays import log as logfmt
 from replays.record import Recorded
-from tournaments.bots.sandbox import SandboxError
 from tournaments.bots.spec import BotError
 from tournaments.ladder import league, sessions, uploads
+from tournaments.sandbox.sandbox import SandboxError
 
 
 @dataclass(frozen=True, slots=True)

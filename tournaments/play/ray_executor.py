@@ -43,12 +43,12 @@ from typing import Any
 import ray
 from ray import exceptions as ray_errors
 
-from tournaments.bots import sandbox
 from tournaments.bots.discovery import read_files, staged_copy
 from tournaments.bots.spec import BotSpec
 from tournaments.play import runner
 from tournaments.play.runner import ExecutorError
 from tournaments.play.workers import WorkerDied
+from tournaments.sandbox import sandbox
 
 RETRIES = 3
 """How many times Ray plays a game again whose worker or node died."""

@@ -33,7 +33,7 @@ from ledger.canonical import canonical, loads
 from ledger.store import Ledger, LedgerError
 from replays.archive import finished_game
 from replays.record import Recorded, SeatInfo, record
-from tournaments.bots import diagnosis, sandbox
+from tournaments.bots import diagnosis
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
 from tournaments.bots.protocol import ProgramAgent
 from tournaments.bots.spec import (
@@ -52,6 +52,7 @@ from tournaments.play.schedule import Scheduled, ScheduleError
 from tournaments.play.workers import box
 from tournaments.play.workers import run as run_workers
 from tournaments.play.writer import MAX_GAMES, GroupCommit
+from tournaments.sandbox import sandbox
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection

@@ -93,7 +93,7 @@ class FlightRecord:
 
     def kill_programs(self) -> None:
         """SIGKILL each program's process group; SIGTERM each sandbox's guard, which thaws the sandbox's
-        cgroup (a frozen process cannot die) and kills it whole (tournaments.bots.sandbox._guard)."""
+        cgroup (a frozen process cannot die) and kills it whole (tournaments.sandbox.sandbox._guard)."""
         for group in self.programs:
             with contextlib.suppress(OSError):
                 if group < 0:

@@ -31,7 +31,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from engines import registry
-from tournaments.bots import interrupts
+from tournaments.sandbox import interrupts
 
 _STOP = None
 IN_FLIGHT = 2
@@ -110,7 +110,7 @@ def _starting() -> Iterator[None]:
     hands SIGINT to that one, and Python raises KeyboardInterrupt here all the same, possibly between
     the child's spawn and the write of what it is to run, which then dies reading a closed pipe with
     an EOFError traceback. So the start is also held back from Python's handler
-    (tournaments.bots.interrupts): a press is raised once the worker has all it needs.
+    (tournaments.sandbox.interrupts): a press is raised once the worker has all it needs.
     """
     masking = hasattr(signal, "pthread_sigmask")
     with interrupts.ctrl_c_held():

@@ -1,5 +1,5 @@
 """Attack: the kernel's riskiest doors. At its first act it makes each system call the sandbox's
-seccomp filter denies (tournaments/bots/seccomp.py) in a form that would otherwise do something,
+seccomp filter denies (tournaments/sandbox/seccomp.py) in a form that would otherwise do something,
 logs the errno of each (`NAME: EPERM`), and checks that what a bot needs still works (a thread,
 a child process); then it plays on."""
 

@@ -135,7 +135,7 @@ STRICT = "strict"
 UNGROUPED = "ungrouped"
 ZYGOTE = "zygote"
 ZYGOTE_ALLOWED = ("mount", "umount2", "unshare")
-"""What the zygote of a warm sandbox (tournaments.bots.zygote: tourney's code, never a bot's) may do
+"""What the zygote of a warm sandbox (tournaments.sandbox.zygote: tourney's code, never a bot's) may do
 beyond a bot: give each game fresh mount, IPC and PID namespaces and fresh scratch mounts. Its
 filter still refuses a new user namespace; each game's bot then loads the strict filter itself."""
 

@@ -4,9 +4,9 @@ tourney's own code, run inside bwrap with tourney's Python packages imported; it
 bot's code itself. Two modes (its first argument):
 
 * ``once``: a cold sandbox (one bwrap per bot per game). It makes the game new
-  (tournaments.bots.inside.enter: namespaces, scratch, the bot's private files, an init, the
+  (tournaments.sandbox.inside.enter: namespaces, scratch, the bot's private files, an init, the
   bot's limits and filter) and runs the bot in it.
-* ``serve``: a warm sandbox (tournaments.bots.warm: one long-lived bwrap per bot and worker).
+* ``serve``: a warm sandbox (tournaments.sandbox.warm: one long-lived bwrap per bot and worker).
   For each game it forks a child, which waits until the organiser has moved it into the game's
   own cgroup (a ``go`` byte: this happens while an earlier game is still being played, each bot's
   next game being prepared ahead), then does what ``once`` does, except that the bot waits for
@@ -45,7 +45,7 @@ import sys
 
 import orjson
 
-from tournaments.bots import inside
+from tournaments.sandbox import inside
 
 _PR_SET_DUMPABLE = 4
 

@@ -5,8 +5,8 @@ what it leaves open, and how to check it on a machine. In short, a sandboxed bot
 user, PID, IPC, UTS, network and mount namespaces; a read-only root made of the system's
 programs and libraries, tourney's own Python and the bot's own files (at /bot, its working
 directory); a fresh empty home and /tmp for this game only; its own /proc; a cleared
-environment; rlimits set inside; no terminal; a seccomp filter (tournaments.bots.seccomp);
-and, where the machine offers cgroups, a cgroup of its own for this game (tournaments.bots.cgroups)
+environment; rlimits set inside; no terminal; a seccomp filter (tournaments.sandbox.seccomp);
+and, where the machine offers cgroups, a cgroup of its own for this game (tournaments.sandbox.cgroups)
 that holds every process it ever starts: its total memory and process count are the group's
 limits, its clock the group's CPU time, and the end of the game kills the whole group and
 removes it, so nothing the bot started outlives the game. Without cgroups, killing its process
@@ -41,8 +41,8 @@ from typing import Any
 import orjson
 
 import engines
-from tournaments.bots import cgroups, interrupts, seccomp
 from tournaments.bots.spec import CPU, PROGRAM, PYTHON, WALL, BotError, Confinement, Resources
+from tournaments.sandbox import cgroups, interrupts, seccomp
 
 INSTALL = "apt-get install bubblewrap"
 BOT_FILES = "/bot"
@@ -87,9 +87,9 @@ def command(argv: Sequence[str], files: str, runtime: Sequence[tuple[str, str]],
     where bwrap reports that the sandbox is up (so that its own failures are not the bot's),
     ``filter_fd`` where bwrap reads the zygote's seccomp filter from (None: no filter).
 
-    The sandbox's first process is tourney's zygote (tournaments.bots.zygote), which makes each
+    The sandbox's first process is tourney's zygote (tournaments.sandbox.zygote), which makes each
     game's namespaces, scratch mounts, private copy of the bot's files and limits itself
-    (tournaments.bots.inside) before the bot runs: bwrap only leaves the folders it mounts on.
+    (tournaments.sandbox.inside) before the bot runs: bwrap only leaves the folders it mounts on.
     """
     return [
         bwrap() or "bwrap",
@@ -106,7 +106,7 @@ def command(argv: Sequence[str], files: str, runtime: Sequence[tuple[str, str]],
         *_system(),
         *[part for path, fd in data.items() for part in ("--ro-bind-data", str(fd), path)],
         "--proc", "/proc", "--dev", "/dev",
-        # Where each game's scratch tmpfs goes (tournaments.bots.inside mounts them).
+        # Where each game's scratch tmpfs goes (tournaments.sandbox.inside mounts them).
         "--dir", HOME, "--dir", "/tmp",
         # tourney's Python, then the bot's own files, read-only; the bot starts in its files.
         *[part for host, inside in runtime for part in ("--ro-bind", host, inside)],
@@ -122,7 +122,7 @@ def command(argv: Sequence[str], files: str, runtime: Sequence[tuple[str, str]],
 
 
 def request(resources: Resources, grouped: bool) -> dict[str, Any]:
-    """What a game's bot gets (tournaments.bots.inside.enter): its scratch mounts' size, its rlimits
+    """What a game's bot gets (tournaments.sandbox.inside.enter): its scratch mounts' size, its rlimits
     (``grouped``: its cgroup counts its memory and processes, else rlimits do) and its environment."""
     cpu = resources.cpu_seconds
     limits: dict[str, Any] = {"cpu": [cpu, cpu + 1], "fsize": resources.file_mb * MIB,
@@ -141,8 +141,8 @@ def entry_of(spec_kind: str, files: Sequence[str], command_line: Sequence[str]) 
 
 @functools.cache
 def boot() -> str:
-    """The zygote's start: as pyhost's (tournaments.bots.protocol), then the zygote's main."""
-    return f"import sys; sys.path += {pyhost_paths()!r}; from tournaments.bots.zygote import main; main()"
+    """The zygote's start: as pyhost's (tournaments.sandbox.supervisor), then the zygote's main."""
+    return f"import sys; sys.path += {pyhost_paths()!r}; from tournaments.sandbox.zygote import main; main()"
 
 
 class Sandboxed(subprocess.Popen):

@@ -1,7 +1,7 @@
 """Inside a sandbox: the world one game's bot gets, made new for every game, cold or warm alike.
 
 tourney's own code, run as the sandbox's first process (a cold sandbox: ``enter`` once, then the
-bot) or in a child the zygote forks for each game (a warm sandbox: tournaments.bots.zygote). The
+bot) or in a child the zygote forks for each game (a warm sandbox: tournaments.sandbox.zygote). The
 bot's code never runs before ``enter`` has made everything the bot can write or observe its own
 (docs/security.md, "What a game shares with no other"):
 
@@ -38,7 +38,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from tournaments.bots import inprocess, pyhost
+from tournaments.bots.inprocess import compile_module
+from tournaments.bots.pyhost import _protocol_streams, serve
 
 HOME = "/home/bot"
 BOT_FILES = "/bot"
@@ -247,14 +248,14 @@ def _bot(kind: str, entry: list[str], request: dict[str, Any], strict: bytes, st
     if strict:
         _load_filter(strict)
     if kind == "python":
-        inprocess.compile_module(entry[0])  # its source read and compiled, none of it run
+        compile_module(entry[0])  # its source read and compiled, none of it run
     if start is not None:
         if os.read(3, 1) != b"!":  # prepared for a game that never came
             os._exit(0)
         os.close(3)
     if kind == "python":
         sys.argv = [entry[0]]
-        os._exit(pyhost.serve(entry[0], *pyhost._protocol_streams()))
+        os._exit(serve(entry[0], *_protocol_streams()))
     os.execve(_which(entry[0]), entry, request["environment"])
 
 

@@ -3,16 +3,16 @@
 A cold sandbox costs a new bwrap and a new interpreter per bot per game (~100-250 ms, most of a
 sandboxed game). Here each process that plays games (a worker, or tourney with ``--jobs 0``)
 keeps, per bot, one bwrap sandbox whose first process is tourney's zygote
-(tournaments.bots.zygote: tourney's packages imported once, the bot's code never). For each game
+(tournaments.sandbox.zygote: tourney's packages imported once, the bot's code never). For each game
 the zygote forks a child, which this module moves into the game's own cgroup (made inside the
 sandbox's), and which then makes the game new exactly as a cold sandbox's first process does
-(tournaments.bots.inside: namespaces, scratch, the bot's private files, its limits and filter) and
+(tournaments.sandbox.inside: namespaces, scratch, the bot's private files, its limits and filter) and
 becomes the bot. What a game gets is what a cold sandbox gives (nothing written, started or
 allocated in one game is there in the next; tests/tournaments/test_warm.py and
 test_sealed_games.py), at the price of a fork instead of a start.
 
 Warm sandboxes need cgroups (a game's processes are found, frozen, timed and killed by its
-group); without them, bots play in cold sandboxes (tournaments.bots.sandbox.start). A process
+group); without them, bots play in cold sandboxes (tournaments.sandbox.sandbox.start). A process
 keeps at most ``KEEP`` of them, the least recently used ended first; they end with the process
 (at exit, or, killed, with its guard: docs/security.md, "A sandbox never outlives its starter").
 """
@@ -37,8 +37,8 @@ from typing import Any
 
 import orjson
 
-from tournaments.bots import cgroups, sandbox
 from tournaments.bots.spec import PYTHON, BotSpec, Resources
+from tournaments.sandbox import cgroups, sandbox
 
 KEEP = 16
 """Warm sandboxes a process keeps at once (one per bot it plays; each is an idle Python of ~10 MiB)."""

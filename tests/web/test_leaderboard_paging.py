@@ -15,6 +15,7 @@ import pytest
 from ledger import ladders as rows
 from ledger import read_models
 from tests import cli
+from tests.test_read_models import league_db  # noqa: F401 (a fixture: a tournament and a ladder on each backend)
 from tests.web.league import LADDER, ROOT, TRIO, League, tourney
 
 MORE = ("alpha", "bravo", "charlie", "delta")
@@ -82,8 +83,13 @@ def test_a_ladder_as_of_a_game_counts_what_its_read_models_counted_then(serve, c
         assert read_models.ladder(connection, ladder_id)[1] != pairs
         then, then_pairs = read_models.ladder_at(connection, ladder_id, at)
     assert then_pairs == pairs
-    assert then == {entry: {key: record[key] for key in ("wins", "draws", "losses", "forfeits", "points2",
-                                                         "last_played")} for entry, record in records.items()}
+    assert then == counted(records)
+
+
+def counted(records: dict[int, dict]) -> dict[int, dict]:
+    """The read model's records as ``ladder_at`` sums them (what a page shows of them)."""
+    return {entry: {key: record[key] for key in ("wins", "draws", "losses", "forfeits", "points2", "last_played")}
+            for entry, record in records.items()}
 
 
 def test_an_openskill_ladder_reads_as_of_a_game_too(serve, league):
@@ -279,3 +285,64 @@ def test_head_to_head_reads_only_the_rows_asked_for(serve, crowded):
     # The page of one bot: its one entry, against every opponent; the page's table: its bots among themselves.
     assert one.endswith("entry_id IN (?)") and "opponent_id IN" not in one and len(one_parameters) == 2
     assert "entry_id IN (" in best and "opponent_id IN (" in best and len(best_parameters) == 1 + 2 * 6
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", (1280, 390))
+def test_a_paged_leaderboard_keeps_rank_name_and_rating_on_screen(crowded, visit, width):
+    """At 1280 and 390 px: rank, name and rating on screen on every page; the movement column collapses on a phone
+    (back with "all columns"); the pager pages on as of the first page's game; no sideways scroll."""
+    from tests.browser import expect
+    from tests.web.test_phone import check_fits
+
+    page = visit(f"/ladders/{LADDER}?limit=4&since=0", width=width, height=900)
+    check_fits(page, width, {"table.leaderboard": ["#", "bot", "rating"]})
+    moved = page.locator("table.leaderboard thead th", has_text="moved")
+    if width == 390:
+        expect(moved).to_be_hidden()
+        page.locator("#leaderboard label.columns input").check()
+    expect(moved).to_be_visible()
+    expect(page.locator("table.leaderboard tbody tr")).to_have_count(4)
+    page.locator("#leaderboard nav.pager a[rel=next]").click()
+    expect(page.locator("table.leaderboard tbody tr")).to_have_count(2)
+    assert "at=12" in page.url and "start=4" in page.url
+    expect(page.locator("#leaderboard nav.pager")).to_contain_text("5–6 of 6")
+    check_fits(page, width, {"table.leaderboard": ["#", "bot", "rating"]})
+
+
+@pytest.mark.slow
+def test_a_ladder_as_of_a_game_on_both_backends(league_db):  # noqa: F811 (the fixture, imported)
+    """The reads as of a game (ratings, records, pairs, the game before a time, a page of pairs) on SQLite and
+    PostgreSQL: equal to the read models as they were at that game, after more games and a void of a later one."""
+    from ledger.store import Ledger
+    from tests.test_read_models import ladder_games, tourney
+
+    ledger = Ledger(league_db.url, ledger_key=league_db.key)
+    try:
+        ladder_id = rows.get(ledger, "duel")["id"]
+        with ledger.read() as connection:
+            at = read_models.ladder_count(connection, ladder_id)
+            records, pairs = read_models.ladder(connection, ladder_id)
+            seq = read_models.ladder_seq(connection, ladder_id, at)
+            ratings = read_models.ladder_ratings_at(connection, ladder_id, seq)
+        assert at == 12 and ratings == {e["id"]: (e["rating"], e["sigma"], e["games"])
+                                        for e in rows.entries(ledger, ladder_id)}
+        ladder_games(ledger, "duel", 2, seed="later")
+        later = rows.game_ids(ledger, ladder_id)[-1]
+        assert tourney("ladder", "void", "duel", later, "--reason", "a test", "--db", league_db.url).exit_code == 0
+        with ledger.read() as connection:
+            assert read_models.ladder_count(connection, ladder_id) == 16
+            assert read_models.ladder_at(connection, ladder_id, at) == (counted(records), pairs)
+            assert read_models.ladder_ratings_at(connection, ladder_id, seq) == ratings
+            now_records, now_pairs = read_models.ladder(connection, ladder_id)
+            assert now_pairs != pairs
+            # The latest, with a voided game left out: the read models (which the void took it out of).
+            assert read_models.ladder_at(connection, ladder_id, 16) == (counted(now_records), now_pairs)
+            assert read_models.ladder_number_before(connection, ladder_id, "9999") == 16
+            assert read_models.ladder_number_before(connection, ladder_id, "2000") == 0
+            one = sorted({entry for entry, _ in now_pairs})[0]
+            assert read_models.ladder_pairs_of(connection, ladder_id, [one]) == {
+                key: value for key, value in now_pairs.items() if key[0] == one}
+            assert read_models.ladder_pairs_of(connection, ladder_id, [one], [one]) == {}
+    finally:
+        ledger.close()

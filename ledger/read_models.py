@@ -541,15 +541,17 @@ def tournament_results(connection: Connection, tournament_id: int) -> dict[str, 
     return out
 
 
-def ladder_history(connection: Connection, entry_id: int, latest: int | None = None) -> list[dict[str, Any]]:
-    """An entry's rating after each of its ladder games (the latest ``latest`` only, when given), oldest first,
-    each with the game's number on its ladder (None for a game not counted yet: callers check
-    ``require_current`` once)."""
+def ladder_history(connection: Connection, entry_id: int, latest: int | None = None, up_to: int | None = None
+                   ) -> list[dict[str, Any]]:
+    """An entry's rating after each of its ladder games (the latest ``latest`` only, when given; those at
+    ``ladder_games.seq`` <= ``up_to`` only, when given), oldest first, each with the game's number on its ladder
+    (None for a game not counted yet: callers check ``require_current`` once)."""
     limit = "" if latest is None else f" LIMIT {int(latest)}"
+    before = "" if up_to is None else f" AND r.game_seq <= {int(up_to)}"
     rows = connection.exec_driver_sql(
         "SELECT r.game_seq, l.game_id, g.ladder_number, r.rank, r.rating, r.sigma FROM ladder_ratings r "
         "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
-        f"WHERE r.entry_id = ? ORDER BY r.game_seq DESC{limit}", (entry_id,)).fetchall()
+        f"WHERE r.entry_id = ?{before} ORDER BY r.game_seq DESC{limit}", (entry_id,)).fetchall()
     return [{"seq": seq, "game": game, "number": number, "rank": rank, "rating": rating,
              **({} if sigma is None else {"sigma": sigma})}
             for seq, game, number, rank, rating, sigma in reversed(rows)]
@@ -672,3 +674,13 @@ def ladder_pairs_of(connection: Connection, ladder_id: int, entries: Sequence[in
     require_current(connection)
     return {(entry, opponent): tuple(values[1:]) for (entry, opponent), values in table_rows(
         connection, "ladder_pairs", f"WHERE ladder_id = ? AND {clause}", params).items()}
+
+
+def ladder_retired_by(connection: Connection, ladder_id: int, number: int) -> set[int]:
+    """The entries a retire event had retired by the time the ladder's game ``number`` was stored (by the times
+    of the event and the game, to the second; a newer version retires an older one as it joins, which its
+    ``joined_after`` says)."""
+    return {entry for (entry,) in connection.exec_driver_sql(
+        "SELECT entry_id FROM ladder_events WHERE ladder_id = ? AND kind = 'retire' AND created_at <= "
+        "(SELECT created_at FROM game_results WHERE ladder_id = ? AND ladder_number = ?)",
+        (ladder_id, ladder_id, number))}

@@ -51,8 +51,14 @@ def test_api_pages_continue_in_the_order_of_their_ladder_game_while_games_are_st
     assert first["leaderboard"] == whole["leaderboard"][:2]
     assert (first["at"], first["found"], first["offset"], first["limit"], first["next"]) == (12, 6, 0, 2, 2)
     play(crowded, 6, seed=11)
+    # A bot retired and another replaced by a new version between the pages: both stay on the pages read then.
+    gone, replaced = (row["bot"] for row in whole["leaderboard"][2:4])
+    db = ["--db", str(crowded.path)]
+    tourney("ladder", "retire", LADDER, gone, *db)
+    tourney("ladder", "submit", LADDER, ROOT / "bots" / "heuristic_tails_on_fire.py", "--as", replaced, *db)
     now = api.get(f"/api/ladders/{LADDER}").json()
-    assert now["at"] == 18
+    assert now["at"] == 18 and gone not in [row["bot"] for row in now["leaderboard"]]
+    assert [row["version"] for row in now["leaderboard"] if row["bot"] == replaced] == [2]
     # The games moved ratings: the latest board is not the one page 1 was read from.
     assert [row["rating"] for row in now["leaderboard"]] != [row["rating"] for row in whole["leaderboard"]]
     pages = [first]

@@ -146,24 +146,31 @@ def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], ent
     return board
 
 
-def ladder_at(ledger: Ledger, name: str, at: int, now: models.Ladder, retired: bool = False) -> models.Ladder:
-    """The ladder as it stood after its game ``at``: every entry that had joined by then, with its rating, record
-    and rank then (ladder_ratings and the read models counted up to that game, in SQL: no game is read or
-    refolded); ``now``: the ladder as it is (its rows' rating histories, cut at ``at``)."""
+def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> models.Ladder:
+    """The ladder as it stood after its game ``at``: every entry listed then, with its rating, record, rank and
+    latest ratings then (ladder_ratings and the read models counted up to that game, in SQL: no game is read or
+    refolded)."""
     row = rows.get(ledger, name)
     with ledger.read() as connection:
         seq = read_models.ladder_seq(connection, row["id"], at)
         rated = read_models.ladder_ratings_at(connection, row["id"], seq)
         records, pairs = read_models.ladder_at(connection, row["id"], at)
+        gone = read_models.ladder_retired_by(connection, row["id"], at)
     rating = league.model(row)
+    # The versions there were then (submitted before that game), each active then unless a retire event or a newer
+    # version of its name had come by then: what the leaderboard listed then, whatever was submitted or retired since.
+    present = [e for e in rows.entries(ledger, row["id"], active_only=False)
+               if e["id"] in rated or e["joined_after"] < seq or e["joined_after"] == 0]
+    newest = {e["name"]: e["version"] for e in sorted(present, key=lambda e: e["version"])}
     listed = []
-    for entry in rows.entries(ledger, row["id"], active_only=not retired):
-        if entry["id"] not in rated and entry["joined_after"] >= seq and entry["joined_after"] != 0:
-            continue  # submitted after that game
+    for entry in present:
+        status = "active" if entry["version"] == newest[entry["name"]] and entry["id"] not in gone else "retired"
+        if status != "active" and not retired:
+            continue
         then = rated.get(entry["id"])
         if then is None:  # it had not played yet: its first rating (its rating now, if it still has not)
             then = (entry["rating"], entry["sigma"], 0) if entry["games"] == 0 else (*rating.start(None), 0)
-        listed.append({**entry, "rating": then[0], "sigma": then[1], "games": then[2],
+        listed.append({**entry, "status": status, "rating": then[0], "sigma": then[1], "games": then[2],
                        "shown": league.leaderboard_rating({"rating": then[0], "sigma": then[1]})})
     listed.sort(key=lambda e: (-e["shown"], e["name"], e["version"]))
     labels = {e["id"]: f"{e['name']} v{e['version']}" if retired else e["name"] for e in listed}
@@ -180,10 +187,11 @@ def ladder_at(ledger: Ledger, name: str, at: int, now: models.Ladder, retired: b
                         records.get(e["id"], {}).get("forfeits", 0), e["rating"] if openskill else None,
                         e["sigma"] if openskill else None)
         for position, e in enumerate(listed, start=1)])
-    history = {(r.bot, r.version): [(n, h) for n, h in zip(r.history_games, r.history, strict=True)
-                                    if n is not None and n <= at] for r in now.leaderboard}
-    board = leader_rows(ledger, row, standings, {(e["name"], e["version"]): e for e in listed}, records,
-                        {(e["name"], e["version"]): history.get((e["name"], e["version"]), []) for e in listed})
+    with ledger.read() as connection:
+        points = {(e["name"], e["version"]): [(point["number"], shown_rating(point)) for point in
+                                              read_models.ladder_history(connection, e["id"], SPARKLINE, seq)]
+                  for e in listed}
+    board = leader_rows(ledger, row, standings, {(e["name"], e["version"]): e for e in listed}, records, points)
     return summarized(ledger, row, at, board)
 
 
@@ -218,7 +226,7 @@ def as_of(site: Site, name: str, tag: str, at: int | None, retired: bool = False
     if at is None or at >= now.at:
         return now
     return site.caches["standings"].get(("ladder-at", name, tag, at, retired),
-                                        lambda: ladder_at(site.ledger, name, at, now, retired))
+                                        lambda: ladder_at(site.ledger, name, at, retired))
 
 
 UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}

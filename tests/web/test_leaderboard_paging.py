@@ -224,6 +224,20 @@ def test_rank_movement_over_a_time_window(serve, crowded):
     assert moved.count('<span class="same"') == 6
 
 
+def test_the_live_refresh_answers_304_until_a_game_moves_the_window(serve, crowded):
+    """The page's fragment (its default 24-hour window) and the API with a window: their ETag names the game the
+    window starts after, a 304 until a game is stored."""
+    api = serve()
+    for path in (f"/ladders/{LADDER}/leaderboard?limit=2", f"/api/ladders/{LADDER}?since=3&limit=2"):
+        first = api.get(path)
+        tag = first.headers["etag"]
+        assert first.status_code == 200 and "-since-" in tag
+        assert api.get(path, headers={"If-None-Match": tag}).status_code == 304
+        play(crowded, 1, seed=15)
+        again = api.get(path, headers={"If-None-Match": tag})
+        assert again.status_code == 200 and again.headers["etag"] != tag
+
+
 def test_the_pages_show_relative_times_with_the_exact_time_beside(serve, crowded):
     from web.pages import ago
 

@@ -364,5 +364,14 @@ def test_a_ladder_as_of_a_game_on_both_backends(league_db):  # noqa: F811 (the f
             assert read_models.ladder_pairs_of(connection, ladder_id, [one]) == {
                 key: value for key, value in now_pairs.items() if key[0] == one}
             assert read_models.ladder_pairs_of(connection, ladder_id, [one], [one]) == {}
+            assert len(read_models.ladder_history(connection, one, None, seq)) == ratings[one][2]
+            assert read_models.ladder_retired_by(connection, ladder_id, 16) == set()
+        assert tourney("ladder", "retire", "duel", "b2", "--db", league_db.url).exit_code == 0
+        ladder_games(ledger, "duel", 1, seed="last")
+        b2 = next(e["id"] for e in rows.entries(ledger, ladder_id, active_only=False) if e["name"] == "b2")
+        with ledger.read() as connection:
+            # Game 18 came after the retire event (the time of game 16 may share its second: docs/web.md).
+            assert read_models.ladder_retired_by(connection, ladder_id, 18) == {b2}
+            assert read_models.ladder_retired_by(connection, ladder_id, 0) == set()
     finally:
         ledger.close()

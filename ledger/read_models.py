@@ -541,15 +541,17 @@ def tournament_results(connection: Connection, tournament_id: int) -> dict[str, 
     return out
 
 
-def ladder_history(connection: Connection, entry_id: int, latest: int | None = None) -> list[dict[str, Any]]:
-    """An entry's rating after each of its ladder games (the latest ``latest`` only, when given), oldest first,
-    each with the game's number on its ladder (None for a game not counted yet: callers check
-    ``require_current`` once)."""
+def ladder_history(connection: Connection, entry_id: int, latest: int | None = None, up_to: int | None = None
+                   ) -> list[dict[str, Any]]:
+    """An entry's rating after each of its ladder games (the latest ``latest`` only, when given; those at
+    ``ladder_games.seq`` <= ``up_to`` only, when given), oldest first, each with the game's number on its ladder
+    (None for a game not counted yet: callers check ``require_current`` once)."""
     limit = "" if latest is None else f" LIMIT {int(latest)}"
+    before = "" if up_to is None else f" AND r.game_seq <= {int(up_to)}"
     rows = connection.exec_driver_sql(
         "SELECT r.game_seq, l.game_id, g.ladder_number, r.rank, r.rating, r.sigma FROM ladder_ratings r "
         "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
-        f"WHERE r.entry_id = ? ORDER BY r.game_seq DESC{limit}", (entry_id,)).fetchall()
+        f"WHERE r.entry_id = ?{before} ORDER BY r.game_seq DESC{limit}", (entry_id,)).fetchall()
     return [{"seq": seq, "game": game, "number": number, "rank": rank, "rating": rating,
              **({} if sigma is None else {"sigma": sigma})}
             for seq, game, number, rank, rating, sigma in reversed(rows)]
@@ -692,3 +694,97 @@ def _paged(connection: Connection, source: str, condition: str, params: list[Any
         f"SELECT s.game_id FROM {source} WHERE {condition} ORDER BY {order} DESC LIMIT ? OFFSET ?",
         (*params, limit, offset))]
     return page, total
+
+
+# -- a ladder as of one of its games (stable pages, rank movement, a page of head-to-head) -------------------
+
+
+def ladder_count(connection: Connection, ladder_id: int) -> int:
+    """How many games the ladder has numbered (voided ones too: a void keeps its number)."""
+    return connection.exec_driver_sql("SELECT COUNT(*) FROM ladder_games WHERE ladder_id = ?", (ladder_id,)).scalar()
+
+
+def ladder_seq(connection: Connection, ladder_id: int, number: int) -> int:
+    """The ``ladder_games.seq`` of the ladder's game ``number`` (1 its first); 0 for 0 (before its first game)."""
+    if number <= 0:
+        return 0
+    return connection.exec_driver_sql("SELECT seq FROM ladder_games WHERE ladder_id = ? ORDER BY seq LIMIT 1 OFFSET ?",
+                                      (ladder_id, number - 1)).scalar() or 0
+
+
+def ladder_number_before(connection: Connection, ladder_id: int, stamp: str) -> int:
+    """The number of the ladder's latest game stored at or before ``stamp`` (ISO 8601, UTC); 0 if none was."""
+    return connection.exec_driver_sql("SELECT COALESCE(MAX(ladder_number), 0) FROM game_results WHERE ladder_id = ? "
+                                      "AND created_at <= ?", (ladder_id, stamp)).scalar()
+
+
+def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None, int]]:
+    """Each entry's rating after its latest rated ladder game at ``ladder_games.seq`` <= ``seq``, as ladder_ratings
+    holds them (a void refolds them): entry -> (rating, sigma, its rated games by then). Entries that had not played
+    by then are absent."""
+    rows = connection.exec_driver_sql(
+        "SELECT r.entry_id, r.rating, r.sigma, c.games FROM (SELECT x.entry_id, MAX(x.game_seq) AS latest, "
+        "COUNT(*) AS games FROM ladder_ratings x JOIN ladder_entries e ON e.id = x.entry_id WHERE e.ladder_id = ? "
+        "AND x.game_seq <= ? GROUP BY x.entry_id) c JOIN ladder_ratings r ON r.entry_id = c.entry_id "
+        "AND r.game_seq = c.latest", (ladder_id, seq)).fetchall()
+    return {entry: (rating, sigma, games) for entry, rating, sigma, games in rows}
+
+
+def ladder_at(connection: Connection, ladder_id: int, number: int
+              ) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]]:
+    """What ``ladder`` reads, counting only the rated games numbered up to ``number``: each entry's wins, draws,
+    losses, forfeits, points2 and last_played, and each ordered pair's wins-draws-losses (added up in SQL from
+    game_results and seat_results: a page read as of an earlier game, no event read)."""
+    require_current(connection)
+    rated = ("g.ladder_id = ? AND g.ladder_number <= ? AND g.game_id NOT IN (SELECT game_id FROM ladder_events "
+             "WHERE ladder_id = ? AND kind = 'void')")
+    params = (ladder_id, number, ladder_id)
+    records: dict[int, dict[str, Any]] = {}
+    for entry, wins, draws, losses, forfeits, last in connection.exec_driver_sql(
+            "SELECT e.id, SUM(CASE WHEN s.result = 'win' THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN s.result = 'draw' THEN 1 ELSE 0 END), SUM(CASE WHEN s.result = 'loss' THEN 1 ELSE 0 END), "
+            "SUM(s.forfeited), MAX(g.created_at) FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
+            f"JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE {rated} GROUP BY e.id",
+            params).fetchall():
+        records[entry] = {"wins": wins, "draws": draws, "losses": losses, "forfeits": forfeits, "points2": 0,
+                          "last_played": last}
+    pairs: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for entry, opponent, won, drawn, lost in connection.exec_driver_sql(
+            "SELECT e.id, f.id, SUM(CASE WHEN s.rank < o.rank THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN s.rank = o.rank THEN 1 ELSE 0 END), SUM(CASE WHEN s.rank > o.rank THEN 1 ELSE 0 END) "
+            "FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
+            "JOIN seat_results o ON o.game_id = g.game_id AND o.seat <> s.seat "
+            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
+            f"JOIN ladder_entries f ON f.bot_id = o.bot_id AND f.ladder_id = g.ladder_id WHERE {rated} "
+            "GROUP BY e.id, f.id", params).fetchall():
+        pairs[(entry, opponent)] = (won, drawn, lost)
+        records[entry]["points2"] += 2 * won + drawn
+    return records, pairs
+
+
+def ladder_pairs_of(connection: Connection, ladder_id: int, entries: Sequence[int],
+                    opponents: Sequence[int] | None = None) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """The wins-draws-losses of ``entries`` against ``opponents`` (every entry, for None) from ladder_pairs: only
+    the rows of a page of bots, never every pair of the ladder."""
+    if not entries:
+        return {}
+    clause = f"entry_id IN ({', '.join('?' * len(entries))})"
+    params: tuple = (ladder_id, *entries)
+    if opponents is not None:
+        if not opponents:
+            return {}
+        clause += f" AND opponent_id IN ({', '.join('?' * len(opponents))})"
+        params += tuple(opponents)
+    require_current(connection)
+    return {(entry, opponent): tuple(values[1:]) for (entry, opponent), values in table_rows(
+        connection, "ladder_pairs", f"WHERE ladder_id = ? AND {clause}", params).items()}
+
+
+def ladder_retired_by(connection: Connection, ladder_id: int, number: int) -> set[int]:
+    """The entries a retire event had retired by the time the ladder's game ``number`` was stored (by the times
+    of the event and the game, to the second; a newer version retires an older one as it joins, which its
+    ``joined_after`` says)."""
+    return {entry for (entry,) in connection.exec_driver_sql(
+        "SELECT entry_id FROM ladder_events WHERE ladder_id = ? AND kind = 'retire' AND created_at <= "
+        "(SELECT created_at FROM game_results WHERE ladder_id = ? AND ladder_number = ?)",
+        (ladder_id, ladder_id, number))}

@@ -199,34 +199,43 @@ def matching(rows: Sequence[T], words: str | None, *fields: Callable[[T], str | 
 # -- head to head and a bot's record --------------------------------------------------------------
 
 
-def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool = False) -> models.HeadToHead:
-    """The score of every pair of a ladder's bots over its rated games (its read models: voided games are not
-    counted): the row's share of the points they played for, as a percentage, and how many games they met in
-    (two versions of one bot count as that bot; a table seats each entry once). ``only``: of ``bots`` alone
-    (a page's table), else of ``bots`` first and then every other bot that played."""
+def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool = False, offset: int = 0,
+                 limit: int | None = None) -> models.HeadToHead:
+    """The score of pairs of a ladder's bots over its rated games (its read models: voided games are not counted):
+    the row's share of the points they played for, as a percentage, and how many games they met in (two versions
+    of one bot count as that bot; a table seats each entry once). ``only``: among ``bots`` alone (a page's table),
+    else ``bots`` first and then every other bot that played, of which the rows are those from ``offset``
+    (``limit`` of them; None: all), each against every opponent. Only those rows are read from ladder_pairs."""
     with ledger.read() as connection:
-        _records, pairs = read_models.ladder(connection, ladder_id)
         names = dict(connection.exec_driver_sql("SELECT id, name FROM ladder_entries WHERE ladder_id = ?",
                                                 (ladder_id,)).fetchall())
-    wanted = set(bots) if only else None
-    points: dict[tuple[str, str], float] = {}
-    met: dict[tuple[str, str], int] = {}
+        named = list(bots)
+        if not only:
+            played = {names[entry] for (entry,) in connection.exec_driver_sql(
+                "SELECT entry_id FROM ladder_records WHERE ladder_id = ?", (ladder_id,))}
+            named += sorted(played - set(bots))
+        shown = named[offset:] if limit is None else named[offset:offset + limit]
+        ids = {name: [entry for entry, entry_name in names.items() if entry_name == name] for name in named}
+        rows = [entry for bot in shown for entry in ids[bot]]
+        pairs = read_models.ladder_pairs_of(connection, ladder_id, rows,
+                                            [entry for bot in named for entry in ids[bot]] if only else None)
+    counted: dict[tuple[str, str], list[float]] = {}
     for (entry, opponent), (won, drawn, lost) in pairs.items():
         key = (names[entry], names[opponent])
-        if key[0] == key[1] or (wanted is not None and not (key[0] in wanted and key[1] in wanted)):
-            continue
-        points[key] = points.get(key, 0.0) + won + 0.5 * drawn
-        met[key] = met.get(key, 0) + won + drawn + lost
-    named = list(bots) + sorted({bot for bot, _ in met} - set(bots))
+        if key[0] != key[1]:
+            sums = counted.setdefault(key, [0.0, 0])
+            sums[0] += won + 0.5 * drawn
+            sums[1] += won + drawn + lost
     table: dict[str, dict[str, models.PairScore]] = {}
-    for bot in named:
+    for bot in shown:
         for opponent in named:
-            if met.get((bot, opponent)):
+            points, met = counted.get((bot, opponent), (0.0, 0))
+            if met:
                 # Each pair of seats shares one point: the row's share of all the points the two played for.
-                played = points[(bot, opponent)] + points[(opponent, bot)]
-                table.setdefault(bot, {})[opponent] = models.PairScore(
-                    games=met[(bot, opponent)], score=round(100 * points[(bot, opponent)] / played, 1))
-    return models.HeadToHead(bots=named, pairs=table)
+                table.setdefault(bot, {})[opponent] = models.PairScore(games=met, score=round(100 * points / met, 1))
+    end = len(named) if limit is None else offset + limit
+    return models.HeadToHead(bots=shown, pairs=table,
+                             total=len(named), offset=offset, next=end if end < len(named) else None)
 
 
 def record(ledger: Ledger, bot: str, losses: int) -> models.BotRecord:

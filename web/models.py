@@ -74,12 +74,23 @@ class LeaderRow(BaseModel):
     history: list[float] = Field(default_factory=list, description="its rating after each of its ladder games")
     history_games: list[int] = Field(default_factory=list, description="the number of each of those games on this "
                                                                        "ladder (1 is the ladder's first game)")
+    rank_change: int | None = Field(default=None, description="how many places it moved up (down: negative) since "
+                                    "the ladder's game `moved_since`; null when it had no rank then (new) or no "
+                                    "window was asked for (docs/web.md, rank movement)")
 
 
 class Ladder(LadderSummary):
     waiting: int = Field(description="submissions not yet validated")
     divisions: list[str] = Field(default_factory=list, description="its divisions, lowest first ([]: none)")
     leaderboard: list[LeaderRow]
+    at: int = Field(default=0, description="the ladder game the leaderboard is read as of (its number; its latest "
+                                           "unless `at` was asked for): pass it back to page on in the same order")
+    found: int = Field(default=0, description="rows the search keeps, before paging")
+    offset: int = Field(default=0, description="rows skipped")
+    limit: int | None = Field(default=None, description="rows asked for (null: every row)")
+    next: int | None = Field(default=None, description="the offset of the next page, or null on the last")
+    moved_since: int | None = Field(default=None, description="the ladder game `rank_change` compares with (null: "
+                                                              "no window asked for)")
 
 
 class Seat(BaseModel):
@@ -318,6 +329,10 @@ class HeadToHead(BaseModel):
     bots: list[str] = Field(description="in leaderboard order, then any bot no longer on it")
     pairs: dict[str, dict[str, PairScore]] = Field(description="row bot -> column bot -> their score (pairs that "
                                                                "never met are left out)")
+    total: int | None = Field(default=None, description="every bot there is (paged: rows are `bots`, a page of them, "
+                                                        "against every opponent)")
+    offset: int = Field(default=0, description="bots skipped")
+    next: int | None = Field(default=None, description="the offset of the next page of bots, or null on the last")
 
 
 class SeatRecord(BaseModel):

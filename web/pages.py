@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import urllib.parse
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Request, Response
@@ -24,6 +25,7 @@ def templates() -> Jinja2Templates:
     env.filters["game_title"] = lambda game: TITLES.get(game, game)
     env.filters["short"] = lambda text, size=12: str(text)[:size]
     env.filters["when"] = when
+    env.filters["ago"] = ago
     env.filters["ending"] = ending
     env.globals["sparkline"] = charts.sparkline
     env.globals["chart"] = charts.chart
@@ -79,6 +81,28 @@ def ending(reason: str | None) -> str:
     if not reason:
         return "not over yet"
     return ENDINGS.get(reason, f"ended: {reason}")
+
+
+def ago(stamp: str | None, now: datetime | None = None) -> str:
+    """A stored time (ISO 8601, UTC) as how long before ``now`` (the time of the answer) it was: "just now",
+    "5 min ago", "3 h ago", "4 days ago", then its date (2026-10-01); a page gives the exact time beside it."""
+    if not stamp:
+        return ""
+    try:
+        then = datetime.fromisoformat(stamp)
+    except ValueError:
+        return when(stamp)
+    seconds = ((now or datetime.now(UTC)) - (then if then.tzinfo else then.replace(tzinfo=UTC))).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    days = int(seconds // 86400)
+    if days < 30:
+        return f"{days} day{'s' if days > 1 else ''} ago"
+    return then.date().isoformat()
 
 
 def when(stamp: str | None) -> str:

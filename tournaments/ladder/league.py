@@ -489,18 +489,24 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
     read): no game is read (`tourney db audit` checks them against the games' hashed results)."""
     ladder = rows.get(ledger, ladder_name)
     listed = rows.entries(ledger, ladder["id"], active_only=not include_retired)
-    names = divisions.names_of(ladder)
-    placed = None
-    if read is None or names:
+    if read is None:
         with ledger.read() as connection:
-            read = read if read is not None else read_models.ladder(connection, ladder["id"])
-            placed = membership.stored(connection, ladder) if names else None
-    shown = _standings(ledger, ladder, listed, read, include_retired)
-    if placed is None:
+            read = read_models.ladder(connection, ladder["id"])
+    return placed(ledger, ladder, _standings(ledger, ladder, listed, read, include_retired),
+                  {(entry["name"], entry["version"]): entry["id"] for entry in listed})
+
+
+def placed(ledger: Ledger, ladder: dict[str, Any], shown: list[Standing], ids: dict[tuple[str, int], int]
+           ) -> list[Standing]:
+    """``shown`` with each row's division and boss mark as the ladder's stored membership has them now (``ids``:
+    each row's entry id by name and version); unchanged on a ladder without divisions."""
+    names = divisions.names_of(ladder)
+    if not names:
         return shown
-    ids = {(entry["name"], entry["version"]): entry["id"] for entry in listed}
-    bosses = set(placed.boss_of.values())
-    return [dataclasses.replace(s, division=names[placed.of(ids[(s.name, s.version)])],
+    with ledger.read() as connection:
+        members = membership.stored(connection, ladder)
+    bosses = set(members.boss_of.values())
+    return [dataclasses.replace(s, division=names[members.of(ids[(s.name, s.version)])],
                                 boss=ids[(s.name, s.version)] in bosses) for s in shown]
 
 

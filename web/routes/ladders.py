@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
@@ -17,9 +18,9 @@ from ledger import owners as owner_rows
 from ledger import read_models
 from ledger import submissions as queue
 from ledger.store import Ledger
-from tournaments.ladder import divisions, league
+from tournaments.ladder import divisions, league, matchmaking
 from web import lists, models
-from web.deps import LedgerDep, PagingDep, Site, SiteDep
+from web.deps import MAX_PAGE, LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 
 api = APIRouter(prefix="/api/ladders", tags=["ladders"])
@@ -46,6 +47,24 @@ RECENT_GAMES = 10
 """The newest games a ladder's page lists at a time (its "older" link pages on; its games page filters them all)."""
 LatestOffset = Annotated[int, Query(ge=0, le=10**9, description="how many of the latest games to skip (the page's "
                                                                  "\"older\" link)")]
+At = Annotated[int | None, Query(ge=0, le=10**9, description="read the leaderboard as of the ladder's game with this "
+                                                        "number (the `at` an earlier page answered): its order then, "
+                                                        "so that paging on neither repeats nor skips a row while "
+                                                        "games are stored; past the latest game, the latest")]
+Since = Annotated[str | None, Query(max_length=7, pattern=r"^(\d{1,6}[mhdw]?)?$", description=(
+    "rank movement since N ladder games before `at` (`100`), or since a time ago: minutes, hours, days or weeks "
+    "(`90m`, `24h`, `7d`, `2w`); each row's `rank_change`"))]
+RowOffset = Annotated[int, Query(ge=0, le=10**9, description="leaderboard rows to skip")]
+RowLimit = Annotated[int | None, Query(ge=1, le=MAX_PAGE, description="leaderboard rows to give (none: every row)")]
+PageStart = Annotated[int, Query(ge=0, le=10**9, description="leaderboard rows to skip (the page's own `offset` pages "
+                                                              "its latest games)")]
+PageLimit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="leaderboard rows a page shows")]
+PAGE_ROWS = 50
+"""The leaderboard rows a ladder's page shows at a time (its pager pages on, as of one ladder game)."""
+PAGE_SINCE = "24h"
+"""The window of a page's rank movement when none is chosen (the API's: none)."""
+H2hLimit = Annotated[int | None, Query(ge=1, le=MAX_PAGE, description="rows (bots) to give, each against every "
+                                                                       "opponent (none: every bot)")]
 DivisionQuery = Annotated[str | None, Query(max_length=200, description="only the bots of this division (a ladder "
                                                                      "with divisions)")]
 MATRIX_BOTS = 20
@@ -89,31 +108,96 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     (all from the ladder's rows and read models: no game is read)."""
     row = rows.get(ledger, name)
     with ledger.read() as connection:
+        at = read_models.ladder_count(connection, row["id"])
         read = read_models.ladder(connection, row["id"])
-    records = read[0]
     standings = league.standings(ledger, name, retired, read)
     entries = {(e["name"], e["version"]): e for e in rows.entries(ledger, row["id"], active_only=not retired)}
+    with ledger.read() as connection:
+        points = {key: [(point["number"], shown_rating(point))
+                        for point in read_models.ladder_history(connection, entry["id"], SPARKLINE)]
+                  for key, entry in entries.items()}
+    return summarized(ledger, row, at, leader_rows(ledger, row, standings, entries, read[0], points))
+
+
+def summarized(ledger: Ledger, row: dict, at: int, board: list[models.LeaderRow]) -> models.Ladder:
+    summary = next(s for s in summaries(ledger) if s.name == row["name"])
+    return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board, at=at,
+                         found=len(board), divisions=divisions.names_of(row))
+
+
+def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], entries: dict[tuple[str, int], dict],
+                records: dict[int, dict], points: dict[tuple[str, int], list[tuple[int, float]]]
+                ) -> list[models.LeaderRow]:
+    """The leaderboard's rows: each standing with its entry's record, owner and latest rating history ((game
+    number, rating) each)."""
     owned = owner_rows.owners_of(ledger, [s.name for s in standings])
     board = []
+    for standing in standings:
+        key = (standing.name, standing.version)
+        record = records.get(entries[key]["id"], {})
+        board.append(models.LeaderRow(
+            **record_of(record, row["players"]),
+            rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
+            rank_low=standing.rank_low, rank_high=standing.rank_high, tied=standing.tied,
+            rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
+            forfeits=standing.forfeits, last_played=record.get("last_played"),
+            provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),
+            sigma=None if standing.sigma is None else round(standing.sigma, 2),
+            status=standing.status, division=standing.division, boss=standing.boss,
+            history=[rating for _number, rating in points[key]],
+            history_games=[number for number, _rating in points[key]]))
+    return board
+
+
+def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> models.Ladder:
+    """The ladder as it stood after its game ``at``: every entry listed then, with its rating, record, rank and
+    latest ratings then (ladder_ratings and the read models counted up to that game, in SQL: no game is read or
+    refolded)."""
+    row = rows.get(ledger, name)
     with ledger.read() as connection:
-        for standing in standings:
-            entry = entries[(standing.name, standing.version)]
-            points = read_models.ladder_history(connection, entry["id"], SPARKLINE)
-            record = records.get(entry["id"], {})
-            board.append(models.LeaderRow(
-                **record_of(record, row["players"]),
-                rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
-                rank_low=standing.rank_low, rank_high=standing.rank_high, tied=standing.tied,
-                rating=round(standing.rating, 1), margin=round(standing.margin, 1), games=standing.games,
-                forfeits=standing.forfeits, last_played=records.get(entry["id"], {}).get("last_played"),
-                provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),
-                sigma=None if standing.sigma is None else round(standing.sigma, 2),
-                status=standing.status, division=standing.division, boss=standing.boss,
-                history=[shown_rating(point) for point in points],
-                history_games=[point["number"] for point in points]))
-    summary = next(s for s in summaries(ledger) if s.name == row["name"])
-    return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]),
-                         divisions=divisions.names_of(row), leaderboard=board)
+        seq = read_models.ladder_seq(connection, row["id"], at)
+        rated = read_models.ladder_ratings_at(connection, row["id"], seq)
+        records, pairs = read_models.ladder_at(connection, row["id"], at)
+        gone = read_models.ladder_retired_by(connection, row["id"], at)
+    rating = league.model(row)
+    # The versions there were then (submitted before that game), each active then unless a retire event or a newer
+    # version of its name had come by then: what the leaderboard listed then, whatever was submitted or retired since.
+    present = [e for e in rows.entries(ledger, row["id"], active_only=False)
+               if e["id"] in rated or e["joined_after"] < seq or e["joined_after"] == 0]
+    newest = {e["name"]: e["version"] for e in sorted(present, key=lambda e: e["version"])}
+    listed = []
+    for entry in present:
+        status = "active" if entry["version"] == newest[entry["name"]] and entry["id"] not in gone else "retired"
+        if status != "active" and not retired:
+            continue
+        then = rated.get(entry["id"])
+        if then is None:  # it had not played yet: its first rating (its rating now, if it still has not)
+            then = (entry["rating"], entry["sigma"], 0) if entry["games"] == 0 else (*rating.start(None), 0)
+        listed.append({**entry, "status": status, "rating": then[0], "sigma": then[1], "games": then[2],
+                       "shown": league.leaderboard_rating({"rating": then[0], "sigma": then[1]})})
+    listed.sort(key=lambda e: (-e["shown"], e["name"], e["version"]))
+    labels = {e["id"]: f"{e['name']} v{e['version']}" if retired else e["name"] for e in listed}
+    if row["rating"] == league.OPENSKILL:
+        margins = {e["id"]: 1.96 * e["sigma"] for e in listed}
+    else:
+        se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},
+                                                league.met(ledger, row, labels, pairs))
+        margins = {e["id"]: 1.96 * se[labels[e["id"]]] for e in listed}
+    openskill = row["rating"] == league.OPENSKILL
+    # A ladder with divisions labels each row with the division its bot holds now: membership as of an earlier game
+    # is not rebuilt here (docs/web.md).
+    standings = league.placed(ledger, row, league._ranged([
+        league.Standing(position, e["name"], e["version"], e["shown"], margins[e["id"]], e["games"],
+                        e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"],
+                        records.get(e["id"], {}).get("forfeits", 0), e["rating"] if openskill else None,
+                        e["sigma"] if openskill else None)
+        for position, e in enumerate(listed, start=1)]), {(e["name"], e["version"]): e["id"] for e in listed})
+    with ledger.read() as connection:
+        points = {(e["name"], e["version"]): [(point["number"], shown_rating(point)) for point in
+                                              read_models.ladder_history(connection, e["id"], SPARKLINE, seq)]
+                  for e in listed}
+    board = leader_rows(ledger, row, standings, {(e["name"], e["version"]): e for e in listed}, records, points)
+    return summarized(ledger, row, at, board)
 
 
 def record_of(record: dict, players: int) -> dict:
@@ -147,15 +231,86 @@ def board(shown: models.Ladder, order: lists.Order, words: str | None, division:
     return shown.model_copy(update={"leaderboard": lists.ordered(found, order, _value)})
 
 
-def head_to_head(site: Site, name: str, tag: str, best: int | None = None) -> models.HeadToHead:
-    """Every pair of the ladder's bots (``best``: of its best-ranked only, a page's table): their score against
-    each other over its rated games (voids left out), from its read models, once per ETag."""
+def as_of(site: Site, name: str, tag: str, at: int | None, retired: bool = False) -> models.Ladder:
+    """The ladder as of its game ``at`` (None, or past its latest: as it is), once per ETag and game."""
+    now = cached(site, name, tag, retired)
+    if at is None or at >= now.at:
+        return now
+    return site.caches["standings"].get(("ladder-at", name, tag, at, retired),
+                                        lambda: ladder_at(site.ledger, name, at, retired))
+
+
+UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def window(ledger: Ledger, name: str, at: int, since: str | None) -> int | None:
+    """The ladder game rank movement compares with: ``since`` (N) games before ``at``, or the latest game stored
+    at least ``since`` (90m, 24h, 7d, 2w) ago, never after ``at``; None for no window."""
+    if not since:
+        return None
+    count, unit = re.fullmatch(r"(\d+)([mhdw]?)", since).groups()
+    if not unit:
+        return max(0, at - int(count))
+    try:
+        cutoff = (datetime.now(UTC) - timedelta(**{UNITS[unit]: int(count)})).isoformat(timespec="seconds")
+    except OverflowError:  # before the year 1: before every game
+        return 0
+    with ledger.read() as connection:
+        return min(at, read_models.ladder_number_before(connection, rows.get(ledger, name)["id"], cutoff))
+
+
+def moved(ledger: Ledger, name: str, shown: models.Ladder, then: int) -> models.Ladder:
+    """``shown`` with each row's rank_change since the ladder's game ``then``: its rank then among the rows that
+    had a rating then (ladder_ratings: each entry's latest rating at a game numbered <= ``then``), ordered as the
+    leaderboard orders, minus its rank now; None for a row that had not played by then."""
+    ladder_id = rows.get(ledger, name)["id"]
+    ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, ladder_id, active_only=False)}
+    with ledger.read() as connection:
+        seq = read_models.ladder_seq(connection, ladder_id, then)
+        rated = read_models.ladder_ratings_at(connection, ladder_id, seq)
+    value = {key: league.leaderboard_rating({"rating": rated[entry][0], "sigma": rated[entry][1]})
+             for key, entry in ids.items() if entry in rated}
+    before = sorted((key for key in ((r.bot, r.version) for r in shown.leaderboard) if key in value),
+                    key=lambda key: (-value[key], key[0], key[1]))
+    ranks = {key: rank for rank, key in enumerate(before, start=1)}
+    return shown.model_copy(update={"moved_since": then, "leaderboard": [
+        r.model_copy(update={"rank_change": ranks[(r.bot, r.version)] - r.rank if (r.bot, r.version) in ranks
+                             else None}) for r in shown.leaderboard]})
+
+
+def view(site: Site, name: str, tag: str, at: int | None, since: str | None, retired: bool = False
+         ) -> tuple[models.Ladder, str]:
+    """The ladder as of ``at`` with its rank movement over ``since``, and its ETag (``tag``, and the game a
+    time window starts after: it moves with the clock, not only with games)."""
+    shown = as_of(site, name, tag, at, retired)
+    then = window(site.ledger, name, shown.at, since)
+    if then is None:
+        return shown, tag
+    return (site.caches["standings"].get(("moved", name, tag, shown.at, then, retired),
+                                         lambda: moved(site.ledger, name, shown, then)),
+            f"{tag}-since-{then}")
+
+
+def paged(shown: models.Ladder, offset: int, limit: int | None) -> models.Ladder:
+    """The page of ``shown``'s (ordered, searched) rows at ``offset``: ``limit`` of them (None: all)."""
+    found = len(shown.leaderboard)
+    end = found if limit is None else offset + limit
+    return shown.model_copy(update={"leaderboard": shown.leaderboard[offset:end], "found": found, "offset": offset,
+                                    "limit": limit, "next": end if end < found else None})
+
+
+def head_to_head(site: Site, name: str, tag: str, best: int | None = None, offset: int = 0,
+                 limit: int | None = None) -> models.HeadToHead:
+    """Pairs of the ladder's bots (``best``: among its best-ranked only, a page's table; else the rows from
+    ``offset``, ``limit`` of them, against every opponent): their score against each other over its rated games
+    (voids left out), from its read models, reading only those rows, once per ETag."""
     def work() -> models.HeadToHead:
         # A page's table ranks the active bots; the API's names every bot that played, retired versions too.
         bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=best is None).leaderboard))
-        return lists.head_to_head(site.ledger, rows.get(site.ledger, name)["id"], bots[:best], best is not None)
+        return lists.head_to_head(site.ledger, rows.get(site.ledger, name)["id"], bots[:best], best is not None,
+                                  offset, limit)
 
-    return site.caches["standings"].get(("head-to-head", name, tag, best), work)
+    return site.caches["standings"].get(("head-to-head", name, tag, best, offset, limit), work)
 
 
 def games(site: Site, name: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
@@ -176,13 +331,15 @@ def list_ladders(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.Lad
 @api.get("/{name}", response_model=models.Ladder, summary="A ladder and its leaderboard",
          responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
 def get_ladder(name: str, request: Request, response: Response, site: SiteDep, retired: bool = False,
-               sort: Sort = None, order: Direction = None, q: Search = None, division: DivisionQuery = None):
-    tag = etag(site.ledger, name) + ("-all" if retired else "")
+               sort: Sort = None, order: Direction = None, q: Search = None, at: At = None, since: Since = None,
+               offset: RowOffset = 0, limit: RowLimit = None, division: DivisionQuery = None):
+    chosen = lists.Order.of(sort, order, COLUMNS)
+    shown, tag = view(site, name, etag(site.ledger, name) + ("-all" if retired else ""), at, since, retired)
     if (same := unchanged(request, tag)) is not None:
         return same
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-cache"
-    return board(cached(site, name, tag, retired), lists.Order.of(sort, order, COLUMNS), q, division)
+    return paged(board(shown, chosen, q, division), offset, limit)
 
 
 EXPORTED = ("rank", "rank_low", "rank_high", "tied", "bot", "owner", "version", "rating", "margin", "mu", "sigma",
@@ -212,9 +369,11 @@ def ladder_games(name: str, site: SiteDep, paging: PagingDep, bot: BotQuery = No
 
 
 @api.get("/{name}/head-to-head", response_model=models.HeadToHead,
-         summary="Every pair of a ladder's bots: their score against each other and how many games they met in")
-def ladder_head_to_head(name: str, site: SiteDep) -> models.HeadToHead:
-    return head_to_head(site, name, etag(site.ledger, name))
+         summary="Pairs of a ladder's bots (a page of rows with offset and limit, each against every opponent): their "
+                 "score against each other and how many games they met in")
+def ladder_head_to_head(name: str, site: SiteDep, offset: RowOffset = 0, limit: H2hLimit = None
+                        ) -> models.HeadToHead:
+    return head_to_head(site, name, etag(site.ledger, name), None, offset, limit)
 
 
 @api.get("/{name}/bots/{bot:path}/history", response_model=list[models.HistoryPoint],
@@ -227,17 +386,31 @@ def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPo
 
 @pages.get("/ladders/{name}", response_class=HTMLResponse, summary="A ladder's page")
 def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
-                q: Search = None, offset: LatestOffset = 0, division: DivisionQuery = None):
+                q: Search = None, offset: LatestOffset = 0, at: At = None, since: Since = None, start: PageStart = 0,
+                limit: PageLimit = PAGE_ROWS, division: DivisionQuery = None):
     tag = etag(site.ledger, name)
-    chosen = lists.Order.of(sort, order, COLUMNS)
     shown = cached(site, name, tag)
     return render(request, "ladder.html", {
-        "ladder": board(shown, chosen, q, division), "etag": tag, "division": division or "", "order": chosen,
-        "q": q or "", "everyone": shown,
+        **leaderboard_context(request, site, name, tag, sort, order, q, at, since, start, limit, division),
+        "everyone": shown,
         "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
         "head_to_head": head_to_head(site, name, tag, MATRIX_BOTS),
-        "games": games(site, name, lists.Filter(), offset, RECENT_GAMES),
-        "query": lambda **changes: query(request, **changes)})
+        "games": games(site, name, lists.Filter(), offset, RECENT_GAMES)})
+
+
+def leaderboard_context(request: Request, site: Site, name: str, tag: str, sort: str | None, order: str | None,
+                        q: str | None, at: int | None, since: str | None, start: int, limit: int,
+                        division: str | None = None) -> dict:
+    """What a page's leaderboard (leaderboard.html) is drawn from: a page of its rows as of ``at``, with their
+    movement (over the page's default window when none is chosen: an empty ``since`` is none), and every row
+    in the same order (``whole``: the signed-in owner's bots, wherever they are, and the page each is on)."""
+    chosen = lists.Order.of(sort, order, COLUMNS)
+    window_ = PAGE_SINCE if since is None else since
+    shown, tag = view(site, name, tag, at, window_)
+    whole = board(shown, chosen, q, division)
+    return {"ladder": paged(whole, start, limit), "whole": whole, "etag": tag, "order": chosen, "q": q or "",
+            "division": division or "",
+            "since": window_, "query": lambda **changes: query(request, **changes)}
 
 
 @pages.get("/ladders/{name}/games", response_class=HTMLResponse, summary="A ladder's games (paged, filtered)")
@@ -255,12 +428,10 @@ def ladder_games_page(name: str, request: Request, site: SiteDep, paging: Paging
 @pages.get("/ladders/{name}/leaderboard", response_class=HTMLResponse, summary="A ladder's leaderboard (a fragment)",
            responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
 def leaderboard(name: str, request: Request, site: SiteDep, sort: PageSort = None, order: PageOrder = None,
-                q: Search = None, division: DivisionQuery = None):
-    tag = etag(site.ledger, name)
-    if (same := unchanged(request, tag)) is not None:
+                q: Search = None, at: At = None, since: Since = None, start: PageStart = 0,
+                limit: PageLimit = PAGE_ROWS, division: DivisionQuery = None):
+    shown = leaderboard_context(request, site, name, etag(site.ledger, name), sort, order, q, at, since, start, limit,
+                                division)
+    if (same := unchanged(request, shown["etag"])) is not None:
         return same
-    chosen = lists.Order.of(sort, order, COLUMNS)
-    return render(request, "leaderboard.html", {"ladder": board(cached(site, name, tag), chosen, q, division),
-                                                "order": chosen, "division": division or "",
-                                                "q": q or "", "query": lambda **changes: query(request, **changes)},
-                  headers={"ETag": tag, "Cache-Control": "no-cache"})
+    return render(request, "leaderboard.html", shown, headers={"ETag": shown["etag"], "Cache-Control": "no-cache"})

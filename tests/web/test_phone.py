@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import httpx
 import pytest
 
 from tests.browser import expect
+from tests.tournaments.test_divisions import make as divided
+from tests.tournaments.test_divisions import play as play_divided
 from tests.web.league import LADDER, TOURNAMENT, TRIO
 from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT
@@ -144,6 +147,25 @@ def test_an_owners_page_and_a_bots_battles_keep_their_essentials_on_screen(leagu
                 ("bots/random_bot?opponent=twin-a&seat=0", {"table.games": ["game", "seats: bot (place)"]})):
             page = open_page(base + path, width=width, height=900, allowed=(base,))
             check_fits(page, width, essentials)
+            page.close()
+    finally:
+        stop(process)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_ladder_in_divisions_keeps_its_essentials_on_screen(tmp_path, open_page, width):
+    """A ladder in divisions (each row labelled with its division, the boss marked, the links to each division
+    above the table), whole and filtered to one division, at 1280 and 390 px: rank, bot and rating on screen, no
+    sideways scroll."""
+    ledger, specs = divided(tmp_path, [("lose", "bronze")])
+    play_divided(ledger, specs, ("win", "lose"), 11, "b")
+    ledger.close()
+    process, base = start(SimpleNamespace(path=tmp_path / "league.db"))
+    try:
+        for path in ("ladders/divided", "ladders/divided?division=bronze"):
+            page = open_page(base + path, width=width, height=900, allowed=(base,))
+            expect(page.locator("table.leaderboard small.division").first).to_be_visible()
+            check_fits(page, width, {"table.leaderboard": ["#", "bot", "rating"]})
             page.close()
     finally:
         stop(process)

@@ -199,14 +199,15 @@ def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
 def entries(ledger: Ledger, ladder_id: int, active_only: bool = True) -> list[dict[str, Any]]:
     """Entries with their bot's content hash and archive entry point, best rating first."""
     query = ("SELECT e.id, e.name, e.version, e.status, e.rating, e.games, e.bot_id, b.content_hash, b.kind, "
-             "e.submitted_at, e.sigma, e.joined_after FROM ladder_entries e JOIN bots b ON b.id = e.bot_id "
+             "e.submitted_at, e.sigma, e.joined_after, e.language, e.description FROM ladder_entries e "
+             "JOIN bots b ON b.id = e.bot_id "
              "WHERE e.ladder_id = ?")
     if active_only:
         query += " AND e.status = 'active'"
     with ledger.read() as connection:
         rows = connection.exec_driver_sql(query + " ORDER BY e.rating DESC, e.name, e.version", (ladder_id,))
         keys = ("id", "name", "version", "status", "rating", "games", "bot_id", "content_hash", "kind",
-                "submitted_at", "sigma", "joined_after")
+                "submitted_at", "sigma", "joined_after", "language", "description")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
@@ -221,13 +222,15 @@ def archive(ledger: Ledger, bot_id: int) -> tuple[str, bytes]:
 
 
 def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: str, entry_point: str,
-           files: bytes, start: Start = elo_start, owner_id: int | None = None) -> Submitted:
+           files: bytes, start: Start = elo_start, owner_id: int | None = None, language: str | None = None,
+           description: str | None = None) -> Submitted:
     """List a bot version: same content is a no-op; new content retires the name's older versions.
 
     ``owner_id``: the owner whose upload this is (the name must be theirs, ledger.owners.claim); None:
     the operator's, under a name no owner holds or reads alike (owners.NameTaken otherwise).
     The version's first rating is ``start`` of its predecessor's rating as it stands now, and the
-    ladder's last game seq is kept with it, so a rebuild starts it at the same point of the fold."""
+    ladder's last game seq is kept with it, so a rebuild starts it at the same point of the fold.
+    ``language`` and ``description`` are shown with it (revision 0017)."""
     with ledger.write() as connection:
         if owner_id is None:
             owners.check_operators_name(connection, name)
@@ -254,8 +257,10 @@ def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: s
             "SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?", (ladder_id,)).scalar()
         entry_id = connection.exec_driver_sql(
             "INSERT INTO ladder_entries (ladder_id, bot_id, name, version, status, rating, games, submitted_at, "
-            "sigma, joined_after) VALUES (?, ?, ?, ?, 'active', ?, 0, ?, ?, ?) RETURNING id",
-            (ladder_id, bot_id, name, latest + 1, rating, now(), sigma, joined_after)).scalar_one()
+            "sigma, joined_after, language, description) VALUES (?, ?, ?, ?, 'active', ?, 0, ?, ?, ?, ?, ?) "
+            "RETURNING id",
+            (ladder_id, bot_id, name, latest + 1, rating, now(), sigma, joined_after, language,
+             description)).scalar_one()
         return Submitted(entry_id, name, latest + 1, True, retired)
 
 

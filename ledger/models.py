@@ -173,6 +173,10 @@ class LadderEntry(SQLModel, table=True):
     submitted_at: str
     sigma: float | None = Field(default=None, description="OpenSkill's sigma (None for Elo)")
     joined_after: int = Field(default=0, description="the ladder's last game seq when this version was submitted")
+    language: str | None = Field(default=None, description="what the version is written in, as tourney told it when "
+                                 "it was listed (None: listed before revision 0017)")
+    description: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
+                                    description="its author's words on it (revision 0017)")
 
 
 class BotArchive(SQLModel, table=True):
@@ -363,6 +367,8 @@ class Submission(SQLModel, table=True):
     diagnosis: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
                                   description="a refused bot's traceback or last stderr lines, for its owner "
                                               "(added with revision 0014)")
+    description: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
+                                    description="its author's words on the bot, listed with it (revision 0017)")
 
 
 class ValidationGame(SQLModel, table=True):

@@ -33,7 +33,7 @@ NEVER_FINISHED = ("its validation was started {attempts} times and never finishe
                   "died or failed for its machine's fault each time): it is not tried again")
 
 COLUMNS = ("id", "ladder_id", "owner_id", "name", "filename", "entry_point", "status", "reason", "entry_id",
-           "created_at", "claimed_at", "decided_at", "attempts")
+           "created_at", "claimed_at", "decided_at", "attempts", "description")
 _SELECT = f"SELECT {', '.join('s.' + column for column in COLUMNS)}, l.name, o.name FROM submissions s " \
           "JOIN ladders l ON l.id = s.ladder_id JOIN owners o ON o.id = s.owner_id"
 
@@ -43,15 +43,15 @@ class UnknownSubmission(LedgerError):
 
 
 def add(ledger: Ledger, ladder_id: int, owner_id: int, name: str, filename: str, entry_point: str,
-        upload: bytes) -> int:
+        upload: bytes, description: str | None = None) -> int:
     """Queue an upload under ``name`` for the owner, claiming the name in the same transaction
-    (NameTaken if it is not theirs to use). Returns the submission's id."""
+    (NameTaken if it is not theirs to use), with its author's ``description``. Returns the submission's id."""
     with ledger.write() as connection:
         owners.claim(connection, name, owner_id)
         return connection.exec_driver_sql(
-            "INSERT INTO submissions (ladder_id, owner_id, name, filename, entry_point, upload, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (ladder_id, owner_id, name, filename, entry_point, upload, PENDING, now())).scalar_one()
+            "INSERT INTO submissions (ladder_id, owner_id, name, filename, entry_point, upload, status, created_at, "
+            "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (ladder_id, owner_id, name, filename, entry_point, upload, PENDING, now(), description)).scalar_one()
 
 
 def count_since(ledger: Ledger, owner_id: int, since: datetime) -> int:

@@ -71,6 +71,12 @@ class LeaderRow(BaseModel):
     division: str | None = Field(default=None, description="its division, on a ladder with divisions (docs/ladders.md, "
                                  "divisions); None on a ladder without")
     boss: bool = Field(default=False, description="it guards its division: to leave it upwards a bot must pass it")
+    language: str | None = Field(default=None, description="what this version is written in, as tourney told it when "
+                                 "it was listed (Python, JavaScript, shell, compiled, ...; null: listed before tourney "
+                                 "told)")
+    description: str | None = Field(default=None, description="its author's line on this version")
+    submitted_at: str | None = Field(default=None, description="when this version was submitted: the bot's last "
+                                     "submission (UTC, ISO 8601)")
     history: list[float] = Field(default_factory=list, description="its rating after each of its ladder games")
     history_games: list[int] = Field(default_factory=list, description="the number of each of those games on this "
                                                                        "ladder (1 is the ladder's first game)")
@@ -189,6 +195,9 @@ class Entry(BaseModel):
     submitted_at: str
     mu: float | None = Field(default=None, description="OpenSkill's mean (openskill ladders only)")
     sigma: float | None = Field(default=None, description="OpenSkill's uncertainty (openskill ladders only)")
+    language: str | None = Field(default=None, description="what this version is written in (null: listed before "
+                                 "tourney told)")
+    description: str | None = Field(default=None, description="its author's line on this version")
 
 
 class Bot(BaseModel):
@@ -260,6 +269,7 @@ class Submission(BaseModel):
                                   "traceback or last stderr lines): in the answer to its owner's token only")
     validation_games: list[ValidationGame] = Field(default_factory=list, description="the games it played to be "
                                                    "validated, kept for its owner (never ladder games)")
+    description: str | None = Field(default=None, description="its author's words on the bot, listed with it")
 
 
 class Owner(BaseModel):

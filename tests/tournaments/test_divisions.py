@@ -379,7 +379,7 @@ def test_revision_0016_upgrades_a_ladder_from_0015_and_keeps_its_events_append_o
             raw.cursor().execute(backend.sql(statement), parameters)
         raw.commit()
     ledger = Ledger(backend.url)
-    assert ledger.current() == "0016"
+    assert ledger.current() >= "0016"  # the head: later revisions add to it
     ladder = rows.get(ledger, "old")
     assert ladder["divisions"] is None and membership.keeper(ladder) is None
     assert [s.division for s in league.standings(ledger, "old", include_retired=True)] == [None]

@@ -301,3 +301,41 @@ def _own_file(folder: Path, part: str) -> str | None:
     if not os.path.lexists(named) or named.is_dir():
         return None
     return written
+
+
+LANGUAGES = {"python": "Python", "pypy": "Python", "node": "JavaScript", "nodejs": "JavaScript", "deno": "JavaScript",
+             "bun": "JavaScript", "bash": "shell", "sh": "shell", "dash": "shell", "zsh": "shell", "ruby": "Ruby",
+             "perl": "Perl", "php": "PHP", "lua": "Lua", "java": "Java", "Rscript": "R", "julia": "Julia"}
+"""Interpreters a program's command (or its #! line) starts, by name without a version ("python3.11": python)."""
+SUFFIX_LANGUAGES = {".py": "Python", ".js": "JavaScript", ".mjs": "JavaScript", ".sh": "shell", ".bash": "shell",
+                    ".rb": "Ruby", ".pl": "Perl", ".php": "PHP", ".lua": "Lua", ".jar": "Java", ".R": "R",
+                    ".jl": "Julia"}
+
+
+def language(spec: BotSpec) -> str:
+    """What a bot is written in, as a leaderboard shows it (the author never has to say): a Python bot's "Python"; a
+    program's from the interpreter its command starts (`node bot.js`: JavaScript), else from its file: a #! line
+    names the interpreter, an ELF binary is "compiled", a name ending .sh is shell; "program" when nothing tells."""
+    if spec.kind != PROGRAM:
+        return "Python"  # a Python bot, or tourney's builtin one
+    if not spec.command:
+        return "program"
+    first = spec.command[0]
+    named = LANGUAGES.get(re.sub(r"[\d.]+$", "", Path(first).name))
+    if named is not None:
+        return named
+    try:
+        with (Path(spec.cwd) / first).open("rb") as file:
+            head = file.read(256)
+    except OSError:
+        head = b""
+    if head.startswith(b"\x7fELF"):
+        return "compiled"
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
+        words = [word for word in words[1:] if not word.startswith("-")] if words and Path(words[0]).name == "env" \
+            else words[:1]
+        named = LANGUAGES.get(re.sub(r"[\d.]+$", "", Path(words[0]).name)) if words else None
+        if named is not None:
+            return named
+    return SUFFIX_LANGUAGES.get(Path(first).suffix, "program")

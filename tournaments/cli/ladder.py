@@ -185,6 +185,9 @@ def submit(
     path: Annotated[Path, typer.Argument(help="A Python bot file, an executable, or a .bot.json manifest.")],
     as_name: Annotated[str | None, typer.Option("--as", help="The bot's name on the ladder (default: file name).")]
     = None,
+    description: Annotated[str | None, typer.Option(
+        "--description", help="A line on the bot, shown with it on the leaderboard and its page (200 characters at "
+                              "most).")] = None,
     move_time: MoveTime = 1.0,
     time_bank: TimeBank = 5.0,
     cpu_seconds: CpuSeconds = DEFAULTS.cpu_seconds,
@@ -203,7 +206,8 @@ def submit(
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     console = terminal.console()
     result = league.submit(ledger, name, path, as_name, limits, say=lambda line: console.print(Text(line),
-                                                                                              soft_wrap=True))
+                                                                                              soft_wrap=True),
+                           description=description)
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
     else:

@@ -33,7 +33,7 @@ from ledger import read_models
 from ledger.store import Ledger
 from replays import facts, projections
 from tournaments.bots.diagnosis import Diagnosis
-from tournaments.bots.discovery import describe, read_files
+from tournaments.bots.discovery import describe, language, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
 from tournaments.ladder import divisions, matchmaking, membership
 from tournaments.play.runner import Job, Spec
@@ -256,14 +256,21 @@ def runnable(name: str, content_hash: str, directory: Path, entry_point: str) ->
     return BotSpec(name, spec.kind, spec.path, content_hash, ("*",), spec.command, str(directory), spec.files)
 
 
+DESCRIPTION_CHARS = 200
+"""The most an author may say of a bot version (plain text; the pages escape it)."""
+
+
 def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits,
            owner_id: int | None = None, say: Callable[[str], None] | None = None,
-           played: list[tuple[Any, int]] | None = None) -> rows.Submitted:
+           played: list[tuple[Any, int]] | None = None, description: str | None = None) -> rows.Submitted:
     """Validate a submission in games against random, then list it; LadderError if it fails. ``owner_id``:
     the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
     owner_rows.NameTaken, before any game). ``say`` is told a line as validation starts and as each of its
-    games ends; ``played``, when given, gets each validation game (as validate's)."""
+    games ends; ``played``, when given, gets each validation game (as validate's). It is listed with what it is
+    written in (discovery.language) and its author's ``description``."""
     ladder = rows.get(ledger, ladder_name)
+    if description is not None and len(description) > DESCRIPTION_CHARS:
+        raise LadderError(f"a bot's description is at most {DESCRIPTION_CHARS} characters, not {len(description)}")
     spec, entry_point, files = package(path)
     name = as_name or spec.name
     if spec.plays(ladder["game"]) is False:
@@ -275,7 +282,7 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
     validate(ladder, candidate, limits, say, played)
     return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
-                       model(ladder).start, owner_id)
+                       model(ladder).start, owner_id, language(spec), description)
 
 
 def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Callable[[str], None] | None = None,

@@ -83,7 +83,8 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
         try:
             checked = uploads.check(row["filename"], upload, row["entry_point"])
             path = uploads.unpack(checked, Path(folder))
-            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say, played)
+            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say, played,
+                                   row["description"])
         except (KeyboardInterrupt, SystemExit):
             queue.release(ledger, row["id"])  # stopping: another worker takes it at once
             raise

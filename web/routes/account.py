@@ -31,7 +31,15 @@ from web.deps import Paging, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 from web.routes import bots, ladders
 from web.routes.games import replay_response
-from web.routes.submissions import NOT_EMPTY, accept, owned_submission, retire_bot, shown, validation_log
+from web.routes.submissions import (
+    NOT_EMPTY,
+    Described,
+    accept,
+    owned_submission,
+    retire_bot,
+    shown,
+    validation_log,
+)
 
 pages = APIRouter(tags=["account"])
 
@@ -161,10 +169,10 @@ async def submit(request: Request, site: SiteDep, paging: PagingDep,
                                                   json_schema_extra=NOT_EMPTY)],
                  bot: Annotated[str | None, Form(max_length=200, description="its name (default: the file's)")] = None,
                  entry: Annotated[str | None, Form(max_length=200, description="in a zip, the file to start")] = None,
-                 csrf: Csrf = None):
+                 description: Described = None, csrf: Csrf = None):
     owner = sessions.changing(request, csrf)
     try:
-        row = await accept(site, owner, ladder, file, bot, entry)
+        row = await accept(site, owner, ladder, file, bot, entry, description)
     except HTTPException as error:
         return _account(request, site, owner, paging, error)
     return RedirectResponse(f"/account/submissions/{row['id']}", status_code=303)

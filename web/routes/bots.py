@@ -69,7 +69,8 @@ def bot(ledger: Ledger, name: str, viewer: dict | None = None, mine: bool = Fals
                 entries.append(models.Entry(ladder=ladder["name"], version=entry["version"],
                                             content_hash=entry["content_hash"], status=entry["status"],
                                             rating=shown_rating(entry), games=entry["games"],
-                                            submitted_at=entry["submitted_at"],
+                                            submitted_at=entry["submitted_at"], language=entry["language"],
+                                            description=entry["description"],
                                             mu=None if entry["sigma"] is None else round(entry["rating"], 2),
                                             sigma=None if entry["sigma"] is None else round(entry["sigma"], 2)))
     return models.Bot(name=name, owner=owner, entries=entries,

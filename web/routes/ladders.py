@@ -144,6 +144,8 @@ def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], ent
             provisional=standing.provisional, mu=None if standing.mu is None else round(standing.mu, 2),
             sigma=None if standing.sigma is None else round(standing.sigma, 2),
             status=standing.status, division=standing.division, boss=standing.boss,
+            language=entries[key].get("language"), description=entries[key].get("description"),
+            submitted_at=entries[key].get("submitted_at"),
             history=[rating for _number, rating in points[key]],
             history_games=[number for number, _rating in points[key]]))
     return board
@@ -343,7 +345,8 @@ def get_ladder(name: str, request: Request, response: Response, site: SiteDep, r
 
 
 EXPORTED = ("rank", "rank_low", "rank_high", "tied", "bot", "owner", "version", "rating", "margin", "mu", "sigma",
-            "score", "wins", "draws", "losses", "games", "forfeits", "last_played", "provisional", "status")
+            "score", "wins", "draws", "losses", "games", "forfeits", "last_played", "provisional", "status", "language",
+            "description", "submitted_at")
 """The columns of a leaderboard's CSV export, in order: the API's row fields but its rating histories."""
 
 

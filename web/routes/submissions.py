@@ -27,6 +27,9 @@ from web.deps import LedgerDep, OwnerDep, PagingDep, Site, SiteDep, WritableDep
 api = APIRouter(prefix="/api", tags=["submissions"])
 
 NOT_EMPTY = {"minLength": 1}
+Described = Annotated[str | None, Form(max_length=league.DESCRIPTION_CHARS, description=(
+    "A line on the bot, shown with it on the leaderboard and its page (plain text, at most "
+    f"{league.DESCRIPTION_CHARS} characters)."))]
 """An upload has at least one byte (an empty one is refused, 422, as the schema says)."""
 AUTH = {401: {"description": "no valid API token"}, 429: {"description": "rate limit reached"}}
 
@@ -36,7 +39,7 @@ def shown(row: dict[str, Any]) -> models.Submission:
 
 
 async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: UploadFile, bot: str | None,
-                 entry: str | None) -> dict[str, Any]:
+                 entry: str | None, description: str | None = None) -> dict[str, Any]:
     """Check an upload and queue it for validation (the API's and the account page's): its row, or an
     HTTPException saying what is wrong (404 no ladder, 429 too many this hour, 413 too large, 422 not a bot,
     403 a name that is another's)."""
@@ -55,7 +58,7 @@ async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: Up
         raise HTTPException(422, str(error)) from None
     try:
         submission = queue.add(site.ledger, ladder["id"], owner["id"], bot_name, checked.filename,
-                               checked.entry_point, data)
+                               checked.entry_point, data, description or None)
     except owner_rows.NameTaken as error:
         raise HTTPException(403, str(error)) from None
     return queue.get(site.ledger, submission)
@@ -102,8 +105,9 @@ async def submit(
     = None,
     entry: Annotated[str | None, Form(description="In a zip, the file to start (default: its only .bot.json, "
                                                   "else its only .py, at the top).")] = None,
+    description: Described = None,
 ) -> JSONResponse:
-    row = await accept(site, owner, name, file, bot, entry)
+    row = await accept(site, owner, name, file, bot, entry, description)
     # A path, not a URL: behind a TLS proxy this server may not know its public scheme and host.
     return JSONResponse(shown(row).model_dump(), status_code=202,
                         headers={"Location": request.app.url_path_for("get_submission", submission_id=row["id"])})

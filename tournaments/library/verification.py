@@ -82,8 +82,8 @@ def verify(paths: Sequence[str | Path] = (), *, db: str | Ledger | None = None, 
                 raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
             ledger = (db if db is not None and not isinstance(db, str | Path)
                       else Ledger(None if db is None else str(db), read_only=True))
-            # jobs=0 and no pool: every game verified in this process, on this connection
-            return verify_ledger(ledger, tournament, ladder, trusted, None if opened and jobs == 0 else pool, tell)
+            here = opened is not None and jobs == 0  # no pool given, jobs=0: every game verified on this connection
+            return verify_ledger(ledger, tournament, ladder, trusted, None if here else pool, tell)
         if not paths:
             raise logfmt.LogError("name log files or directories, or --db")
         return verify_paths([Path(path) for path in paths], trusted, pool, tell)

@@ -188,3 +188,25 @@ def test_importing_tournaments_imports_no_database_until_a_call_is_named():
             "assert 'ledger.store' in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_ctrl_c_while_playing_is_an_interrupted_that_counts_what_was_stored(tmp_path, monkeypatch):
+    """Ctrl-C in the store loop (tournaments.play.runner.execute, as test_cli_frictions.py stops it) reaches the
+    caller as Interrupted, a KeyboardInterrupt naming the games stored and the total; resume=True finishes it."""
+    from tournaments.library.runs import Interrupted
+    from tournaments.play import runner
+
+    folder = make_folder(tmp_path, good=2)
+    db = str(tmp_path / "t.db")
+    real = runner.execute
+
+    def stopped(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "execute", stopped)
+    with pytest.raises(Interrupted) as caught:
+        tournaments.run_tournament(folder, GAME, games=1, db=db, **QUIET)
+    assert isinstance(caught.value, KeyboardInterrupt)
+    assert (caught.value.name, caught.value.stored, caught.value.total) == ("bots-lemur-tails-seed1", 0, 2)
+    monkeypatch.setattr(runner, "execute", real)
+    assert tournaments.run_tournament(folder, GAME, games=1, db=db, resume=True, **QUIET).stored == 2

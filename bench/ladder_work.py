@@ -79,7 +79,7 @@ WHERE = {
     "read_models": ("ledger/read_models.py", "count"),
     "claim": ("ledger/matches.py", "claim"),
     "matchmaking": ("tournaments/ladder/league.py", "candidates"),
-    "play": ("tournaments/play/runner.py", "results"),
+    "play": ("tournaments/play/dispatch.py", "results"),
 }
 """Where a worker's wall time goes: storing a match (its transaction: the games, the ratings, the read models,
 and on PostgreSQL the server's work, which the worker waits for), of which the read models, claiming matches,

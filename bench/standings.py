@@ -20,9 +20,13 @@ cost, and the memory of `run` and `standings` at two sizes.
        report: games=N cpu_ratio=X          (lines over none; goal <= 1.2)
        memory: command=run games=N peak_rss_mb=X      (at both sizes)
 
-3. The peak RSS of `tourney standings` on the tournament of part 1 and on one a tenth its size:
+3. The peak RSS of `tourney standings` on the tournament of part 1 and on one a tenth its size, and of
+   `tourney replay verify --db --jobs 0 --quiet` on both (every game refolded in one process, its ids streamed
+   from the ledger; the bench's tournament has no plan of its own, so each game also fails the whole
+   tournament's plan check, one line each, and the command exits 1 after its summary):
 
        memory: command=standings games=N peak_rss_mb=X
+       memory: command=verify games=N peak_rss_mb=X
 
 Usage: python bench/standings.py [--keep DIR] [--bots 400] [--games 10000] [--report-games 10000]
 """
@@ -66,6 +70,23 @@ print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss, file=sys.stderr)
 """
 """`tourney` run in this process, which then tells its own CPU time and peak RSS (its workers are processes of
 their own, counted apart)."""
+
+
+VERIFIER = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+if done.returncode not in (0, 1) or b"verified " not in done.stdout:
+    sys.exit(f"error: replay verify failed (exit {done.returncode})")
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+"""`tourney replay verify` as a child, its peak RSS (KiB) told; exit 1 (a failed check) is a result here."""
+
+
+def verify_rss(path: Path) -> float:
+    """Peak RSS MiB of `tourney replay verify --db PATH --jobs 0 --quiet` (every game verified in that process)."""
+    out = subprocess.run([sys.executable, "-c", VERIFIER, sys.executable, "-m", "tournaments", "replay", "verify",
+                          "--db", str(path), "--jobs", "0", "--quiet"], check=True, capture_output=True, text=True)
+    return int(out.stdout.split()[-1]) / 1024
 
 
 def build(path: Path, bots: int, games: int, game: str = GAME, seed: str = "bench-standings") -> None:
@@ -161,6 +182,8 @@ def main() -> None:
     for games, path in sorted(sizes.items()):
         _wall, _cpu, rss = measured(sys.executable, "-m", "tournaments", "standings", "cup", "--db", str(path))
         print(f"memory: command=standings games={games} peak_rss_mb={rss:.0f}", flush=True)
+    for games, path in sorted(sizes.items()):
+        print(f"memory: command=verify games={games} peak_rss_mb={verify_rss(path):.0f}", flush=True)
     if args.no_report:
         return
 

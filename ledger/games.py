@@ -5,7 +5,7 @@ diagnoses are private to the bot's owner, who reads them on the web; nothing her
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ledger import sealing
@@ -148,3 +148,40 @@ def diagnoses_of_bot(ledger: Ledger, name: str, limit: int, offset: int) -> tupl
 
 def _marks(values: Sequence[Any]) -> str:
     return ", ".join("?" * len(values))
+
+
+PAGE = 1000
+"""Ids read at once by ``ids_in_order``: the most a reader of every game holds of them."""
+_ORDER = {
+    "all": ("SELECT id, created_at, id FROM games WHERE created_at > ? OR (created_at = ? AND id > ?) "
+            "ORDER BY created_at, id LIMIT ?"),
+    "tournament": ("SELECT id, COALESCE(game_key, ''), id FROM games WHERE tournament_id = ? AND "
+                   "(COALESCE(game_key, '') > ? OR (COALESCE(game_key, '') = ? AND id > ?)) "
+                   "ORDER BY COALESCE(game_key, ''), id LIMIT ?"),
+    "ladder": "SELECT game_id, seq FROM ladder_games WHERE ladder_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+}
+
+
+def ids_in_order(ledger: Ledger, tournament_id: int | None = None, ladder_id: int | None = None,
+                 page: int | None = None) -> Iterator[str]:
+    """Every stored game's id (of a tournament by key, of a ladder in the order it rated them; else every game,
+    oldest first: the orders of ``ledger.tournaments.game_ids``, ``ledger.ladders.game_ids`` and
+    ``Ledger.game_ids``), read ``page`` (default ``PAGE``) at a time after the last one read (keyset paging), each
+    page in a read of its own: a reader of every game holds a page of ids, never all of them, nor a read open while
+    it works."""
+    page = page or PAGE
+    if tournament_id is not None:
+        sql, after, scope = _ORDER["tournament"], ("", "", ""), (tournament_id,)
+    elif ladder_id is not None:
+        sql, after, scope = _ORDER["ladder"], (-1,), (ladder_id,)
+    else:
+        sql, after, scope = _ORDER["all"], ("", "", ""), ()
+    while True:
+        with ledger.read() as connection:
+            rows = connection.exec_driver_sql(sql, (*scope, *after, page)).all()
+        for row in rows:
+            yield row[0]
+        if len(rows) < page:
+            return
+        last = rows[-1]
+        after = (last[1],) if ladder_id is not None and tournament_id is None else (last[1], last[1], last[2])

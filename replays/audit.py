@@ -18,20 +18,24 @@ reported as open: what it holds so far is verified, its result cannot be.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
+from typing import TypeVar
 
 from ledger import closing
 from ledger.keys import fingerprint
 from ledger.store import Ledger, LedgerError
 from replays import archive, facts
 from replays import log as logfmt
-from replays.verify import Pool, Report, collector_paused, in_batches, verify_log
+from replays.verify import Report, collector_paused, verify_log
+from replays.verify_many import Pool, in_batches
 
 OK = "ok"
 OPEN = "open"
 FAIL = "FAIL"
 UNSIGNED = "unsigned (written before ledger keys)"
+Item = TypeVar("Item")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +52,34 @@ class Verdict:
         return f"game {self.game_id}"
 
 
-def stored_games(ledger: Ledger, game_ids: Sequence[str], trusted: bytes | None = None,
+WINDOW = 10_000
+"""Games handed to a pool at once: ids read from the ledger a page at a time are cut into windows of this many,
+so that neither the ids nor the verdicts finished out of order are ever held for every game (a window restarts a
+local pool's workers: at 10,000 games that costs well under a second of CPU in minutes of verifying)."""
+CHUNK = 200
+"""Games whose rows are read at once when verifying here."""
+
+
+def windows(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    """``items`` (read once, as they come) in lists of ``size``, the last one shorter."""
+    iterator = iter(items)
+    while window := list(islice(iterator, size)):
+        yield window
+
+
+def stored_games(ledger: Ledger, game_ids: Iterable[str], trusted: bytes | None = None,
                  pool: Pool | None = None) -> Iterator[Verdict]:
     """Verify each game of ``game_ids`` (see the module docstring), one verdict per game, in that order.
 
-    With ``pool``, batches of games are verified there at once, each batch by a worker that opens the
-    database itself (read-only): the same verdicts, in the same order.
+    ``game_ids`` is read once, as it goes (ledger.games.ids_in_order streams them from the ledger): what is held
+    at once is a window of ids and its verdicts, whatever the number of games. With ``pool``, batches of games are
+    verified there at once, each batch by a worker that opens the database itself (read-only): the same verdicts,
+    in the same order.
     """
     if pool is not None:
-        yield from in_batches(pool, functools.partial(verify_batch, ledger.reopen_url(), trusted), game_ids,
-                              (LedgerError,))
+        work = functools.partial(verify_batch, ledger.reopen_url(), trusted)
+        for window in windows(game_ids, WINDOW):
+            yield from in_batches(pool, work, window, (LedgerError,))
         return
     with ledger.read() as connection:
         key = ledger.key_row(connection)
@@ -67,12 +89,11 @@ def stored_games(ledger: Ledger, game_ids: Sequence[str], trusted: bytes | None 
             yield Verdict(game_id, FAIL, f"the ledger's key is {fingerprint(public)}, not the given key "
                                          f"{fingerprint(trusted)}")
         return
-    for start in range(0, len(game_ids), 200):
-        chunk = list(game_ids[start:start + 200])
+    for chunk in windows(game_ids, CHUNK):
         with ledger.read() as connection:
             stored = {game.game_id: game for game in closing.of_games(connection, chunk)}
         for game_id in chunk:
-            yield _one(ledger, stored[game_id], trusted, public, signs_from)
+            yield _one(ledger, stored.pop(game_id), trusted, public, signs_from)
 
 
 def verify_batch(url: str, trusted: bytes | None, game_ids: list[str]) -> list[Verdict]:

@@ -19,13 +19,11 @@ expected there and what was found.
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn
 
 from engines import registry
 from engines.base import CHANCE, SETUP, TERMINAL, Engine, EngineError, Event
@@ -378,25 +376,6 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@dataclass(slots=True)
-class Summary:
-    games: int = 0
-    events: int = 0
-    failures: int = 0
-    seconds: float = 0.0
-
-    def line(self) -> str:
-        rate = self.events / self.seconds if self.seconds > 0 else 0.0
-        verdict = "all passed" if not self.failures else f"{self.failures} FAILED"
-        games, events = ("game" if self.games == 1 else "games"), ("event" if self.events == 1 else "events")
-        return (f"verified {self.games} {games}, {self.events} {events} in {self.seconds:.2f} s "
-                f"({rate:,.0f} events/s): {verdict}")
-
-
-def clock() -> float:
-    return time.perf_counter()
-
-
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cycle collector off while one log is read and verified.
@@ -415,66 +394,6 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
-
-
-# -- verifying many logs, on every core ------------------------------------------------------
-
-
-class Pool(Protocol):
-    """Where batches of logs are verified (tournaments.play.executors' Local and Ray executors are ones)."""
-
-    @property
-    def capacity(self) -> int:
-        """How many batches it works on at once (0: one at a time, in this process)."""
-        ...
-
-    def imap(self, work: Callable[[Any], Any], items: Sequence[Any], describe: Callable[[Any], str] = repr,
-             passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[Any]:
-        """``work(item)`` for every item, the results in the items' order (whatever finished first)."""
-        ...
-
-
-Item = TypeVar("Item")
-MIN_PARALLEL = 100
-"""Fewer games than this make one batch: verified in this process by the local pool, since starting a
-worker process (its interpreter and imports, about 0.5 s of CPU) costs more than it would save."""
-BATCH = 64
-"""The most games one batch holds: a batch is a worker's unit of work (and of what is sent back)."""
-BATCHES_PER_WORKER = 4
-"""Up to this many batches per worker, so that one slow batch does not leave the others idle at the end."""
-
-
-def batches(items: Sequence[Item], capacity: int) -> list[list[Item]]:
-    """``items`` in order, cut into batches for a pool of ``capacity`` workers."""
-    if len(items) < MIN_PARALLEL:
-        return [list(items)] if items else []
-    size = min(BATCH, -(-len(items) // (BATCHES_PER_WORKER * max(capacity, 1))))
-    return [list(items[start:start + size]) for start in range(0, len(items), size)]
-
-
-def in_batches(pool: Pool, work: Callable[[list[Item]], list[Any]], items: Sequence[Item],
-               passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[Any]:
-    """``work`` over ``items`` in batches on ``pool``: each item's result, in the items' order."""
-    for results in pool.imap(work, batches(items, pool.capacity), _batch_name, passthrough):
-        yield from results
-
-
-def _batch_name(batch: list[Any]) -> str:
-    first = batch[0][0] if isinstance(batch[0], tuple) else batch[0]
-    return f"verifying {len(batch)} games from {first}"
-
-
-@dataclass(frozen=True, slots=True)
-class FileVerdict:
-    """What verifying one log file found: its report, or the one line of its failure; and what a manifest
-    of its folder checks it against (its game id, head and seed), where the file could be read."""
-
-    name: str
-    report: Report | None
-    failure: str | None = None
-    game_id: str | None = None
-    head: Any = None
-    seed: Any = None
 
 
 def read_file(path: str | Path) -> tuple[dict[str, Any], text_record.Rebuilt | None]:
@@ -497,32 +416,3 @@ def verify_read(log: dict[str, Any], rebuilt: text_record.Rebuilt | None, name: 
         if rebuilt is None:
             raise
         raise rebuilt.located(error) from None
-
-
-def verify_file(name: str, path: str | Path, public_key: bytes | None = None) -> FileVerdict:
-    """Read and verify one log file or text record (``name`` is how it is named in what is printed)."""
-    log: dict[str, Any] = {}
-    known = False  # whether a manifest can find the log by its game id (even one that fails to verify)
-    try:
-        with collector_paused():
-            log, rebuilt = read_file(path)
-            hash(log["game_id"])  # KeyError, or TypeError for an id no manifest could list
-            known = True
-            report = verify_read(log, rebuilt, name, public_key)
-    except (logfmt.LogError, KeyError, TypeError) as error:
-        report, failure = None, str(error)
-    else:
-        report.final, failure = None, None  # the last state is not sent back from a worker
-    if not known:
-        return FileVerdict(name, report, failure)
-    return FileVerdict(name, report, failure, log["game_id"], log.get("head"), log.get("seed"))
-
-
-def verify_files(public_key: bytes | None, files: list[tuple[str, str]]) -> list[FileVerdict]:
-    """One batch of (name, path) log files verified, in order (a worker's unit of work)."""
-    return [verify_file(name, path, public_key) for name, path in files]
-
-
-def verified_files(files: Sequence[tuple[str, str]], public_key: bytes | None, pool: Pool) -> Iterator[FileVerdict]:
-    """Every (name, path) log file verified on ``pool``, the verdicts in the files' order."""
-    return in_batches(pool, functools.partial(verify_files, public_key), files)

@@ -8,8 +8,10 @@ An example is a fenced block marked for this test:
   one ``bash -e`` script per block with this interpreter's ``tourney`` first on PATH; each must
   exit 0. A later block uses what an earlier one made, on its page or on a page before it, so no
   two pages may make the same folder, database entry or file for different ends;
-* ```` ```sh not-run: REASON ````: shown, never run here; the reason, required, says why (a server,
-  a cluster, a benchmark of minutes, the test suite itself).
+* ```` ```python ````: run the same way, in the same folder and turn, as one script of this interpreter
+  (``python -c``), so that docs/library.md's calls run where the commands before them ran; each must exit 0;
+* ```` ```sh not-run: REASON ```` (or ```` ```python not-run: REASON ````): shown, never run here; the reason,
+  required, says why (a server, a cluster, a benchmark of minutes, the test suite itself).
 
 A block of commands left indented, unmarked, is refused, so that an example cannot slip out of
 the test. Transcripts (indented blocks whose first line is ``$ command``, followed by its
@@ -62,17 +64,28 @@ def unmarked(path: Path) -> list[int]:
     return starts
 
 
-def examples(path: Path) -> list[tuple[int, str]]:
-    return [(line, body) for line, language, rest, body in blocks(path) if language == "sh" and not rest]
+RUNNABLE = ("sh", "python")
+"""The languages of the blocks that run: shell scripts, and Python scripts (docs/library.md)."""
+
+
+def examples(path: Path) -> list[tuple[int, str, str]]:
+    """(line, language, body) of every block that runs, in the page's order."""
+    return [(line, language, body) for line, language, rest, body in blocks(path) if language in RUNNABLE and not rest]
+
+
+def command(language: str, body: str) -> list[str]:
+    """How a block runs: a shell block by ``bash -e``, a Python block by this interpreter."""
+    return ["bash", "-e", "-o", "pipefail", "-c", body] if language == "sh" else [sys.executable, "-c", body]
 
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
 def test_every_example_is_marked_run_or_not_run_with_a_reason(path):
-    """A shell example is a fenced `sh` block, run, or marked `not-run:` with its reason; no command block is left
-    indented and unmarked (pages other work converts aside)."""
+    """A shell or Python example is a fenced `sh` or `python` block, run, or marked `not-run:` with its reason; no
+    command block is left indented and unmarked (pages other work converts aside)."""
     for line, language, rest, _ in blocks(path):
-        if language == "sh" and rest:
-            assert re.fullmatch(r"not-run: \S.{9,}", rest), f"{path.name}:{line}: `sh {rest}`: say `not-run: why`"
+        if language in RUNNABLE and rest:
+            assert re.fullmatch(r"not-run: \S.{9,}", rest), (f"{path.name}:{line}: `{language} {rest}`: say "
+                                                              "`not-run: why`")
     assert unmarked(path) == [], f"{path.name}: unmarked command blocks at lines {unmarked(path)}"
 
 
@@ -92,20 +105,38 @@ def test_the_reading_order_is_the_readmes_and_holds_every_page():
     order = reading_order()
     assert sorted(order) == sorted(DOCS) and len(order) == len(DOCS)
     assert order[:3] == [ROOT / "README.md", ROOT / "docs" / "tournaments.md", ROOT / "docs" / "scaling.md"]
+    library = ROOT / "docs" / "library.md"
+    assert library in order and order.index(library) > order.index(ROOT / "docs" / "replays.md"), (
+        "docs/library.md is in the README's reading order, after the commands it calls (replays.md)")
+
+
+def test_python_blocks_run_with_this_interpreter_and_fail_when_they_fail(tmp_path):
+    """The runner of python blocks: a block runs with this interpreter (its packages importable) in the folder
+    given; an assertion that fails is a non-zero exit, which the reading-order test reports."""
+    page = tmp_path / "page.md"
+    page.write_text("```python\nimport tournaments, sys\nprint(sys.executable)\n```\n\n```python not-run: shown "
+                    "only, for the test\nraise SystemExit(3)\n```\n\n```python\nassert 1 == 2\n```\n")
+    found = examples(page)
+    assert [(language, body.splitlines()[0]) for _, language, body in found] == [
+        ("python", "import tournaments, sys"), ("python", "assert 1 == 2")]
+    runs = [subprocess.run(command(language, body), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+            for _, language, body in found]
+    assert runs[0].returncode == 0 and runs[0].stdout.strip() == sys.executable
+    assert runs[1].returncode != 0 and "AssertionError" in runs[1].stderr
 
 
 @pytest.mark.slow
 def test_the_examples_of_every_page_run_in_reading_order_in_one_folder(tmp_path):
-    """Each `sh` block of each page, page after page in the README's order, exits 0 in one folder holding a copy of
-    bots/: a reader can follow the docs from start to end without a fresh folder per page."""
+    """Each `sh` and `python` block of each page, page after page in the README's order, exits 0 in one folder
+    holding a copy of bots/: a reader can follow the docs from start to end without a fresh folder per page."""
     folder = tmp_path / "reader"
     shutil.copytree(ROOT / "bots", folder / "bots", ignore=shutil.ignore_patterns("__pycache__"))
     environment = {key: value for key, value in os.environ.items() if not key.startswith("TOURNEY_")}
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
     environment["COLUMNS"] = "80"
     for path in RUN:
-        for line, body in examples(path):
-            done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=folder, env=environment,
-                                  capture_output=True, text=True, timeout=900)
+        for line, language, body in examples(path):
+            done = subprocess.run(command(language, body), cwd=folder, env=environment, capture_output=True,
+                                  text=True, timeout=900)
             assert done.returncode == 0, (f"{path.name}:{line}: exit {done.returncode}\n{body}\n--- stdout\n"
                                           f"{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}")

@@ -54,6 +54,7 @@ BENCHES = {
     "league": (["--sizes", "20", "40"], [rf"growth: {N} \(worst: .*"], True),
     "standings": (["--bots", "6", "--games", "30", "--report-games", "20"],
                   [rf"standings: bots=6 games=30 cpu_s={N} bootstrap_cpu_s={N} .*",
+                   rf"memory: command=verify games=30 peak_rss_mb={N}",
                    rf"report: games={N} cpu_ratio={N} .*"],
                   True),
     "records": (["--games", "2"], [rf"smallest size ratio: {N}x; largest verify time ratio: {N}x"], False),

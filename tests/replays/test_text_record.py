@@ -16,7 +16,8 @@ from replays import log as logfmt
 from replays import signing, text_record
 from replays.record import SeatInfo, record
 from replays.tags import TextError
-from replays.verify import read_file, verify_file, verify_log, verify_read
+from replays.verify import read_file, verify_log, verify_read
+from replays.verify_many import verify_file
 from tests.replays.forgery import RandomAgent, real_log
 from tournaments.bots.inprocess import load_module
 

@@ -1,6 +1,6 @@
 """Verification on every core (issue 30): `replay verify --jobs N` prints what `--jobs 0` prints, line for line.
 
-The games are cut into batches that worker processes verify (replays.verify.batches); here every game is a
+The games are cut into batches that worker processes verify (replays.verify_many.batches); here every game is a
 batch of its own (MIN_PARALLEL lowered to 1), so that several workers really share a dozen games, with
 tampered ones among them, on SQLite and on PostgreSQL, from the database and from a folder of logs.
 """
@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from replays import verify as verification
+from replays import verify_many as verification
 from tests.backends import Backend, copied_ledger
 from tests.replays.forgery import real_log
 from tests.tamper import fetch, invoke, swap_ranks, tamper

@@ -308,7 +308,7 @@ def test_executor_options_that_do_not_fit_are_refused_in_one_line(tmp_path, opti
 def test_verify_on_the_cluster_prints_what_the_local_pool_prints(cluster, tmp_path):
     """`replay verify --executor ray` on two nodes, of a database (two games tampered) and of a folder of its
     logs (one forged): line for line what `--jobs 1` prints, failures named by game in the ledger's order.
-    108 games, so that they go out in several batches (replays.verify.batches)."""
+    108 games, so that they go out in several batches (replays.verify_many.batches)."""
     folder = make_folder(tmp_path, good=4)
     db = tmp_path / "league.db"
     played = subprocess.run(run_args(folder, db, 9, "--jobs", "2", "--name", "league", sandboxed="off"),

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 from rich.text import Text
 
+import tournaments.cli.output as output
 import tournaments.cli.report as report
 import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Resources
@@ -34,19 +32,20 @@ from tournaments.cli.options import (
     TimeBank,
     TimeControl,
     games_option,
-    jobs_for,
     plural,
     require_database,
     time_limits,
     writing,
 )
+from tournaments.cli.output import lines, samples
 from tournaments.cli.run import book_line, seed_line
 from tournaments.play import defaults
 from tournaments.ratings.sprt import MODELS, Sprt, SprtError
 
 if TYPE_CHECKING:
-    from tournaments.play import executors, runner
+    from tournaments.library import runs
     from tournaments.play import match as matches
+    from tournaments.play import runner
 
 DEFAULTS = Resources()
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
@@ -126,12 +125,9 @@ def match(
     Example: tourney match bots/heuristic_lemur_tails.py random_bot --game lemur-tails --sprt elo0=0 elo1=5
     Example: tourney match new.py old.py --game lemur-tails --deals lemur-tails-50.deals
     """
-    from dataclasses import replace
-
     from engines import registry
-    from tournaments.play import deals as deal_books
-    from tournaments.play import executors, preparation, runner
-    from tournaments.play import match as matches
+    from tournaments.library import runs
+    from tournaments.play import executors
 
     names = [item for item in bots if "=" not in item]
     extra = [item for item in bots if "=" in item]  # `--sprt elo0=0 elo1=5 ...`: the values after the first
@@ -143,90 +139,78 @@ def match(
     if batch < 1:
         raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
     executors.check(executor, ray_address, jobs)
-    engine = registry.get(game)
+    registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if resume:
         require_database(ledger, "resume")
     limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
-    resolved = [matches.resolve(ref, folder, engine.name) for ref in [*names, *(field or [])]]
-    spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, test,
-                         batch)
-    namer = matches.namer(spec)
-    known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, matches.MATCH)
-    # The book is read before any bot starts; a resume without --deals plays the one its match keeps.
-    book = deal_books.for_run(ledger, known if resume else None, deals, engine.name)
-    if book is not None:
-        spec = replace(spec, games=deal_books.deals_to_play(book, games, None), deals=book.seeds)
-    errors = terminal.console(stderr=True)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
-    spec, prepared, notice = preparation.ready_spec(ledger, known, spec, sandbox, resume, resources, clock, ponder)
-    with prepared:  # the staged copies of the bots' files are removed at the end
-        if notice:
-            errors.print(notice, soft_wrap=True)
-        played(ledger, name, spec, resume, jobs, as_json, bot_logs, executor, ray_address, progress, report_every)
+    shown = Shown(as_json, progress, report_every)
+    try:
+        result = runs.run_match(
+            names[0], names[1], game, field=field or (), players=players, games=games, sprt=test, batch=batch,
+            folder=folder, seed=seed, name=name, resume=resume, deals=deals, jobs=jobs, limits=limits,
+            sandbox=sandbox, clock=clock, ponder=ponder, resources=resources, bot_logs=bot_logs, executor=executor,
+            ray_address=ray_address, db=ledger, observer=shown)
+    except runs.Interrupted as stop:
+        shown.errors.print(f"interrupted: {plural(stop.stored, 'game')} stored; continue with the same command plus "
+                           "--resume")
+        raise typer.Exit(130) from None
+    if result.revealed is not None and not as_json:
+        typer.echo(f"the match is over: seed revealed: {result.revealed}")
+    output.renderer(as_json).match(result.statistics, result.plan)
 
 
-def played(ledger, name: str | None, spec: runner.Spec, resume: bool, jobs: int | None, as_json: bool,
-           bot_logs: Path | None, executor: str = defaults.LOCAL, ray_address: str | None = None,
-           progress: str = report.AUTO, every: int = report.REPORT_EVERY) -> None:
-    """Play (or resume) the match and show its statistics."""
-    from tournaments.play import executors, runner
-    from tournaments.play import match as matches
+class Shown:
+    """What `tourney match` shows while it plays (tournaments.library.runs.Observer): its first lines (with what the
+    SPRT is expected to take), then a line per game or a bar, and the statistics every --report-every games."""
 
-    the_run = runner.open_run(ledger, name, spec, resume, matches.namer(spec))
-    match_name = the_run.name
-    plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
-    workers = jobs_for(jobs, plan.limit - the_run.done)
-    players_at = executors.open_executor(executor, workers, ray_address)
-    if not as_json:
+    def __init__(self, as_json: bool, progress: str, every: int) -> None:
+        self.console, self.errors = terminal.console(), terminal.console(stderr=True)
+        self.as_json, self.progress, self.every = as_json, progress, every
+        self.running: matches.Running | None = None
+        self.display: report.Display | None = None
+        self.plan: matches.MatchPlan | None = None
+        self.stored: dict = {}
+
+    def notice(self, kind: str, text: str) -> None:
+        from tournaments.library import runs
+
+        self.errors.print(f"notice: {text}" if kind == runs.WORKER else text, soft_wrap=True)
+
+    def started(self, started: runs.Started) -> None:
+        the_run = started.run
+        spec, plan = the_run.spec, the_run.plan
+        if self.as_json:
+            return
         form = spec.format
         seated = ", ".join([*form.field, *form.baselines[1:]])
-        typer.echo(f"{match_name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
+        typer.echo(f"{the_run.name}: {form.candidate} vs {form.baselines[0]}" + (f" with {seated}" if seated else "")
                    + f", {spec.players} seats, at most {plural(plan.limit, 'game')} ({the_run.done} already stored), "
-                   f"{players_at.describe()}")
+                   f"{started.executor.describe()}")
         typer.echo(seed_line(the_run.tournament))
         if the_run.spec.deals is not None:
             typer.echo(book_line(the_run.spec.deals))
         if form.sprt is not None:
             for line in expectation(form.sprt, spec.players, plan.limit // spec.players):
                 typer.echo(line)
-    with players_at:
-        _play(ledger, the_run, plan, workers, as_json, bot_logs, players_at, progress, every)
-    if the_run.revealed is not None and not as_json:
-        typer.echo(f"the match is over: seed revealed: {the_run.revealed}")
-    stats = matches.statistics(plan, the_run.stored)
-    if as_json:
-        typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
-        return
-    for line in [*lines(stats), stopped(stats, plan)]:
-        typer.echo(line)
 
+    def playing(self, started: runs.Started) -> report.Display:
+        from tournaments.play import match as matches
 
-def _play(ledger, the_run: runner.Run, plan: matches.MatchPlan, workers: int, as_json: bool, bot_logs: Path | None,
-          players_at: executors.Executor, progress: str, every: int) -> None:
-    from ledger import tournaments as tournament_rows
-    from tournaments.play import match as matches
-    from tournaments.play import runner
+        plan = self.plan = started.run.plan
+        self.stored = started.run.stored
+        running = self.running = matches.Running(plan, started.run.stored)
+        self.display = report.Display(self.console, report.mode_for(self.progress, self.console, self.as_json),
+                                      self.every, expected_games(running.statistics(), plan), started.done,
+                                      lambda: Text("\n".join(lines(running.statistics()))), rate=False)
+        return self.display
 
-    console, errors = terminal.console(), terminal.console(stderr=True)
-    running = matches.Running(plan, the_run.stored)
-    display = report.Display(console, report.mode_for(progress, console, as_json), every,
-                             expected_games(running.statistics(), plan), the_run.done,
-                             lambda: Text("\n".join(lines(running.statistics()))), rate=False)
-
-    def finished(result: runner.Result) -> None:
-        running.add(result.key, the_run.stored[result.key])
-        display.set_total(expected_games(running.statistics(), plan))
-        display.game(result)
-
-    try:
-        with display:
-            runner.execute(ledger, the_run, workers, None, bot_logs,
-                           lambda text: errors.print(f"notice: {text}", soft_wrap=True), players_at, finished)
-    except KeyboardInterrupt:
-        stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
-        errors.print(f"interrupted: {plural(stored, 'game')} stored; continue with the same command plus --resume")
-        raise typer.Exit(130) from None
+    def game(self, result: runner.Result) -> None:
+        assert self.running is not None and self.display is not None and self.plan is not None
+        self.running.add(result.key, self.stored[result.key])
+        self.display.set_total(expected_games(self.running.statistics(), self.plan))
+        self.display.game(result)
 
 
 def expected_games(stats: matches.Statistics, plan: matches.MatchPlan) -> int | None:
@@ -245,14 +229,6 @@ def expected_games(stats: matches.Statistics, plan: matches.MatchPlan) -> int | 
 
 FAR_ELO = 100.0
 """The strongest true candidate (normalised Elo) whose expected test length `tourney match` announces."""
-
-
-def samples(count: int | float, players: int) -> str:
-    """Pairs or blocks, in words: "1 pair", "230 blocks of 4"."""
-    count = round(count)
-    if players == 2:
-        return plural(count, "pair")
-    return f"{count:,} {'block' if count == 1 else 'blocks'} of {players}"
 
 
 def expectation(test: Sprt, players: int, deals: int) -> list[str]:
@@ -285,68 +261,3 @@ def expectation(test: Sprt, players: int, deals: int) -> list[str]:
             f"at {wider.elo0:+g} or {wider.elo1:+g})"]
 
 
-def lines(stats: matches.Statistics) -> list[str]:
-    """The statistics as fastchess and cutechess-cli print them (docs/match.md, "The statistics")."""
-    from tournaments.play import match as matches
-
-    results = stats.wins + stats.draws + stats.losses
-    points = stats.wins + stats.draws / 2
-    out = [f"Score of {stats.candidate} vs {stats.baseline}: {stats.wins} - {stats.losses} - {stats.draws} "
-           f"[{points / results if results else 0.5:.3f}] {results}"]
-    sample = stats.sample
-    unit = "pair" if stats.players == 2 else f"block of {stats.players}"
-    if not stats.deals:
-        out.append(f"Elo: n/a, nElo: n/a (no {unit} complete yet)")
-    elif sample.bound is not None:
-        side = ">=" if sample.bound[0] > 0 else "<="
-        verdict = "won" if sample.bound[0] > 0 else "lost"
-        out.append(f"Elo: {side} {sample.bound[0]:+.2f}, nElo: {side} {sample.bound[1]:+.2f} (every {unit} {verdict}: "
-                   "one-sided 95% bounds)")
-    else:
-        low, mid, high = sample.elo
-        nlow, nmid, nhigh = sample.nelo
-        if high > low and math.isfinite(nmid):
-            out.append(f"Elo: {_signed(mid)} +/- {(high - low) / 2:.2f}, nElo: {_signed(nmid)} +/- "
-                       f"{(nhigh - nlow) / 2:.2f}")
-        else:  # every sample scored the same: no spread, so no interval (not a "+/- 0.00")
-            out.append(f"Elo: {_signed(mid)}, nElo: n/a (every {unit} scored {sample.score:g}: no spread yet, so no "
-                       "interval)")
-    draws = 100 * stats.draws / results if results else 0.0
-    out.append(f"LOS: {100 * sample.los:.2f} %, DrawRatio: {draws:.2f} %, "
-               f"{samples(stats.deals, stats.players)}" + ("" if stats.players == 2 else
-                                                           f" ({plural(stats.games, 'game')})"))
-    if stats.players == 2:
-        counts = [stats.blocks.get(p, 0) for p in matches.pair_points()]
-        out.append(f"Ptnml(0-2): [{', '.join(map(str, counts))}]")
-    else:
-        shown = ", ".join(f"{points}: {count}" for points, count in sorted(stats.blocks.items()))
-        out.append(f"Blocks(0-{stats.players}): [{shown}]")
-    if stats.sprt is not None:
-        lower, upper = stats.sprt.bounds
-        out.append(f"LLR: {stats.status.llr or 0.0:.2f} ({lower:.2f}, {upper:.2f}) "
-                   f"[{stats.sprt.elo0:.2f}, {stats.sprt.elo1:.2f}]")
-    return out
-
-
-def _signed(value: float) -> str:
-    """``+1.25``; zero as ``+0.00``, never ``-0.00``."""
-    return f"{value + 0.0:+.2f}" if round(value, 2) != 0 else "+0.00"
-
-
-def stopped(stats: matches.Statistics, plan: matches.MatchPlan) -> str:
-    """Why the match stopped, in one line."""
-    after = f"after {samples(stats.deals, stats.players)} ({plural(stats.games, 'game')})"
-    status, test = stats.status, stats.sprt
-    if test is None:
-        return (f"Stopped: all {plural(plan.games, 'deal')} played ({plural(stats.games, 'game')}): a fixed match "
-                "(--games, no --sprt)")
-    lower, upper = test.bounds
-    llr = status.llr or 0.0
-    if status.decision == "H1":
-        return (f"Stopped: H1 accepted {after}: the LLR {llr:.2f} reached the upper bound {upper:.2f}, so "
-                f"{stats.candidate} is better by {test.elo1:g} Elo rather than {test.elo0:g} ({test.model})")
-    if status.decision == "H0":
-        return (f"Stopped: H0 accepted {after}: the LLR {llr:.2f} reached the lower bound {lower:.2f}, so "
-                f"{stats.candidate} is better by {test.elo0:g} Elo rather than {test.elo1:g} ({test.model})")
-    return (f"Stopped: no decision {after}: --games {plan.games} deals were played and the LLR {llr:.2f} is still "
-            f"between {lower:.2f} and {upper:.2f}")

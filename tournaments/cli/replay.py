@@ -29,7 +29,7 @@ from tournaments.play import defaults
 if TYPE_CHECKING:  # the library is imported by the commands, never for --help
     from ledger.store import Ledger
     from replays import render
-    from replays.verify import Pool
+    from replays.verify_many import Pool
 
 app = typer.Typer(help="JSON game logs and text records: export, import, verify, show, and HTML replays.",
                   no_args_is_help=True)
@@ -44,25 +44,10 @@ VerifyJobs = Annotated[int | None, typer.Option(
 
 
 def log_files(paths: list[Path], records: bool = False) -> list[Path]:
-    """The .json files named (with ``records``, .record text records too), directories expanded (sorted);
-    LogError for a missing path or for nothing to read at all (an empty folder is a mistake, not a success)."""
-    from replays import log as logfmt
-    from replays.text_record import SUFFIX
+    """The .json files named (with ``records``, .record text records too), directories expanded (sorted)."""
+    from tournaments.library.verification import log_files as found
 
-    suffixes = (".json", SUFFIX) if records else (".json",)
-    out: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix in suffixes)
-            if not found:
-                what = f"no .json logs or {SUFFIX} text records" if records else "no .json logs"
-                raise logfmt.LogError(f"{path}: {what} in this folder")
-            out.extend(found)
-        elif path.exists():
-            out.append(path)
-        else:
-            raise logfmt.LogError(f"{path}: no such file or directory")
-    return out
+    return found(paths, records)
 
 
 def resolve_game(ledger: Ledger, game_id: str) -> str:
@@ -245,8 +230,8 @@ def verify(
     """
     from replays import log as logfmt
     from replays import signing
-    from replays.verify import Summary, clock, verified_files
-    from tournaments.play import executors, manifest
+    from tournaments.library import verification
+    from tournaments.play import executors
 
     trusted = signing.load_public(key) if key is not None else None
     executors.check(executor, ray_address, jobs)
@@ -263,138 +248,70 @@ def verify(
         return
     if not paths:
         raise logfmt.LogError("name log files or directories, or --db")
-    summary = Summary()
-    withheld = 0
-    began = clock()
-    manifests = manifest_files(paths)
-    seen: dict[Path, dict[str, dict]] = {}
-    # A manifest named alone is checked with the logs of its folder, which are verified too.
-    files = log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths)), records=True)
-    verdicts = verified_files([(str(path), str(path.resolve())) for path in files], trusted, ctx.with_resource(pool))
-    for path, verdict in zip(files, verdicts, strict=True):
-        name = verdict.name
-        summary.games += 1
-        if verdict.game_id is not None:
-            seen.setdefault(path.parent, {})[verdict.game_id] = {"head": verdict.head, "seed": verdict.seed}
-        if verdict.report is None:
-            summary.failures += 1
-            typer.echo(f"FAIL {name}: {verdict.failure}", err=True)
-            continue
-        report = verdict.report
-        summary.events += report.events
-        withheld += report.hidden_decisions
-        if not quiet:
-            extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
-            typer.echo(f"ok   {name}: {report.events} events, {report.decisions} decisions, "
-                       f"{report.chance_steps} chance steps, {report.signature}{extra}")
+    found = verification.verify(paths, key=trusted, pool=ctx.with_resource(pool),
+                                on_game=lambda verdict: _told_file(verdict, quiet))
     failed_manifests = []
-    for path in manifests:
-        problems = manifest.check(manifest.read(path), seen.get(path.parent, {}), trusted)
+    for path, problems in found.manifests:
         for problem in problems:
             typer.echo(f"FAIL {path}: {problem}", err=True)
         if problems:
             failed_manifests.append(f"{path} ({plural(len(problems), 'problem')})")
         elif not quiet:
             typer.echo(f"ok   {path}: every listed game's log is here, with its head; the checkpoint and seeds hold")
-    summary.seconds = clock() - began
+    withheld = found.withheld
     unchecked = (f" ({plural(withheld, 'decision')} with a withheld private part could not be checked)"
                  if withheld else "")
     # The summary counts the logs; a manifest that fails is named after it, so that it says what failed.
     manifests_line = f"; manifest FAILED: {', '.join(failed_manifests)}" if failed_manifests else (
-        f"; {plural(len(manifests), 'manifest')} passed" if manifests else "")
-    typer.echo(summary.line() + unchecked + manifests_line)
-    if summary.failures or failed_manifests:
+        f"; {plural(len(found.manifests), 'manifest')} passed" if found.manifests else "")
+    typer.echo(found.summary.line() + unchecked + manifests_line)
+    if not found.ok:
         raise typer.Exit(1)
 
 
-def manifest_files(paths: list[Path]) -> list[Path]:
-    """The manifests named, or found in the folders named (tournament.manifest, ladder.manifest)."""
-    from tournaments.play import manifest
-
-    out: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            out += sorted(path.glob(f"*{manifest.SUFFIX}"))
-        elif path.suffix == manifest.SUFFIX:
-            out.append(path)
-    return out
+def _told_file(verdict, quiet: bool) -> None:
+    """A log file's line: FAIL with why (stderr), or ok with what was checked (unless ``quiet``)."""
+    if verdict.report is None:
+        typer.echo(f"FAIL {verdict.name}: {verdict.failure}", err=True)
+        return
+    report = verdict.report
+    if not quiet:
+        extra = "; could not check: " + "; ".join(report.unchecked) if report.unchecked else ""
+        typer.echo(f"ok   {verdict.name}: {report.events} events, {report.decisions} decisions, "
+                   f"{report.chance_steps} chance steps, {report.signature}{extra}")
 
 
 def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, trusted: bytes | None,
                   quiet: bool, pool: Pool | None = None) -> int:
     """`replay verify --db`: every game of the scope (on ``pool``, None: here), then each tournament and ladder as
-    a whole; prints what it finds and returns how many failures (0: all passed)."""
-    from ledger import ladders as ladder_rows
-    from ledger import tournaments as tournament_rows
+    a whole (tournaments.library.verification); prints what it finds and returns how many failures (0: all
+    passed)."""
     from replays import audit, signing
-    from replays import log as logfmt
-    from replays.verify import Summary, clock
-    from tournaments.ladder import audit as ladder_audit
-    from tournaments.play import audit as tournament_audit
+    from tournaments.library import verification
 
-    if tournament is not None and ladder is not None:
-        raise logfmt.LogError("give --tournament or --ladder, not both")
-    if tournament is not None:
-        tournaments = [tournament_rows.get(ledger, tournament)]
-        ladders: list[dict] = []
-        ids = tournament_rows.game_ids(ledger, tournaments[0]["id"])
-    elif ladder is not None:
-        tournaments, ladders = [], [ladder_rows.get(ledger, ladder)]
-        ids = ladder_rows.game_ids(ledger, ladders[0]["id"])
-    else:
-        tournaments = [tournament_rows.get(ledger, str(row["id"])) for row in tournament_rows.all_tournaments(ledger)]
-        ladders = [ladder_rows.get(ledger, row["name"]) for row in ladder_rows.all_ladders(ledger)]
-        ids = ledger.game_ids()
-    if not ids:
-        raise logfmt.LogError(f"no games to verify: {'it holds' if tournament or ladder else 'the database holds'} "
-                              "none")
-    public = ledger.public_key()
-    summary, still_playing, began = Summary(), 0, clock()
-    for verdict in audit.stored_games(ledger, ids, trusted, pool):
-        summary.games += 1
+    def told(verdict: audit.Verdict) -> None:
         if verdict.state == audit.FAIL:
-            summary.failures += 1
             typer.echo(f"FAIL {verdict.name}: {verdict.line}", err=True)
-            continue
-        summary.events += verdict.report.events
-        still_playing += verdict.state == audit.OPEN
-        if verdict.state == audit.OPEN or not quiet:
+        elif verdict.state == audit.OPEN or not quiet:
             typer.echo(f"{verdict.state:<4} {verdict.name}: {verdict.line}")
-    scopes = [tournament_audit.tournament(ledger, row, trusted or public) for row in tournaments]
-    scopes += [ladder_audit.ladder(ledger, row, trusted or public) for row in ladders]
-    for scope in scopes:
+
+    found = verification.verify(db=ledger, tournament=tournament, ladder=ladder, key=trusted, pool=pool,
+                                jobs=0 if pool is None else None, on_game=told)
+    for scope in found.scopes:
         for problem in scope.problems:
             typer.echo(f"FAIL {scope.name}: {problem}", err=True)
-        summary.failures += len(scope.problems)
         if scope.ok and not quiet:
             typer.echo(f"ok   {scope.name}: {plural(scope.games, 'game')}" +
                        "".join(f"; {note}" for note in scope.notes))
-    for problem in _key_file_problems(ledger, public):
-        summary.failures += 1
+    for problem in found.key_problems:
         typer.echo(f"FAIL ledger key: {problem}", err=True)
-    summary.seconds = clock() - began
-    extra = f"; {plural(still_playing, 'game')} still playing" if still_playing else ""
+    public = found.public_key
+    extra = f"; {plural(found.still_playing, 'game')} still playing" if found.still_playing else ""
     key_note = (f"; ledger key {signing.fingerprint(public)} (compare it with the fingerprint the operator "
                 "published, or give --key)" if public is not None and trusted is None else
                 "; no ledger key (written before ledger keys)" if public is None else "")
-    typer.echo(summary.line() + extra + key_note)
-    return summary.failures
-
-
-def _key_file_problems(ledger: Ledger, public: bytes | None) -> list[str]:
-    """On the operator's machine, the private key beside the database must be the one the database names."""
-    from replays import signing
-
-    if ledger.key_path is None or not ledger.key_path.is_file() or not os.access(ledger.key_path, os.R_OK):
-        return []
-    try:
-        found = signing.raw_public(signing.load_private(ledger.key_path).public_key())
-    except signing.SignatureError as error:
-        return [str(error)]
-    if public is not None and found != public:
-        return [f"the key at {ledger.key_path} is {signing.fingerprint(found)}, but the database names "
-                f"{signing.fingerprint(public)}"]
-    return []
+    typer.echo(found.summary.line() + extra + key_note)
+    return found.summary.failures
 
 
 @app.command("show")

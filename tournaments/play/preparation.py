@@ -7,6 +7,7 @@ tournaments.play.runner plays what this prepares; the CLI's ``run`` and ``match`
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -76,12 +77,12 @@ def confinement_for(ledger: Ledger, name: str | None, mode: str, resume: bool, r
 
 
 
-def prepare(folder: str | Path, game: str, players: int | None, limits: Limits,
+def prepare(folder: str | Path | Sequence[BotSpec], game: str, players: int | None, limits: Limits,
             confinement: Confinement = UNSANDBOXED) -> tuple[Prepared, int]:
-    """Discover the bots of a folder for ``game`` (never running them), make them ready (``ready``:
-    one that fails its handshake is left out with a notice), and fix k."""
+    """Discover the bots of a folder for ``game`` (never running them; or take the BotSpecs given), make them ready
+    (``ready``: one that fails its handshake is left out with a notice), and fix k."""
     engine = registry.get(game)
-    found, notices = discover(folder, game)
+    found, notices = discover(folder, game) if isinstance(folder, str | Path) else (list(folder), [])
     prepared, failures = ready(found, game, engine.default_seats, limits, confinement)
     try:
         prepared.notices[:0] = notices

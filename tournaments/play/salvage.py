@@ -27,8 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engines import registry
 from engines.base import Config, Engine
 from engines.driver import BotFailure, Played, Turn, play
+from replays.record import SeatInfo, record
+from tournaments.bots.spec import PROGRAM, PYTHON
+from tournaments.play.jobs import Job, Result
 
 PROGRAM_SLOTS = 16
 _HEADER = struct.Struct(f"<III{PROGRAM_SLOTS}i")
@@ -172,3 +176,32 @@ def death(exitcode: int) -> str:
         return f"killed by {signal.Signals(-exitcode).name}"
     except ValueError:
         return f"killed by signal {-exitcode}"
+
+
+def after_death(job: Job, memory: bytes, exitcode: int) -> Result | None:
+    """The result of a game whose worker died: that seat's forfeit when an in-process bot was acting
+    (and nothing else at the table could have killed the worker); None to play it again."""
+    flight = FlightRecord.read(memory)
+    flight.kill_programs()
+    spec, scheduled = job.spec, job.scheduled
+    by_name = {bot.name: bot for bot in spec.bots}
+    seated = [by_name[name] for name in scheduled.bots]
+    if flight.acting is None or spec.sandbox or seated[flight.acting].kind != PYTHON:
+        return None
+    if exitcode < 0 and any(bot.kind == PROGRAM for bot in seated):
+        return None  # a signal may have come from a program bot outside any sandbox
+    engine = registry.get(spec.game)
+    config = engine.configure(spec.players, spec.options)
+    reason = f"crashed: ended its worker process ({death(exitcode)})"
+    played = rebuild(engine, config, scheduled.seed, flight, reason)
+    if played is None:
+        return None
+    recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
+    scores = engine.scores(played.state)
+    return Result(scheduled.key, recorded, None if scores is None else list(scores),
+                  (None,) * len(seated) if job.keep_logs else None)
+
+
+def abandon(memory: memoryview) -> None:
+    """A worker that stops mid-game kills the bot programs it started (sandboxed ones die with it)."""
+    FlightRecord.read(bytes(memory)).kill_programs()

@@ -1,0 +1,34 @@
+"""Dispatch: a stage's jobs played here, or in a pool of worker processes (dead workers replaced, their games
+salvaged or played again); results in completion order."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator
+
+from tournaments.play.jobs import Job, Result
+from tournaments.play.one_game import play_job
+from tournaments.play.salvage import abandon, after_death
+from tournaments.play.workers import run as run_workers
+from tournaments.sandbox import sandbox
+
+
+def results(jobs: list[Job], workers: int, notice: Callable[[str], None] | None = None) -> Iterator[Result]:
+    """Play ``jobs`` in ``workers`` processes (0: in this process); results in completion order.
+
+    With one worker or more, this process stores each game while the workers play the next
+    ones, so storing costs the tournament (almost) no time as long as it is faster than play.
+    A worker's death is told to ``notice``.
+    """
+    if workers <= 0 or len(jobs) <= 1:
+        for job in jobs:
+            yield play_job(job)
+        return
+    yield from run_workers(functools.partial(play_job, in_worker=True), jobs, min(workers, len(jobs)),
+                           lambda job: f"game {job.scheduled.key}", after_death, (sandbox.SandboxError,), abandon,
+                           notice)
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -1,0 +1,148 @@
+"""The store loop: a run's games played stage by stage (tournaments.play.dispatch, or an executor) and stored by
+this process alone, in groups (tournaments.play.writer), each once; checkpoints, bot logs and diagnoses beside
+them; the tournament closed (its drawn seed revealed) when it is over."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ledger import checkpoints
+from ledger import games as game_rows
+from ledger import tournaments as tournament_rows
+from ledger.store import Ledger, LedgerError
+from replays.archive import finished_game
+from tournaments.bots import diagnosis
+from tournaments.play.dispatch import results
+from tournaments.play.errors import TournamentError
+from tournaments.play.jobs import Job, Result
+from tournaments.play.opening import Run
+from tournaments.play.writer import MAX_GAMES, GroupCommit
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+
+def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], None] | None = None,
+            bot_logs: Path | None = None, notice: Callable[[str], None] | None = None, executor: Any = None,
+            finished: Callable[[Result], None] | None = None) -> int:
+    """Play and store every game still to play, stage by stage; returns how many were stored.
+
+    The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
+    ``workers`` processes); this process alone stores them, each once.
+    With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
+    (``write_logs``). A forfeiting bot's diagnosis is stored with its game. A worker's death is told to
+    ``notice``. ``finished`` is told each game this run stored, as soon as it is stored (the command's
+    line per game), before ``progress``.
+
+    A signed checkpoint is appended every ``checkpoints.EVERY`` games and when the run stops
+    (done, interrupted or failed); once the tournament is over, the last one says so and a
+    drawn seed is revealed (``run.revealed``).
+    """
+    bot_ids: dict[str, int] = {}
+    with ledger.write() as connection:
+        for bot in run.spec.bots:
+            bot_ids[bot.name] = ledger.ensure_bot(bot.name, bot.content_hash, bot.kind, connection)
+    if bot_logs is not None:
+        try:
+            bot_logs.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise TournamentError(f"cannot write bot logs to {bot_logs}: {error.strerror or error}") from None
+    stored = 0
+
+    def store(connection: Connection, group: list[Result]) -> None:
+        # The logs first: a diagnosis stored with its game names a log file that is there.
+        if bot_logs is not None:
+            for result in group:
+                write_logs(bot_logs, result.key, result.logs, result.bots())
+        ledger.store_games([finished_game(r.recorded, [bot_ids[s.name] for s in r.recorded.seats], r.scores,
+                                          run.tournament["id"], r.key) for r in group], connection)
+        game_rows.store_diagnoses(connection, [diagnosis_row(r, r.diagnosis, r.key, bot_logs) for r in group
+                                               if r.diagnosis is not None])
+
+    def alone(result: Result) -> bool:
+        try:
+            with ledger.write() as connection:
+                store(connection, [result])
+        except LedgerError:
+            if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
+                raise
+            return False  # another process resumed the same tournament and stored it first (the same game)
+        return True
+
+    def committed(result: Result, new: bool) -> None:
+        nonlocal stored
+        recorded = result.recorded
+        if new:
+            stored += 1
+            if stored % checkpoints.EVERY == 0:
+                checkpoints.write(ledger, tournament_rows.scope(run.tournament))
+        run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
+        if new and finished is not None:
+            finished(result)
+        if progress is not None:
+            progress(stored)
+
+    try:
+        while (stage := run.plan.next_stage(run.stored)) is not None:
+            for game in stage:
+                seats = run.stored.get(game.key)
+                if seats is not None and tuple(bot for bot, _ in seats) != game.bots:
+                    raise TournamentError(f"stored game {game.key} was played by {', '.join(b for b, _ in seats)}, "
+                                          f"but the schedule seats {', '.join(game.bots)} there: the database does "
+                                          "not match this tournament's plan")
+            jobs = [Job(run.spec, g, bot_logs is not None) for g in stage if g.key not in run.stored]
+            if not jobs:
+                raise RuntimeError("a stage with every game stored is not the next stage")
+            played = results(jobs, workers, notice) if executor is None else executor.results(jobs, notice)
+            # Played here (no workers), a game is stored as it ends: nothing overlaps the storing to
+            # save, and an interruption (the progress callback, Ctrl-C) then finds no game held back.
+            here = executor is None and workers <= 0
+            writer = GroupCommit(ledger, store, alone, committed, max_games=1 if here else MAX_GAMES)
+            try:
+                for result in played:
+                    writer.add(result)
+            finally:
+                writer.flush()  # the games finished so far are kept, whatever stopped the stage
+    finally:
+        close(ledger, run)
+    return stored
+
+
+def close(ledger: Ledger, run: Run) -> None:
+    """Checkpoint what is stored; once the tournament is over, say so and reveal a drawn seed."""
+    over = run.plan.next_stage(run.stored) is None
+    checkpoints.write(ledger, tournament_rows.scope(run.tournament), over)
+    if over and run.spec.drawn and tournament_rows.reveal(ledger, run.tournament["id"], run.spec.seed):
+        run.revealed = run.spec.seed
+        run.tournament = tournament_rows.get(ledger, str(run.tournament["id"]))
+
+
+def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None, bots: list[str]) -> None:
+    """One file per seat that was a bot process, the end of its stderr, in a folder per bot:
+    ``<bot>/<name>-seat<N>.log`` (``name``: the game's key, or a ladder game's id). The name it had
+    before (``<name>-seat<N>.log``, at the top) is kept as a link to it (docs/tournaments.md)."""
+    for seat, log in enumerate(logs or ()):
+        if log is None:
+            continue
+        path = diagnosis.log_path(folder, bots[seat], name, seat)
+        link = folder / path.name
+        try:
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(log)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(path.relative_to(folder))
+        except OSError as error:
+            raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
+
+
+def diagnosis_row(result: Result, told: diagnosis.Diagnosis, name: str, bot_logs: Path | None
+                  ) -> tuple[str, int, str, str, str, str | None]:
+    """What ledger.games.store_diagnoses keeps of a result's diagnosis ``told``: with the absolute path of the
+    seat's log, if --bot-logs wrote one (``name``: the game's key, or a ladder game's id)."""
+    kept = bot_logs is not None and result.logs is not None and result.logs[told.seat] is not None
+    log = (str(diagnosis.log_path(bot_logs.resolve(), result.bots()[told.seat], name, told.seat))
+           if bot_logs is not None and kept else None)
+    return (result.recorded.game_id, told.seat, told.kind, told.summary, told.detail, log)

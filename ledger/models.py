@@ -9,6 +9,20 @@ from __future__ import annotations
 from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+# The read models' tables (revision 0013) live in ledger/read_tables.py; importing them here puts every table of
+# the ledger on SQLModel.metadata whenever this module is imported (Alembic's env.py, the migrations test).
+from ledger.read_tables import (  # noqa: F401
+    BotOpponentRecord,
+    BotSeatRecord,
+    GameResult,
+    LadderPair,
+    LadderRecord,
+    ReadModelPosition,
+    SeatResult,
+    TournamentPair,
+    TournamentStanding,
+)
+
 
 class Bot(SQLModel, table=True):
     """A bot version: its name and the SHA-256 of its content."""
@@ -426,136 +440,3 @@ class WebSession(SQLModel, table=True):
     created_at: str
     expires_at: str
 
-
-# -- read models (revision 0013, ledger/read_models.py): derived, kept as games land, audited by `tourney db audit`;
-# no foreign keys: derived rows never stand in the way of the rows they come from --
-
-
-class ReadModelPosition(SQLModel, table=True):
-    """Up to which store_seq every finished game is counted in the read models."""
-
-    __tablename__ = "read_model_positions"
-
-    name: str = Field(primary_key=True)
-    position: int = Field(sa_column=Column(Integer, nullable=False))
-
-
-class GameResult(SQLModel, table=True):
-    """A counted game: its number, where it was played (tournament; ladder and its number there), who forfeited."""
-
-    __tablename__ = "game_results"
-    __table_args__ = (
-        Index("ix_game_results_store_seq", "store_seq", unique=True),
-        Index("ix_game_results_tournament", "tournament_id", "store_seq"),
-        Index("ix_game_results_ladder", "ladder_id", "store_seq"),
-    )
-
-    game_id: str = Field(primary_key=True)
-    store_seq: int = Field(sa_column=Column(Integer, nullable=False))
-    tournament_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-    ladder_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-    ladder_number: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-    created_at: str
-    forfeit_seat: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-
-
-class SeatResult(SQLModel, table=True):
-    """A counted game's seat: its bot (version and name), rank, result (win, draw or loss) and forfeit."""
-
-    __tablename__ = "seat_results"
-    __table_args__ = (Index("ix_seat_results_bot", "bot", "store_seq"),)
-
-    game_id: str = Field(primary_key=True)
-    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    store_seq: int = Field(sa_column=Column(Integer, nullable=False))
-    bot_id: int = Field(sa_column=Column(Integer, nullable=False))
-    bot: str
-    rank: int = Field(sa_column=Column(Integer, nullable=False))
-    result: str
-    forfeited: int = Field(sa_column=Column(Integer, nullable=False))
-
-
-class TournamentStanding(SQLModel, table=True):
-    """A bot's sums in a tournament: games, first places, places, forfeits, half points and their squares."""
-
-    __tablename__ = "tournament_standings"
-
-    tournament_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    bot: str = Field(primary_key=True)
-    games: int
-    firsts: int
-    places: int
-    forfeits: int
-    points2: int
-    points2_sq: int
-
-
-class TournamentPair(SQLModel, table=True):
-    """Wins, draws and losses of a bot against another in a tournament, per pair of seats."""
-
-    __tablename__ = "tournament_pairs"
-
-    tournament_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    bot: str = Field(primary_key=True)
-    opponent: str = Field(primary_key=True)
-    wins: int
-    draws: int
-    losses: int
-
-
-class BotSeatRecord(SQLModel, table=True):
-    """A bot's (by name) results from one seat, over every finished game."""
-
-    __tablename__ = "bot_seats"
-
-    bot: str = Field(primary_key=True)
-    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    games: int
-    wins: int
-    draws: int
-    losses: int
-
-
-class BotOpponentRecord(SQLModel, table=True):
-    """A bot's (by name) results against another, game by game, over every finished game."""
-
-    __tablename__ = "bot_opponents"
-
-    bot: str = Field(primary_key=True)
-    opponent: str = Field(primary_key=True)
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    points: float
-
-
-class LadderRecord(SQLModel, table=True):
-    """A ladder entry's rated games: wins, draws, losses, forfeits, half points, when it last played."""
-
-    __tablename__ = "ladder_records"
-    __table_args__ = (Index("ix_ladder_records_ladder", "ladder_id"),)
-
-    entry_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    ladder_id: int = Field(sa_column=Column(Integer, nullable=False))
-    wins: int
-    draws: int
-    losses: int
-    forfeits: int
-    points2: int
-    points2_sq: int
-    last_played: str | None = None
-
-
-class LadderPair(SQLModel, table=True):
-    """Wins, draws and losses of a ladder entry against another in rated games, per pair of seats."""
-
-    __tablename__ = "ladder_pairs"
-    __table_args__ = (Index("ix_ladder_pairs_ladder", "ladder_id"),)
-
-    entry_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    opponent_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    ladder_id: int = Field(sa_column=Column(Integer, nullable=False))
-    wins: int
-    draws: int
-    losses: int

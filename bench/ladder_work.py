@@ -75,9 +75,9 @@ cProfile.run("app()", {out!r})
 """A `tourney` command run under cProfile (wall clock), its profile written to ``out``."""
 
 WHERE = {
-    "store": ("ledger/ladders.py", "store_games"),
+    "store": ("ledger/rows/ladder_rows.py", "store_games"),
     "read_models": ("ledger/read_models.py", "count"),
-    "claim": ("ledger/matches.py", "claim"),
+    "claim": ("ledger/rows/match_rows.py", "claim"),
     "matchmaking": ("tournaments/ladder/league.py", "candidates"),
     "play": ("tournaments/play/dispatch.py", "results"),
 }
@@ -102,14 +102,15 @@ def where(profile: Path, games: int) -> str:
 
 
 def store_cost(url: str, matches: int = 30) -> tuple[float, float]:
-    """Median ms of a two-game match's store transaction (``ledger.ladders.store_games``, as a worker stores it)
+    """Median ms of a two-game match's store transaction (``ledger.rows.ladder_rows.store_games``, as a worker stores
+    it)
     with the read models counted, and with their counting turned off, in alternated rounds on one ladder of
     tourney's builtin bots (played in this process: no sandbox, no bot time)."""
     import hashlib
     import statistics
 
-    from ledger import ladders as ladder_rows
     from ledger import read_models
+    from ledger.rows import ladder_rows
     from tournaments.bots.spec import BUILTIN, BotSpec
     from tournaments.ladder import league, sessions
     from tournaments.play import runner

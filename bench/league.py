@@ -72,9 +72,8 @@ def bot_names() -> list[str]:
 def build(path: Path, games: int, seed: str = "bench-league") -> None:
     """Extend (or make) the ledger at ``path`` to ``games`` finished games: half the ladder's, half the cup's."""
     from ledger import checkpoints
-    from ledger import ladders as ladder_rows
-    from ledger import tournaments as tournament_rows
     from ledger.canonical import canonical
+    from ledger.rows import ladder_rows, tournament_rows
     from ledger.store import Ledger
     from replays.archive import finished_game
     from tournaments.bots.spec import BUILTIN, BotSpec
@@ -146,7 +145,7 @@ def _count(ledger) -> int:
 
 def pages(path: Path) -> list[str]:
     """The league's pages and API lists, as a visitor finds them."""
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import tournament_rows
     from ledger.store import Ledger
 
     ledger = Ledger(str(path), read_only=True)

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import registry
 from engines.driver import play
-from ledger import checkpoints, keys
-from ledger import tournaments as tournament_rows
+from ledger import checkpoints, signing_keys
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from replays import facts
 from replays.archive import store_recorded
@@ -82,10 +82,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        key, _ = keys.open_or_create(Path(folder) / "k.key")
+        key, _ = signing_keys.open_or_create(Path(folder) / "k.key")
         began = time.perf_counter()
         for i in range(2000):
-            key.sign(keys.log_message("g", f"{i:064x}"))
+            key.sign(signing_keys.log_message("g", f"{i:064x}"))
         print(f"sign one head: {(time.perf_counter() - began) / 2000 * 1e6:.0f} us")
     games = recorded_games(args.games)
     best = {True: float("inf"), False: float("inf")}

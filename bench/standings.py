@@ -94,8 +94,8 @@ def build(path: Path, bots: int, games: int, game: str = GAME, seed: str = "benc
     of seats (each deal from every seat), stored as `tourney run` stores."""
     from engines import registry
     from ledger import checkpoints
-    from ledger import tournaments as tournament_rows
     from ledger.canonical import canonical
+    from ledger.rows import tournament_rows
     from ledger.store import Ledger
     from replays.archive import finished_game
     from tournaments.bots.spec import BUILTIN, BotSpec

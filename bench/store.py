@@ -48,8 +48,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ledger import dialect, keys  # noqa: E402 (after the sys.path line)
-from ledger import tournaments as tournament_rows  # noqa: E402
+from ledger import dialect, signing_keys  # noqa: E402 (after the sys.path line)
+from ledger.rows import tournament_rows  # noqa: E402
 from ledger.store import FinishedGame, Ledger, now  # noqa: E402
 from replays.archive import finished_game  # noqa: E402
 from tournaments.bots.discovery import discover  # noqa: E402
@@ -107,7 +107,7 @@ def in_rows(ledger: Ledger, games: list[FinishedGame], connection) -> None:
         head = records[-1].hash
         row = {**finished.game, "status": "finished", "events": len(records), "head": head, "seed": finished.seed,
                "end_reason": finished.end_reason, "created_at": created,
-               "signature": key.sign(keys.log_message(game_id, head))}
+               "signature": key.sign(signing_keys.log_message(game_id, head))}
         game_rows.append(tuple(row.get(column) for column in dialect.GAME_COLUMNS))
         event_rows.extend((game_id, *record) for record in records)
         seat_rows.extend((game_id, s.seat, s.bot_id, s.rank, s.score) for s in finished.seats)

@@ -18,7 +18,7 @@ path), and the last line is the smallest ratio over the games:
 
 Then verification on every core (issue 30): a ledger of G random-bot Tails on Fire games
 (default 2,000, played and sealed in memory, stored in one SQLite file) is verified as
-``tourney replay verify --db`` verifies it (replays.audit.stored_games: each game exported,
+``tourney replay verify --db`` verifies it (replays.game_audit.stored_games: each game exported,
 refolded, its rows and signature checked) by one worker process and by two
 (``--jobs 1``, ``--jobs 2``: the workers are started in the timed part, as the command starts
 them), rounds alternating, best of R, in wall-clock time. The line printed (a contract):
@@ -43,7 +43,7 @@ from bench.engine import RandomAgent
 from engines import registry
 from engines.driver import play
 from ledger.store import Ledger
-from replays import archive, audit
+from replays import archive, game_audit
 from replays import log as logfmt
 from replays.record import Recorded, SeatInfo, record
 from replays.verify import collector_paused, verify_log
@@ -130,9 +130,9 @@ def speedup(games: int, rounds: int, directory: Path) -> dict[int, float]:
         for jobs in best:
             began = time.perf_counter()
             with Local(jobs) as pool:
-                verdicts = list(audit.stored_games(ledger, ids, None, pool))
+                verdicts = list(game_audit.stored_games(ledger, ids, None, pool))
             best[jobs] = min(best[jobs], time.perf_counter() - began)
-            assert len(verdicts) == games and all(v.state == audit.OK for v in verdicts), "a game did not verify"
+            assert len(verdicts) == games and all(v.state == game_audit.OK for v in verdicts), "a game did not verify"
     ledger.close()
     return {jobs: games / seconds for jobs, seconds in best.items()}
 

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import exc, select
 from sqlalchemy.engine import Connection
 
-from ledger import dialect, keys, read_models, sealing
+from ledger import dialect, read_models, sealing, signing_keys
 from ledger.chain import Record
 from ledger.errors import LedgerError
 from ledger.heads import HeadSigning
@@ -122,7 +122,7 @@ class Appending(HeadSigning):
         """Reveal the seed, mark the game finished (numbered, its head signed), store its seats; the read models
         count it (``forfeit_seat``: the seat that forfeited, read from its events by the caller)."""
         head = connection.exec_driver_sql("SELECT head FROM games WHERE id = ?", (game_id,)).scalar()
-        signature = self.signing_key(connection).sign(keys.log_message(game_id, head or ""))
+        signature = self.signing_key(connection).sign(signing_keys.log_message(game_id, head or ""))
         connection.exec_driver_sql(
             "UPDATE games SET status = 'finished', seed = ?, end_reason = ?, signature = ?, "
             f"store_seq = {dialect.NEXT_STORE_SEQ} WHERE id = ?",
@@ -168,7 +168,7 @@ class Appending(HeadSigning):
             head = records[-1][-1]
             row = {**finished.game, "status": "finished", "events": len(records), "head": head,
                    "seed": finished.seed, "end_reason": finished.end_reason, "created_at": created,
-                   "signature": key.sign(keys.log_message(game_id, head))}
+                   "signature": key.sign(signing_keys.log_message(game_id, head))}
             game_rows.append(tuple(row.get(column) for column in dialect.GAME_COLUMNS))
             sealable.append(sealing.Sealable(game_id, finished.game["game"], finished.game["engine_version"],
                                              finished.seed, records, finished.salt_key))

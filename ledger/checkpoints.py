@@ -9,7 +9,7 @@ order, ``ladder_games.seq``),
     root_i = SHA-256(root_(i-1) || game_id 0x00 key 0x00 head)      (key: the schedule key, or "")
 
 and the ledger key signs ``("tourney-checkpoint-v1", scope, name, games, root, state)``
-(ledger.keys.checkpoint_message), state being ``complete`` once every scheduled game of a
+(ledger.signing_keys.checkpoint_message), state being ``complete`` once every scheduled game of a
 tournament is stored, else ``open``. Writers append one every ``EVERY`` games and when they
 stop; each extends the last one's root with the games stored since, so writing one costs
 the new games only. Checking recomputes the whole chain (one SHA-256 per game) and one
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Connection
 
-from ledger import keys
+from ledger import signing_keys
 from ledger.store import Ledger, LedgerError, now
 
 TOURNAMENT = "tournament"
@@ -154,7 +154,7 @@ def write(ledger: Ledger, scope: Scope, complete: bool = False, connection: Conn
     games = (last.games if last else 0) + len(new)
     root = extend(last.root if last else None, new)
     through = new[-1].order if new else (last.through if last else 0)
-    signature = ledger.signing_key(connection).sign(keys.checkpoint_message(scope.kind, scope.name, games, root,
+    signature = ledger.signing_key(connection).sign(signing_keys.checkpoint_message(scope.kind, scope.name, games, root,
                                                                             state))
     created = now()
     seq = connection.exec_driver_sql(
@@ -176,9 +176,10 @@ def audit(connection: Connection, scope: Scope, public: bytes | None) -> Audit:
     done, root = 0, None
     for checkpoint in result.checkpoints:
         where = f"checkpoint {checkpoint.seq} of {scope} ({checkpoint.games} games, root {checkpoint.fingerprint}…)"
-        if public is not None and not keys.signature_holds(
+        if public is not None and not signing_keys.signature_holds(
                 public, checkpoint.signature,
-                keys.checkpoint_message(scope.kind, scope.name, checkpoint.games, checkpoint.root, checkpoint.state)):
+                signing_keys.checkpoint_message(scope.kind, scope.name, checkpoint.games, checkpoint.root,
+                                                checkpoint.state)):
             result.problems.append((None, f"{where}: its signature does not hold under the ledger key"))
             return result
         span = [m for m in chain[done:] if m.order <= checkpoint.through]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Connection
 
-from ledger import dialect, keys
+from ledger import dialect, signing_keys
 from ledger.errors import LedgerError
 from ledger.opening import Opened, now
 
@@ -30,7 +30,7 @@ class HeadSigning(Opened):
             raise LedgerError(f"database {self.where} names {len(rows)} ledger keys; a ledger has one")
         return (bytes.fromhex(rows[0][0]), rows[0][1]) if rows else None
 
-    def signing_key(self, connection: Connection | None = None) -> keys.LedgerKey:
+    def signing_key(self, connection: Connection | None = None) -> signing_keys.LedgerKey:
         """The ledger's private key, checked against the public key the database holds.
 
         The first time a ledger needs it, the key is made at ``key_path`` (or the file found
@@ -48,18 +48,18 @@ class HeadSigning(Opened):
         self._key = key
         return key
 
-    def _checked_key(self, connection: Connection) -> keys.LedgerKey:
+    def _checked_key(self, connection: Connection) -> signing_keys.LedgerKey:
         self._writable()
         if self.key_path is None:
             raise LedgerError(f"database {self.where} is not a file, so it has no default ledger key: give "
-                              f"--ledger-key PATH (or ${keys.ENV_VAR})")
+                              f"--ledger-key PATH (or ${signing_keys.ENV_VAR})")
         stored = self.public_key(connection)
         if stored is not None and not self.key_path.exists():
-            raise LedgerError(f"the ledger key of {self.where} (fingerprint {keys.fingerprint(stored)}) is not at "
-                              f"{self.key_path}: give its path with --ledger-key (or ${keys.ENV_VAR})")
+            raise LedgerError(f"the ledger key of {self.where} (fingerprint {signing_keys.fingerprint(stored)}) is not "
+                              f"at {self.key_path}: give its path with --ledger-key (or ${signing_keys.ENV_VAR})")
         try:
-            key, _made = keys.open_or_create(self.key_path)
-        except keys.KeyFileError as error:
+            key, _made = signing_keys.open_or_create(self.key_path)
+        except signing_keys.KeyFileError as error:
             raise LedgerError(f"ledger key: {error}") from None
         if stored is None:
             connection.exec_driver_sql(
@@ -67,7 +67,7 @@ class HeadSigning(Opened):
                 (key.public.hex(), now()))
         elif stored != key.public:
             raise LedgerError(f"the ledger key at {self.key_path} (fingerprint {key.fingerprint}) is not the key of "
-                              f"{self.where} (fingerprint {keys.fingerprint(stored)})")
+                              f"{self.where} (fingerprint {signing_keys.fingerprint(stored)})")
         return key
 
     def sign_stored_heads(self) -> int:
@@ -82,6 +82,6 @@ class HeadSigning(Opened):
                 "SELECT id, head FROM games WHERE status = 'finished' AND signature IS NULL").fetchall()
             if unsigned:
                 connection.exec_driver_sql("UPDATE games SET signature = ? WHERE id = ?",
-                                           [(key.sign(keys.log_message(game_id, head)), game_id)
+                                           [(key.sign(signing_keys.log_message(game_id, head)), game_id)
                                             for game_id, head in unsigned])
         return len(unsigned)

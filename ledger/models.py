@@ -335,7 +335,8 @@ class Owner(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(sa_column=Column(String, unique=True, nullable=False))
-    name_form: str | None = Field(default=None, description="what the name reads as (ledger.owners.name_form); "
+    name_form: str | None = Field(default=None,
+                                  description="what the name reads as (ledger.rows.owner_rows.name_form); "
                                   "None only for a name that read as an older one before revision 0010")
     token_hash: str = Field(sa_column=Column(String, unique=True, nullable=False))
     created_at: str
@@ -349,7 +350,8 @@ class BotOwner(SQLModel, table=True):
                       Index("uq_bot_owners_name_form", "name_form", unique=True))
 
     name: str = Field(primary_key=True)
-    name_form: str | None = Field(default=None, description="what the name reads as (ledger.owners.name_form); "
+    name_form: str | None = Field(default=None,
+                                  description="what the name reads as (ledger.rows.owner_rows.name_form); "
                                   "None only for a name that read as an older one before revision 0010")
     owner_id: int = Field(sa_column=Column(Integer, ForeignKey("owners.id"), nullable=False))
     claimed_at: str

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session
 
 import migrations
-from ledger import dialect, keys
+from ledger import dialect, signing_keys
 from ledger.errors import LedgerError
 
 DEFAULT_URL = "sqlite:///tourney.db"
@@ -89,8 +89,8 @@ class Opened:
         self.read_only = read_only
         self.path = default_path(self._url)
         self.where = str(self.path) if self.path is not None else self.url
-        self.key_path = keys.key_path(ledger_key, self.path)
-        self._key: keys.LedgerKey | None = None
+        self.key_path = signing_keys.key_path(ledger_key, self.path)
+        self._key: signing_keys.LedgerKey | None = None
         if self.path is not None:
             self._check_file(self.path)
         self.engine: Engine = self._engine()

@@ -14,7 +14,7 @@ game's events: the ledger never parses an event):
 * ``bot_seats`` and ``bot_opponents``: a bot's record (by name, over every finished game it
   sat in) by seat and by opponent.
 
-Counted per rated ladder game, when ``ledger.ladders`` numbers it (``count_ladder``; a void
+Counted per rated ladder game, when ``ledger.rows.ladder_rows`` numbers it (``count_ladder``; a void
 takes it out again, ``uncount_ladder``): ``ladder_records`` (per entry: wins, draws, losses,
 forfeits, points, when it last played) and ``ladder_pairs`` (per ordered pair of entries). The
 ratings themselves are the ladder's own projection (``ladder_entries``, ``ladder_ratings``).

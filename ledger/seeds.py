@@ -23,7 +23,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from ledger.keys import LedgerKey
+from ledger.signing_keys import LedgerKey
 
 ORGANISER = "organiser"
 DRAWN = "drawn"

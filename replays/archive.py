@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
+from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import DamagedGame, FinishedGame, GameExists, Ledger, SeatRow
 from replays import log as logfmt
 from replays import signing

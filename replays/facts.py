@@ -38,7 +38,7 @@ from ledger import checkpoints, closing
 from ledger.canonical import loads
 from ledger.chain import link
 from ledger.checkpoints import Checkpoint, Scope
-from ledger.keys import fingerprint, log_message, signature_holds
+from ledger.signing_keys import fingerprint, log_message, signature_holds
 from ledger.store import Ledger
 from replays.log import LogError
 from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED

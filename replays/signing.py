@@ -14,8 +14,8 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ledger import keys
-from ledger.keys import ALGORITHM, fingerprint, raw_public
+from ledger import signing_keys
+from ledger.signing_keys import ALGORITHM, fingerprint, raw_public
 from replays.log import LogError
 
 __all__ = ["ALGORITHM", "SignatureError", "check_signature", "fingerprint", "load_private", "load_public",
@@ -27,29 +27,29 @@ class SignatureError(LogError):
 
 
 def message(log: dict[str, Any]) -> bytes:
-    return keys.log_message(log["game_id"], log["head"])
+    return signing_keys.log_message(log["game_id"], log["head"])
 
 
 def new_keys(private_path: Path, public_path: Path) -> str:
     """Write a new key pair (the private file readable by its owner only); returns the fingerprint."""
     try:
-        return keys.new_keys(private_path, public_path)
-    except keys.KeyFileError as error:
+        return signing_keys.new_keys(private_path, public_path)
+    except signing_keys.KeyFileError as error:
         raise SignatureError(str(error)) from None
 
 
 def load_private(path: Path) -> Ed25519PrivateKey:
     try:
-        return keys.load_private(path)
-    except keys.KeyFileError as error:
+        return signing_keys.load_private(path)
+    except signing_keys.KeyFileError as error:
         raise SignatureError(str(error)) from None
 
 
 def load_public(path: Path) -> bytes:
     """The raw 32-byte public key of a PEM public key file."""
     try:
-        return keys.load_public(path)
-    except keys.KeyFileError as error:
+        return signing_keys.load_public(path)
+    except signing_keys.KeyFileError as error:
         raise SignatureError(str(error)) from None
 
 

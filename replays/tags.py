@@ -1,6 +1,6 @@
 """Tag lines, ``[Name value]``, as PGN heads a game: the header syntax of tourney's text files.
 
-A text record of a game (replays.text_record) and a deal book (tournaments.play.deals) both
+A text record of a game (replays.text_record) and a deal book (tournaments.play.deal_books) both
 open with tag lines. A tag's value is one JSON value on the line (a string in quotes with
 JSON's escapes, an integer, an object), so any bot name or forfeit reason, quotes, newlines
 and control characters included, fits on one line and reads back exactly. Lines end with LF

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as rows
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import make_folder, run
@@ -142,7 +142,7 @@ def test_resume_after_removing_a_bot_is_refused_with_the_way_on(tmp_path):
 @pytest.fixture
 def spring(tmp_path):
     ledger = Ledger(str(tmp_path / "league.db"))
-    rows.create(ledger, "spring", "lemur-tails", 2)
+    ladder_rows.create(ledger, "spring", "lemur-tails", 2)
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "first_legal.sh", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
@@ -151,21 +151,21 @@ def spring(tmp_path):
 
 
 def ratings(ledger: Ledger) -> dict[str, float]:
-    return {e["name"]: e["rating"] for e in rows.entries(ledger, 1, active_only=False)}
+    return {e["name"]: e["rating"] for e in ladder_rows.entries(ledger, 1, active_only=False)}
 
 
 @pytest.mark.slow
 def test_void_refolds_the_ratings_without_the_game_and_rebuild_equals_incremental(spring):
     """A voided game stays stored but counts in no rating: the ratings equal a fold without it, later games
     fold on from there, and a rebuild gives exactly the incremental ratings."""
-    games = rows.game_ids(spring, 1)
+    games = ladder_rows.game_ids(spring, 1)
     result = invoke("ladder", "void", "spring", games[2][:10], "--reason", "a test", "--db", spring.url)
     assert result.exit_code == 0, result.output
-    assert rows.events(spring, 1)[0]["kind"] == "void" and spring.game(games[2]) is not None
+    assert ladder_rows.events(spring, 1)[0]["kind"] == "void" and spring.game(games[2]) is not None
     with closing(sqlite3.connect(spring.path)) as connection:
         seq = connection.execute("SELECT seq FROM ladder_games WHERE game_id = ?", (games[2],)).fetchone()[0]
-    assert seq not in {s for s, _ in ladder.rated(spring, rows.get(spring, "spring"))[0]}
-    assert sum(e["games"] for e in rows.entries(spring, 1)) == 2 * (len(games) - 1)
+    assert seq not in {s for s, _ in ladder.rated(spring, ladder_rows.get(spring, "spring"))[0]}
+    assert sum(e["games"] for e in ladder_rows.entries(spring, 1)) == 2 * (len(games) - 1)
     sessions.play(spring, "spring", 2, 0, FAST, "4")
     incremental = ratings(spring)
     rebuilt = invoke("ladder", "rebuild", "spring", "--db", spring.url)
@@ -206,7 +206,7 @@ def test_export_of_a_whole_ladder(spring, tmp_path):
     """`replay export --ladder NAME` writes one log per ladder game, and the ladder's manifest."""
     result = invoke("replay", "export", "--ladder", "spring", "--out", str(tmp_path / "logs"), "--db", spring.url)
     assert result.exit_code == 0, result.output
-    assert sorted(p.stem for p in (tmp_path / "logs").glob("*.json")) == sorted(rows.game_ids(spring, 1))
+    assert sorted(p.stem for p in (tmp_path / "logs").glob("*.json")) == sorted(ladder_rows.game_ids(spring, 1))
     assert [p.name for p in (tmp_path / "logs").iterdir() if p.suffix != ".json"] == ["ladder.manifest"]
 
 

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as ladder_rows
 from ledger import read_models
-from ledger import tournaments as tournament_rows
+from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
 from replays import facts, projections
 from tests import cli
@@ -54,7 +53,7 @@ def builtin(names: list[str]) -> tuple[BotSpec, ...]:
 
 def ladder_games(ledger: Ledger, name: str, deals: int, seed: str = "s") -> None:
     """``deals`` deals of the ladder's active entries, two at a table, each from both seats, stored and rated as
-    a match is (tournaments.ladder.sessions.rated_game inside ledger.ladders.store_games)."""
+    a match is (tournaments.ladder.sessions.rated_game inside ledger.rows.ladder_rows.store_games)."""
     ladder = ladder_rows.get(ledger, name)
     entries = {e["name"]: e for e in ladder_rows.entries(ledger, ladder["id"])}
     names = sorted(entries)

@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger import checkpoints
-from ledger import keys as ledger_keys
-from ledger import tournaments as tournament_rows
+from ledger import checkpoints, signing_keys
 from ledger.canonical import canonical, loads
 from ledger.dialect import INSERT_EVENT
-from ledger.keys import LedgerKey, checkpoint_message, log_message
+from ledger.rows import tournament_rows
 from ledger.sealed import TAIL, Block
+from ledger.signing_keys import LedgerKey, checkpoint_message, log_message
 from ledger.store import Ledger
 from replays import archive, projections
 from replays import log as logfmt
@@ -420,8 +419,8 @@ def test_db_upgrade_makes_the_ledger_key_beside_the_database_and_keeps_it(tmp_pa
     key_file, public = db.with_name("league.db.key"), db.with_name("league.db.pub")
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and public.exists()
     ledger = Ledger(str(db), read_only=True)
-    fingerprint = ledger_keys.fingerprint(ledger.public_key())
-    assert ledger_keys.load_public(public) == ledger.public_key()
+    fingerprint = signing_keys.fingerprint(ledger.public_key())
+    assert signing_keys.load_public(public) == ledger.public_key()
     ledger.close()
     assert f"ledger key {fingerprint} at {key_file}" in made.output
     again = invoke("db", "upgrade", "--db", str(db))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as rows
 from ledger import seeds
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests import tamper as attack
 from tests.backends import Backend, copied_ledger
@@ -29,7 +29,7 @@ FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
 def build_spring(template: Backend) -> None:
     """A ladder named spring: random against the heuristic, 4 games."""
     ledger = Ledger(template.url, ledger_key=template.key)
-    rows.create(ledger, "spring", GAME, 2)
+    ladder_rows.create(ledger, "spring", GAME, 2)
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
     sessions.play(ledger, "spring", 4, 0, FAST, "7")
@@ -47,7 +47,7 @@ def on_spring(command: str, backend: Backend, *extra: str):
 def ratings(backend: Backend) -> dict[str, float]:
     ledger = Ledger(backend.url, read_only=True)
     try:
-        return {e["name"]: e["rating"] for e in rows.entries(ledger, 1, active_only=False)}
+        return {e["name"]: e["rating"] for e in ladder_rows.entries(ledger, 1, active_only=False)}
     finally:
         ledger.close()
 

@@ -17,11 +17,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from ledger import read_models
-from ledger.ladders import UnknownLadder
-from ledger.owners import UnknownOwner
+from ledger.rows.ladder_rows import UnknownLadder
+from ledger.rows.owner_rows import UnknownOwner
+from ledger.rows.submission_rows import UnknownSubmission
+from ledger.rows.tournament_rows import UnknownTournament
 from ledger.store import Ledger, LedgerError
-from ledger.submissions import UnknownSubmission
-from ledger.tournaments import UnknownTournament
 from replays import facts, projections
 from tournaments.ladder.league import LadderError
 from web.deps import Site

@@ -3,7 +3,7 @@
 As in FastAPI's full-stack template, a route names what it needs (``LedgerDep``, ``OwnerDep``,
 ``PagingDep``) and these functions provide it; the API's owner comes only from the
 ``Authorization: Bearer TOKEN`` header (never a cookie, a query or a form field; the pages'
-signed-in owner is web/sessions.py's).
+signed-in owner is web/sign_in.py's).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fastapi import Depends, Header, HTTPException, Query, Request
 from fastapi.templating import Jinja2Templates
 
 from ledger.store import Ledger
-from tournaments.ladder import owners
+from tournaments.ladder import owner_tokens
 from web.security import RateLimit
 from web.settings import Settings
 
@@ -119,7 +119,7 @@ def authenticate(request: Request, token: str) -> dict[str, Any] | None:
     if wait is not None:
         raise HTTPException(429, f"more than {the_site.failures.count} wrong tokens a minute from here: wait "
                                  f"{wait:.0f} s", headers={"Retry-After": str(max(1, round(wait)))})
-    owner = owners.authenticate(the_site.ledger, token)
+    owner = owner_tokens.authenticate(the_site.ledger, token)
     if owner is None:
         the_site.failures.count_one(*keys)
     return owner

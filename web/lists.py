@@ -24,7 +24,7 @@ from ledger import read_models
 from ledger.store import Ledger
 from tournaments.ladder import league
 from tournaments.play import results
-from web import models
+from web import schemas
 
 T = TypeVar("T")
 CHUNK = 500
@@ -81,7 +81,7 @@ class Filter:
 
 
 def games_page(ledger: Ledger, where: read_models.Where, offset: int, limit: int,
-               battles: Filter | None = None) -> models.Page[models.GameSummary]:
+               battles: Filter | None = None) -> schemas.Page[schemas.GameSummary]:
     """One page of the games ``where`` keeps, newest first: chosen in the database, then only those read, each with
     its seats' rating changes. ``battles``: a bot's games (``where.bot``) narrowed to an opponent and a seat."""
     with ledger.read() as connection:
@@ -89,25 +89,25 @@ def games_page(ledger: Ledger, where: read_models.Where, offset: int, limit: int
             page, total = read_models.battle_page(connection, where, battles.opponent, battles.seat, offset, limit)
         else:
             page, total = read_models.game_page(connection, where, offset, limit)
-    return models.Page[models.GameSummary].of(summaries(ledger, page), total, offset, limit)
+    return schemas.Page[schemas.GameSummary].of(summaries(ledger, page), total, offset, limit)
 
 
-def owner_games(ledger: Ledger, bots: Sequence[str], offset: int, limit: int) -> models.Page[models.GameSummary]:
+def owner_games(ledger: Ledger, bots: Sequence[str], offset: int, limit: int) -> schemas.Page[schemas.GameSummary]:
     """One page of the games any of ``bots`` (an owner's) sat in, newest first, with their rating changes."""
     with ledger.read() as connection:
         page, total = read_models.owner_game_page(connection, bots, offset, limit)
-    return models.Page[models.GameSummary].of(summaries(ledger, page), total, offset, limit)
+    return schemas.Page[schemas.GameSummary].of(summaries(ledger, page), total, offset, limit)
 
 
-def summaries(ledger: Ledger, game_ids: Sequence[str]) -> list[models.GameSummary]:
+def summaries(ledger: Ledger, game_ids: Sequence[str]) -> list[schemas.GameSummary]:
     """The games ``game_ids`` as lists show them, in that order: a ladder game's with each seat's rating change."""
     with ledger.read() as connection:
         changes = rating_changes(connection, game_ids)
-    return [models.game_summary(game).model_copy(update={"rating_changes": changes.get(game.game_id)})
+    return [schemas.game_summary(game).model_copy(update={"rating_changes": changes.get(game.game_id)})
             for game in results.of_games(ledger, game_ids)]
 
 
-def rating_changes(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[models.RatingChange]]:
+def rating_changes(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[schemas.RatingChange]]:
     """Per ladder game of ``game_ids``, each seat's change of the leaderboard's rating (league.leaderboard_rating:
     Elo, or OpenSkill's mu - 3 sigma) from before the game to after it: the entry's rating history, read for the
     whole page in one statement; a version's first game counts from its start rating (the ladder model's start
@@ -118,7 +118,7 @@ def rating_changes(connection: Connection, game_ids: Sequence[str]) -> dict[str,
     chains = read_models.version_starts(connection, firsts) if firsts else {}
     out = {}
     for game_id, seats in seated.items():
-        out[game_id] = [models.RatingChange(seat=seat.seat, bot=seat.bot, change=None if seat.after is None else round(
+        out[game_id] = [schemas.RatingChange(seat=seat.seat, bot=seat.bot, change=None if seat.after is None else round(
             _shown(seat.after) - _shown(seat.before or _start(seat, chains)), 1)) for seat in seats]
     return out
 
@@ -200,7 +200,7 @@ def matching(rows: Sequence[T], words: str | None, *fields: Callable[[T], str | 
 
 
 def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool = False, offset: int = 0,
-                 limit: int | None = None) -> models.HeadToHead:
+                 limit: int | None = None) -> schemas.HeadToHead:
     """The score of pairs of a ladder's bots over its rated games (its read models: voided games are not counted):
     the row's share of the points they played for, as a percentage, and how many games they met in (two versions
     of one bot count as that bot; a table seats each entry once). ``only``: among ``bots`` alone (a page's table),
@@ -226,29 +226,29 @@ def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool
             sums = counted.setdefault(key, [0.0, 0])
             sums[0] += won + 0.5 * drawn
             sums[1] += won + drawn + lost
-    table: dict[str, dict[str, models.PairScore]] = {}
+    table: dict[str, dict[str, schemas.PairScore]] = {}
     for bot in shown:
         for opponent in named:
             points, met = counted.get((bot, opponent), (0.0, 0))
             if met:
                 # Each pair of seats shares one point: the row's share of all the points the two played for.
-                table.setdefault(bot, {})[opponent] = models.PairScore(games=met, score=round(100 * points / met, 1))
+                table.setdefault(bot, {})[opponent] = schemas.PairScore(games=met, score=round(100 * points / met, 1))
     end = len(named) if limit is None else offset + limit
-    return models.HeadToHead(bots=shown, pairs=table,
+    return schemas.HeadToHead(bots=shown, pairs=table,
                              total=len(named), offset=offset, next=end if end < len(named) else None)
 
 
-def record(ledger: Ledger, bot: str, losses: int) -> models.BotRecord:
+def record(ledger: Ledger, bot: str, losses: int) -> schemas.BotRecord:
     """A bot's results by seat and by opponent (its read models), and its latest ``losses`` losses."""
     with ledger.read() as connection:
         seats, opponents = read_models.bot_record(connection, bot)
         lost, _total = read_models.game_page(connection, read_models.Where(bot=bot, result=read_models.LOSS), 0,
                                              losses)
-    return models.BotRecord(
-        by_seat=[models.SeatRecord(seat=seat, games=games, wins=wins, draws=draws, losses=lost_,
+    return schemas.BotRecord(
+        by_seat=[schemas.SeatRecord(seat=seat, games=games, wins=wins, draws=draws, losses=lost_,
                                    score=round(100 * (wins + draws / 2) / games, 1))
                  for seat, (games, wins, draws, lost_) in sorted(seats.items()) if games],
-        by_opponent=[models.OpponentRecord(opponent=opponent, games=games, wins=wins, draws=draws, losses=lost_,
+        by_opponent=[schemas.OpponentRecord(opponent=opponent, games=games, wins=wins, draws=draws, losses=lost_,
                                            score=round(100 * points / games, 1))
                      for opponent, (games, wins, draws, lost_, points)
                      in sorted(opponents.items(), key=lambda item: (-item[1][0], item[0])) if games],

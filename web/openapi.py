@@ -23,7 +23,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from web import models
+from web import schemas as models
 from web.security import App, Receive, Scope, Send
 
 DESCRIPTIONS = {

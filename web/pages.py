@@ -10,7 +10,7 @@ from fastapi import Request, Response
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from web import charts, sessions
+from web import charts, sign_in
 from web.deps import TEMPLATES, site
 from web.settings import Settings
 
@@ -36,9 +36,9 @@ def render(request: Request, name: str, context: dict[str, Any], status: int = 2
            headers: dict[str, str] | None = None) -> HTMLResponse:
     """A page; its header shows the owner signed in (a page drawn for them is theirs alone: web/security.py)."""
     the_site = site(request)
-    signed_in = sessions.viewer(request)
+    signed_in = sign_in.viewer(request)
     return the_site.templates.TemplateResponse(
-        request, name, {"settings": the_site.settings, "viewer": signed_in, "csrf": sessions.page_csrf(request),
+        request, name, {"settings": the_site.settings, "viewer": signed_in, "csrf": sign_in.page_csrf(request),
                         "server": server(the_site.settings), **context},
         status_code=status, headers={"Vary": "Cookie", **(headers or {})})
 

@@ -1,6 +1,6 @@
 """Validation attempts: how many times each submission was handed out for validation, so that one
 whose validations never finish (its workers die, or fail for their machine's fault) is refused
-after ``ledger.submissions.MAX_ATTEMPTS`` instead of being handed out forever.
+after ``ledger.rows.submission_rows.MAX_ATTEMPTS`` instead of being handed out forever.
 
 A column is only added (ALTER TABLE ADD COLUMN): no table is copied. A submission being validated
 when the database is upgraded counts as claimed once.

@@ -1,4 +1,4 @@
-"""Name forms: what each owner name and each owned bot name reads as (``ledger.owners.name_form``:
+"""Name forms: what each owner name and each owned bot name reads as (``ledger.rows.owner_rows.name_form``:
 NFKC, casefolded, without ``-``, ``_``, ``.``, white space and format characters), unique, so that
 no two owners, and no two owned bots, have names that read alike (``Alice-Lemur`` beside
 ``alice-lemur``).
@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from ledger.owners import name_form
+from ledger.rows.owner_rows import name_form
 
 revision = "0010"
 down_revision = "0009"

@@ -189,10 +189,7 @@ def test_missing_driver_names_the_extra(tmp_path):
 def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
     """On every backend: a forfeit's diagnosis (revision 0014) stored in its game's transaction reads back whole, by
     game and by bot, text of any character included; a refused submission's is read by its owner alone."""
-    from ledger import games as game_rows
-    from ledger import ladders as ladder_rows
-    from ledger import owners as owner_rows
-    from ledger import submissions as queue
+    from ledger.rows import game_rows, ladder_rows, owner_rows, submission_rows
 
     bot = ledger.ensure_bot("crashy", "h" * 64, "python")
     other = ledger.ensure_bot("steady", "i" * 64, "python")
@@ -212,7 +209,7 @@ def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
     ladder = ladder_rows.create(ledger, "spring", "lemur-tails", 2)
     alice = owner_rows.add(ledger, "alice", "a" * 64)
     bob = owner_rows.add(ledger, "bob", "b" * 64)
-    submitted = queue.add(ledger, ladder, alice, "crashy2", "crashy2.py", "crashy2.py", b"x")
-    queue.decide(ledger, submitted, queue.REFUSED, "crashy2 refused: ...", None, detail)
-    assert queue.diagnosis_of(ledger, submitted, alice) == detail
-    assert queue.diagnosis_of(ledger, submitted, bob) is None
+    submitted = submission_rows.add(ledger, ladder, alice, "crashy2", "crashy2.py", "crashy2.py", b"x")
+    submission_rows.decide(ledger, submitted, submission_rows.REFUSED, "crashy2 refused: ...", None, detail)
+    assert submission_rows.diagnosis_of(ledger, submitted, alice) == detail
+    assert submission_rows.diagnosis_of(ledger, submitted, bob) is None

@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ledger import keys
+from ledger import signing_keys
 from ledger.chain import Chain
 from ledger.store import Ledger, LedgerError, SeatRow
 from tests.backends import opened_ledger
@@ -34,10 +34,10 @@ def test_the_first_stored_game_makes_the_key_where_it_belongs(ledger, backend):
     key, and signs the head."""
     head = stored_game(ledger)
     assert stat.S_IMODE(backend.key.stat().st_mode) == 0o600
-    assert keys.load_public(backend.key.with_suffix(".pub")) == ledger.public_key()
+    assert signing_keys.load_public(backend.key.with_suffix(".pub")) == ledger.public_key()
     signature = ledger.game("g1")["signature"]
-    assert keys.signature_holds(ledger.public_key(), signature, keys.log_message("g1", head))
-    assert not keys.signature_holds(ledger.public_key(), signature, keys.log_message("g1", "0" * 64))
+    assert signing_keys.signature_holds(ledger.public_key(), signature, signing_keys.log_message("g1", head))
+    assert not signing_keys.signature_holds(ledger.public_key(), signature, signing_keys.log_message("g1", "0" * 64))
     assert ledger.key_path == backend.key
     if backend.path is not None:  # the private key's bytes are nowhere in the database file
         assert backend.key.read_bytes() not in backend.path.read_bytes()
@@ -47,9 +47,9 @@ def test_a_ledger_key_given_by_path_or_environment(tmp_path, monkeypatch):
     """--ledger-key (or TOURNEY_LEDGER_KEY) puts the key elsewhere; a database that is not a file needs one."""
     explicit = Ledger(str(tmp_path / "a.db"), ledger_key=tmp_path / "elsewhere.key")
     assert explicit.signing_key().path == tmp_path / "elsewhere.key" and (tmp_path / "elsewhere.pub").exists()
-    monkeypatch.setenv(keys.ENV_VAR, str(tmp_path / "from-env.key"))
+    monkeypatch.setenv(signing_keys.ENV_VAR, str(tmp_path / "from-env.key"))
     assert Ledger(str(tmp_path / "b.db")).key_path == tmp_path / "from-env.key"
-    monkeypatch.delenv(keys.ENV_VAR)
+    monkeypatch.delenv(signing_keys.ENV_VAR)
     with pytest.raises(LedgerError, match="is not a file, so it has no default ledger key"):
         Ledger("sqlite://").signing_key()
 
@@ -57,12 +57,12 @@ def test_a_ledger_key_given_by_path_or_environment(tmp_path, monkeypatch):
 def test_a_missing_or_foreign_key_file_is_refused_before_anything_is_written(ledger, backend, tmp_path):
     """Once a ledger has a key, writing without its file, or with another key's, is refused naming both."""
     stored_game(ledger)
-    fingerprint = keys.fingerprint(ledger.public_key())
+    fingerprint = signing_keys.fingerprint(ledger.public_key())
     ledger.close()
     backend.key.rename(tmp_path / "moved.key")
     with pytest.raises(LedgerError, match=f"fingerprint {fingerprint}.* is not at"):
         Ledger(backend.url).signing_key()
-    keys.new_keys(backend.key, tmp_path / "other.pub")
+    signing_keys.new_keys(backend.key, tmp_path / "other.pub")
     with pytest.raises(LedgerError, match=f"is not the key of .*{fingerprint}"):
         Ledger(backend.url).signing_key()
     moved = Ledger(backend.url, ledger_key=tmp_path / "moved.key")
@@ -71,19 +71,20 @@ def test_a_missing_or_foreign_key_file_is_refused_before_anything_is_written(led
 
 def test_signatures_of_heads_and_checkpoints_are_domain_separated(tmp_path):
     """A head's signature never passes for a checkpoint's, nor one game's for another's."""
-    key, _ = keys.open_or_create(tmp_path / "l.key")
-    head = key.sign(keys.log_message("g", "ab"))
-    assert keys.signature_holds(key.public, head, keys.log_message("g", "ab"))
-    assert not keys.signature_holds(key.public, head, keys.log_message("h", "ab"))
-    assert not keys.signature_holds(key.public, head, keys.checkpoint_message("tournament", "g", 1, "ab", "open"))
-    assert not keys.signature_holds(key.public, None, keys.log_message("g", "ab"))
+    key, _ = signing_keys.open_or_create(tmp_path / "l.key")
+    head = key.sign(signing_keys.log_message("g", "ab"))
+    assert signing_keys.signature_holds(key.public, head, signing_keys.log_message("g", "ab"))
+    assert not signing_keys.signature_holds(key.public, head, signing_keys.log_message("h", "ab"))
+    assert not signing_keys.signature_holds(key.public, head, signing_keys.checkpoint_message("tournament", "g", 1,
+                                                                                              "ab", "open"))
+    assert not signing_keys.signature_holds(key.public, None, signing_keys.log_message("g", "ab"))
 
 
 def test_secrets_depend_on_the_key_and_the_nonce_only(tmp_path):
     """The same key and nonce give the same 256-bit secret; another nonce or another key, another."""
-    one, _ = keys.open_or_create(tmp_path / "one.key")
-    again, made = keys.open_or_create(tmp_path / "one.key")
-    other, _ = keys.open_or_create(tmp_path / "other.key")
+    one, _ = signing_keys.open_or_create(tmp_path / "one.key")
+    again, made = signing_keys.open_or_create(tmp_path / "one.key")
+    other, _ = signing_keys.open_or_create(tmp_path / "other.key")
     assert not made
     secret = one.secret("label", b"n" * 32)
     assert len(secret) == 64 and secret == again.secret("label", b"n" * 32)

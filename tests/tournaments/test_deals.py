@@ -1,4 +1,4 @@
-"""Deal books (tournaments/play/deals.py): `tourney deals new`, and `run --deals` / `match --deals`, where every
+"""Deal books (tournaments/play/deal_books.py): `tourney deals new`, and `run --deals` / `match --deals`, where every
 pairing plays exactly the book's deals from every seat rotation, a resume keeps the book, and a bad book is one
 line naming the file and the line."""
 
@@ -16,8 +16,9 @@ import pytest
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import SHIPPED, make_folder
-from tournaments.play import deals, formats, runner
-from tournaments.play.match import Match
+from tournaments.play import deal_books as deals
+from tournaments.play import formats, runner
+from tournaments.play.candidate_match import Match
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
 

@@ -13,14 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
 from tournaments.bots import diagnosis
-from tournaments.ladder import league, owners
+from tournaments.ladder import league, owner_tokens
 from tournaments.sandbox import sandbox
 
 TIMEOUT = 300
@@ -195,13 +193,13 @@ def test_a_ladder_keeps_diagnoses_for_their_owner_only(tmp_path, monkeypatch):
     db = tmp_path / "league.db"
     ledger = Ledger(str(db))
     ladder = ladder_rows.create(ledger, "spring", GAME, 2)
-    alice = owner_rows.add(ledger, "alice", owners.token_hash(owners.new_token()))
-    bob = owner_rows.add(ledger, "bob", owners.token_hash(owners.new_token()))
+    alice = owner_rows.add(ledger, "alice", owner_tokens.token_hash(owner_tokens.new_token()))
+    bob = owner_rows.add(ledger, "bob", owner_tokens.token_hash(owner_tokens.new_token()))
     folder = folder_of(tmp_path, **{"crashy.py": CRASHY})
     for path, owner in ((folder / "crashy.py", alice), (folder / "random_bot.py", None)):
         spec, entry_point, files = league.package(path)
         ladder_rows.submit(ledger, ladder, spec.name, spec.content_hash, spec.kind, entry_point, files, owner_id=owner)
-    queued = queue.add(ledger, ladder, alice, "crashy2", "crashy2.py", "crashy2.py", CRASHY.encode())
+    queued = submission_rows.add(ledger, ladder, alice, "crashy2", "crashy2.py", "crashy2.py", CRASHY.encode())
     ledger.close()
     played = tourney(tmp_path, "ladder", "play", "spring", "--games", "2", "--jobs", "0", "--seed", "1",
                      "--bot-logs", "logs", "--db", str(db))
@@ -217,9 +215,9 @@ def test_a_ladder_keeps_diagnoses_for_their_owner_only(tmp_path, monkeypatch):
         alice_row, bob_row = {"id": alice, "name": "alice"}, {"id": bob, "name": "bob"}  # as the web's owner rows
         forfeited = 0
         for game_id in _ladder_games(ledger):
-            mine = owners.game_diagnoses(ledger, alice_row, game_id)
-            assert owners.game_diagnoses(ledger, bob_row, game_id) == []
-            assert owners.game_diagnoses(ledger, None, game_id) == []
+            mine = owner_tokens.game_diagnoses(ledger, alice_row, game_id)
+            assert owner_tokens.game_diagnoses(ledger, bob_row, game_id) == []
+            assert owner_tokens.game_diagnoses(ledger, None, game_id) == []
             if mine:
                 forfeited += 1
                 (told,) = mine
@@ -228,15 +226,15 @@ def test_a_ladder_keeps_diagnoses_for_their_owner_only(tmp_path, monkeypatch):
                 log = tmp_path / "logs" / "crashy" / f"{game_id}-seat{told['seat']}.log"
                 assert "Traceback (most recent call last):" in log.read_text()
         assert forfeited >= 2
-        page, total = owners.bot_diagnoses(ledger, alice_row, "crashy", 10, 0)
+        page, total = owner_tokens.bot_diagnoses(ledger, alice_row, "crashy", 10, 0)
         assert total == forfeited and {row["kind"] for row in page} == {"traceback"}
-        assert owners.bot_diagnoses(ledger, bob_row, "crashy", 10, 0) is None
-        assert owners.bot_diagnoses(ledger, None, "crashy", 10, 0) is None
-        refused = owners.submission_diagnosis(ledger, alice_row, queued)
+        assert owner_tokens.bot_diagnoses(ledger, bob_row, "crashy", 10, 0) is None
+        assert owner_tokens.bot_diagnoses(ledger, None, "crashy", 10, 0) is None
+        refused = owner_tokens.submission_diagnosis(ledger, alice_row, queued)
         assert refused is not None and refused.startswith("Traceback (most recent call last):\n")
         assert refused.rstrip().endswith("KeyError: 'no such field'")
-        assert owners.submission_diagnosis(ledger, bob_row, queued) is None
-        assert "Traceback" not in queue.get(ledger, queued)["reason"]
+        assert owner_tokens.submission_diagnosis(ledger, bob_row, queued) is None
+        assert "Traceback" not in submission_rows.get(ledger, queued)["reason"]
     finally:
         ledger.close()
 

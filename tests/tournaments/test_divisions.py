@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as rows
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts
 from tests import cli
@@ -192,13 +192,13 @@ def make(tmp_path: Path, bosses: list[tuple[str, str]], names: str = "bronze,sil
     """A 2-seat ladder with divisions: ``win`` (builtin), ``lose`` (crashes), ``other`` (builtin)."""
     ledger = Ledger(str(tmp_path / "league.db"))
     league.create(ledger, "divided", GAME, 2, rating, names)
-    ladder = rows.get(ledger, "divided")
+    ladder = ladder_rows.get(ledger, "divided")
     crash = crasher(tmp_path)
     _spec, entry_point, files = league.package(Path(crash.path))
     start = league.MODELS[rating].start
     for bot in (builtin("win"), builtin("other")):
-        rows.submit(ledger, ladder["id"], bot.name, bot.content_hash, BUILTIN, "builtin", b"", start)
-    rows.submit(ledger, ladder["id"], "lose", crash.content_hash, crash.kind, entry_point, files, start)
+        ladder_rows.submit(ledger, ladder["id"], bot.name, bot.content_hash, BUILTIN, "builtin", b"", start)
+    ladder_rows.submit(ledger, ladder["id"], "lose", crash.content_hash, crash.kind, entry_point, files, start)
     for bot, division in bosses:
         league.boss(ledger, "divided", bot, division, "a test")
     specs = {"win": builtin("win"), "other": builtin("other"),
@@ -208,15 +208,15 @@ def make(tmp_path: Path, bosses: list[tuple[str, str]], names: str = "bronze,sil
 
 def play(ledger: Ledger, specs: dict, pair: tuple[str, str], deals: int, seed: str) -> None:
     """``deals`` matches of ``pair`` (both seat rotations each), stored as a worker stores a match."""
-    ladder = rows.get(ledger, "divided")
-    entries = {e["name"]: e for e in rows.entries(ledger, ladder["id"])}
+    ladder = ladder_rows.get(ledger, "divided")
+    entries = {e["name"]: e for e in ladder_rows.entries(ledger, ladder["id"])}
     spec = runner.Spec(GAME, 2, 1, seed, 1.0, 5.0, tuple(specs[name] for name in pair))
     for deal in range(deals):
         jobs = [runner.Job(spec, Scheduled(f"{seed}-d{deal}-r{r}", 0, deal, r, (pair[r:] + pair[:r]),
                                            deal_seed(seed, 0, deal))) for r in range(2)]
         games = [sessions.rated_game(ledger, result, [entries[seat.name] for seat in result.recorded.seats])
                  for result in runner.results(jobs, 0)]
-        rows.store_games(ledger, ladder["id"], games, league.model(ladder).update, None,
+        ladder_rows.store_games(ledger, ladder["id"], games, league.model(ladder).update, None,
                          membership.keeper(ladder))
 
 
@@ -236,7 +236,7 @@ def _events(ledger: Ledger) -> list[dict]:
 
 
 def folded(ledger: Ledger) -> divisions.Membership:
-    ladder = rows.get(ledger, "divided")
+    ladder = ladder_rows.get(ledger, "divided")
     rules = membership.keeper(ladder)
     with ledger.read() as connection:
         observer = rules.observer(connection)
@@ -260,15 +260,15 @@ def test_a_bot_is_promoted_in_the_transaction_of_the_game_that_passed_the_boss(t
     assert division_of(ledger)["win"] == "bronze" and stored_moves(ledger) == []  # above the boss, not confident
     play(ledger, specs, ("win", "lose"), 6, "b")
     moves = stored_moves(ledger)
-    ids = {e["name"]: e["id"] for e in rows.entries(ledger, rows.get(ledger, "divided")["id"])}
+    ids = {e["name"]: e["id"] for e in ladder_rows.entries(ledger, ladder_rows.get(ledger, "divided")["id"])}
     assert [(entry, kind, division) for _seq, entry, kind, division, _game in moves] == [
         (ids["win"], "promote", "silver")]
     seq, _entry, _kind, _division, game_id = moves[0]
-    assert rows.game_ids(ledger, rows.get(ledger, "divided")["id"])[seq - 1] == game_id
+    assert ladder_rows.game_ids(ledger, ladder_rows.get(ledger, "divided")["id"])[seq - 1] == game_id
     assert division_of(ledger) == {"win": "silver", "other": "bronze", "lose": "bronze"}
     fold = folded(ledger)
     assert [(m.seq, m.entry, m.kind, NAMES[m.division]) for m in fold.moves] == [m[:4] for m in moves]
-    league.check_ratings(ledger, rows.get(ledger, "divided"))  # membership included: no Tampered
+    league.check_ratings(ledger, ladder_rows.get(ledger, "divided"))  # membership included: no Tampered
 
 
 @pytest.mark.slow
@@ -281,12 +281,12 @@ def test_relegation_a_void_and_a_tampered_membership_are_refolded_and_audited(tm
     ledger, specs = make(tmp_path, [("win", "bronze"), ("lose", "silver"), ("other", "silver")])
     assert division_of(ledger) == {"win": "bronze", "other": "silver", "lose": "silver"}
     play(ledger, specs, ("win", "lose"), 11, "c")
-    ladder = rows.get(ledger, "divided")
-    ids = {e["name"]: e["id"] for e in rows.entries(ledger, ladder["id"])}
+    ladder = ladder_rows.get(ledger, "divided")
+    ids = {e["name"]: e["id"] for e in ladder_rows.entries(ledger, ladder["id"])}
     assert [(entry, kind, division) for _seq, entry, kind, division, _game in stored_moves(ledger)] == [
         (ids["lose"], "relegate", "bronze")]
     assert division_of(ledger)["lose"] == "bronze"
-    games = rows.game_ids(ledger, ladder["id"])
+    games = ladder_rows.game_ids(ledger, ladder["id"])
     for game_id in games[:5]:
         league.void(ledger, "divided", game_id, "a test of the refold")
     assert division_of(ledger)["lose"] == "silver" == NAMES[folded(ledger).of(ids["lose"])]
@@ -344,7 +344,8 @@ def test_the_cli_creates_divisions_and_sets_bosses_or_says_why_not(tmp_path):
     assert cli.invoke("ladder", "create", "x", "--game", GAME, "--divisions", "solo", "--db", db).exit_code != 0
     ledger = Ledger(db)
     for bot in (builtin("a"), builtin("b")):
-        rows.submit(ledger, rows.get(ledger, "d")["id"], bot.name, bot.content_hash, BUILTIN, "builtin", b"")
+        ladder_rows.submit(ledger, ladder_rows.get(ledger, "d")["id"], bot.name, bot.content_hash, BUILTIN, "builtin",
+                           b"")
     set_ = cli.invoke("ladder", "boss", "d", "a", "--division", "bronze", "--db", db)
     assert set_.exit_code == 0 and set_.stdout.strip() == "a v1 is the boss of bronze on d"
     assert [(e["kind"], e["entry_id"], e["division"]) for e in _events(ledger)] == [("boss", 1, "bronze")]
@@ -380,14 +381,14 @@ def test_revision_0016_upgrades_a_ladder_from_0015_and_keeps_its_events_append_o
         raw.commit()
     ledger = Ledger(backend.url)
     assert ledger.current() >= "0016"  # the head: later revisions add to it
-    ladder = rows.get(ledger, "old")
+    ladder = ladder_rows.get(ledger, "old")
     assert ladder["divisions"] is None and membership.keeper(ladder) is None
     assert [s.division for s in league.standings(ledger, "old", include_retired=True)] == [None]
-    assert [(e["kind"], e["entry_id"], e["reason"]) for e in rows.events(ledger, 1)] == [("retire", 1, "gone")]
+    assert [(e["kind"], e["entry_id"], e["reason"]) for e in ladder_rows.events(ledger, 1)] == [("retire", 1, "gone")]
     with backend.raw() as raw, pytest.raises(backend.errors or Exception, match="append-only"):
         raw.cursor().execute("UPDATE ladder_events SET reason = 'forged'")
     league.create(ledger, "new", GAME, 2, "elo", "low,high")
-    rows.submit(ledger, rows.get(ledger, "new")["id"], "c", "h2", BUILTIN, "builtin", b"")
+    ladder_rows.submit(ledger, ladder_rows.get(ledger, "new")["id"], "c", "h2", BUILTIN, "builtin", b"")
     assert league.boss(ledger, "new", "c", "low", "a test") == 1
     assert [s.division for s in league.standings(ledger, "new")] == ["low"]
     ledger.downgrade("0015")
@@ -451,14 +452,14 @@ def test_a_ladder_worker_promotes_past_the_boss_as_it_stores_the_games(tmp_path)
 
     ledger = Ledger(str(tmp_path / "league.db"))
     league.create(ledger, "divided", GAME, 2, "elo", "bronze,silver")
-    ladder = rows.get(ledger, "divided")
+    ladder = ladder_rows.get(ledger, "divided")
     for name, path in (("steady", BOTS / "first_legal.sh"), ("lose", Path(crasher(tmp_path).path))):
         spec, entry_point, files = league.package(path)
-        rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files)
+        ladder_rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files)
     league.boss(ledger, "divided", "lose", "bronze", "a test")
     assert sessions.play(ledger, "divided", 20, 2, FAST, "7") == 20
-    ids = {e["name"]: e["id"] for e in rows.entries(ledger, ladder["id"])}
-    games = rows.game_ids(ledger, ladder["id"])
+    ids = {e["name"]: e["id"] for e in ladder_rows.entries(ledger, ladder["id"])}
+    games = ladder_rows.game_ids(ledger, ladder["id"])
     assert stored_moves(ledger) == [(18, ids["steady"], "promote", "silver", games[17])]
     assert division_of(ledger) == {"steady": "silver", "lose": "bronze"}
     assert [(m.seq, m.entry) for m in folded(ledger).moves] == [(18, ids["steady"])]
@@ -471,7 +472,7 @@ def test_a_void_folds_on_the_promotions_stored_while_it_reads_without_beginning_
     makes it neither wait nor begin again; it folds that game on, and membership equals the fold after."""
     ledger, specs = make(tmp_path, [("lose", "bronze")])
     play(ledger, specs, ("win", "lose"), 8, "a")
-    ladder = rows.get(ledger, "divided")
+    ladder = ladder_rows.get(ledger, "divided")
     rating = league.model(ladder)
     reads = []
 
@@ -484,10 +485,11 @@ def test_a_void_folds_on_the_promotions_stored_while_it_reads_without_beginning_
             assert [kind for _seq, _entry, kind, _division, _game in stored_moves(ledger)] == ["promote"]
         return league.rated_after(ledger, ladder, connection, after)
 
-    first = rows.game_ids(ledger, ladder["id"])[0]
-    rows.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start, membership.keeper(ladder))
+    first = ladder_rows.game_ids(ledger, ladder["id"])[0]
+    ladder_rows.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start,
+                     membership.keeper(ladder))
     assert reads == [0, 16]  # read once, then only the 6 games stored meanwhile: it did not begin again
-    win = next(e["id"] for e in rows.entries(ledger, ladder["id"]) if e["name"] == "win")
+    win = next(e["id"] for e in ladder_rows.entries(ledger, ladder["id"]) if e["name"] == "win")
     assert division_of(ledger)["win"] == "silver" == NAMES[folded(ledger).of(win)]
     league.check_ratings(ledger, ladder)
 
@@ -499,12 +501,12 @@ def test_an_openskill_ladder_promotes_on_mu_and_sigma_and_a_void_relegates_by_th
     appends the relegation the fold gives, and membership equals the fold."""
     ledger, specs = make(tmp_path, [("lose", "bronze")], rating="openskill")
     play(ledger, specs, ("win", "lose"), 4, "o")
-    ladder = rows.get(ledger, "divided")
-    win = next(e["id"] for e in rows.entries(ledger, ladder["id"]) if e["name"] == "win")
+    ladder = ladder_rows.get(ledger, "divided")
+    win = next(e["id"] for e in ladder_rows.entries(ledger, ladder["id"]) if e["name"] == "win")
     assert [m[:4] for m in stored_moves(ledger)] == [(7, win, "promote", "silver")]
     assert [(m.seq, m.entry, m.kind) for m in folded(ledger).moves] == [(7, win, "promote")]
     league.check_ratings(ledger, ladder)
-    for game_id in rows.game_ids(ledger, ladder["id"])[:2]:
+    for game_id in ladder_rows.game_ids(ledger, ladder["id"])[:2]:
         league.void(ledger, "divided", game_id, "a test")
     assert stored_moves(ledger)[-1][1:4] == (win, "relegate", "bronze")
     assert division_of(ledger)["win"] == "bronze" == NAMES[folded(ledger).of(win)]

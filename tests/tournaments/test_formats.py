@@ -29,8 +29,8 @@ from tests.tournaments.test_runner import (
     wait_until_partly_stored,
 )
 from tournaments.play import formats
+from tournaments.play.candidate_match import Match
 from tournaments.play.formats import Gauntlet, RoundRobin, Swiss, game_score, pair
-from tournaments.play.match import Match
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
 from tournaments.ratings.sprt import Sprt

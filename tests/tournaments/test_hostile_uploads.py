@@ -19,13 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED
-from tournaments.ladder import owners, uploads
+from tournaments.ladder import owner_tokens, uploads
 
 # SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
 # that assert that none is left (test_sandbox.py)
@@ -55,7 +53,7 @@ def league(tmp_path) -> Path:
     path = tmp_path / "league.db"
     ledger = Ledger(str(path))
     ladder_rows.create(ledger, "spring", GAME, 2)
-    owner_rows.add(ledger, "alice", owners.token_hash(owners.new_token()))
+    owner_rows.add(ledger, "alice", owner_tokens.token_hash(owner_tokens.new_token()))
     ledger.close()
     return path
 
@@ -64,7 +62,7 @@ def queued(league: Path, name: str, filename: str, upload: bytes) -> int:
     """An upload queued as the web queues it (its check skipped: an older server may have let it in)."""
     ledger = Ledger(str(league))
     try:
-        return queue.add(ledger, 1, 1, name, filename, filename, upload)
+        return submission_rows.add(ledger, 1, 1, name, filename, filename, upload)
     finally:
         ledger.close()
 
@@ -72,7 +70,7 @@ def queued(league: Path, name: str, filename: str, upload: bytes) -> int:
 def submission(league: Path, submission_id: int) -> dict:
     ledger = Ledger(str(league), read_only=True)
     try:
-        return queue.get(ledger, submission_id)
+        return submission_rows.get(ledger, submission_id)
     finally:
         ledger.close()
 
@@ -103,8 +101,9 @@ def test_the_worker_refuses_a_lying_zip_and_goes_on(league):
     done = work(league)
     assert f"submission {lying}: refused lying (owner alice): not a readable zip (BadZipFile" in done.stdout
     refused = submission(league, lying)
-    assert refused["status"] == queue.REFUSED and refused["reason"].startswith("not a readable zip (BadZipFile: ")
-    assert submission(league, good)["status"] == queue.LISTED
+    assert refused["status"] == submission_rows.REFUSED
+    assert refused["reason"].startswith("not a readable zip (BadZipFile: ")
+    assert submission(league, good)["status"] == submission_rows.LISTED
 
 
 def test_a_validation_failing_twice_for_the_machines_fault_is_refused(league, tmp_path):
@@ -117,16 +116,18 @@ def test_a_validation_failing_twice_for_the_machines_fault_is_refused(league, tm
     waiting = queued(league, "good", "good.py", RANDOM_BOT)
     first = work(league, env)
     assert f"submission {waiting}: good (owner alice) could not be validated here (NotADirectoryError" in first.stdout
-    assert (submission(league, waiting)["status"], submission(league, waiting)["attempts"]) == (queue.VALIDATING, 1)
+    assert (submission(league, waiting)["status"], submission(league,
+                                                              waiting)["attempts"]) == (submission_rows.VALIDATING, 1)
     assert "submission" not in work(league, env).stdout  # its lease has not run out
     with closing(sqlite3.connect(league)) as connection, connection:  # 16 minutes later
-        earlier = (datetime.now(UTC) - queue.LEASE - timedelta(minutes=1)).isoformat(timespec="seconds")
+        earlier = (datetime.now(UTC) - submission_rows.LEASE - timedelta(minutes=1)).isoformat(timespec="seconds")
         connection.execute("UPDATE submissions SET claimed_at = ?", (earlier,))
     second = work(league, env)
     assert f"submission {waiting}: refused good (owner alice): it could not be validated, 2 times" in second.stdout
     assert "(last: NotADirectoryError" in second.stdout
     refused = submission(league, waiting)
-    assert refused["status"] == queue.REFUSED and "for the fault of the machines validating it" in refused["reason"]
+    assert refused["status"] == submission_rows.REFUSED
+    assert "for the fault of the machines validating it" in refused["reason"]
     assert str(broken) not in refused["reason"]  # the machine's paths are the operator's to read, not the uploader's
 
 
@@ -137,17 +138,19 @@ def test_a_submission_whose_workers_keep_dying_is_refused_not_handed_out_forever
     PostgreSQL)."""
     ledger = Ledger(backend.url)
     ladder_rows.create(ledger, "spring", GAME, 2)
-    owner = owner_rows.add(ledger, "alice", owners.token_hash(owners.new_token()))
-    killer = queue.add(ledger, 1, owner, "killer", "killer.py", "killer.py", b"x")
+    owner = owner_rows.add(ledger, "alice", owner_tokens.token_hash(owner_tokens.new_token()))
+    killer = submission_rows.add(ledger, 1, owner, "killer", "killer.py", "killer.py", b"x")
     start = datetime.now(UTC)
-    for attempt in range(queue.MAX_ATTEMPTS):
-        row, _ = queue.claim_next(ledger, 1, at=start + attempt * (queue.LEASE + timedelta(seconds=1)))
+    lease = submission_rows.LEASE + timedelta(seconds=1)
+    for attempt in range(submission_rows.MAX_ATTEMPTS):
+        row, _ = submission_rows.claim_next(ledger, 1, at=start + attempt * lease)
         assert (row["id"], row["attempts"]) == (killer, attempt + 1)
-    later = queue.add(ledger, 1, owner, "later", "later.py", "later.py", b"y")
-    row, _ = queue.claim_next(ledger, 1, at=start + queue.MAX_ATTEMPTS * (queue.LEASE + timedelta(seconds=1)))
+    later = submission_rows.add(ledger, 1, owner, "later", "later.py", "later.py", b"y")
+    row, _ = submission_rows.claim_next(ledger, 1, at=start + submission_rows.MAX_ATTEMPTS * lease)
     assert row["id"] == later
-    refused = queue.get(ledger, killer)
-    assert refused["status"] == queue.REFUSED and refused["reason"] == queue.NEVER_FINISHED.format(attempts=2)
+    refused = submission_rows.get(ledger, killer)
+    assert refused["status"] == submission_rows.REFUSED
+    assert refused["reason"] == submission_rows.NEVER_FINISHED.format(attempts=2)
     ledger.close()
 
 
@@ -160,7 +163,7 @@ def test_a_worker_stopped_by_sigterm_gives_its_submission_back(league):
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=league.parent)
     try:
         deadline = time.monotonic() + 60
-        while submission(league, waiting)["status"] != queue.VALIDATING and time.monotonic() < deadline:
+        while submission(league, waiting)["status"] != submission_rows.VALIDATING and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(1.0)  # inside its validation games
         process.send_signal(signal.SIGTERM)
@@ -169,4 +172,4 @@ def test_a_worker_stopped_by_sigterm_gives_its_submission_back(league):
         process.kill()
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     back = submission(league, waiting)
-    assert (back["status"], back["attempts"], back["claimed_at"]) == (queue.PENDING, 0, None)
+    assert (back["status"], back["attempts"], back["claimed_at"]) == (submission_rows.PENDING, 0, None)

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import ladders as rows
-from ledger import matches
+from ledger.rows import ladder_rows, match_rows
 from ledger.store import Ledger
 from tests import cli
 from tournaments.ladder import league as ladder
@@ -35,7 +34,7 @@ def _private_cache(tmp_path, monkeypatch):
 @pytest.fixture
 def league(tmp_path):
     ledger = Ledger(str(tmp_path / "league.db"))
-    rows.create(ledger, "spring", GAME, 2)
+    ladder_rows.create(ledger, "spring", GAME, 2)
     return ledger
 
 
@@ -51,7 +50,7 @@ def test_submit_lists_a_bot_and_the_same_content_again_is_a_no_op(league):
     first = ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
     again = ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
     assert first.new and first.version == 1 and not again.new and again.entry_id == first.entry_id
-    entries = rows.entries(league, rows.get(league, "spring")["id"])
+    entries = ladder_rows.entries(league, ladder_rows.get(league, "spring")["id"])
     assert [(e["name"], e["version"], e["rating"], e["status"]) for e in entries] == [
         ("random_bot", 1, 1500.0, "active")]
 
@@ -84,7 +83,7 @@ def test_a_submission_that_fails_its_validation_game_is_refused_with_the_reason(
     path = bot_file(tmp_path, "broken", body)
     with pytest.raises(ladder.LadderError, match=rf"refused: in its validation game it forfeited .*{reason}"):
         ladder.submit(league, "spring", path, None, FAST)
-    assert rows.entries(league, rows.get(league, "spring")["id"], active_only=False) == []
+    assert ladder_rows.entries(league, ladder_rows.get(league, "spring")["id"], active_only=False) == []
 
 
 def test_a_submission_over_its_memory_limit_is_killed_and_refused(league, tmp_path):
@@ -123,14 +122,14 @@ def test_play_standings_history_and_rebuild_equal_the_incremental_ratings(league
         ladder.submit(league, "spring", BOTS / path, None, FAST)
     played = sessions.play(league, "spring", 12, 2, FAST, "3")
     assert played >= 12
-    ladder_id = rows.get(league, "spring")["id"]
-    before = {e["id"]: e["rating"] for e in rows.entries(league, ladder_id)}
-    assert sum(e["games"] for e in rows.entries(league, ladder_id)) == 2 * played
+    ladder_id = ladder_rows.get(league, "spring")["id"]
+    before = {e["id"]: e["rating"] for e in ladder_rows.entries(league, ladder_id)}
+    assert sum(e["games"] for e in ladder_rows.entries(league, ladder_id)) == 2 * played
     changes = ladder.rebuild(league, "spring")
     assert all(old == new for old, new in changes.values())
-    assert {e["id"]: e["rating"] for e in rows.entries(league, ladder_id)} == before
+    assert {e["id"]: e["rating"] for e in ladder_rows.entries(league, ladder_id)} == before
     history = ladder.history(league, "spring", "random_bot")
-    assert history and history[-1]["rating"] == before[next(e for e in rows.entries(league, ladder_id)
+    assert history and history[-1]["rating"] == before[next(e for e in ladder_rows.entries(league, ladder_id)
                                                              if e["name"] == "random_bot")["id"]]
 
 
@@ -151,15 +150,15 @@ def test_two_ladder_play_processes_at_once_lose_no_game_and_count_none_twice(tmp
     played = sum(int(line.split()[1]) for out, _ in outputs for line in out.decode().splitlines()
                  if line.startswith("played "))
     ledger = Ledger(db)
-    ladder_id = rows.get(ledger, "duo")["id"]
+    ladder_id = ladder_rows.get(ledger, "duo")["id"]
     with ledger.read() as connection:
         stored = connection.exec_driver_sql("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM ladder_games").first()
         rated = connection.exec_driver_sql("SELECT COUNT(*) FROM ladder_ratings").scalar()
     assert stored == (played, played) and rated == 2 * played
-    assert sum(e["games"] for e in rows.entries(ledger, ladder_id)) == 2 * played
-    incremental = {e["id"]: e["rating"] for e in rows.entries(ledger, ladder_id)}
+    assert sum(e["games"] for e in ladder_rows.entries(ledger, ladder_id)) == 2 * played
+    incremental = {e["id"]: e["rating"] for e in ladder_rows.entries(ledger, ladder_id)}
     assert all(old == new for old, new in ladder.rebuild(ledger, "duo").values())
-    assert {e["id"]: e["rating"] for e in rows.entries(ledger, ladder_id)} == incremental
+    assert {e["id"]: e["rating"] for e in ladder_rows.entries(ledger, ladder_id)} == incremental
 
 
 @pytest.mark.slow
@@ -222,8 +221,8 @@ def test_materialized_bots_keep_their_exec_bit(league, tmp_path):
     """A stored executable is unpacked executable, into the user's private cache (mode 0700), in a
     folder keyed by its content hash and entry point."""
     ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
-    entry = rows.entries(league, rows.get(league, "spring")["id"])[0]
-    entry_point, files = rows.archive(league, entry["bot_id"])
+    entry = ladder_rows.entries(league, ladder_rows.get(league, "spring")["id"])[0]
+    entry_point, files = ladder_rows.archive(league, entry["bot_id"])
     directory = ladder.materialize(entry["content_hash"], entry_point, files)
     assert directory == tmp_path / "cache" / "tourney" / "bots" / f"{entry['content_hash']}-first_legal.sh"
     assert os.access(directory / "first_legal.sh", os.X_OK)
@@ -236,8 +235,8 @@ def test_a_good_cached_bot_is_never_removed_under_another_process(league, monkey
     the same folder, the same files, so a game being played from it loses nothing. A copy that does not match is
     still replaced."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
-    entry = rows.entries(league, rows.get(league, "spring")["id"])[0]
-    entry_point, files = rows.archive(league, entry["bot_id"])
+    entry = ladder_rows.entries(league, ladder_rows.get(league, "spring")["id"])[0]
+    entry_point, files = ladder_rows.archive(league, entry["bot_id"])
     directory = ladder.materialize(entry["content_hash"], entry_point, files)
     before = (directory.stat().st_ino, (directory / entry_point).stat().st_ino)
     playing = (directory / entry_point).open("rb")  # a game reads it now
@@ -266,7 +265,8 @@ def test_a_cached_bot_is_checked_against_its_hash_before_each_use(league, tmp_pa
     fault) is unpacked again from the ledger before it plays: the games are the stored bot's."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(league, "spring", BOTS / "first_legal.sh", None, FAST)
-    entry = next(e for e in rows.entries(league, rows.get(league, "spring")["id"]) if e["name"] == "random_bot")
+    entry = next(e for e in ladder_rows.entries(league, ladder_rows.get(league,
+                                                                        "spring")["id"]) if e["name"] == "random_bot")
     cached = tmp_path / "cache" / "tourney" / "bots" / f"{entry['content_hash']}-random_bot.py" / "random_bot.py"
     original = cached.read_bytes()
     cached.write_text("GAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n"
@@ -284,7 +284,8 @@ def test_a_renamed_copy_of_a_submitted_bot_is_accepted_as_the_same_content(leagu
     shutil.copy(BOTS / "random_bot.py", copy)
     listed = ladder.submit(league, "spring", copy, None, FAST)
     assert listed.new and listed.name == "copy_of_random"
-    hashes = {e["name"]: e["content_hash"] for e in rows.entries(league, rows.get(league, "spring")["id"])}
+    hashes = {e["name"]: e["content_hash"] for e in ladder_rows.entries(league, ladder_rows.get(league,
+                                                                                                "spring")["id"])}
     assert hashes["copy_of_random"] == hashes["random_bot"]
     assert sessions.play(league, "spring", 2, 0, FAST, "2") == 2
 
@@ -311,19 +312,19 @@ def test_a_queued_match_whose_bot_retired_since_is_cancelled_not_played(league):
     cancelled (no game of the retired bot after its retirement), the others are played and the session ends."""
     for path in ("random_bot.py", "first_legal.sh", "heuristic_lemur_tails.py"):
         ladder.submit(league, "spring", BOTS / path, None, FAST)
-    worker = sessions.Worker(league, rows.get(league, "spring"), FAST, 0)
+    worker = sessions.Worker(league, ladder_rows.get(league, "spring"), FAST, 0)
     session = worker.open(8, "6")
     while worker.queue_next(session):  # queue every deal of the session, as a worker would, batch by batch
-        matches.claim(league, 1, "queueing", 60.0, 100)
-    queued = matches.matches(league, 1)
-    matches.release(league, "queueing", [m["id"] for m in queued])
+        match_rows.claim(league, 1, "queueing", 60.0, 100)
+    queued = match_rows.matches(league, 1)
+    match_rows.release(league, "queueing", [m["id"] for m in queued])
     retired = queued[0]["entries"][0]
-    name = next(e["name"] for e in rows.entries(league, 1) if e["id"] == retired)
+    name = next(e["name"] for e in ladder_rows.entries(league, 1) if e["id"] == retired)
     ladder.retire(league, "spring", name, "withdrawn by its author")
     assert worker.drive(session) == 2 * sum(retired not in m["entries"] for m in queued)
-    assert {m["id"]: m["status"] for m in matches.matches(league, 1)} == {
+    assert {m["id"]: m["status"] for m in match_rows.matches(league, 1)} == {
         m["id"]: "cancelled" if retired in m["entries"] else "stored" for m in queued}
     worker.stop_session(session)
-    assert rows.sessions(league, 1)[0]["ended_at"] is not None
-    played = [e for e in rows.entries(league, 1, active_only=False) if e["id"] == retired]
+    assert ladder_rows.sessions(league, 1)[0]["ended_at"] is not None
+    played = [e for e in ladder_rows.entries(league, 1, active_only=False) if e["id"] == retired]
     assert played[0]["games"] == 0

@@ -14,7 +14,7 @@ from contextlib import closing
 
 import pytest
 
-from ledger import ladders as rows
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_ladder import BOTS, FAST, GAME, bot_file
@@ -34,7 +34,7 @@ def test_the_rating_model_defaults_by_seats_and_is_stored(tmp_path):
         result = cli.invoke("ladder", "create", *args, "--db", db)
         assert result.exit_code == 0, result.output
         assert result.stdout.strip().endswith(f"{expected} ratings)")
-        assert rows.get(Ledger(db), args[0])["rating"] == expected
+        assert ladder_rows.get(Ledger(db), args[0])["rating"] == expected
     assert cli.invoke("ladder", "create", "x", "--game", "lemur-tails", "--rating", "glicko", "--db", db).exit_code == 2
 
 
@@ -73,7 +73,7 @@ def test_an_openskill_ladder_rates_by_mu_minus_three_sigma_and_rebuilds_to_the_s
     assert v2.sigma == pytest.approx(min(openskill.SIGMA, math.sqrt(before.sigma**2 + openskill.VERSION_SIGMA**2)))
     sessions.play(ledger, "skill", 6, 0, FAST, "3")
     refolded_equals_incremental(ledger, "skill")
-    first_game = rows.game_ids(ledger, rows.get(ledger, "skill")["id"])[0]
+    first_game = ladder_rows.game_ids(ledger, ladder_rows.get(ledger, "skill")["id"])[0]
     ladder.void(ledger, "skill", first_game, "a test of the refold")  # refolds without it, versions included
     refolded_equals_incremental(ledger, "skill")
     history = ladder.history(ledger, "skill", "random_bot")
@@ -106,7 +106,7 @@ def test_an_elo_ladder_with_a_new_version_rebuilds_to_the_same_numbers(tmp_path)
     ladder.submit(ledger, "classic", BOTS / "first_legal.sh", None, FAST)
     sessions.play(ledger, "classic", 4, 0, FAST, "1")
     ladder.submit(ledger, "classic", bot_file(tmp_path, "alpha", "        return turn.legal[-1]"), "alpha", FAST)
-    entries = rows.entries(ledger, rows.get(ledger, "classic")["id"], active_only=False)
+    entries = ladder_rows.entries(ledger, ladder_rows.get(ledger, "classic")["id"], active_only=False)
     newest = next(e for e in entries if e["name"] == "alpha" and e["version"] == 2)
     assert (newest["rating"], newest["sigma"], newest["joined_after"]) == (1500.0, None, 4)
     sessions.play(ledger, "classic", 4, 0, FAST, "2")
@@ -140,6 +140,6 @@ def test_a_ladder_made_before_rating_models_upgrades_to_elo(tmp_path):
                     "submitted_at) VALUES (1, 1, 'b', 1, 'active', 1512.5, 0, 'then')")
         raw.commit()
     upgraded = Ledger(str(path))
-    assert rows.get(upgraded, "old")["rating"] == "elo"
-    entry = rows.entries(upgraded, 1)[0]
+    assert ladder_rows.get(upgraded, "old")["rating"] == "elo"
+    entry = ladder_rows.entries(upgraded, 1)[0]
     assert (entry["rating"], entry["sigma"], entry["joined_after"]) == (1512.5, None, 0)

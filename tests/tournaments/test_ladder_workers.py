@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import matches
+from ledger.rows import match_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.backends import fresh_postgres_database, server_url
@@ -80,7 +80,7 @@ def alive(pids: set[int]) -> set[int]:
 
 def held_by(ledger: Ledger, pid: int) -> set[int]:
     """The matches the worker process ``pid`` is playing (a worker's name is host:pid:nonce)."""
-    return {m["id"] for m in matches.matches(ledger, 1) if m["status"] == "playing" and
+    return {m["id"] for m in match_rows.matches(ledger, 1) if m["status"] == "playing" and
             m["worker"].split(":")[1] == str(pid)}
 
 
@@ -122,7 +122,7 @@ def test_a_worker_killed_mid_match_loses_nothing_and_stores_nothing_twice(tmp_pa
                 wait_for(lambda: not alive(started), "the killed worker's processes to end", timeout=30)
                 killed = held_by(ledger, first.pid)  # what it held when it died
                 assert killed
-                wait_for(lambda: all(m["status"] == "stored" for m in matches.matches(ledger, ladder)
+                wait_for(lambda: all(m["status"] == "stored" for m in match_rows.matches(ledger, ladder)
                                      if m["id"] in killed), "the killed worker's matches to be stored again")
             finally:
                 second.send_signal(signal.SIGTERM)
@@ -134,7 +134,7 @@ def test_a_worker_killed_mid_match_loses_nothing_and_stores_nothing_twice(tmp_pa
         assert "interrupted" in second_log, second_log
         queue = json.loads(tourney("ladder", "queue", "duo", "--all", "--json", "--db", url, env=env).stdout)
         assert queue == [{**m, "table": [f"{NAMES[e]} v1" for e in m.pop("entries")]}
-                         for m in matches.matches(ledger, ladder)]
+                         for m in match_rows.matches(ledger, ladder)]
         by_id = {m["id"]: m for m in queue}
         for match in killed:  # claimed again by the survivor, stored by it alone
             assert by_id[match]["attempts"] == 2 and by_id[match]["worker"].split(":")[1] == str(second.pid)
@@ -169,16 +169,16 @@ def test_ladder_play_stopped_with_ctrl_c_cancels_what_is_left_and_reveals_its_se
                      "1", "--move-time", "2", "--db", db, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                      text=True, cwd=ROOT, env=env)
     try:
-        wait_for(lambda: any(m["status"] == "stored" for m in matches.matches(ledger, 1)), "a stored match")
+        wait_for(lambda: any(m["status"] == "stored" for m in match_rows.matches(ledger, 1)), "a stored match")
         play.send_signal(signal.SIGINT)
         out, err = play.communicate(timeout=60)
     finally:
         if play.poll() is None:
             play.kill()
     assert play.returncode == 130, out + err
-    stored = [m for m in matches.matches(ledger, 1) if m["status"] == "stored"]
+    stored = [m for m in match_rows.matches(ledger, 1) if m["status"] == "stored"]
     assert f"interrupted: {2 * len(stored)} games stored and rated on duo" in err, err
-    assert {m["status"] for m in matches.matches(ledger, 1)} == {"stored", "cancelled"}
+    assert {m["status"] for m in match_rows.matches(ledger, 1)} == {"stored", "cancelled"}
     with ledger.read() as connection:
         keys = sorted(row[0] for row in connection.exec_driver_sql(
             "SELECT g.game_key FROM ladder_games l JOIN games g ON g.id = l.game_id"))

@@ -13,15 +13,14 @@ import sys
 import pytest
 
 import tournaments
-from ledger import games as game_rows
-from ledger import tournaments as tournament_rows
+from ledger.rows import game_rows, tournament_rows
 from ledger.store import Ledger
-from replays import audit
+from replays import game_audit
 from tests import cli
 from tests.tournaments.test_protocol import GAME, make_folder
 from tournaments.library import verification
-from tournaments.play.errors import TournamentError
 from tournaments.play.executors import Local
+from tournaments.play.play_errors import TournamentError
 
 QUIET = {"jobs": 0, "sandbox": "off", "seed": "1"}
 
@@ -90,7 +89,7 @@ def test_verify_a_ledger_tells_every_game_in_order_and_returns_the_whole(played)
     found = tournaments.verify(db=str(db), jobs=0, on_game=told.append)
     assert found.ok and found.summary.games == 6 and found.summary.events > 6
     assert [verdict.game_id for verdict in told] == [row[0] for row in _ids(db)]
-    assert {verdict.state for verdict in told} == {audit.OK}
+    assert {verdict.state for verdict in told} == {game_audit.OK}
     [scope] = found.scopes
     assert scope.name == f"tournament {result.name!r}" and scope.ok and scope.games == 6
 
@@ -139,8 +138,8 @@ def test_verify_draws_game_ids_as_it_goes_never_a_list_of_them_all(played, monke
     ids were drawn from the ledger's stream, and the stream is drawn once, to its end: had the verifier listed the
     games first, it would have drawn all six before telling any."""
     _folder, db, _result = played
-    monkeypatch.setattr(audit, "CHUNK", 2)
-    monkeypatch.setattr(audit, "WINDOW", 2)
+    monkeypatch.setattr(game_audit, "CHUNK", 2)
+    monkeypatch.setattr(game_audit, "WINDOW", 2)
     streams: list[Drawn] = []
     real = game_rows.ids_in_order
 

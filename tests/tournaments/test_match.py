@@ -28,8 +28,8 @@ from tests.tournaments.test_runner import (
     wait_until_partly_stored,
 )
 from tournaments.bots.spec import PYTHON, BotSpec
-from tournaments.play import match as matches
-from tournaments.play.match import Match, MatchPlan, block_score, seat_names, tally
+from tournaments.play import candidate_match
+from tournaments.play.candidate_match import Match, MatchPlan, block_score, seat_names, tally
 from tournaments.play.schedule import ScheduleError
 from tournaments.ratings.sprt import H0, H1, NELO_PER_T, Sprt, pentanomial
 
@@ -146,7 +146,7 @@ def test_the_tally_of_pairs_is_pentanomial():
 def fake_results(plan: MatchPlan, strength: float, rng: random.Random, deals: range) -> dict:
     """Results of the given deals: the candidate ranks first with probability ``strength``."""
     stored = {}
-    for game in matches.table_games(0, plan.match.seats, deals, plan.seed):
+    for game in candidate_match.table_games(0, plan.match.seats, deals, plan.seed):
         first = "a" if rng.random() < strength else "b"
         stored[game.key] = [(bot, 1 if bot == first else 2) for bot in game.bots]
     return stored
@@ -336,6 +336,6 @@ def test_no_spread_is_said_as_such_not_as_minus_zero():
     from tournaments.cli.match import lines
 
     plan = MatchPlan(Match("a", ("b",), (), None, 10), 1, "1")
-    stats = matches.statistics(plan, {"t0-d0-r0": [("a", 1), ("b", 2)], "t0-d0-r1": [("b", 1), ("a", 2)]})
+    stats = candidate_match.statistics(plan, {"t0-d0-r0": [("a", 1), ("b", 2)], "t0-d0-r1": [("b", 1), ("a", 2)]})
     shown = lines(stats)
     assert shown[1] == "Elo: +0.00, nElo: n/a (every pair scored 0.5: no spread yet, so no interval)", shown

@@ -1,4 +1,4 @@
-"""Names are claimed by what they read as (ledger.owners.name_form): an owner name or a bot name that reads as
+"""Names are claimed by what they read as (ledger.rows.owner_rows.name_form): an owner name or a bot name that reads as
 another owner's (or the operator's) is refused, naming the name it reads as, through the library, the CLI and
 the upload queue the web API uses; on SQLite and PostgreSQL. Revision 0010 gives existing rows their form."""
 
@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
-from ledger.owners import NameTaken, name_form
+from ledger.rows import ladder_rows, owner_rows, submission_rows
+from ledger.rows.owner_rows import NameTaken, name_form
 from ledger.store import Ledger, LedgerError
 from tests import cli
 from tests.tournaments.test_protocol import SHIPPED
 from tournaments.ladder import league as ladder
-from tournaments.ladder import owners
+from tournaments.ladder import owner_tokens
 
 
 @pytest.mark.parametrize(("name", "form"), [
@@ -33,14 +31,14 @@ def ledger(backend):
     store = Ledger(backend.url)
     ladder_rows.create(store, "spring", "lemur-tails", 2)
     for name in ("alice", "bob"):
-        owner_rows.add(store, name, owners.token_hash(owners.new_token()))
+        owner_rows.add(store, name, owner_tokens.token_hash(owner_tokens.new_token()))
     yield store
     store.close()
 
 
 def claim(ledger: Ledger, owner: int, name: str) -> int:
     """Queue an upload under ``name`` for the owner, as the web API does (claiming the name)."""
-    return queue.add(ledger, 1, owner, name, f"{name}.py", f"{name}.py", b"x")
+    return submission_rows.add(ledger, 1, owner, name, f"{name}.py", f"{name}.py", b"x")
 
 
 @pytest.mark.parametrize("lookalike", ["Alice-Lemur", "ALICE_LEMUR", "alice.lemur"])
@@ -49,7 +47,7 @@ def test_a_bot_name_reading_as_another_owners_is_refused_naming_it(ledger, looka
     claim(ledger, 1, "alice-lemur")
     with pytest.raises(NameTaken, match=f"^the bot name '{lookalike}' reads as 'alice-lemur', another owner's"):
         claim(ledger, 2, lookalike)
-    assert [row["name"] for row in queue.of_owner(ledger, 2, 10, 0)[0]] == []
+    assert [row["name"] for row in submission_rows.of_owner(ledger, 2, 10, 0)[0]] == []
 
 
 @pytest.mark.parametrize("lookalike", ["LEMUR-PRO", "lemur_pro"])
@@ -78,9 +76,9 @@ def test_an_owner_name_reading_as_another_owners_is_refused_naming_it(ledger):
     """`Alice`, `ALICE.` beside the owner alice: refused, naming alice; alice itself says it exists already."""
     for lookalike in ("Alice", "ALICE.", "a_lice"):
         with pytest.raises(LedgerError, match=f"^the owner name '{lookalike}' reads as 'alice', an owner already"):
-            owners.add(ledger, lookalike)
+            owner_tokens.add(ledger, lookalike)
     with pytest.raises(LedgerError, match="an owner named 'alice' already exists"):
-        owners.add(ledger, "alice")
+        owner_tokens.add(ledger, "alice")
 
 
 def test_the_operator_cannot_list_a_bot_under_an_owners_name_in_any_spelling(ledger):
@@ -136,5 +134,5 @@ def test_revision_0010_gives_existing_names_their_form_first_claimed_first(backe
     with pytest.raises(NameTaken, match="reads as 'lemur-pro'"):
         claim(store, 2, "LEMUR-PRO")
     with pytest.raises(LedgerError, match="reads as 'bob'"):
-        owners.add(store, "BOB")
+        owner_tokens.add(store, "BOB")
     store.close()

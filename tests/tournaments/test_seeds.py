@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from engines import registry
-from ledger import ladders as ladder_rows
 from ledger import seeds
-from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical
+from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import FIXTURES, GAME, ROOT, SHIPPED, make_folder

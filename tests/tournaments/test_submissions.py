@@ -8,39 +8,37 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
-from tournaments.ladder import owners, uploads
+from tournaments.ladder import owner_tokens, uploads
 
 
 @pytest.fixture
 def queued(ledger: Ledger):
     ladder = ladder_rows.create(ledger, "spring", "tails-on-fire", 2)
-    owner = owner_rows.add(ledger, "alice", owners.token_hash(owners.new_token()))
-    first = queue.add(ledger, ladder, owner, "one", "one.py", "one.py", b"x")
-    second = queue.add(ledger, ladder, owner, "two", "two.py", "two.py", b"y")
+    owner = owner_rows.add(ledger, "alice", owner_tokens.token_hash(owner_tokens.new_token()))
+    first = submission_rows.add(ledger, ladder, owner, "one", "one.py", "one.py", b"x")
+    second = submission_rows.add(ledger, ladder, owner, "two", "two.py", "two.py", b"y")
     return ladder, first, second
 
 
 def test_claims_take_the_oldest_pending_once(ledger, queued):
     """Each claim takes the oldest pending submission; a claimed one is not claimed again; then None."""
     ladder, first, second = queued
-    taken = [queue.claim_next(ledger, ladder)[0]["id"] for _ in range(2)]
-    assert taken == [first, second] and queue.claim_next(ledger, ladder) is None
-    assert queue.get(ledger, first)["status"] == queue.VALIDATING
+    taken = [submission_rows.claim_next(ledger, ladder)[0]["id"] for _ in range(2)]
+    assert taken == [first, second] and submission_rows.claim_next(ledger, ladder) is None
+    assert submission_rows.get(ledger, first)["status"] == submission_rows.VALIDATING
 
 
 def test_a_claim_whose_lease_ran_out_is_claimed_again(ledger, queued):
     """A submission left validating by a worker that died is claimed again once its lease has run out."""
     ladder, first, _ = queued
     start = datetime.now(UTC)
-    row, upload = queue.claim_next(ledger, ladder, at=start)
+    row, upload = submission_rows.claim_next(ledger, ladder, at=start)
     assert (row["id"], upload) == (first, b"x")
-    queue.claim_next(ledger, ladder, at=start)
-    assert queue.claim_next(ledger, ladder, at=start + queue.LEASE / 2) is None
-    again = queue.claim_next(ledger, ladder, at=start + queue.LEASE + timedelta(seconds=1))
+    submission_rows.claim_next(ledger, ladder, at=start)
+    assert submission_rows.claim_next(ledger, ladder, at=start + submission_rows.LEASE / 2) is None
+    again = submission_rows.claim_next(ledger, ladder, at=start + submission_rows.LEASE + timedelta(seconds=1))
     assert again[0]["id"] == first
 
 
@@ -48,29 +46,30 @@ def test_a_decided_submission_is_never_claimed(ledger, queued):
     """Listed and refused submissions stay decided, whatever the time."""
     ladder, first, _ = queued
     for _ in range(2):
-        row, _ = queue.claim_next(ledger, ladder)
-        queue.decide(ledger, row["id"], queue.REFUSED, "no", None)
-    assert queue.claim_next(ledger, ladder, at=datetime.now(UTC) + 10 * queue.LEASE) is None
-    assert queue.get(ledger, first)["reason"] == "no"
+        row, _ = submission_rows.claim_next(ledger, ladder)
+        submission_rows.decide(ledger, row["id"], submission_rows.REFUSED, "no", None)
+    assert submission_rows.claim_next(ledger, ladder, at=datetime.now(UTC) + 10 * submission_rows.LEASE) is None
+    assert submission_rows.get(ledger, first)["reason"] == "no"
 
 
 def test_a_name_belongs_to_its_first_owner(ledger, queued):
     """Another owner cannot queue under a name already claimed; the first owner can."""
     ladder, _, _ = queued
-    bob = owner_rows.add(ledger, "bob", owners.token_hash(owners.new_token()))
+    bob = owner_rows.add(ledger, "bob", owner_tokens.token_hash(owner_tokens.new_token()))
     with pytest.raises(owner_rows.NameTaken):
-        queue.add(ledger, ladder, bob, "one", "one.py", "one.py", b"z")
-    assert queue.add(ledger, ladder, 1, "one", "one.py", "one.py", b"z")
+        submission_rows.add(ledger, ladder, bob, "one", "one.py", "one.py", b"z")
+    assert submission_rows.add(ledger, ladder, 1, "one", "one.py", "one.py", b"z")
 
 
 def test_tokens_are_random_and_checked_by_hash(ledger):
     """Two tokens differ; authenticate finds the owner by the hash alone and refuses anything else."""
-    token = owners.add(ledger, "carol")
-    assert token != owners.new_token() and token.startswith(owners.TOKEN_PREFIX)
-    assert owners.authenticate(ledger, token)["name"] == "carol"
-    assert owners.authenticate(ledger, token + "x") is None and owners.authenticate(ledger, "x" * 300) is None
-    with pytest.raises(owners.BadName):
-        owners.add(ledger, "../carol")
+    token = owner_tokens.add(ledger, "carol")
+    assert token != owner_tokens.new_token() and token.startswith(owner_tokens.TOKEN_PREFIX)
+    assert owner_tokens.authenticate(ledger, token)["name"] == "carol"
+    assert owner_tokens.authenticate(ledger, token + "x") is None and owner_tokens.authenticate(ledger,
+                                                                                                "x" * 300) is None
+    with pytest.raises(owner_tokens.BadName):
+        owner_tokens.add(ledger, "../carol")
 
 
 def zipped(entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> bytes:

@@ -13,7 +13,7 @@ import zipfile
 import orjson
 import pytest
 
-from ledger import ladders as ladder_rows
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import log as logfmt
 from replays import signing

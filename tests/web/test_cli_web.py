@@ -10,9 +10,7 @@ import sys
 
 import pytest
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.cli import invoke as tourney
@@ -81,7 +79,7 @@ def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(le
     ledger = Ledger(str(league.path))
     ladder = ladder_rows.get(ledger, LADDER)["id"]
     alice = next(row["id"] for row in owner_rows.all_owners(ledger) if row["name"] == "alice")
-    waiting = queue.add(ledger, ladder, alice, "alices", "alices.py", "alices.py",
+    waiting = submission_rows.add(ledger, ladder, alice, "alices", "alices.py", "alices.py",
                         (ROOT / "bots" / "random_bot.py").read_bytes())
     ledger.close()
     env = {**os.environ, "PATH": str(tmp_path / "no-such-folder")}
@@ -90,7 +88,7 @@ def test_ladder_work_without_a_sandbox_refuses_and_leaves_submissions_waiting(le
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == ("error: ladders run every bot in a sandbox, and bwrap (bubblewrap) is not installed; "
                            "install it with `apt-get install bubblewrap`\n")
-    assert queue.get(Ledger(str(league.path), read_only=True), waiting)["status"] == queue.PENDING
+    assert submission_rows.get(Ledger(str(league.path), read_only=True), waiting)["status"] == submission_rows.PENDING
 
 
 def test_serve_defaults_to_the_loopback_and_port_8000():

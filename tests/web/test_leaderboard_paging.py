@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from ledger import ladders as rows
 from ledger import read_models
+from ledger.rows import ladder_rows
 from tests import cli
 from tests.test_read_models import league_db  # noqa: F401 (a fixture: a tournament and a ladder on each backend)
 from tests.web.league import LADDER, ROOT, TRIO, League, tourney
@@ -80,7 +80,7 @@ def test_a_ladder_as_of_a_game_counts_what_its_read_models_counted_then(serve, c
     api = serve()
     app = api.app
     ledger = app.state.site.ledger
-    ladder_id = rows.get(ledger, LADDER)["id"]
+    ladder_id = ladder_rows.get(ledger, LADDER)["id"]
     with ledger.read() as connection:
         records, pairs = read_models.ladder(connection, ladder_id)
         at = read_models.ladder_count(connection, ladder_id)
@@ -339,16 +339,16 @@ def test_a_ladder_as_of_a_game_on_both_backends(league_db):  # noqa: F811 (the f
 
     ledger = Ledger(league_db.url, ledger_key=league_db.key)
     try:
-        ladder_id = rows.get(ledger, "duel")["id"]
+        ladder_id = ladder_rows.get(ledger, "duel")["id"]
         with ledger.read() as connection:
             at = read_models.ladder_count(connection, ladder_id)
             records, pairs = read_models.ladder(connection, ladder_id)
             seq = read_models.ladder_seq(connection, ladder_id, at)
             ratings = read_models.ladder_ratings_at(connection, ladder_id, seq)
         assert at == 12 and ratings == {e["id"]: (e["rating"], e["sigma"], e["games"])
-                                        for e in rows.entries(ledger, ladder_id)}
+                                        for e in ladder_rows.entries(ledger, ladder_id)}
         ladder_games(ledger, "duel", 2, seed="later")
-        later = rows.game_ids(ledger, ladder_id)[-1]
+        later = ladder_rows.game_ids(ledger, ladder_id)[-1]
         assert tourney("ladder", "void", "duel", later, "--reason", "a test", "--db", league_db.url).exit_code == 0
         with ledger.read() as connection:
             assert read_models.ladder_count(connection, ladder_id) == 16
@@ -368,7 +368,7 @@ def test_a_ladder_as_of_a_game_on_both_backends(league_db):  # noqa: F811 (the f
             assert read_models.ladder_retired_by(connection, ladder_id, 16) == set()
         assert tourney("ladder", "retire", "duel", "b2", "--db", league_db.url).exit_code == 0
         ladder_games(ledger, "duel", 1, seed="last")
-        b2 = next(e["id"] for e in rows.entries(ledger, ladder_id, active_only=False) if e["name"] == "b2")
+        b2 = next(e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False) if e["name"] == "b2")
         with ledger.read() as connection:
             # Game 18 came after the retire event (the time of game 16 may share its second: docs/web.md).
             assert read_models.ladder_retired_by(connection, ladder_id, 18) == {b2}

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ledger import ladders as ladder_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, submission_rows
 from ledger.store import Ledger
 from tests.browser import expect
 from tests.web.league import LADDER, ROOT, Api, League, tourney
@@ -55,14 +54,14 @@ def submitted(api: Api, league: League, name: str = "mybot") -> int:
 def claim(league: League) -> int:
     """The worker's claim of the oldest pending submission of the ladder (it is validating): its id."""
     with ledger_of(league) as ledger:
-        row, _ = queue.claim_next(ledger, ladder_rows.get(ledger, LADDER)["id"])
+        row, _ = submission_rows.claim_next(ledger, ladder_rows.get(ledger, LADDER)["id"])
     return row["id"]
 
 
 def refuse(league: League, submission: int) -> None:
     """The worker's decision: refused, with its reason and what the bot left behind."""
     with ledger_of(league) as ledger:
-        queue.decide(ledger, submission, queue.REFUSED, REASON, None, DIAGNOSIS)
+        submission_rows.decide(ledger, submission, submission_rows.REFUSED, REASON, None, DIAGNOSIS)
 
 
 def alices_bot_on_the_ladder(league: League, tmp_path, monkeypatch) -> None:
@@ -298,7 +297,8 @@ def test_a_hidden_page_stops_asking_and_asks_at_once_when_shown(site, open_page,
     """The account page, hidden (as another tab is): its script pauses and sends nothing; shown again, it asks at
     once and shows the submission decided meanwhile."""
     with ledger_of(league) as ledger:
-        submission = queue.add(ledger, ladder_rows.get(ledger, LADDER)["id"], owner_id(league, "alice"), "mybot",
+        submission = submission_rows.add(ledger, ladder_rows.get(ledger, LADDER)["id"], owner_id(league, "alice"),
+                                         "mybot",
                                "mybot.py", "mybot.py", RANDOM_BOT)
     alice = sign_in(open_page, site, league.tokens["alice"])
     lists = alice.locator("#lists")

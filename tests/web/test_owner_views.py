@@ -10,7 +10,7 @@ import sqlite3
 import orjson
 import pytest
 
-from ledger import ladders as ladder_rows
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays.verify import verify_log
 from tests.tournaments.test_diagnoses import CRASHY, HAS_SANDBOX, folder_of

@@ -14,8 +14,8 @@ import urllib.parse
 import pytest
 from sqlalchemy import event
 
-from ledger import ladders as ladder_rows
 from ledger import read_models
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests.test_read_models import ladder_games, make_ladder
 from tests.web.league import LADDER, ROOT, TOURNAMENT, TRIO, TWINS, XSS, League, tourney

@@ -53,7 +53,7 @@ def audit(
 
     Example: tourney db audit --db league.db
     """
-    from ledger import ladders as ladder_rows
+    from ledger.rows import ladder_rows
     from ledger.store import Ledger, LedgerError
     from replays import projections
     from tournaments.ladder import league
@@ -106,10 +106,10 @@ def sign(db: Db = None, ledger_key: LedgerKey = None) -> None:
 
     Example: tourney db sign --db league.db
     """
-    from ledger import keys
+    from ledger import signing_keys
     from ledger.store import Ledger, LedgerError
     from tournaments.cli.replay import verify_ledger  # one audit, the one `replay verify --db` runs
-    from tournaments.play import audit as tournament_audit
+    from tournaments.play import tournament_audit
 
     ledger = Ledger(db, ledger_key=ledger_key)
     key = ledger.signing_key()
@@ -121,4 +121,4 @@ def sign(db: Db = None, ledger_key: LedgerKey = None) -> None:
     scopes = tournament_audit.checkpoint_all(ledger)
     typer.echo(f"signed {plural(signed, 'game')} written before ledger keys and checkpointed "
                f"{plural(scopes, 'tournament or ladder', )} with ledger key {key.fingerprint} "
-               f"({keys.public_path(key.path)} holds its public half)")
+               f"({signing_keys.public_path(key.path)} holds its public half)")

@@ -31,11 +31,11 @@ def new(
     Example: tourney deals new 20 --game tails-on-fire --seed 7 --out spring.deals
     """
     from engines import registry
-    from tournaments.play import deals
+    from tournaments.play import deal_books
 
     engine = registry.get(game)
-    book = deals.new(count, engine.name, seed)
-    path = out if out is not None else deals.default_path(book)
-    deals.write(book, path)
+    book = deal_books.new(count, engine.name, seed)
+    path = out if out is not None else deal_books.default_path(book)
+    deal_books.write(book, path)
     typer.echo(f"wrote {plural(count, 'deal')} of {engine.name} to {path}")
 

@@ -53,16 +53,16 @@ def new(
 
 
 def _new_ledger_key(db: str | None, ledger_key: Path | None) -> None:
-    from ledger import keys as ledger_keys
+    from ledger import signing_keys
     from ledger.store import Ledger, LedgerError
 
     store = Ledger(db, ledger_key=ledger_key)
     stored = store.public_key()
     if stored is not None:
-        raise LedgerError(f"{store.where} has a ledger key already (fingerprint {ledger_keys.fingerprint(stored)}); "
+        raise LedgerError(f"{store.where} has a ledger key already (fingerprint {signing_keys.fingerprint(stored)}); "
                           "a ledger has one key")
     if store.key_path is not None and store.key_path.exists():
         raise LedgerError(f"{store.key_path} already exists; not overwriting a key (`tourney db upgrade` adopts it)")
     key = store.signing_key()
-    typer.echo(f"wrote {key.path} (keep it secret, outside every bot's reach) and {ledger_keys.public_path(key.path)}; "
-               f"ledger key {key.fingerprint}")
+    typer.echo(f"wrote {key.path} (keep it secret, outside every bot's reach) and "
+               f"{signing_keys.public_path(key.path)}; ledger key {key.fingerprint}")

@@ -106,12 +106,12 @@ def list_(db: Db = None) -> None:
 
     Example: tourney ladder list --db league.db
     """
-    from ledger import ladders as rows
+    from ledger.rows import ladder_rows
 
     columns = [tables.Column("id"), tables.Column("ladder", tables.NAME), tables.Column("game", tables.WORD),
                tables.Column("players"), tables.Column("active bots"), tables.Column("games")]
     shown = [(ladder_id(row["id"]), Text(row["name"]), row["game"], str(row["players"]), str(row["active"]),
-              str(row["games"])) for row in rows.all_ladders(reading(db))]
+              str(row["games"])) for row in ladder_rows.all_ladders(reading(db))]
     console = terminal.console()
     console.print(tables.fitted(console, columns, shown))
 
@@ -133,12 +133,12 @@ def ladder_id(ladder_id: int) -> str:
 def ladder_named(ledger, ref: str) -> str:
     """A ladder's name, from its name or from the id `tourney list` shows, ``L1`` (or its digits alone, ``1``, as
     before ids had their L); a ladder named so wins."""
-    from ledger import ladders as rows
+    from ledger.rows import ladder_rows
 
     digits = ref[len(LADDER_ID):] if ref[:len(LADDER_ID)].upper() == LADDER_ID else ref
     if not (digits.isascii() and digits.isdigit()):
         return ref
-    found = rows.all_ladders(ledger)
+    found = ladder_rows.all_ladders(ledger)
     if any(row["name"] == ref for row in found):
         return ref
     return next((row["name"] for row in found if row["id"] == int(digits)), ref)
@@ -146,11 +146,11 @@ def ladder_named(ledger, ref: str) -> str:
 
 def bot_named(ledger, ladder: str, ref: str) -> str:
     """A ladder bot's name, from its name or from the short id `ladder standings` shows (a version's entry id)."""
-    from ledger import ladders as rows
+    from ledger.rows import ladder_rows
 
     if not ref.isdigit():
         return ref
-    entries = rows.entries(ledger, rows.get(ledger, ladder)["id"], active_only=False)
+    entries = ladder_rows.entries(ledger, ladder_rows.get(ledger, ladder)["id"], active_only=False)
     if any(entry["name"] == ref for entry in entries):
         return ref
     return next((entry["name"] for entry in entries if entry["id"] == int(ref)), ref)
@@ -283,10 +283,10 @@ def standings(
     ledger = reading(db)
     name = ladder_named(ledger, name)
     rows_, trust = league.checked_standings(ledger, name, retired, check)
-    from ledger import ladders as rows
+    from ledger.rows import ladder_rows
     from tournaments.ladder import divisions
 
-    rows_ = by_division(rows_, divisions.names_of(rows.get(ledger, name)))
+    rows_ = by_division(rows_, divisions.names_of(ladder_rows.get(ledger, name)))
     if as_json:
         typer.echo(orjson.dumps([{
             "rank": r.rank, "bot": r.name, "version": r.version, "rating": round(r.rating, 1),
@@ -296,7 +296,8 @@ def standings(
             **({} if r.division is None else {"division": r.division, "boss": r.boss}),
         } for r in rows_], option=orjson.OPT_INDENT_2).decode())
         return
-    ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, rows.get(ledger, name)["id"], False)}
+    ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(ledger, ladder_rows.get(ledger,
+                                                                                                   name)["id"], False)}
     skill = any(r.mu is not None for r in rows_)
     values = ("mu - 3σ", "mu", "σ") if skill else ("rating", "± 95%")
     split = any(r.division is not None for r in rows_)

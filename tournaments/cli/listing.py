@@ -26,8 +26,7 @@ def list_(as_json: Json = False, db: Db = None) -> None:
 
     Example: tourney list --db league.db
     """
-    from ledger import ladders as ladder_rows
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import ladder_rows, tournament_rows
 
     ledger = reading(db)
     tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"},
@@ -77,8 +76,7 @@ def games(
 
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
     """
-    from ledger import games as game_rows
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import game_rows, tournament_rows
     from tournaments.play import results
 
     ledger = reading(db)

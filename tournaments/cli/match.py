@@ -44,8 +44,7 @@ from tournaments.ratings.sprt import MODELS, Sprt, SprtError
 
 if TYPE_CHECKING:
     from tournaments.library import runs
-    from tournaments.play import match as matches
-    from tournaments.play import runner
+    from tournaments.play import candidate_match, runner
 
 DEFAULTS = Resources()
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
@@ -168,9 +167,9 @@ class Shown:
     def __init__(self, as_json: bool, progress: str, every: int) -> None:
         self.console, self.errors = terminal.console(), terminal.console(stderr=True)
         self.as_json, self.progress, self.every = as_json, progress, every
-        self.running: matches.Running | None = None
+        self.running: candidate_match.Running | None = None
         self.display: report.Display | None = None
-        self.plan: matches.MatchPlan | None = None
+        self.plan: candidate_match.MatchPlan | None = None
         self.stored: dict = {}
 
     def notice(self, kind: str, text: str) -> None:
@@ -196,11 +195,11 @@ class Shown:
                 typer.echo(line)
 
     def playing(self, started: runs.Started) -> report.Display:
-        from tournaments.play import match as matches
+        from tournaments.play import candidate_match
 
         plan = self.plan = started.run.plan
         self.stored = started.run.stored
-        running = self.running = matches.Running(plan, started.run.stored)
+        running = self.running = candidate_match.Running(plan, started.run.stored)
         self.display = report.Display(self.console, report.mode_for(self.progress, self.console, self.as_json),
                                       self.every, expected_games(running.statistics(), plan), started.done,
                                       lambda: Text("\n".join(lines(running.statistics()))), rate=False)
@@ -213,7 +212,7 @@ class Shown:
         self.display.game(result)
 
 
-def expected_games(stats: matches.Statistics, plan: matches.MatchPlan) -> int | None:
+def expected_games(stats: candidate_match.Statistics, plan: candidate_match.MatchPlan) -> int | None:
     """The progress bar's end: --games's games for a fixed match; with an SPRT, the games it is expected to take
     at the LLR's slope so far, in whole batches, never more than --games allows (None: not known yet)."""
     from tournaments.ratings.sprt import expected_samples

@@ -324,7 +324,7 @@ def plural(count: int, noun: str) -> str:
 
 def tournament_or_newest(ledger: Ledger, ref: str | None) -> str:
     """The tournament a command was given, or the newest one; UnknownTournament if there is none."""
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import tournament_rows
 
     if ref is not None:
         return ref

@@ -22,8 +22,7 @@ import tournaments.cli.terminal as terminal
 from tournaments.cli.options import plural
 
 if TYPE_CHECKING:
-    from tournaments.play import match as matches
-    from tournaments.play import standings
+    from tournaments.play import candidate_match, standings
 
 TABLE, JSON, CSV = "table", "json", "csv"
 
@@ -45,7 +44,7 @@ class Renderer:
         else:
             _table(result, los, head_to_head, legend, game_id, db)
 
-    def match(self, stats: matches.Statistics, plan: matches.MatchPlan) -> None:
+    def match(self, stats: candidate_match.Statistics, plan: candidate_match.MatchPlan) -> None:
         """A match's statistics, and (lines) why it stopped."""
         if self.form == JSON:
             typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
@@ -167,9 +166,9 @@ def samples(count: int | float, players: int) -> str:
     return f"{count:,} {'block' if count == 1 else 'blocks'} of {players}"
 
 
-def lines(stats: matches.Statistics) -> list[str]:
+def lines(stats: candidate_match.Statistics) -> list[str]:
     """The statistics as fastchess and cutechess-cli print them (docs/match.md, "The statistics")."""
-    from tournaments.play import match as matches
+    from tournaments.play import candidate_match
 
     results = stats.wins + stats.draws + stats.losses
     points = stats.wins + stats.draws / 2
@@ -198,7 +197,7 @@ def lines(stats: matches.Statistics) -> list[str]:
                f"{samples(stats.deals, stats.players)}" + ("" if stats.players == 2 else
                                                            f" ({plural(stats.games, 'game')})"))
     if stats.players == 2:
-        counts = [stats.blocks.get(p, 0) for p in matches.pair_points()]
+        counts = [stats.blocks.get(p, 0) for p in candidate_match.pair_points()]
         out.append(f"Ptnml(0-2): [{', '.join(map(str, counts))}]")
     else:
         shown = ", ".join(f"{points}: {count}" for points, count in sorted(stats.blocks.items()))
@@ -215,7 +214,7 @@ def _signed(value: float) -> str:
     return f"{value + 0.0:+.2f}" if round(value, 2) != 0 else "+0.00"
 
 
-def stopped(stats: matches.Statistics, plan: matches.MatchPlan) -> str:
+def stopped(stats: candidate_match.Statistics, plan: candidate_match.MatchPlan) -> str:
     """Why the match stopped, in one line."""
     after = f"after {samples(stats.deals, stats.players)} ({plural(stats.games, 'game')})"
     status, test = stats.status, stats.sprt

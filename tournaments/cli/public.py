@@ -30,7 +30,7 @@ from tournaments.cli.options import (
     whole_option,
     writing,
 )
-from tournaments.ladder.defaults import LEASE
+from tournaments.ladder.ladder_defaults import LEASE
 
 
 def work(
@@ -102,16 +102,16 @@ def queue(
 
     Example: tourney ladder queue spring --all --json
     """
-    from ledger import ladders as rows
-    from ledger import matches
+    from ledger.rows import ladder_rows, match_rows
 
     ledger = reading(db)
     name = ladder_named(ledger, name)
-    ladder = rows.get(ledger, name)
-    labels = {e["id"]: f"{e['name']} v{e['version']}" for e in rows.entries(ledger, ladder["id"], active_only=False)}
+    ladder = ladder_rows.get(ledger, name)
+    labels = {e["id"]: f"{e['name']} v{e['version']}" for e in ladder_rows.entries(ledger, ladder["id"],
+                                                                                   active_only=False)}
     shown = [{**match, "table": [labels[e] for e in match.pop("entries")]}
-             for match in matches.matches(ledger, ladder["id"])
-             if every or match["status"] in (matches.QUEUED, matches.PLAYING)]
+             for match in match_rows.matches(ledger, ladder["id"])
+             if every or match["status"] in (match_rows.QUEUED, match_rows.PLAYING)]
     if as_json:
         typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
         return
@@ -137,12 +137,12 @@ def publish(
 
     Example: tourney ladder publish spring full --db league.db
     """
-    from ledger import ladders as rows
+    from ledger.rows import ladder_rows
 
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
-    ladder = rows.get(ledger, name)
-    if view not in rows.PUBLISHED_VIEWS:
+    ladder = ladder_rows.get(ledger, name)
+    if view not in ladder_rows.PUBLISHED_VIEWS:
         raise typer.BadParameter(f"{view!r} is not spectator or full")
-    rows.set_publish(ledger, ladder["id"], view)
+    ladder_rows.set_publish(ledger, ladder["id"], view)
     typer.echo(f"{name} publishes {view} logs of its finished games")

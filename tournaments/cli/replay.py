@@ -63,8 +63,7 @@ def resolve_game(ledger: Ledger, game_id: str) -> str:
 
 
 def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, ladder: str | None = None) -> list[str]:
-    from ledger import ladders as ladder_rows
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import ladder_rows, tournament_rows
     from replays import log as logfmt
 
     if sum(choice is not None for choice in (game_id, tournament, ladder)) != 1:
@@ -114,8 +113,7 @@ def export_(
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out records/ --format text
     """
-    from ledger import ladders as ladder_rows
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import ladder_rows, tournament_rows
     from replays import archive, signing, text_record
     from replays import log as logfmt
     from tournaments.cli.ladder import ladder_named
@@ -174,7 +172,7 @@ def import_(
     Example: tourney replay import records/3f2a.record --db league.db
     """
     from ledger import checkpoints
-    from ledger import tournaments as tournament_rows
+    from ledger.rows import tournament_rows
     from ledger.store import LedgerError
     from replays import archive
     from replays import log as logfmt
@@ -286,13 +284,13 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
     """`replay verify --db`: every game of the scope (on ``pool``, None: here), then each tournament and ladder as
     a whole (tournaments.library.verification); prints what it finds and returns how many failures (0: all
     passed)."""
-    from replays import audit, signing
+    from replays import game_audit, signing
     from tournaments.library import verification
 
-    def told(verdict: audit.Verdict) -> None:
-        if verdict.state == audit.FAIL:
+    def told(verdict: game_audit.Verdict) -> None:
+        if verdict.state == game_audit.FAIL:
             typer.echo(f"FAIL {verdict.name}: {verdict.line}", err=True)
-        elif verdict.state == audit.OPEN or not quiet:
+        elif verdict.state == game_audit.OPEN or not quiet:
             typer.echo(f"{verdict.state:<4} {verdict.name}: {verdict.line}")
 
     found = verification.verify(db=ledger, tournament=tournament, ladder=ladder, key=trusted, pool=pool,

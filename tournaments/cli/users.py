@@ -28,11 +28,11 @@ def add(name: Name, db: Db = None) -> None:
 
     Example: tourney users add alice --db league.db
     """
-    from tournaments.ladder import owners
+    from tournaments.ladder import owner_tokens
 
     try:
-        token = owners.add(writing(db), name)
-    except owners.BadName as error:
+        token = owner_tokens.add(writing(db), name)
+    except owner_tokens.BadName as error:
         raise typer.BadParameter(str(error)) from None
     _shown(name, token)
 
@@ -43,11 +43,11 @@ def token(name: Name, db: Db = None) -> None:
 
     Example: tourney users token alice --db league.db
     """
-    from tournaments.ladder import owners
+    from tournaments.ladder import owner_tokens
 
     ledger = writing(db)
     require_database(ledger, f"give owner {name!r} a token (`tourney users add` adds one)")
-    _shown(name, owners.new_token_for(ledger, name))
+    _shown(name, owner_tokens.new_token_for(ledger, name))
 
 
 @app.command("list")
@@ -56,7 +56,7 @@ def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 
     Example: tourney users list --db league.db
     """
-    from ledger import owners as owner_rows
+    from ledger.rows import owner_rows
 
     found = owner_rows.all_owners(reading(db))
     if as_json:

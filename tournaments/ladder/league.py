@@ -26,10 +26,8 @@ from typing import Any
 
 import orjson
 
-from ledger import divisions as division_rows
-from ledger import ladders as rows
-from ledger import owners as owner_rows
 from ledger import read_models
+from ledger.rows import division_rows, ladder_rows, owner_rows
 from ledger.store import Ledger
 from replays import facts, projections
 from tournaments.bots.diagnosis import Diagnosis
@@ -79,16 +77,16 @@ def default_rating(players: int) -> str:
     return OPENSKILL if players >= 3 else ELO
 
 
-def _elo_update(ratings: list[rows.Rating], ranks: list[int]) -> list[rows.Rating]:
+def _elo_update(ratings: list[ladder_rows.Rating], ranks: list[int]) -> list[ladder_rows.Rating]:
     return [(rating, None) for rating in elo.multiplayer_update([r for r, _ in ratings], ranks)]
 
 
-def _openskill_update(ratings: list[rows.Rating], ranks: list[int]) -> list[rows.Rating]:
+def _openskill_update(ratings: list[ladder_rows.Rating], ranks: list[int]) -> list[ladder_rows.Rating]:
     rated = openskill.rate([openskill.Skill(mu, sigma) for mu, sigma in ratings], ranks)
     return [(skill.mu, skill.sigma) for skill in rated]
 
 
-def _openskill_start(previous: rows.Rating | None) -> rows.Rating:
+def _openskill_start(previous: ladder_rows.Rating | None) -> ladder_rows.Rating:
     skill = openskill.new_version(None if previous is None else openskill.Skill(*previous))
     return (skill.mu, skill.sigma)
 
@@ -97,13 +95,13 @@ def _openskill_start(previous: rows.Rating | None) -> rows.Rating:
 class Model:
     """How a ladder rates: the update after a game, a new version's start, the matchmaking spread."""
 
-    update: rows.Update
-    start: rows.Start
+    update: ladder_rows.Update
+    start: ladder_rows.Start
     spread: float
 
 
 MODELS = {
-    ELO: Model(_elo_update, rows.elo_start, matchmaking.SPREAD),
+    ELO: Model(_elo_update, ladder_rows.elo_start, matchmaking.SPREAD),
     # OpenSkill's beta is one game's performance spread: a mu gap of beta is about a 76% favourite,
     # as 200 Elo points are, so it plays the part of Elo's spread.
     OPENSKILL: Model(_openskill_update, _openskill_start, openskill.BETA),
@@ -125,14 +123,14 @@ def create(ledger: Ledger, name: str, game: str, players: int, rating: str | Non
         names = None if division_names is None else divisions.parse(division_names)
     except divisions.DivisionsError as error:
         raise LadderError(str(error)) from None
-    rows.create(ledger, name, game, players, chosen, None if names is None else orjson.dumps(names).decode())
+    ladder_rows.create(ledger, name, game, players, chosen, None if names is None else orjson.dumps(names).decode())
     return chosen
 
 
 def boss(ledger: Ledger, ladder_name: str, bot: str, division: str, reason: str) -> int:
     """Make the active version of ``bot`` the boss of ``division`` (an operator's fact): to leave that division
     upwards a bot must pass it (tournaments.ladder.divisions). Its version."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     names = divisions.names_of(ladder)
     if not names:
         raise LadderError(f"ladder {ladder_name!r} has no divisions (`tourney ladder create --divisions` makes a "
@@ -262,13 +260,13 @@ DESCRIPTION_CHARS = 200
 
 def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, limits: Limits,
            owner_id: int | None = None, say: Callable[[str], None] | None = None,
-           played: list[tuple[Any, int]] | None = None, description: str | None = None) -> rows.Submitted:
+           played: list[tuple[Any, int]] | None = None, description: str | None = None) -> ladder_rows.Submitted:
     """Validate a submission in games against random, then list it; LadderError if it fails. ``owner_id``:
     the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
     owner_rows.NameTaken, before any game). ``say`` is told a line as validation starts and as each of its
     games ends; ``played``, when given, gets each validation game (as validate's). It is listed with what it is
     written in (discovery.language) and its author's ``description``."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     if description is not None and len(description) > DESCRIPTION_CHARS:
         raise LadderError(f"a bot's description is at most {DESCRIPTION_CHARS} characters, not {len(description)}")
     spec, entry_point, files = package(path)
@@ -281,7 +279,7 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
     require_sandbox()
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
     validate(ladder, candidate, limits, say, played)
-    return rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
+    return ladder_rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
                        model(ladder).start, owner_id, language(spec), description)
 
 
@@ -348,7 +346,7 @@ def _forfeit_seat(recorded) -> int:
 
 def stored_bot(ledger: Ledger, entry: dict[str, Any]) -> BotSpec:
     """A ladder entry's bot, unpacked from the ledger into the private cache, as the runner plays it."""
-    entry_point, files = rows.archive(ledger, entry["bot_id"])
+    entry_point, files = ladder_rows.archive(ledger, entry["bot_id"])
     directory = materialize(entry["content_hash"], entry_point, files)
     return runnable(entry["name"], entry["content_hash"], directory, entry_point)
 
@@ -376,17 +374,17 @@ def candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, An
 # -- results, from the games' hashed events ------------------------------------------------
 
 
-def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
+def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[ladder_rows.Rated, facts.Reading]:
     """Every rated game of the ladder in fold order, [(entry, rank) per seat], read from its hashed
     events (facts.Tampered if a derived row disagrees with them), and the reading itself."""
     if connection is None:
         with ledger.read() as connection:
             return rated(ledger, ladder, connection)
-    reading = facts.read(ledger, rows.scope(ladder), connection)
+    reading = facts.read(ledger, ladder_rows.scope(ladder), connection)
     return _rated(connection, ladder, reading.facts, reading.order), reading
 
 
-def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> rows.Rated:
+def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> ladder_rows.Rated:
     """The rated games stored after ladder seq ``after`` (0: all), in fold order, from their hashed events: a
     refold reads the games stored while it ran this way, without auditing the whole ladder again."""
     if after == 0:
@@ -396,10 +394,10 @@ def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) 
     return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
 
 
-def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rows.Rated:
-    entry_of = rows.entry_of_bot(connection, ladder["id"])
-    void = rows.voided(connection, ladder["id"])
-    out: rows.Rated = []
+def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> ladder_rows.Rated:
+    entry_of = ladder_rows.entry_of_bot(connection, ladder["id"])
+    void = ladder_rows.voided(connection, ladder["id"])
+    out: ladder_rows.Rated = []
     for fact in found:
         if fact.game_id in void:
             continue
@@ -424,17 +422,18 @@ def met(ledger: Ledger, ladder: dict[str, Any], labels: dict[int, str],
     return out
 
 
-def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: rows.Observe | None = None
-           ) -> tuple[rows.Folded, rows.Rated, facts.Reading]:
+def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: ladder_rows.Observe | None = None
+           ) -> tuple[ladder_rows.Folded, ladder_rows.Rated, facts.Reading]:
     """The ladder's ratings and history as its games' hashed results fold them (the rebuild's fold, writing
     nothing), with the results and the reading they come from; ``observe`` is told each game (membership)."""
     results, reading = rated(ledger, ladder, connection)
     rating = model(ladder)
-    return (rows.fold(rows.versions(connection, ladder["id"]), results, rating.update, rating.start, observe),
+    return (ladder_rows.fold(ladder_rows.versions(connection, ladder["id"]), results, rating.update, rating.start,
+                             observe),
             results, reading)
 
 
-def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
+def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[ladder_rows.Rated, facts.Reading]:
     """The ladder's stored ratings must be the fold of its games' hashed results: facts.Tampered naming the
     first that is not (`ladder rebuild` refolds them). The results and the reading they were checked against."""
     if connection is None:
@@ -443,7 +442,7 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
     rules = membership.keeper(ladder)
     observer = None if rules is None else rules.observer(connection)
     fold, results, reading = folded(ledger, ladder, connection, observer)
-    for entry, (stored, games) in sorted(rows.stored_ratings(connection, ladder["id"]).items()):
+    for entry, (stored, games) in sorted(ladder_rows.stored_ratings(connection, ladder["id"]).items()):
         expected = (fold.ratings.get(entry, stored), fold.games.get(entry, 0))
         if expected != (stored, games):
             raise facts.Tampered(None, f"ladder {ladder['name']!r}: entry {entry} is stored with rating "
@@ -455,7 +454,7 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
     return results, reading
 
 
-def _shown(rating: rows.Rating) -> str:
+def _shown(rating: ladder_rows.Rating) -> str:
     value, sigma = rating
     return f"{value:.6g}" if sigma is None else f"{value:.6g} (sigma {sigma:.6g})"
 
@@ -494,8 +493,8 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
               ) -> list[Standing]:
     """The ladder's standings, from its ratings and read models (``read``: its records and pairs, if already
     read): no game is read (`tourney db audit` checks them against the games' hashed results)."""
-    ladder = rows.get(ledger, ladder_name)
-    listed = rows.entries(ledger, ladder["id"], active_only=not include_retired)
+    ladder = ladder_rows.get(ledger, ladder_name)
+    listed = ladder_rows.entries(ledger, ladder["id"], active_only=not include_retired)
     if read is None:
         with ledger.read() as connection:
             read = read_models.ladder(connection, ladder["id"])
@@ -557,35 +556,35 @@ def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = 
     With ``check``, every game's result is read from its hashed events, and the ratings and the read
     models must be what they fold and add up to (facts.Tampered naming the first that is not): it reads
     every game."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     with ledger.read() as connection:
         if check:
             _results, reading = check_ratings(ledger, ladder, connection)
             projections.check_ladder(connection, ladder["id"], reading.facts)
             trust = reading.trust
         else:
-            trust = facts.trust(ledger, rows.scope(ladder), connection)
+            trust = facts.trust(ledger, ladder_rows.scope(ladder), connection)
     return standings(ledger, ladder_name, include_retired), trust
 
 
 def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[str, int]:
     """Void a ladder game (found by id or unique prefix): ratings are refolded without it. (game id, seq)."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     if not reason.strip():
         raise LadderError("a void needs a --reason (it is kept with the ladder's events)")
-    found = [game_id for game_id in rows.game_ids(ledger, ladder["id"]) if game_id.startswith(game_ref)]
+    found = [game_id for game_id in ladder_rows.game_ids(ledger, ladder["id"]) if game_id.startswith(game_ref)]
     if len(found) != 1:
         raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
                           f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
     rating = model(ladder)
-    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
+    return found[0], ladder_rows.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
                                rating.start, membership.keeper(ladder))
 
 
 def retire(ledger: Ledger, ladder_name: str, bot: str, reason: str) -> int:
     """Retire a bot's active version: it plays no more games; its games and rating stay. Its version."""
-    ladder = rows.get(ledger, ladder_name)
-    return rows.retire(ledger, ladder["id"], bot, reason)
+    ladder = ladder_rows.get(ledger, ladder_name)
+    return ladder_rows.retire(ledger, ladder["id"], bot, reason)
 
 
 def _label(entry: dict[str, Any], versions: bool) -> str:
@@ -602,8 +601,8 @@ def leaderboard_rating(point: dict[str, Any]) -> float:
 
 def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
     """Every rating a bot had (all versions), game by game, each with the game's number on the ladder."""
-    ladder = rows.get(ledger, ladder_name)
-    found = [e for e in rows.entries(ledger, ladder["id"], active_only=False) if e["name"] == bot]
+    ladder = ladder_rows.get(ledger, ladder_name)
+    found = [e for e in ladder_rows.entries(ledger, ladder["id"], active_only=False) if e["name"] == bot]
     if not found:
         raise LadderError(f"no bot {bot!r} on ladder {ladder_name!r}")
     out = []
@@ -615,16 +614,16 @@ def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
     return out
 
 
-def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, rows.Rating]]:
+def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[ladder_rows.Rating, ladder_rows.Rating]]:
     """Refold every rating from the games' hashed results (never from a derived row): facts.Tampered, and
     nothing rewritten, if any game's rows disagree with its events."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     rating = model(ladder)
-    return rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
+    return ladder_rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
                         membership.keeper(ladder))
 
 
-def _results(ledger: Ledger, ladder: dict[str, Any]) -> rows.Results:
+def _results(ledger: Ledger, ladder: dict[str, Any]) -> ladder_rows.Results:
     return lambda connection, after: rated_after(ledger, ladder, connection, after)
 
 

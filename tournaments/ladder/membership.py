@@ -1,6 +1,6 @@
-"""A ladder's division rules (tournaments.ladder.divisions) applied to its stored rows (ledger.divisions).
+"""A ladder's division rules (tournaments.ladder.divisions) applied to its stored rows (ledger.rows.division_rows).
 
-``keeper(ladder)`` is what ledger.ladders calls when it stores a game or refolds (None for a ladder without
+``keeper(ladder)`` is what ledger.rows.ladder_rows calls when it stores a game or refolds (None for a ladder without
 divisions, which then stores and refolds exactly as before divisions existed); ``stored`` and ``folded`` are
 the two memberships the audit compares.
 """
@@ -13,8 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from ledger import divisions as division_rows
-from ledger import ladders as rows
+from ledger.rows import division_rows, ladder_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import divisions
@@ -39,7 +38,7 @@ def stored(connection: Connection, ladder: Mapping[str, Any]) -> divisions.Membe
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """ledger.divisions.Keeper for one ladder."""
+    """ledger.rows.division_rows.Keeper for one ladder."""
 
     ladder: Mapping[str, Any]
     names: tuple[str, ...]
@@ -52,7 +51,7 @@ class Rules:
         """After game ``seq`` is rated (in its transaction): promote or relegate its seats by the rules, each move
         appended as an event naming the game."""
         now = stored(connection, self.ladder)
-        ratings = {entry: rating for entry, (rating, _games) in rows.stored_ratings(connection,
+        ratings = {entry: rating for entry, (rating, _games) in ladder_rows.stored_ratings(connection,
                                                                                     self.ladder["id"]).items()}
         now.met = division_rows.pair_counts(connection, [*entries, *now.boss_of.values()])
         for move in now.evaluate(seq, entries, ratings):
@@ -63,7 +62,7 @@ class Rules:
         """After a refold: where the stored membership is not the fold's, a move to the fold's division."""
         folded = observer.finish()
         now = stored(connection, self.ladder)
-        every = [entry for entry, _rating in rows.stored_ratings(connection, self.ladder["id"]).items()]
+        every = [entry for entry, _rating in ladder_rows.stored_ratings(connection, self.ladder["id"]).items()]
         for entry, was, becomes in divisions.differences(self.names, now, folded, every):
             kind = divisions.PROMOTE if self.names.index(becomes) > self.names.index(was) else divisions.RELEGATE
             division_rows.append(connection, self.ladder["id"], kind, entry, becomes,
@@ -74,7 +73,7 @@ def check(connection: Connection, ladder: Mapping[str, Any], folded_: divisions.
     """Every entry's division as its stored events say must be the fold's: facts.Tampered naming the first
     entry (by id) that is not (`ladder rebuild` appends the fold's)."""
     names = divisions.names_of(ladder)
-    labels = {v.entry: f"{v.name} v{v.version}" for v in rows.versions(connection, ladder["id"])}
+    labels = {v.entry: f"{v.name} v{v.version}" for v in ladder_rows.versions(connection, ladder["id"])}
     found = divisions.differences(names, stored(connection, ladder), folded_, labels)
     if found:
         entry, was, becomes = found[0]
@@ -85,7 +84,7 @@ def check(connection: Connection, ladder: Mapping[str, Any], folded_: divisions.
 
 def moves(ledger: Ledger, ladder_name: str) -> int | None:
     """How many promote and relegate events the ladder has (None: it has no divisions)."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     if not divisions.names_of(ladder):
         return None
     with ledger.read() as connection:

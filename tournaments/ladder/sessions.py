@@ -3,7 +3,7 @@
 A session is one seed (chosen by the organiser, or drawn and kept secret until the session ends:
 ledger.seeds) and a number of games. Its deals are matchmade a batch at a time, at the ratings
 as they stand (the tables of the batch starting at deal d come from ``matchmaking_seed(seed,
-d)``), and queued in the database (ledger.matches). A worker claims matches (one deal at one
+d)``), and queued in the database (ledger.rows.match_rows). A worker claims matches (one deal at one
 table: every seat rotation of it), plays them in their sandboxes, renews its lease while it
 plays, and stores each match's games in the one transaction that marks it stored. Any number of
 workers, on any machine that has the database and the ledger key, may feed one ladder: a match
@@ -29,14 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from engines import registry
-from ledger import checkpoints, matches, seeds
-from ledger import games as game_rows
-from ledger import ladders as rows
+from ledger import checkpoints, seeds
+from ledger.rows import game_rows, ladder_rows, match_rows
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from tournaments.bots.spec import BotSpec
 from tournaments.ladder import league, matchmaking, membership
-from tournaments.ladder.defaults import LEASE
+from tournaments.ladder.ladder_defaults import LEASE
 from tournaments.play.runner import Job, Result, Spec, diagnosis_row, write_logs
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled, deal_seed
@@ -104,7 +103,7 @@ class Lease(threading.Thread):
     def run(self) -> None:
         while not self._stopped.wait(self.seconds / 3):
             try:
-                matches.renew(self.ledger, self.worker, self.held, self.seconds)
+                match_rows.renew(self.ledger, self.worker, self.held, self.seconds)
             except LedgerError:
                 # The database is out of reach for now: try again next time. A lease that runs out
                 # meanwhile is found when the match is stored (matches.Lost).
@@ -117,7 +116,8 @@ class Lease(threading.Thread):
 
 def rated_game(ledger: Ledger, result: Result, seated: list[dict[str, Any]],
                also: Callable[[Any], None] | None = None) -> tuple[Callable[[Any], str], list[int], list[int]]:
-    """One played game of a ladder match as ``ledger.ladders.store_games`` takes it: how to store it (its events,
+    """One played game of a ladder match as ``ledger.rows.ladder_rows.store_games`` takes it: how to store it (its
+    events,
     by the seated entries' bots, then ``also`` in the same transaction), the entries in seat order and the
     ranking it rates."""
 
@@ -170,7 +170,7 @@ class Worker:
             seed, committed = seeds.draw(self.key)
         else:
             committed = seeds.chosen(seed)
-        session = rows.open_session(self.ledger, self.ladder["id"], committed, seed, games, self.batch)
+        session = ladder_rows.open_session(self.ledger, self.ladder["id"], committed, seed, games, self.batch)
         self._seeds[session] = (seed, committed.secret)
         self.say(f"session {session}: " + (
             f"seed {seed} (chosen by the organiser)" if not committed.secret else
@@ -180,21 +180,22 @@ class Worker:
     def stop_session(self, session: int) -> None:
         """Queue nothing more of the session, and end it unless another worker is still playing a match of it
         (that worker ends it when it stores the match)."""
-        matches.stop_queueing(self.ledger, session)
+        match_rows.stop_queueing(self.ledger, session)
         self._end_if_done(session)
 
     def _seed(self, session: int) -> str:
         if session not in self._seeds:
-            committed, stored = rows.committed_seed(self.ledger, session)
+            committed, stored = ladder_rows.committed_seed(self.ledger, session)
             seed = stored if stored is not None else seeds.recover(self.key, committed)
             self._seeds[session] = (seed, committed.secret)
         return self._seeds[session][0]
 
     def _end_if_done(self, session: int) -> None:
         with self.ledger.write() as connection:
-            ended = matches.done(connection, session) and rows.reveal(connection, session, self._seed(session))
+            ended = match_rows.done(connection, session) and ladder_rows.reveal(connection, session,
+                                                                                self._seed(session))
         if ended:
-            checkpoints.write(self.ledger, rows.scope(self.ladder))
+            checkpoints.write(self.ledger, ladder_rows.scope(self.ladder))
             if self._seeds[session][1]:
                 self.say(f"session {session} is over: seed revealed: {short(self._seed(session))} (`tourney replay "
                          "verify --db --ladder` checks it against its commitment)")
@@ -210,7 +211,7 @@ class Worker:
         lease.start()
         try:
             while True:
-                claimed = matches.claim(self.ledger, self.ladder["id"], self.name, self.lease, self.batch, session)
+                claimed = match_rows.claim(self.ledger, self.ladder["id"], self.name, self.lease, self.batch, session)
                 if not claimed:
                     if self.queue_next(session):
                         continue
@@ -221,20 +222,20 @@ class Worker:
             lease.stop()
             # If the database is out of reach the leases run out instead, and other workers claim the matches.
             with contextlib.suppress(LedgerError):
-                matches.release(self.ledger, self.name, lease.held)
+                match_rows.release(self.ledger, self.name, lease.held)
         return self.stored - before
 
     def queue_next(self, session: int | None) -> bool:
         """Queue the next batch of deals of the session (None: of the first open session of the ladder that has
         deals left and none waiting), matchmade now; whether any was queued."""
-        for candidate in [session] if session is not None else matches.open_sessions(self.ledger, self.ladder["id"]):
-            if matches.top_up(self.ledger, candidate, lambda _connection, first, count, s=candidate:
+        for candidate in [session] if session is not None else match_rows.open_sessions(self.ledger, self.ladder["id"]):
+            if match_rows.top_up(self.ledger, candidate, lambda _connection, first, count, s=candidate:
                               self._tables(s, first, count)):
                 return True
         return False
 
     def _tables(self, session: int, first_deal: int, count: int) -> list[list[int]]:
-        active = rows.entries(self.ledger, self.ladder["id"])
+        active = ladder_rows.entries(self.ledger, self.ladder["id"])
         if len(active) < self.players:
             raise league.LadderError(
                 f"ladder {self.ladder['name']!r} needs {self.players} active bots to play, it has {len(active)}: "
@@ -245,15 +246,16 @@ class Worker:
         return [[ids[name] for name in matchmaking.next_table(candidates, self.players, rng, spread=self.rating.spread)]
                 for _ in range(count)]
 
-    def _play(self, claimed: list[matches.Match], lease: Lease) -> None:
-        entries = {entry["id"]: entry for entry in rows.entries(self.ledger, self.ladder["id"], active_only=False)}
+    def _play(self, claimed: list[match_rows.Match], lease: Lease) -> None:
+        entries = {entry["id"]: entry for entry in ladder_rows.entries(self.ledger, self.ladder["id"],
+                                                                       active_only=False)}
         retired = [match for match in claimed if any(entries[e]["status"] != "active" for e in match.entries)]
         if retired:
-            matches.cancel(self.ledger, self.name, [match.id for match in retired])
+            match_rows.cancel(self.ledger, self.name, [match.id for match in retired])
             lease.drop(match.id for match in retired)
             self.say(f"cancelled {len(retired)} queued match(es): a seat's bot was retired since they were queued")
         jobs: list[Job] = []
-        of_game: dict[str, tuple[matches.Match, int]] = {}
+        of_game: dict[str, tuple[match_rows.Match, int]] = {}
         for match in claimed:
             if match in retired:
                 continue
@@ -282,10 +284,10 @@ class Worker:
             self._specs[entry["id"]] = league.stored_bot(self.ledger, entry)
         return self._specs[entry["id"]]
 
-    def _store(self, match: matches.Match, table: list[dict[str, Any]], results: list[Result]) -> None:
+    def _store(self, match: match_rows.Match, table: list[dict[str, Any]], results: list[Result]) -> None:
         """Store the match's games, rated in rotation order, in the transaction that marks it stored."""
         by_name = {entry["name"]: entry for entry in table}
-        games: list[rows.Game] = []
+        games: list[ladder_rows.Game] = []
         moves: list[tuple[list, list]] = []
 
         def update(ratings: list, ranks: list[int]) -> list:
@@ -305,10 +307,10 @@ class Worker:
 
             games.append(rated_game(self.ledger, result, [by_name[seat.name] for seat in result.recorded.seats], kept))
         try:
-            rows.store_games(self.ledger, self.ladder["id"], games, update,
-                             lambda connection: matches.finish(connection, match.id, self.name),
+            ladder_rows.store_games(self.ledger, self.ladder["id"], games, update,
+                             lambda connection: match_rows.finish(connection, match.id, self.name),
                              membership.keeper(self.ladder))
-        except matches.Lost as lost:
+        except match_rows.Lost as lost:
             self.say(f"{lost}: the games this worker played of it are dropped")
             return
         for result in results:
@@ -317,7 +319,7 @@ class Worker:
                 write_logs(self.bot_logs, result.recorded.game_id, result.logs, result.bots())
             self.stored += 1
             if self.stored % checkpoints.EVERY == 0:
-                checkpoints.write(self.ledger, rows.scope(self.ladder))
+                checkpoints.write(self.ledger, ladder_rows.scope(self.ladder))
             if self.progress is not None:
                 self.progress(self.stored)
         # The lines after the count: a Ctrl-C while they are printed finds every stored game counted.
@@ -340,7 +342,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
     bot's diagnosis; with ``bot_logs``, the stderr also goes there as ``<bot>/<game id>-seat<N>.log``.
     ``rated`` is told each stored game with its seats' rating moves.
     """
-    worker = Worker(ledger, rows.get(ledger, ladder_name), limits, workers, say=announce or (lambda _line: None),
+    worker = Worker(ledger, ladder_rows.get(ledger, ladder_name), limits, workers, say=announce or (lambda _line: None),
                     progress=progress, bot_logs=bot_logs, rated=rated)
     session = worker.open(games, seed)
     try:

@@ -2,7 +2,7 @@
 for a ladder served on the web.
 
 Its loop is a queue of jobs, each claimed, done and stored: first every waiting submission
-(claimed from ``ledger.submissions`` with a lease, validated by ``league.submit`` in the
+(claimed from ``ledger.rows.submission_rows`` with a lease, validated by ``league.submit`` in the
 sandbox exactly as `tourney ladder submit` does, and decided: listed or refused with the
 reason), then matches from the ladder's match queue (tournaments.ladder.sessions: each match
 claimed with a lease, played, and stored with its games' ratings in one transaction). The web
@@ -25,10 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger import ladders as rows
-from ledger import matches
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, match_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from replays import log as logfmt
 from replays.record import Recorded
@@ -50,9 +47,9 @@ class Decided:
     version: int | None = None
 
     def line(self) -> str:
-        if self.status == queue.LISTED:
+        if self.status == submission_rows.LISTED:
             return f"submission {self.submission}: listed {self.name} v{self.version} (owner {self.owner})"
-        if self.status == queue.VALIDATING:
+        if self.status == submission_rows.VALIDATING:
             return (f"submission {self.submission}: {self.name} (owner {self.owner}) could not be validated here "
                     f"({self.reason}); it is tried again when its lease runs out")
         return f"submission {self.submission}: refused {self.name} (owner {self.owner}): {self.reason}"
@@ -69,8 +66,8 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
     """Claim the oldest waiting submission of the ladder, validate it and record the outcome; None if
     none waits. Never raises for the submission's sake (see the module's docstring). ``say`` is told its
     validation games as they end."""
-    ladder = rows.get(ledger, ladder_name)
-    claimed = queue.claim_next(ledger, ladder["id"])
+    ladder = ladder_rows.get(ledger, ladder_name)
+    claimed = submission_rows.claim_next(ledger, ladder["id"])
     if claimed is None:
         return None
     row, upload = claimed
@@ -86,42 +83,43 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
             listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say, played,
                                    row["description"])
         except (KeyboardInterrupt, SystemExit):
-            queue.release(ledger, row["id"])  # stopping: another worker takes it at once
+            submission_rows.release(ledger, row["id"])  # stopping: another worker takes it at once
             raise
         except (league.Unavailable, SandboxError) as error:
             return _machine_failed(ledger, row, said(error))
         except league.Refused as error:
             kept = None if error.diagnosis is None else said(error.diagnosis.detail)
-            return _decided(ledger, row, queue.REFUSED, said(error), diagnosis=kept, games=_kept(played))
+            return _decided(ledger, row, submission_rows.REFUSED, said(error), diagnosis=kept, games=_kept(played))
         except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
-            return _decided(ledger, row, queue.REFUSED, said(error), games=_kept(played))
+            return _decided(ledger, row, submission_rows.REFUSED, said(error), games=_kept(played))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
             return _machine_failed(ledger, row, f"{type(error).__name__}: {said(error)}"[:MACHINE_REASON])
-    return _decided(ledger, row, queue.LISTED, None if listed.new else "the same content was already listed",
+    return _decided(ledger, row, submission_rows.LISTED, None if listed.new else "the same content was already listed",
                     listed.entry_id, listed.version, games=_kept(played))
 
 
 def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:
     """A validation that failed for this machine's fault: tried again after its lease, refused the second time
     (the uploader is told so; the error, which may name this machine's paths, is printed only)."""
-    if row["attempts"] < queue.MAX_ATTEMPTS:
-        return Decided(row["id"], row["name"], row["owner"], queue.VALIDATING, error)
+    if row["attempts"] < submission_rows.MAX_ATTEMPTS:
+        return Decided(row["id"], row["name"], row["owner"], submission_rows.VALIDATING, error)
     reason = MACHINE_REFUSAL.format(attempts=row["attempts"])
-    queue.decide(ledger, row["id"], queue.REFUSED, reason, None)
-    return Decided(row["id"], row["name"], row["owner"], queue.REFUSED, f"{reason} (last: {error})")
+    submission_rows.decide(ledger, row["id"], submission_rows.REFUSED, reason, None)
+    return Decided(row["id"], row["name"], row["owner"], submission_rows.REFUSED, f"{reason} (last: {error})")
 
 
-def _kept(played: list[tuple[Recorded, int]]) -> list[queue.KeptGame]:
+def _kept(played: list[tuple[Recorded, int]]) -> list[submission_rows.KeptGame]:
     """The validation games as their owner keeps them: each one's whole log (issue 40 item 2)."""
-    return [queue.KeptGame(recorded.game_id, seat, logfmt.dumps(logfmt.from_recorded(recorded)))
+    return [submission_rows.KeptGame(recorded.game_id, seat, logfmt.dumps(logfmt.from_recorded(recorded)))
             for recorded, seat in played]
 
 
 def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_id: int | None = None,
-             version: int | None = None, diagnosis: str | None = None, games: Sequence[queue.KeptGame] = ()
+             version: int | None = None, diagnosis: str | None = None, games: Sequence[submission_rows.KeptGame] = ()
              ) -> Decided:
-    queue.decide(ledger, row["id"], status, reason, entry_id, diagnosis, games)
-    return Decided(row["id"], row["name"], row["owner"], status, None if status == queue.LISTED else reason, version)
+    submission_rows.decide(ledger, row["id"], status, reason, entry_id, diagnosis, games)
+    return Decided(row["id"], row["name"], row["owner"], status, None if status == submission_rows.LISTED else reason,
+                   version)
 
 
 def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
@@ -137,7 +135,7 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
     with ``seed``, ``SEED-rN`` for round N (never the same deals twice). ``lease``: seconds a claimed match
     stays this worker's without renewal. ``bot_logs`` and ``rated``: as ``sessions.play``'s; ``say`` is told
     each submission's validation games and what became of it. Returns the games played."""
-    ladder = rows.get(ledger, ladder_name)
+    ladder = ladder_rows.get(ledger, ladder_name)
     # Before claiming anything, the worker checks that a sandbox can be made: without one every
     # submission would be refused for the machine's fault, not its bot's.
     worker = sessions.Worker(ledger, ladder, limits, workers, lease, say, bot_logs=bot_logs, rated=rated)
@@ -148,8 +146,8 @@ def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: lea
         while (decided := validate_next(ledger, ladder_name, limits, say)) is not None:
             say(decided.line())
             busy = True
-        if len(rows.entries(ledger, ladder["id"])) >= ladder["players"]:
-            if not matches.open_sessions(ledger, ladder["id"], with_work=True):
+        if len(ladder_rows.entries(ledger, ladder["id"])) >= ladder["players"]:
+            if not match_rows.open_sessions(ledger, ladder["id"], with_work=True):
                 worker.open(games, None if seed is None else f"{seed}-r{done}")
             count = worker.drive()
             played += count

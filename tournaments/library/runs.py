@@ -16,15 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from engines import registry
-from ledger import tournaments as tournament_rows
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from replays import projections
 from tournaments.bots.spec import BotSpec, Confinement, Limits, Resources
-from tournaments.play import deals as deal_books
-from tournaments.play import defaults, executors, formats, preparation, runner, standings
-from tournaments.play import match as matches
+from tournaments.play import candidate_match, deal_books, defaults, executors, formats, preparation, runner, standings
 from tournaments.play.dispatch import cpu_count
-from tournaments.play.errors import TournamentError
+from tournaments.play.play_errors import TournamentError
 from tournaments.ratings.sprt import Sprt
 
 SETUP, BOTS, WORKER = "setup", "bots", "worker"
@@ -102,8 +100,8 @@ class MatchResult:
 
     name: str
     tournament: dict[str, Any]
-    statistics: matches.Statistics
-    plan: matches.MatchPlan
+    statistics: candidate_match.Statistics
+    plan: candidate_match.MatchPlan
     stored: int
     revealed: str | None
 
@@ -201,12 +199,13 @@ def run_match(candidate: str | BotSpec, baseline: str | BotSpec, game: str, *, f
     executors.check(executor, ray_address, jobs)
     engine = registry.get(game)
     ledger = open_ledger(db, ledger_key)
-    resolved = [ref if isinstance(ref, BotSpec) else matches.resolve(ref, folder, engine.name)
+    resolved = [ref if isinstance(ref, BotSpec) else candidate_match.resolve(ref, folder, engine.name)
                 for ref in (candidate, baseline, *field)]
-    spec = matches.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits, sprt,
+    spec = candidate_match.build(resolved[0], resolved[1], resolved[2:], engine.name, players, games, seed, limits,
+                                 sprt,
                          batch)
-    namer = matches.namer(spec)
-    known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, matches.MATCH)
+    namer = candidate_match.namer(spec)
+    known = runner.known_name(ledger, name, spec.seed, resume, namer, spec.game, candidate_match.MATCH)
     # The book is read before any bot starts; a resume without ``deals`` plays the one its match keeps.
     book = deal_books.for_run(ledger, known if resume else None, deals, engine.name)
     if book is not None:
@@ -216,12 +215,12 @@ def run_match(candidate: str | BotSpec, baseline: str | BotSpec, game: str, *, f
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             observer.notice(SETUP, notice)
-        the_run = runner.open_run(ledger, name, spec, resume, matches.namer(spec))
-        plan: matches.MatchPlan = the_run.plan  # type: ignore[assignment]
+        the_run = runner.open_run(ledger, name, spec, resume, candidate_match.namer(spec))
+        plan: candidate_match.MatchPlan = the_run.plan  # type: ignore[assignment]
         started = _start(ledger, the_run, len(spec.bots), spec.players, jobs, executor, ray_address,
                          spec.confinement, observer, plan.limit - the_run.done)
         stored = _play(started, bot_logs, observer, observer.playing(started))
-    return MatchResult(the_run.name, the_run.tournament, matches.statistics(plan, the_run.stored), plan, stored,
+    return MatchResult(the_run.name, the_run.tournament, candidate_match.statistics(plan, the_run.stored), plan, stored,
                        the_run.revealed)
 
 

@@ -1,10 +1,11 @@
 """``verify``: JSON logs, text records, or the games stored in a ledger, verified as one call (docs/library.md).
 
 It lives here, above replays/, because verifying a ledger checks each tournament and ladder as a whole
-(tournaments.play.audit, tournaments.ladder.audit) and a folder of logs its manifest (tournaments.play.manifest);
+(tournaments.play.tournament_audit, tournaments.ladder.ladder_audit) and a folder of logs its manifest
+(tournaments.play.manifest);
 one log alone is ``replays.verify.verify_log``. Nothing here prints: each game's verdict is told to ``on_game`` as
 it is found (in the games' order, however many workers verify them), and what the whole found is returned. A
-ledger's games are streamed from it, never all held at once (replays.audit).
+ledger's games are streamed from it, never all held at once (replays.game_audit).
 """
 
 from __future__ import annotations
@@ -15,17 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ledger import games as game_rows
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
+from ledger.rows import game_rows, ladder_rows, tournament_rows
 from ledger.store import Ledger
-from replays import audit, signing
+from replays import game_audit, signing
 from replays import log as logfmt
 from replays.text_record import SUFFIX as RECORD_SUFFIX
 from replays.verify_many import Pool, Summary, clock, verified_files
-from tournaments.ladder import audit as ladder_audit
-from tournaments.play import audit as tournament_audit
-from tournaments.play import defaults, executors, manifest
+from tournaments.ladder import ladder_audit
+from tournaments.play import defaults, executors, manifest, tournament_audit
 from tournaments.play.dispatch import cpu_count
 
 
@@ -66,7 +64,7 @@ def verify(paths: Sequence[str | Path] = (), *, db: str | Ledger | None = None, 
     ``key``: the Ed25519 public key (raw bytes, or a key file) every log must be signed by. The games are verified
     on ``pool`` (default: ``jobs`` local workers, None: the CPU count, 0: here; or Ray). ``on_game`` is told each
     game's verdict as it is found: a replays.verify_many.FileVerdict for a file (``report`` None: failed, with
-    ``failure``), a replays.audit.Verdict for a stored game (``state`` ok, open or FAIL, with ``line``).
+    ``failure``), a replays.game_audit.Verdict for a stored game (``state`` ok, open or FAIL, with ``line``).
     """
     trusted = signing.load_public(Path(key)) if isinstance(key, str | Path) else key
     tell = on_game or (lambda _verdict: None)
@@ -171,13 +169,13 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
                               "none")
     found = Verification(public_key=ledger.public_key(), trusted=trusted)
     summary, began = found.summary, clock()
-    for verdict in audit.stored_games(ledger, _chained(first, ids), trusted, pool):
+    for verdict in game_audit.stored_games(ledger, _chained(first, ids), trusted, pool):
         summary.games += 1
-        if verdict.state == audit.FAIL:
+        if verdict.state == game_audit.FAIL:
             summary.failures += 1
         else:
             summary.events += verdict.report.events
-            found.still_playing += verdict.state == audit.OPEN
+            found.still_playing += verdict.state == game_audit.OPEN
         tell(verdict)
     public = found.public_key
     found.scopes = [tournament_audit.tournament(ledger, row, trusted or public) for row in tournaments]

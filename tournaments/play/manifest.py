@@ -30,10 +30,9 @@ from typing import Any
 
 import orjson
 
-from ledger import checkpoints, closing, keys, seeds
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
+from ledger import checkpoints, closing, seeds, signing_keys
 from ledger.canonical import loads
+from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
 from replays import log as logfmt
 from tournaments.play.schedule import deal_seed
@@ -89,9 +88,10 @@ def signed(manifest: dict[str, Any], key: Any) -> dict[str, Any]:
     checkpoint = manifest["checkpoint"]
     if checkpoint is None:
         return manifest
-    message = keys.checkpoint_message(manifest["kind"], manifest["name"], checkpoint["games"], checkpoint["root"],
+    message = signing_keys.checkpoint_message(manifest["kind"], manifest["name"], checkpoint["games"],
+                                              checkpoint["root"],
                                       checkpoint["state"])
-    return {**manifest, "checkpoint": {**checkpoint, "public_key": keys.raw_public(key.public_key()).hex(),
+    return {**manifest, "checkpoint": {**checkpoint, "public_key": signing_keys.raw_public(key.public_key()).hex(),
                                        "signature": key.sign(message).hex()}}
 
 
@@ -143,12 +143,13 @@ def _check(manifest: dict[str, Any], logs: dict[str, dict[str, Any]], trusted: b
         problems += ["no signed checkpoint: the set of games is vouched for by nobody"] if trusted else []
     else:
         public = bytes.fromhex(checkpoint["public_key"])
-        message = keys.checkpoint_message(manifest["kind"], manifest["name"], checkpoint["games"], checkpoint["root"],
+        message = signing_keys.checkpoint_message(manifest["kind"], manifest["name"], checkpoint["games"],
+                                                  checkpoint["root"],
                                           checkpoint["state"])
         if trusted is not None and public != trusted:
-            problems.append(f"the checkpoint is signed by key {keys.fingerprint(public)}, not the given key "
-                            f"{keys.fingerprint(trusted)}")
-        if not keys.signature_holds(public, checkpoint["signature"], message):
+            problems.append(f"the checkpoint is signed by key {signing_keys.fingerprint(public)}, not the given key "
+                            f"{signing_keys.fingerprint(trusted)}")
+        if not signing_keys.signature_holds(public, checkpoint["signature"], message):
             problems.append("the checkpoint's signature does not hold")
         if checkpoints.extend(None, members[:checkpoint["games"]]) != checkpoint["root"]:
             problems.append(f"the first {checkpoint['games']} listed games do not give the checkpoint's root: a game "

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from engines import registry
 from engines.driver import bounded_reason
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from tournaments.bots.discovery import discover, staged_copy
 from tournaments.bots.protocol import check_handshakes

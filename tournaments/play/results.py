@@ -13,9 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import games as game_rows
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import game_rows, tournament_rows
 from ledger.store import Ledger
 from replays import facts
 from replays.facts import Forfeit, Trust

@@ -27,12 +27,12 @@ Each role is a module of its own; this one names them all, as callers have alway
 from __future__ import annotations
 
 from tournaments.play.agents import make_agent
+from tournaments.play.create_or_resume import Run, open_run, unfinished
 from tournaments.play.dispatch import cpu_count, results
-from tournaments.play.errors import ExecutorError, TournamentError
 from tournaments.play.jobs import Job, Result
 from tournaments.play.naming import Namer, default_namer, known_name
 from tournaments.play.one_game import diagnosed, play_job
-from tournaments.play.opening import Run, open_run, unfinished
+from tournaments.play.play_errors import ExecutorError, TournamentError
 from tournaments.play.salvage import abandon, after_death
 from tournaments.play.store_loop import close, diagnosis_row, execute, write_logs
 from tournaments.play.tournament_spec import SPEC_OPTIONS, Spec, book_changed

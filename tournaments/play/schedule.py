@@ -77,7 +77,7 @@ def table_games(table: int, members: tuple[str, ...], deals: Iterable[int], tour
 
     Keys are ``<prefix>t<table>-d<deal>-r<rotation>``; a deal's seed is that of (``deal_group``,
     deal), the table's own number unless another group is named (a Swiss round's tables share
-    their deals). With a deal ``book`` (tournaments.play.deals), deal d is the book's d-th seed,
+    their deals). With a deal ``book`` (tournaments.play.deal_books), deal d is the book's d-th seed,
     at every table, whatever the group: every pairing plays the book's deals.
     """
     out = []

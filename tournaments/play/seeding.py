@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from ledger import seeds
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
-from ledger.keys import LedgerKey
+from ledger.rows import tournament_rows
+from ledger.signing_keys import LedgerKey
 from ledger.store import Ledger
 
 

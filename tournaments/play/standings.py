@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ledger import read_models
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from replays import facts, projections
 from replays.facts import Trust

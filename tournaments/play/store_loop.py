@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ledger import checkpoints
-from ledger import games as game_rows
-from ledger import tournaments as tournament_rows
+from ledger.rows import game_rows, tournament_rows
 from ledger.store import Ledger, LedgerError
 from replays.archive import finished_game
 from tournaments.bots import diagnosis
+from tournaments.play.create_or_resume import Run
 from tournaments.play.dispatch import results
-from tournaments.play.errors import TournamentError
 from tournaments.play.jobs import Job, Result
-from tournaments.play.opening import Run
+from tournaments.play.play_errors import TournamentError
 from tournaments.play.writer import MAX_GAMES, GroupCommit
 
 if TYPE_CHECKING:
@@ -140,7 +139,7 @@ def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None, b
 
 def diagnosis_row(result: Result, told: diagnosis.Diagnosis, name: str, bot_logs: Path | None
                   ) -> tuple[str, int, str, str, str, str | None]:
-    """What ledger.games.store_diagnoses keeps of a result's diagnosis ``told``: with the absolute path of the
+    """What ledger.rows.game_rows.store_diagnoses keeps of a result's diagnosis ``told``: with the absolute path of the
     seat's log, if --bot-logs wrote one (``name``: the game's key, or a ladder game's id)."""
     kept = bot_logs is not None and result.logs is not None and result.logs[told.seat] is not None
     log = (str(diagnosis.log_path(bot_logs.resolve(), result.bots()[told.seat], name, told.seat))

@@ -37,7 +37,8 @@ class Spec:
     drawn: bool = False
     """The seed was drawn, not chosen: the stored spec keeps only its commitment (tournaments.play.seeding)."""
     deals: tuple[str, ...] | None = None
-    """A deal book's seeds (tournaments.play.deals): deal d of every table is the d-th; None: deals from the seed."""
+    """A deal book's seeds (tournaments.play.deal_books): deal d of every table is the d-th; None: deals from the
+    seed."""
     increment: float | None = None
     """A game clock's increment (``--tc BASE+INC``): ``time_bank`` is then its BASE and ``move_time`` the increment
     (tournaments.bots.spec.Limits); None: move time and bank."""

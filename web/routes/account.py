@@ -6,7 +6,7 @@ A submission's page and the account page keep themselves current (docs/web.md, "
 fragment route, the owner's alone as its page is, that web/static/live.js polls with the ETag of what it
 shows (304 while nothing changed).
 
-Every form here POSTs and carries a CSRF token that is checked before anything else (web/sessions.py);
+Every form here POSTs and carries a CSRF token that is checked before anything else (web/sign_in.py);
 a read-only server refuses all of it (403). Each POST answers 303 to the page that shows its outcome,
 or draws its form again with the reason it was refused, at the status the API gives the same refusal.
 """
@@ -20,13 +20,12 @@ import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from replays import html
 from replays import log as logfmt
-from tournaments.ladder import owners
-from web import models, sessions
+from tournaments.ladder import owner_tokens
+from web import schemas
+from web import sign_in as sessions
 from web.deps import Paging, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 from web.routes import bots, ladders
@@ -120,10 +119,10 @@ def _fragment(request: Request, template: str, tag: str, context: dict[str, Any]
 def _lists(site: Site, owner: dict[str, Any], paging: Paging) -> dict[str, Any]:
     """What the account page's live part shows: the owner's bots (each entry's status, rating and games) and one
     page of their submissions."""
-    found, total = queue.of_owner(site.ledger, owner["id"], paging.limit, paging.offset)
+    found, total = submission_rows.of_owner(site.ledger, owner["id"], paging.limit, paging.offset)
     return {
         "bots": [bots.bot(site.ledger, name, mine=True) for name in owner_rows.bots_of(site.ledger, owner["id"])],
-        "submissions": models.Page[models.Submission].of([shown(row) for row in found], total, paging.offset,
+        "submissions": schemas.Page[schemas.Submission].of([shown(row) for row in found], total, paging.offset,
                                                          paging.limit)}
 
 
@@ -182,8 +181,8 @@ def _state(site: Site, owner: dict[str, Any], submission_id: int) -> dict[str, A
     """What a submission's page shows of it (404 if it is not the owner's): its row, what its bot left behind, its
     validation games."""
     return {"submission": shown(owned_submission(site.ledger, owner, submission_id)),
-            "diagnosis": owners.submission_diagnosis(site.ledger, owner, submission_id),
-            "games": queue.validation_games(site.ledger, submission_id, owner["id"])}
+            "diagnosis": owner_tokens.submission_diagnosis(site.ledger, owner, submission_id),
+            "games": submission_rows.validation_games(site.ledger, submission_id, owner["id"])}
 
 
 @pages.get("/account/submissions/{submission_id}", response_class=HTMLResponse,
@@ -219,7 +218,7 @@ def validation_replay(submission_id: int, number: int, request: Request, site: S
     return replay_response(document)
 
 
-def _entry(site: Site, owner: dict[str, Any], ladder: str, bot: str) -> models.Entry:
+def _entry(site: Site, owner: dict[str, Any], ladder: str, bot: str) -> schemas.Entry:
     """The owner's active entry of ``bot`` on ``ladder``, as retiring it would: 403 if the bot is not theirs, 404 if
     it has no active version there (the checks retire_bot makes, made before its confirmation is asked)."""
     ladder_rows.get(site.ledger, ladder)

@@ -13,12 +13,10 @@ from fastapi.routing import APIRoute
 from starlette.routing import Match
 from starlette.types import Scope
 
-from ledger import games as game_rows
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
 from ledger import read_models
+from ledger.rows import game_rows, ladder_rows, owner_rows
 from ledger.store import Ledger
-from web import lists, models, sessions
+from web import lists, schemas, sign_in
 from web.deps import LedgerDep, MaybeOwnerDep, OwnerDep, PagingDep, SiteDep
 from web.pages import query, render
 from web.routes.ladders import PageForfeit, PageResult, shown_rating
@@ -54,7 +52,7 @@ LOSSES = 5
 """The latest losses a bot's record links."""
 
 
-def bot(ledger: Ledger, name: str, viewer: dict | None = None, mine: bool = False) -> models.Bot:
+def bot(ledger: Ledger, name: str, viewer: dict | None = None, mine: bool = False) -> schemas.Bot:
     """A bot as anyone may see it: one with a stored version (listed on a ladder, or played in a tournament). A name
     only claimed (its submissions pending or refused) is its owner's alone (``viewer``, or ``mine`` for a list of
     the owner's own): a 404 for anyone else, as for a name nobody holds, so that it and its owner stay private."""
@@ -66,15 +64,15 @@ def bot(ledger: Ledger, name: str, viewer: dict | None = None, mine: bool = Fals
     for ladder in ladder_rows.all_ladders(ledger):
         for entry in ladder_rows.entries(ledger, ladder["id"], active_only=False):
             if entry["name"] == name:
-                entries.append(models.Entry(ladder=ladder["name"], version=entry["version"],
+                entries.append(schemas.Entry(ladder=ladder["name"], version=entry["version"],
                                             content_hash=entry["content_hash"], status=entry["status"],
                                             rating=shown_rating(entry), games=entry["games"],
                                             submitted_at=entry["submitted_at"], language=entry["language"],
                                             description=entry["description"],
                                             mu=None if entry["sigma"] is None else round(entry["rating"], 2),
                                             sigma=None if entry["sigma"] is None else round(entry["sigma"], 2)))
-    return models.Bot(name=name, owner=owner, entries=entries,
-                      versions=[models.Version(content_hash=v["content_hash"], kind=v["kind"],
+    return schemas.Bot(name=name, owner=owner, entries=entries,
+                      versions=[schemas.Version(content_hash=v["content_hash"], kind=v["kind"],
                                                created_at=v["created_at"]) for v in versions])
 
 
@@ -105,42 +103,42 @@ def owns(ledger: Ledger, owner: dict | None, name: str) -> bool:
     return owner is not None and name in owner_rows.bots_of(ledger, owner["id"])
 
 
-def excerpts(ledger: Ledger, name: str, offset: int, limit: int) -> models.Page[models.LogExcerpt]:
+def excerpts(ledger: Ledger, name: str, offset: int, limit: int) -> schemas.Page[schemas.LogExcerpt]:
     """What the bot's processes wrote on stderr, newest game first: for its owner's eyes only."""
     found, total = game_rows.logs_of(ledger, name, limit, offset)
-    return models.Page[models.LogExcerpt].of(
-        [models.LogExcerpt(**{**row, "stderr": row["stderr"].decode("utf-8", "replace")}) for row in found],
+    return schemas.Page[schemas.LogExcerpt].of(
+        [schemas.LogExcerpt(**{**row, "stderr": row["stderr"].decode("utf-8", "replace")}) for row in found],
         total, offset, limit)
 
 
-@api.get("/{name:path}/games", response_model=models.Page[models.GameSummary],
+@api.get("/{name:path}/games", response_model=schemas.Page[schemas.GameSummary],
          summary="A bot's games (its battles), newest first, filtered by result, forfeit, opponent and seat")
 def bot_games(name: str, site: SiteDep, paging: PagingDep, result: Result = None, forfeited: Forfeited = None,
-              opponent: Opponent = None, seat: SeatQuery = None) -> models.Page[models.GameSummary]:
+              opponent: Opponent = None, seat: SeatQuery = None) -> schemas.Page[schemas.GameSummary]:
     bot(site.ledger, name)
     chosen = lists.Filter(name, result, forfeited, opponent or None, seat)
     return lists.games_page(site.ledger, chosen.where(), paging.offset, paging.limit, chosen)
 
 
-@api.get("/{name:path}/results", response_model=models.BotRecord,
+@api.get("/{name:path}/results", response_model=schemas.BotRecord,
          summary="A bot's record: by seat, by opponent, and its latest losses")
-def bot_results(name: str, site: SiteDep) -> models.BotRecord:
+def bot_results(name: str, site: SiteDep) -> schemas.BotRecord:
     bot(site.ledger, name)
     return lists.record(site.ledger, name, LOSSES)
 
 
-@api.get("/{name:path}/logs", response_model=models.Page[models.LogExcerpt],
+@api.get("/{name:path}/logs", response_model=schemas.Page[schemas.LogExcerpt],
          summary="What the bot's processes wrote on stderr, game by game (its owner only)",
          responses={401: {"description": "no valid token"}, 403: {"description": "not this bot's owner"}})
-def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.LogExcerpt]:
+def bot_logs(name: str, owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> schemas.Page[schemas.LogExcerpt]:
     if not owns(ledger, owner, name):
         raise HTTPException(403, f"only the owner of {name!r} may read its logs")
     return excerpts(ledger, name, paging.offset, paging.limit)
 
 
 # Registered after its sub-resources, which a name's "/" (its %2F decoded) would otherwise reach as the bot's.
-@api.get("/{name:path}", response_model=models.Bot, summary="A bot: its versions and ladder entries")
-def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep, response: Response) -> models.Bot:
+@api.get("/{name:path}", response_model=schemas.Bot, summary="A bot: its versions and ladder entries")
+def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep, response: Response) -> schemas.Bot:
     # Its owner's token may find a name not listed yet (a 404 for everyone else): the answer varies by it.
     response.headers["Vary"] = "Authorization"
     return bot(ledger, name, owner)
@@ -148,7 +146,7 @@ def get_bot(name: str, ledger: LedgerDep, owner: MaybeOwnerDep, response: Respon
 
 @pages.get("/bots/{name:path}", response_class=HTMLResponse, summary="A bot's page")
 def bot_page(name: str, request: Request, site: SiteDep, paging: PagingDep, owner: MaybeOwnerDep,
-             viewer: sessions.ViewerDep, result: PageResult = None, forfeited: PageForfeit = None,
+             viewer: sign_in.ViewerDep, result: PageResult = None, forfeited: PageForfeit = None,
              opponent: Opponent = None, seat: PageSeat = None,
              logs: Annotated[int, Query(ge=0, le=10**9, description="how many stderr excerpts to skip")] = 0):
     chosen = lists.Filter.of(name, result, forfeited, opponent, seat)

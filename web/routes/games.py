@@ -8,7 +8,7 @@ the server shows tournaments in full (`tourney serve --tournament-logs full`).
 An owner sees more of a finished ladder game their bots played (issue 40 items 1 and 2): each of
 their bots' seats as a view of its own (``seat:N``, the seat-redacted log, which verifies as any
 other), whatever the ladder publishes, and why their bot forfeited (its traceback or last stderr
-lines, tournaments.ladder.owners). Nobody else is offered either: another owner's seat view
+lines, tournaments.ladder.owner_tokens). Nobody else is offered either: another owner's seat view
 answers 403, as an unpublished full view does. Such answers are the owner's alone (never cached).
 """
 
@@ -21,14 +21,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
+from ledger.rows import ladder_rows, tournament_rows
 from replays import archive, html, signing
 from replays import log as logfmt
 from replays.verify import verify_log
-from tournaments.ladder import owners
+from tournaments.ladder import owner_tokens
 from tournaments.play import results
-from web import models, sessions
+from web import schemas, sign_in
 from web.deps import MaybeOwnerDep, Site, SiteDep
 from web.pages import render
 
@@ -64,34 +63,34 @@ def _seats_of(site: Site, game_id: str, owner: dict[str, Any] | None) -> list[st
     """``seat:N`` for each seat of the game whose bot ``owner`` owns (tournament games have no owners)."""
     if owner is None:
         return []
-    return [f"seat:{seat}" for seat in owners.seats_of_owner(site.ledger, owner, game_id)]
+    return [f"seat:{seat}" for seat in owner_tokens.seats_of_owner(site.ledger, owner, game_id)]
 
 
 def full_log(site: Site, game_id: str) -> dict[str, Any]:
     return archive.export(site.ledger, game_id)
 
 
-def verification(site: Site, row: dict[str, Any]) -> models.Verification:
+def verification(site: Site, row: dict[str, Any]) -> schemas.Verification:
     """The stored game re-verified as `tourney replay verify` does (cached per head hash)."""
-    def check() -> models.Verification:
+    def check() -> schemas.Verification:
         try:
             report = verify_log(full_log(site, row["id"]), row["id"])
         except logfmt.LogError as error:
-            return models.Verification(ok=False, detail=str(error))
+            return schemas.Verification(ok=False, detail=str(error))
         detail = (f"verified: hash chain, seed commitment, {report.decisions} decisions legal, "
                   f"{report.chance_steps} chance steps drawn from the seed, the result")
-        return models.Verification(ok=True, detail=detail + "".join(f"; {note}" for note in report.unchecked))
+        return schemas.Verification(ok=True, detail=detail + "".join(f"; {note}" for note in report.unchecked))
 
     return site.caches["verified"].get(("verified", row["id"], row["head"]), check)
 
 
-def game(site: Site, game_id: str, owner: dict[str, Any] | None = None) -> models.Game:
+def game(site: Site, game_id: str, owner: dict[str, Any] | None = None) -> schemas.Game:
     row = _row(site, game_id)
     ladder = ladder_rows.ladder_of_game(site.ledger, game_id)
     tournament = tournament_rows.find(site.ledger, str(row["tournament_id"])) if row["tournament_id"] else None
     found = results.of_games(site.ledger, [game_id])
-    summary = models.game_summary(found[0]) if found else None
-    return models.Game(
+    summary = schemas.game_summary(found[0]) if found else None
+    return schemas.Game(
         game_id=row["id"], game=row["game"], title=html.TITLES.get(row["game"], row["game"]),
         engine_version=row["engine_version"], status=row["status"], created_at=row["created_at"],
         end=row["end_reason"], head=row["head"], seats=summary.seats if summary else [],
@@ -99,7 +98,7 @@ def game(site: Site, game_id: str, owner: dict[str, Any] | None = None) -> model
         tournament=tournament["name"] if tournament else None,
         tournament_id=tournament["id"] if tournament else None, views=views(site, row, ladder, owner),
         signed=site.settings.signing_key is not None, verification=verification(site, row),
-        diagnoses=[models.Diagnosis(**found) for found in owners.game_diagnoses(site.ledger, owner, game_id)])
+        diagnoses=[schemas.Diagnosis(**found) for found in owner_tokens.game_diagnoses(site.ledger, owner, game_id)])
 
 
 def _allowed(site: Site, game_id: str, view: str, owner: dict[str, Any] | None) -> dict[str, Any]:
@@ -109,8 +108,8 @@ def _allowed(site: Site, game_id: str, view: str, owner: dict[str, Any] | None) 
     return row
 
 
-@api.get("/{game_id}", response_model=models.Game, summary="A game: seats, result, verification, views offered")
-def get_game(game_id: str, site: SiteDep, owner: MaybeOwnerDep) -> models.Game:
+@api.get("/{game_id}", response_model=schemas.Game, summary="A game: seats, result, verification, views offered")
+def get_game(game_id: str, site: SiteDep, owner: MaybeOwnerDep) -> schemas.Game:
     return game(site, game_id, owner)
 
 
@@ -136,7 +135,7 @@ NOT_PUBLISHED = {403: {"description": "that view of the game is not published"}}
 
 @pages.get("/games/{game_id}", response_class=HTMLResponse, summary="A game's page", responses=NOT_PUBLISHED)
 def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spectator"):
-    shown = game(site, game_id, sessions.viewer(request))
+    shown = game(site, game_id, sign_in.viewer(request))
     if view not in shown.views:
         raise HTTPException(403, f"the {view} view of game {game_id} is not published")
     return render(request, "game.html", {"game": shown, "view": view})
@@ -147,7 +146,7 @@ def game_page(game_id: str, request: Request, site: SiteDep, view: View = "spect
 def replay(game_id: str, request: Request, site: SiteDep, view: View = "spectator"):
     """The self-contained replay page of `tourney replay html`, with its own policy: its inline script and
     style by hash, no request at all, framed only by this site."""
-    row = _allowed(site, game_id, view, sessions.viewer(request))
+    row = _allowed(site, game_id, view, sign_in.viewer(request))
 
     def make() -> str:
         return html.document(html.page_data(full_log(site, game_id), view, game_id))

@@ -13,13 +13,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
-from ledger import ladders as rows
-from ledger import owners as owner_rows
 from ledger import read_models
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tournaments.ladder import divisions, league, matchmaking
-from web import lists, models
+from web import lists, schemas
 from web.deps import MAX_PAGE, LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 
@@ -72,9 +70,9 @@ MATRIX_BOTS = 20
 past them, however many bots play."""
 
 
-def summaries(ledger: Ledger) -> list[models.LadderSummary]:
-    return [models.LadderSummary(**{k: row[k] for k in models.LadderSummary.model_fields})
-            for row in rows.all_ladders(ledger)]
+def summaries(ledger: Ledger) -> list[schemas.LadderSummary]:
+    return [schemas.LadderSummary(**{k: row[k] for k in schemas.LadderSummary.model_fields})
+            for row in ladder_rows.all_ladders(ledger)]
 
 
 def shown_rating(point: dict) -> float:
@@ -82,18 +80,18 @@ def shown_rating(point: dict) -> float:
     return round(league.leaderboard_rating(point), 1)
 
 
-def history_point(point: dict) -> models.HistoryPoint:
+def history_point(point: dict) -> schemas.HistoryPoint:
     """A stored history point as the API gives it: ``rating`` as the leaderboard's, OpenSkill's mu as ``mu``."""
     sigma = point.get("sigma")
-    return models.HistoryPoint(**{**point, "rating": shown_rating(point),
+    return schemas.HistoryPoint(**{**point, "rating": shown_rating(point),
                                   "mu": None if sigma is None else round(point["rating"], 2),
                                   "sigma": None if sigma is None else round(sigma, 2)})
 
 
 def etag(ledger: Ledger, name: str) -> str:
     """Changes whenever the leaderboard may: a game stored, a ladder event, a new entry, a submission decided."""
-    ladder = rows.get(ledger, name)
-    version = (*rows.version_of(ledger, ladder["id"]), queue.waiting(ledger, ladder["id"]))
+    ladder = ladder_rows.get(ledger, name)
+    version = (*ladder_rows.version_of(ledger, ladder["id"]), submission_rows.waiting(ledger, ladder["id"]))
     digest = hashlib.sha256(repr(version).encode()).hexdigest()[:20]
     return f'W/"ladder-{ladder["id"]}-{digest}"'
 
@@ -103,15 +101,15 @@ SPARKLINE = 50
 whole history is `/api/ladders/NAME/bots/BOT/history`; a page's size never grows with the ladder's."""
 
 
-def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
+def ladder(ledger: Ledger, name: str, retired: bool = False) -> schemas.Ladder:
     """A ladder with its leaderboard: the CLI's standings, plus owner, last game and its latest rating history
     (all from the ladder's rows and read models: no game is read)."""
-    row = rows.get(ledger, name)
+    row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
         at = read_models.ladder_count(connection, row["id"])
         read = read_models.ladder(connection, row["id"])
     standings = league.standings(ledger, name, retired, read)
-    entries = {(e["name"], e["version"]): e for e in rows.entries(ledger, row["id"], active_only=not retired)}
+    entries = {(e["name"], e["version"]): e for e in ladder_rows.entries(ledger, row["id"], active_only=not retired)}
     with ledger.read() as connection:
         points = {key: [(point["number"], shown_rating(point))
                         for point in read_models.ladder_history(connection, entry["id"], SPARKLINE)]
@@ -119,15 +117,16 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     return summarized(ledger, row, at, leader_rows(ledger, row, standings, entries, read[0], points))
 
 
-def summarized(ledger: Ledger, row: dict, at: int, board: list[models.LeaderRow]) -> models.Ladder:
+def summarized(ledger: Ledger, row: dict, at: int, board: list[schemas.LeaderRow]) -> schemas.Ladder:
     summary = next(s for s in summaries(ledger) if s.name == row["name"])
-    return models.Ladder(**summary.model_dump(), waiting=queue.waiting(ledger, row["id"]), leaderboard=board, at=at,
+    return schemas.Ladder(**summary.model_dump(), waiting=submission_rows.waiting(ledger, row["id"]),
+                          leaderboard=board, at=at,
                          found=len(board), divisions=divisions.names_of(row))
 
 
 def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], entries: dict[tuple[str, int], dict],
                 records: dict[int, dict], points: dict[tuple[str, int], list[tuple[int, float]]]
-                ) -> list[models.LeaderRow]:
+                ) -> list[schemas.LeaderRow]:
     """The leaderboard's rows: each standing with its entry's record, owner and latest rating history ((game
     number, rating) each)."""
     owned = owner_rows.owners_of(ledger, [s.name for s in standings])
@@ -135,7 +134,7 @@ def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], ent
     for standing in standings:
         key = (standing.name, standing.version)
         record = records.get(entries[key]["id"], {})
-        board.append(models.LeaderRow(
+        board.append(schemas.LeaderRow(
             **record_of(record, row["players"]),
             rank=standing.rank, bot=standing.name, owner=owned.get(standing.name), version=standing.version,
             rank_low=standing.rank_low, rank_high=standing.rank_high, tied=standing.tied,
@@ -151,11 +150,11 @@ def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], ent
     return board
 
 
-def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> models.Ladder:
+def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> schemas.Ladder:
     """The ladder as it stood after its game ``at``: every entry listed then, with its rating, record, rank and
     latest ratings then (ladder_ratings and the read models counted up to that game, in SQL: no game is read or
     refolded)."""
-    row = rows.get(ledger, name)
+    row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
         seq = read_models.ladder_seq(connection, row["id"], at)
         rated = read_models.ladder_ratings_at(connection, row["id"], seq)
@@ -164,7 +163,7 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> mode
     rating = league.model(row)
     # The versions there were then (submitted before that game), each active then unless a retire event or a newer
     # version of its name had come by then: what the leaderboard listed then, whatever was submitted or retired since.
-    present = [e for e in rows.entries(ledger, row["id"], active_only=False)
+    present = [e for e in ladder_rows.entries(ledger, row["id"], active_only=False)
                if e["id"] in rated or e["joined_after"] < seq or e["joined_after"] == 0]
     newest = {e["name"]: e["version"] for e in sorted(present, key=lambda e: e["version"])}
     listed = []
@@ -212,16 +211,16 @@ def record_of(record: dict, players: int) -> dict:
     return {"wins": wins, "draws": draws, "losses": losses, "score": score}
 
 
-def cached(site: Site, name: str, tag: str, retired: bool = False) -> models.Ladder:
+def cached(site: Site, name: str, tag: str, retired: bool = False) -> schemas.Ladder:
     """The ladder as of its ETag: computed once per change however many pages poll it."""
     return site.caches["standings"].get(("ladder", name, tag, retired), lambda: ladder(site.ledger, name, retired))
 
 
-def _value(row: models.LeaderRow, column: str):
+def _value(row: schemas.LeaderRow, column: str):
     return row.last_played if column == "last" else getattr(row, column)
 
 
-def board(shown: models.Ladder, order: lists.Order, words: str | None, division: str | None = None) -> models.Ladder:
+def board(shown: schemas.Ladder, order: lists.Order, words: str | None, division: str | None = None) -> schemas.Ladder:
     """The ladder with its leaderboard in ``order``, only the rows ``words`` finds, of ``division`` if given (404 if
     the ladder has no such division; ranks stay the ladder's)."""
     found = lists.matching(shown.leaderboard, words, lambda row: row.bot, lambda row: row.owner)
@@ -233,7 +232,7 @@ def board(shown: models.Ladder, order: lists.Order, words: str | None, division:
     return shown.model_copy(update={"leaderboard": lists.ordered(found, order, _value)})
 
 
-def as_of(site: Site, name: str, tag: str, at: int | None, retired: bool = False) -> models.Ladder:
+def as_of(site: Site, name: str, tag: str, at: int | None, retired: bool = False) -> schemas.Ladder:
     """The ladder as of its game ``at`` (None, or past its latest: as it is), once per ETag and game."""
     now = cached(site, name, tag, retired)
     if at is None or at >= now.at:
@@ -258,15 +257,15 @@ def window(ledger: Ledger, name: str, at: int, since: str | None) -> int | None:
     except OverflowError:  # before the year 1: before every game
         return 0
     with ledger.read() as connection:
-        return min(at, read_models.ladder_number_before(connection, rows.get(ledger, name)["id"], cutoff))
+        return min(at, read_models.ladder_number_before(connection, ladder_rows.get(ledger, name)["id"], cutoff))
 
 
-def moved(ledger: Ledger, name: str, shown: models.Ladder, then: int) -> models.Ladder:
+def moved(ledger: Ledger, name: str, shown: schemas.Ladder, then: int) -> schemas.Ladder:
     """``shown`` with each row's rank_change since the ladder's game ``then``: its rank then among the rows that
     had a rating then (ladder_ratings: each entry's latest rating at a game numbered <= ``then``), ordered as the
     leaderboard orders, minus its rank now; None for a row that had not played by then."""
-    ladder_id = rows.get(ledger, name)["id"]
-    ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, ladder_id, active_only=False)}
+    ladder_id = ladder_rows.get(ledger, name)["id"]
+    ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False)}
     with ledger.read() as connection:
         seq = read_models.ladder_seq(connection, ladder_id, then)
         rated = read_models.ladder_ratings_at(connection, ladder_id, seq)
@@ -281,7 +280,7 @@ def moved(ledger: Ledger, name: str, shown: models.Ladder, then: int) -> models.
 
 
 def view(site: Site, name: str, tag: str, at: int | None, since: str | None, retired: bool = False
-         ) -> tuple[models.Ladder, str]:
+         ) -> tuple[schemas.Ladder, str]:
     """The ladder as of ``at`` with its rank movement over ``since``, and its ETag (``tag``, and the game a
     time window starts after: it moves with the clock, not only with games)."""
     shown = as_of(site, name, tag, at, retired)
@@ -293,7 +292,7 @@ def view(site: Site, name: str, tag: str, at: int | None, since: str | None, ret
             f"{tag}-since-{then}")
 
 
-def paged(shown: models.Ladder, offset: int, limit: int | None) -> models.Ladder:
+def paged(shown: schemas.Ladder, offset: int, limit: int | None) -> schemas.Ladder:
     """The page of ``shown``'s (ordered, searched) rows at ``offset``: ``limit`` of them (None: all)."""
     found = len(shown.leaderboard)
     end = found if limit is None else offset + limit
@@ -302,35 +301,37 @@ def paged(shown: models.Ladder, offset: int, limit: int | None) -> models.Ladder
 
 
 def head_to_head(site: Site, name: str, tag: str, best: int | None = None, offset: int = 0,
-                 limit: int | None = None) -> models.HeadToHead:
+                 limit: int | None = None) -> schemas.HeadToHead:
     """Pairs of the ladder's bots (``best``: among its best-ranked only, a page's table; else the rows from
     ``offset``, ``limit`` of them, against every opponent): their score against each other over its rated games
     (voids left out), from its read models, reading only those rows, once per ETag."""
-    def work() -> models.HeadToHead:
+    def work() -> schemas.HeadToHead:
         # A page's table ranks the active bots; the API's names every bot that played, retired versions too.
         bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=best is None).leaderboard))
-        return lists.head_to_head(site.ledger, rows.get(site.ledger, name)["id"], bots[:best], best is not None,
+        return lists.head_to_head(site.ledger, ladder_rows.get(site.ledger, name)["id"], bots[:best], best is not None,
                                   offset, limit)
 
     return site.caches["standings"].get(("head-to-head", name, tag, best, offset, limit), work)
 
 
-def games(site: Site, name: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
+def games(site: Site, name: str, chosen: lists.Filter, offset: int, limit: int) -> schemas.Page[schemas.GameSummary]:
     """The ladder's games, newest first, filtered (a page chosen in the database)."""
-    return lists.games_page(site.ledger, chosen.where(ladder_id=rows.get(site.ledger, name)["id"]), offset, limit)
+    return lists.games_page(site.ledger, chosen.where(ladder_id=ladder_rows.get(site.ledger, name)["id"]), offset,
+                            limit)
 
 
 def bot_names(ledger: Ledger, name: str) -> list[str]:
     """Every bot that played on the ladder, or may (its entries' names): what its games' bot filter offers."""
-    return sorted({entry["name"] for entry in rows.entries(ledger, rows.get(ledger, name)["id"], active_only=False)})
+    return sorted({entry["name"] for entry in ladder_rows.entries(ledger, ladder_rows.get(ledger, name)["id"],
+                                                                  active_only=False)})
 
 
-@api.get("", response_model=models.Page[models.LadderSummary], summary="Every ladder")
-def list_ladders(ledger: LedgerDep, paging: PagingDep) -> models.Page[models.LadderSummary]:
-    return models.Page[models.LadderSummary].cut(summaries(ledger), paging.offset, paging.limit)
+@api.get("", response_model=schemas.Page[schemas.LadderSummary], summary="Every ladder")
+def list_ladders(ledger: LedgerDep, paging: PagingDep) -> schemas.Page[schemas.LadderSummary]:
+    return schemas.Page[schemas.LadderSummary].cut(summaries(ledger), paging.offset, paging.limit)
 
 
-@api.get("/{name}", response_model=models.Ladder, summary="A ladder and its leaderboard",
+@api.get("/{name}", response_model=schemas.Ladder, summary="A ladder and its leaderboard",
          responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
 def get_ladder(name: str, request: Request, response: Response, site: SiteDep, retired: bool = False,
                sort: Sort = None, order: Direction = None, q: Search = None, at: At = None, since: Since = None,
@@ -364,24 +365,24 @@ def leaderboard_csv(name: str, site: SiteDep, retired: bool = False) -> Response
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
-@api.get("/{name}/games", response_model=models.Page[models.GameSummary],
+@api.get("/{name}/games", response_model=schemas.Page[schemas.GameSummary],
          summary="A ladder's games, newest first, filtered by bot, result and forfeit")
 def ladder_games(name: str, site: SiteDep, paging: PagingDep, bot: BotQuery = None, result: ResultQuery = None,
-                 forfeited: ForfeitQuery = None) -> models.Page[models.GameSummary]:
+                 forfeited: ForfeitQuery = None) -> schemas.Page[schemas.GameSummary]:
     return games(site, name, lists.Filter(bot or None, result, forfeited), paging.offset, paging.limit)
 
 
-@api.get("/{name}/head-to-head", response_model=models.HeadToHead,
+@api.get("/{name}/head-to-head", response_model=schemas.HeadToHead,
          summary="Pairs of a ladder's bots (a page of rows with offset and limit, each against every opponent): their "
                  "score against each other and how many games they met in")
 def ladder_head_to_head(name: str, site: SiteDep, offset: RowOffset = 0, limit: H2hLimit = None
-                        ) -> models.HeadToHead:
+                        ) -> schemas.HeadToHead:
     return head_to_head(site, name, etag(site.ledger, name), None, offset, limit)
 
 
-@api.get("/{name}/bots/{bot:path}/history", response_model=list[models.HistoryPoint],
+@api.get("/{name}/bots/{bot:path}/history", response_model=list[schemas.HistoryPoint],
          summary="A bot's rating after each of its games on a ladder (every version)")
-def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[models.HistoryPoint]:
+def bot_history(name: str, bot: str, ledger: LedgerDep) -> list[schemas.HistoryPoint]:
     return [history_point(point) for point in league.history(ledger, name, bot)]
 
 
@@ -420,7 +421,7 @@ def leaderboard_context(request: Request, site: Site, name: str, tag: str, sort:
 def ladder_games_page(name: str, request: Request, site: SiteDep, paging: PagingDep, bot: BotQuery = None,
                       result: PageResult = None, forfeited: PageForfeit = None):
     chosen = lists.Filter.of(bot, result, forfeited)
-    shown = rows.get(site.ledger, name)
+    shown = ladder_rows.get(site.ledger, name)
     return render(request, "games.html", {
         "title": f"{shown['name']}: games", "back": ("ladder", shown["name"], f"/ladders/{name}"), "chosen": chosen,
         "bots": bot_names(site.ledger, name),

@@ -12,9 +12,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Request, Response
 from fastapi.responses import HTMLResponse
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from web import lists, models, sessions
+from ledger.rows import ladder_rows, owner_rows
+from web import lists, schemas, sign_in
 from web.deps import MaybeOwnerDep, PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes.ladders import cached, etag
@@ -26,7 +25,7 @@ OwnerName = Annotated[str, Path(max_length=200, description="the owner's name")]
 
 
 def profile(site: Site, name: str, offset: int, limit: int, viewer: dict[str, Any] | None = None
-            ) -> models.OwnerProfile:
+            ) -> schemas.OwnerProfile:
     """The owner ``name`` as anyone sees them (404 for a name no owner holds, or one with nothing listed yet,
     unless ``viewer`` is that owner)."""
     owner = next((row for row in owner_rows.all_owners(site.ledger) if row["name"] == name), None)
@@ -39,28 +38,28 @@ def profile(site: Site, name: str, offset: int, limit: int, viewer: dict[str, An
         listed |= {entry["name"] for entry in ladder_rows.entries(site.ledger, ladder["id"], active_only=False)
                    if entry["name"] in owned}
         board = cached(site, ladder["name"], etag(site.ledger, ladder["name"])).leaderboard
-        mine = [models.OwnerEntry(bot=row.bot, version=row.version, rank=row.rank, rating=row.rating, games=row.games,
+        mine = [schemas.OwnerEntry(bot=row.bot, version=row.version, rank=row.rank, rating=row.rating, games=row.games,
                                   provisional=row.provisional) for row in board if row.owner == name]
         if mine:
-            ladders.append(models.OwnerLadder(ladder=ladder["name"], game=ladder["game"], bots=mine))
+            ladders.append(schemas.OwnerLadder(ladder=ladder["name"], game=ladder["game"], bots=mine))
     if not listed and not (viewer is not None and viewer["name"] == name):
         raise HTTPException(404, f"no owner {name!r}")
-    return models.OwnerProfile(name=name, created_at=owner["created_at"],
+    return schemas.OwnerProfile(name=name, created_at=owner["created_at"],
                                bots=sorted({entry.bot for ladder in ladders for entry in ladder.bots}),
                                ladders=ladders, results=lists.owner_games(site.ledger, sorted(listed), offset, limit))
 
 
-@api.get("/{name}", response_model=models.OwnerProfile,
+@api.get("/{name}", response_model=schemas.OwnerProfile,
          summary="An owner: their listed bots, each one's rank and rating per ladder, their bots' games (paged)")
 def get_owner(name: OwnerName, site: SiteDep, paging: PagingDep, owner: MaybeOwnerDep,
-              response: Response) -> models.OwnerProfile:
+              response: Response) -> schemas.OwnerProfile:
     response.headers["Vary"] = "Authorization"
     return profile(site, name, paging.offset, paging.limit, owner)
 
 
 @pages.get("/owners/{name}", response_class=HTMLResponse, summary="An owner's page")
 def owner_page(name: OwnerName, request: Request, site: SiteDep, paging: PagingDep, owner: MaybeOwnerDep,
-               viewer: sessions.ViewerDep):
+               viewer: sign_in.ViewerDep):
     shown = profile(site, name, paging.offset, paging.limit, owner or viewer)
     return render(request, "owner.html", {"owner": shown, "games": shown.results,
                                           "query": lambda **changes: query(request, **changes)},

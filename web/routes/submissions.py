@@ -15,13 +15,11 @@ import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 
-from ledger import ladders as ladder_rows
-from ledger import owners as owner_rows
-from ledger import submissions as queue
+from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from replays import log as logfmt
-from tournaments.ladder import league, owners, uploads
-from web import models
+from tournaments.ladder import league, owner_tokens, uploads
+from web import schemas
 from web.deps import LedgerDep, OwnerDep, PagingDep, Site, SiteDep, WritableDep
 
 api = APIRouter(prefix="/api", tags=["submissions"])
@@ -34,8 +32,8 @@ Described = Annotated[str | None, Form(max_length=league.DESCRIPTION_CHARS, desc
 AUTH = {401: {"description": "no valid API token"}, 429: {"description": "rate limit reached"}}
 
 
-def shown(row: dict[str, Any]) -> models.Submission:
-    return models.Submission(**{key: row[key] for key in models.Submission.model_fields if key in row})
+def shown(row: dict[str, Any]) -> schemas.Submission:
+    return schemas.Submission(**{key: row[key] for key in schemas.Submission.model_fields if key in row})
 
 
 async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: UploadFile, bot: str | None,
@@ -45,7 +43,7 @@ async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: Up
     403 a name that is another's)."""
     ladder = ladder_rows.get(site.ledger, ladder_name)
     since = datetime.now(UTC) - timedelta(hours=1)
-    if queue.count_since(site.ledger, owner["id"], since) >= site.settings.submissions_per_hour:
+    if submission_rows.count_since(site.ledger, owner["id"], since) >= site.settings.submissions_per_hour:
         raise HTTPException(429, f"at most {site.settings.submissions_per_hour} submissions an hour per owner",
                             headers={"Retry-After": "3600"})
     data = await upload.read(site.settings.max_upload_bytes + 1)
@@ -53,18 +51,18 @@ async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: Up
         raise HTTPException(413, f"the upload is larger than {site.settings.max_upload_bytes // 1024} KiB")
     try:
         checked = uploads.check(upload.filename or "", data, entry or None)
-        bot_name = owners.check_name(bot or checked.entry_point.rsplit("/", 1)[-1].split(".")[0], "bot")
-    except (uploads.UploadError, owners.BadName) as error:
+        bot_name = owner_tokens.check_name(bot or checked.entry_point.rsplit("/", 1)[-1].split(".")[0], "bot")
+    except (uploads.UploadError, owner_tokens.BadName) as error:
         raise HTTPException(422, str(error)) from None
     try:
-        submission = queue.add(site.ledger, ladder["id"], owner["id"], bot_name, checked.filename,
+        submission = submission_rows.add(site.ledger, ladder["id"], owner["id"], bot_name, checked.filename,
                                checked.entry_point, data, description or None)
     except owner_rows.NameTaken as error:
         raise HTTPException(403, str(error)) from None
-    return queue.get(site.ledger, submission)
+    return submission_rows.get(site.ledger, submission)
 
 
-def retire_bot(ledger: Ledger, owner: dict[str, Any], ladder_name: str, bot: str) -> models.Retired:
+def retire_bot(ledger: Ledger, owner: dict[str, Any], ladder_name: str, bot: str) -> schemas.Retired:
     """Retire the owner's bot from a ladder (the API's and the account page's): 403 if it is not theirs,
     404 if it has no active version there."""
     ladder_rows.get(ledger, ladder_name)
@@ -74,21 +72,21 @@ def retire_bot(ledger: Ledger, owner: dict[str, Any], ladder_name: str, bot: str
         version = league.retire(ledger, ladder_name, bot, f"retired by its owner {owner['name']}")
     except (league.LadderError, ladder_rows.LedgerError) as error:
         raise HTTPException(404, str(error)) from None
-    return models.Retired(ladder=ladder_name, bot=bot, version=version)
+    return schemas.Retired(ladder=ladder_name, bot=bot, version=version)
 
 
 def owned_submission(ledger: Ledger, owner: dict[str, Any], submission_id: int) -> dict[str, Any]:
     """One of the owner's submissions; 404 for another's as for none (nobody learns which ids exist)."""
     try:
-        row = queue.get(ledger, submission_id) if 0 < submission_id < 2**62 else None
-    except queue.UnknownSubmission:
+        row = submission_rows.get(ledger, submission_id) if 0 < submission_id < 2**62 else None
+    except submission_rows.UnknownSubmission:
         row = None
     if row is None or row["owner_id"] != owner["id"]:
         raise HTTPException(404, f"you have no submission {submission_id}")
     return row
 
 
-@api.post("/ladders/{name}/submissions", status_code=202, response_model=models.Submission,
+@api.post("/ladders/{name}/submissions", status_code=202, response_model=schemas.Submission,
           dependencies=[WritableDep], summary="Submit a bot (a file or a zip) to a ladder",
           responses={**AUTH, 403: {"description": "read-only server, or the name is another's"},
                      404: {"description": "no such ladder"}, 413: {"description": "upload too large"},
@@ -113,19 +111,20 @@ async def submit(
                         headers={"Location": request.app.url_path_for("get_submission", submission_id=row["id"])})
 
 
-@api.get("/submissions/{submission_id}", response_model=models.Submission, responses=AUTH,
+@api.get("/submissions/{submission_id}", response_model=schemas.Submission, responses=AUTH,
          summary="What became of one of your submissions")
-def get_submission(submission_id: int, owner: OwnerDep, ledger: LedgerDep) -> models.Submission:
+def get_submission(submission_id: int, owner: OwnerDep, ledger: LedgerDep) -> schemas.Submission:
     row = owned_submission(ledger, owner, submission_id)
-    return shown({**row, "diagnosis": owners.submission_diagnosis(ledger, owner, submission_id),
-                  "validation_games": queue.validation_games(ledger, submission_id, owner["id"])})
+    return shown({**row, "diagnosis": owner_tokens.submission_diagnosis(ledger, owner, submission_id),
+                  "validation_games": submission_rows.validation_games(ledger, submission_id, owner["id"])})
 
 
 def validation_log(ledger: Ledger, owner: dict[str, Any], submission_id: int, number: int
                    ) -> tuple[str, dict[str, Any]]:
     """(its game id, the log from the submitted bot's seat) of one validation game of the owner's submission;
     404 for another's as for none."""
-    found = queue.validation_log(ledger, submission_id, owner["id"], number) if 0 < submission_id < 2**62 else None
+    found = submission_rows.validation_log(ledger, submission_id, owner["id"],
+                                           number) if 0 < submission_id < 2**62 else None
     if found is None:
         raise HTTPException(404, f"you have no validation game {number} of submission {submission_id}")
     seat, log = found
@@ -142,21 +141,21 @@ def get_validation_log(submission_id: int, number: int, owner: OwnerDep, ledger:
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
-@api.get("/me", response_model=models.Owner, responses=AUTH, summary="The owner of the token, and their bots")
-def me(owner: OwnerDep, ledger: LedgerDep) -> models.Owner:
-    return models.Owner(name=owner["name"], created_at=owner["created_at"],
+@api.get("/me", response_model=schemas.Owner, responses=AUTH, summary="The owner of the token, and their bots")
+def me(owner: OwnerDep, ledger: LedgerDep) -> schemas.Owner:
+    return schemas.Owner(name=owner["name"], created_at=owner["created_at"],
                         bots=owner_rows.bots_of(ledger, owner["id"]))
 
 
-@api.get("/me/submissions", response_model=models.Page[models.Submission], responses=AUTH,
+@api.get("/me/submissions", response_model=schemas.Page[schemas.Submission], responses=AUTH,
          summary="Your submissions, newest first")
-def my_submissions(owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> models.Page[models.Submission]:
-    found, total = queue.of_owner(ledger, owner["id"], paging.limit, paging.offset)
-    return models.Page[models.Submission].of([shown(row) for row in found], total, paging.offset, paging.limit)
+def my_submissions(owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> schemas.Page[schemas.Submission]:
+    found, total = submission_rows.of_owner(ledger, owner["id"], paging.limit, paging.offset)
+    return schemas.Page[schemas.Submission].of([shown(row) for row in found], total, paging.offset, paging.limit)
 
 
-@api.post("/ladders/{name}/bots/{bot}/retire", response_model=models.Retired, dependencies=[WritableDep],
+@api.post("/ladders/{name}/bots/{bot}/retire", response_model=schemas.Retired, dependencies=[WritableDep],
           responses={**AUTH, 403: {"description": "not your bot"}, 404: {"description": "no such ladder or bot"}},
           summary="Retire your bot from a ladder: it plays no more; its games and rating stay")
-def retire(name: str, bot: str, owner: OwnerDep, ledger: LedgerDep) -> models.Retired:
+def retire(name: str, bot: str, owner: OwnerDep, ledger: LedgerDep) -> schemas.Retired:
     return retire_bot(ledger, owner, name, bot)

@@ -14,13 +14,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from ledger import read_models
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import tournament_rows
 from tournaments.play import formats, standings
+from tournaments.play.candidate_match import Match
 from tournaments.play.defaults import MATCH
-from tournaments.play.match import Match
 from tournaments.play.schedule import ScheduleError
-from web import lists, models
+from web import lists, schemas
 from web.deps import PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes.ladders import (
@@ -43,15 +43,15 @@ PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the colu
 RECENT_GAMES = 10
 
 
-def summary_of(row: dict) -> models.TournamentSummary:
-    return models.TournamentSummary(id=row["id"], name=row["name"], kind=tournament_rows.kind(row), game=row["game"],
+def summary_of(row: dict) -> schemas.TournamentSummary:
+    return schemas.TournamentSummary(id=row["id"], name=row["name"], kind=tournament_rows.kind(row), game=row["game"],
                                     bots=row["bots"], games=row["games"], created_at=row["created_at"])
 
 
-def summaries(site: Site, offset: int = 0, limit: int = 50) -> models.Page[models.TournamentSummary]:
+def summaries(site: Site, offset: int = 0, limit: int = 50) -> schemas.Page[schemas.TournamentSummary]:
     """One page of the tournaments, newest first (paged in the database), each with its progress."""
     found, total = tournament_rows.newest(site.ledger, offset, limit)
-    return models.Page[models.TournamentSummary].of(
+    return schemas.Page[schemas.TournamentSummary].of(
         [summary_of(row).model_copy(update={"progress": progress(site, row, row["games"])}) for row in found],
         total, offset, limit)
 
@@ -97,11 +97,11 @@ def _planned(row: dict, games: int, stored: Callable[[], dict[str, list[tuple[st
     return total, seed is not None and games >= total
 
 
-def progress(site: Site, row: dict, games: int) -> models.Progress:
+def progress(site: Site, row: dict, games: int) -> schemas.Progress:
     """Where a tournament stands: finished, running, or interrupted (see STALLED_AFTER), with the games it stored
     of those it schedules. Whether it is over is computed once per number of games stored; the rest each time."""
     if tournament_rows.kind(row) == tournament_rows.IMPORTED:
-        return models.Progress(state="imported", stored=games, scheduled=None, last_game_at=None)
+        return schemas.Progress(state="imported", stored=games, scheduled=None, last_game_at=None)
 
     def results() -> dict[str, list[tuple[str, int]]]:
         with site.ledger.read() as connection:
@@ -121,10 +121,10 @@ def progress(site: Site, row: dict, games: int) -> models.Progress:
         since = datetime.fromisoformat(last or row["created_at"])
         since = since if since.tzinfo else since.replace(tzinfo=UTC)
         state = "running" if datetime.now(UTC) - since < STALLED_AFTER else "interrupted"
-    return models.Progress(state=state, stored=games, scheduled=scheduled, last_game_at=last)
+    return schemas.Progress(state=state, stored=games, scheduled=scheduled, last_game_at=last)
 
 
-def tournament(site: Site, ref: str) -> models.Tournament:
+def tournament(site: Site, ref: str) -> schemas.Tournament:
     row = tournament_rows.get(site.ledger, ref)
     summary = summary_of(tournament_rows.summary(site.ledger, row["id"]))
     # From the read models, refitted once per tournament and number of games stored, from the last fit.
@@ -137,36 +137,36 @@ def tournament(site: Site, ref: str) -> models.Tournament:
         return found.to_json()
 
     computed = site.caches["standings"].get(("tournament", row["id"], summary.games), fitted)
-    return models.Tournament(**summary.model_dump(exclude={"progress"}), standings=computed["standings"],
+    return schemas.Tournament(**summary.model_dump(exclude={"progress"}), standings=computed["standings"],
                              los=computed["los"], head_to_head=computed["head_to_head"],
                              progress=progress(site, row, summary.games))
 
 
-def games(site: Site, ref: str, chosen: lists.Filter, offset: int, limit: int) -> models.Page[models.GameSummary]:
+def games(site: Site, ref: str, chosen: lists.Filter, offset: int, limit: int) -> schemas.Page[schemas.GameSummary]:
     """A tournament's games, newest (the last stored) first, filtered: a page chosen in the database."""
     row = tournament_rows.get(site.ledger, ref)
     return lists.games_page(site.ledger, chosen.where(tournament_id=row["id"]), offset, limit)
 
 
-def ranked(shown: models.Tournament, order: lists.Order, words: str | None) -> list[standings.Row]:
+def ranked(shown: schemas.Tournament, order: lists.Order, words: str | None) -> list[standings.Row]:
     found = lists.matching(shown.standings, words, lambda row: row.bot)
     return lists.ordered(found, order, getattr)
 
 
-@api.get("", response_model=models.Page[models.TournamentSummary], summary="Every tournament, newest first")
-def list_tournaments(site: SiteDep, paging: PagingDep) -> models.Page[models.TournamentSummary]:
+@api.get("", response_model=schemas.Page[schemas.TournamentSummary], summary="Every tournament, newest first")
+def list_tournaments(site: SiteDep, paging: PagingDep) -> schemas.Page[schemas.TournamentSummary]:
     return summaries(site, paging.offset, paging.limit)
 
 
-@api.get("/{ref}", response_model=models.Tournament, summary="A tournament (by id or name) and its standings")
-def get_tournament(ref: str, site: SiteDep) -> models.Tournament:
+@api.get("/{ref}", response_model=schemas.Tournament, summary="A tournament (by id or name) and its standings")
+def get_tournament(ref: str, site: SiteDep) -> schemas.Tournament:
     return tournament(site, ref)
 
 
-@api.get("/{ref}/games", response_model=models.Page[models.GameSummary],
+@api.get("/{ref}/games", response_model=schemas.Page[schemas.GameSummary],
          summary="A tournament's games, newest first, filtered by bot, result and forfeit")
 def tournament_games(ref: str, site: SiteDep, paging: PagingDep, bot: BotQuery = None, result: ResultQuery = None,
-                     forfeited: ForfeitQuery = None) -> models.Page[models.GameSummary]:
+                     forfeited: ForfeitQuery = None) -> schemas.Page[schemas.GameSummary]:
     return games(site, ref, lists.Filter(bot or None, result, forfeited), paging.offset, paging.limit)
 
 

@@ -1,6 +1,6 @@
 """Verify a tournament as a whole: its checkpoints, its games against its schedule, its seed.
 
-Each game is verified on its own by replays.audit; this checks what no single game can say:
+Each game is verified on its own by replays.game_audit; this checks what no single game can say:
 
 * the checkpoints hold over the stored games (ledger.checkpoints.audit): none removed,
   added, moved in from elsewhere or re-sealed before the last one;
@@ -22,13 +22,12 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from ledger import checkpoints, closing, seeds
-from ledger import ladders as ladder_rows
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.play import formats, results
-from tournaments.play.match import MATCH, Match
+from tournaments.play.candidate_match import MATCH, Match
 from tournaments.play.schedule import Scheduled, ScheduleError
 
 

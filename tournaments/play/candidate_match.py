@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from engines import registry
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from tournaments.bots.discovery import describe, discover
 from tournaments.bots.spec import BotError, BotSpec, Limits

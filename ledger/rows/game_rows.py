@@ -17,7 +17,7 @@ SEAT_KEYS = ("key", "game_id", "end_reason", "created_at", "seat", "bot", "rank"
 
 def seats(ledger: Ledger, game_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Every seat of the given games, in the order of ``game_ids`` and then seat (the same rows as
-    ``ledger.tournaments.game_seats``)."""
+    ``ledger.rows.tournament_rows.game_seats``)."""
     if not game_ids:
         return []
     with ledger.read() as connection:
@@ -165,7 +165,7 @@ _ORDER = {
 def ids_in_order(ledger: Ledger, tournament_id: int | None = None, ladder_id: int | None = None,
                  page: int | None = None) -> Iterator[str]:
     """Every stored game's id (of a tournament by key, of a ladder in the order it rated them; else every game,
-    oldest first: the orders of ``ledger.tournaments.game_ids``, ``ledger.ladders.game_ids`` and
+    oldest first: the orders of ``ledger.rows.tournament_rows.game_ids``, ``ledger.rows.ladder_rows.game_ids`` and
     ``Ledger.game_ids``), read ``page`` (default ``PAGE``) at a time after the last one read (keyset paging), each
     page in a read of its own: a reader of every game holds a page of ids, never all of them, nor a read open while
     it works."""

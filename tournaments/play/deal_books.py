@@ -24,8 +24,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from replays.tags import Tag, TextError, after_first_line, check_version, is_tag, parse_tag, read_text, shown, tag_line
 from tournaments.play.runner import TournamentError

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import zstandard
 
-from ledger import owners
+from ledger.rows import owner_rows
 from ledger.store import Ledger, LedgerError, now
 
 PENDING = "pending"
@@ -47,7 +47,7 @@ def add(ledger: Ledger, ladder_id: int, owner_id: int, name: str, filename: str,
     """Queue an upload under ``name`` for the owner, claiming the name in the same transaction
     (NameTaken if it is not theirs to use), with its author's ``description``. Returns the submission's id."""
     with ledger.write() as connection:
-        owners.claim(connection, name, owner_id)
+        owner_rows.claim(connection, name, owner_id)
         return connection.exec_driver_sql(
             "INSERT INTO submissions (ladder_id, owner_id, name, filename, entry_point, upload, status, created_at, "
             "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",

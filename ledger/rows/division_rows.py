@@ -1,7 +1,8 @@
 """Ladder divisions in the ledger: the divisions a ladder has, its bosses and membership moves as ladder events.
 
 The ledger stores and reads; the rules (who is promoted, who relegated) are tournaments.ladder.divisions',
-handed in as a ``ledger.ladders.Keeper``: ``store_games`` calls its ``settle`` after each game is rated, in the game's
+handed in as a ``ledger.rows.ladder_rows.Keeper``: ``store_games`` calls its ``settle`` after each game is rated, in
+the game's
 transaction, and a refold (rebuild, void) folds membership beside the ratings with its ``observer`` and
 makes the stored membership the fold's with ``written``, in the refold's write transaction.
 """
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.engine import Connection
 
-from ledger import ladders
+from ledger.rows import ladder_rows
 from ledger.store import Ledger, LedgerError, now
 
 BOSS = "boss"
@@ -56,7 +57,7 @@ def set_boss(ledger: Ledger, ladder_id: int, name: str, division: str, divisions
     if division == divisions[-1]:
         raise LedgerError(f"{division!r} is the top division: it has no boss, nobody is promoted past it")
     with ledger.write() as connection:
-        found = ladders.active_version(connection, ladder_id, name)
+        found = ladder_rows.active_version(connection, ladder_id, name)
         guarding: dict[str, int] = {}
         for _seq, kind, entry, guarded, _after in membership_events(connection, ladder_id):
             if kind == BOSS:

@@ -1,6 +1,6 @@
 """Verify a ladder as a whole: its checkpoints, its ratings and history, its sessions' seeds.
 
-Each game is verified on its own by replays.audit; this checks the ladder's derived rows:
+Each game is verified on its own by replays.game_audit; this checks the ladder's derived rows:
 
 * the checkpoints hold over its games, in rating order (ledger.checkpoints.audit);
 * every rating and games count of ``ladder_entries``, and every row of ``ladder_ratings``
@@ -17,12 +17,12 @@ import re
 from typing import Any
 
 from ledger import checkpoints, seeds
-from ledger import ladders as rows
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import league
-from tournaments.play.audit import Verdict, opened
 from tournaments.play.schedule import deal_seed
+from tournaments.play.tournament_audit import Verdict, opened
 
 SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
 
@@ -30,7 +30,7 @@ SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
 def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict:
     """Verify one ladder (the module docstring says what)."""
     with ledger.read() as connection:
-        verdict, audit, games = opened(connection, rows.scope(row), public)
+        verdict, audit, games = opened(connection, ladder_rows.scope(row), public)
         try:
             fold, _results, _reading = league.folded(ledger, row, connection)
         except facts.Tampered as error:
@@ -41,7 +41,7 @@ def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict
         except facts.Tampered as error:
             verdict.fail(None, error.reason)
         expected = fold.history
-        found = rows.rating_history(connection, row["id"])
+        found = ladder_rows.rating_history(connection, row["id"])
     order = {game_id: seq for game_id, seq in _order(audit)}
     for (seq, entry), value in expected.items():
         if found.get((seq, entry)) != value:
@@ -66,7 +66,7 @@ def _game_at(order: dict[str, int], seq: int) -> str | None:
 
 def _sessions(ledger: Ledger, verdict: Verdict, row: dict[str, Any], found: list[facts.Fact]) -> None:
     known: dict[int, str | None] = {}
-    for session in rows.sessions(ledger, row["id"]):
+    for session in ladder_rows.sessions(ledger, row["id"]):
         seed = session["seed"]
         if seed is None:
             verdict.notes.append(f"session {session['id']}: seed not revealed yet (still being played, or its last "

@@ -1,4 +1,4 @@
-"""Owners and their API tokens: made here, stored as a hash (ledger/owners.py), checked here.
+"""Owners and their API tokens: made here, stored as a hash (ledger/rows/owner_rows.py), checked here.
 
 A token is 32 random bytes (URL-safe base64) behind the prefix ``tourney_``, shown once when
 made. Only its SHA-256 is stored: a token is as strong as a random key, so a plain hash (not a
@@ -13,8 +13,7 @@ import re
 import secrets
 from typing import Any
 
-from ledger import games, submissions
-from ledger import owners as rows
+from ledger.rows import game_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 
 TOKEN_PREFIX = "tourney_"
@@ -47,14 +46,14 @@ def add(ledger: Ledger, name: str) -> str:
     """Make an owner; their token (the only time it is ever shown)."""
     check_name(name, "owner")
     token = new_token()
-    rows.add(ledger, name, token_hash(token))
+    owner_rows.add(ledger, name, token_hash(token))
     return token
 
 
 def new_token_for(ledger: Ledger, name: str) -> str:
     """Replace an owner's token (a lost or leaked one stops working); the new token."""
     token = new_token()
-    rows.replace_token(ledger, name, token_hash(token))
+    owner_rows.replace_token(ledger, name, token_hash(token))
     return token
 
 
@@ -62,7 +61,7 @@ def authenticate(ledger: Ledger, token: str) -> dict[str, Any] | None:
     """The owner a token belongs to, or None."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
-    return rows.by_token_hash(ledger, token_hash(token))
+    return owner_rows.by_token_hash(ledger, token_hash(token))
 
 
 # -- what only a bot's owner may read --------------------------------------------------------
@@ -75,8 +74,8 @@ def _my_seats(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> dic
     """{seat: bot} of one game's seats that ``owner``'s bots sat in (empty for nobody signed in)."""
     if owner is None:
         return {}
-    mine = set(rows.bots_of(ledger, owner["id"]))
-    return {seat["seat"]: seat["bot"] for seat in games.seats(ledger, [game_id]) if seat["bot"] in mine}
+    mine = set(owner_rows.bots_of(ledger, owner["id"]))
+    return {seat["seat"]: seat["bot"] for seat in game_rows.seats(ledger, [game_id]) if seat["bot"] in mine}
 
 
 def seats_of_owner(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> list[int]:
@@ -90,7 +89,7 @@ def game_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -
     bots = _my_seats(ledger, owner, game_id)
     if not bots:
         return []
-    found = games.diagnoses(ledger, [game_id])
+    found = game_rows.diagnoses(ledger, [game_id])
     return [{"seat": seat, "bot": bots[seat], **{key: row[key] for key in ("kind", "summary", "detail")}}
             for (_, seat), row in sorted(found.items()) if seat in bots]
 
@@ -99,9 +98,9 @@ def bot_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, name: str, limit
                   ) -> tuple[list[dict[str, Any]], int] | None:
     """A bot's diagnoses, newest game first (one page, and how many there are), for its owner; None for anyone
     else (the web answers 403, as for its logs)."""
-    if owner is None or name not in rows.bots_of(ledger, owner["id"]):
+    if owner is None or name not in owner_rows.bots_of(ledger, owner["id"]):
         return None
-    found, total = games.diagnoses_of_bot(ledger, name, limit, offset)
+    found, total = game_rows.diagnoses_of_bot(ledger, name, limit, offset)
     return [{key: row[key] for key in ("game_id", "seat", "content_hash", "created_at", "kind", "summary", "detail")}
             for row in found], total
 
@@ -111,4 +110,4 @@ def submission_diagnosis(ledger: Ledger, owner: dict[str, Any] | None, submissio
     submitted it; None for anyone else, and when it left nothing."""
     if owner is None:
         return None
-    return submissions.diagnosis_of(ledger, submission_id, owner["id"])
+    return submission_rows.diagnosis_of(ledger, submission_id, owner["id"])

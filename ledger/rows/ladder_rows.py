@@ -19,9 +19,10 @@ from typing import Any, Protocol
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from ledger import owners, read_models, seeds
+from ledger import read_models, seeds
 from ledger.checkpoints import LADDER, Scope
 from ledger.models import Ladder
+from ledger.rows import owner_rows
 from ledger.store import Ledger, LedgerError, now
 
 START_RATING = 1500.0
@@ -45,7 +46,7 @@ Observe = Callable[[int, Sequence[tuple[int, int]], dict[int, Rating]], None]
 
 
 class Keeper(Protocol):
-    """A ladder's division rules as its writes call them (tournaments.ladder.membership; ledger.divisions)."""
+    """A ladder's division rules as its writes call them (tournaments.ladder.membership; ledger.rows.division_rows)."""
 
     def observer(self, connection: Connection) -> Observe: ...
 
@@ -139,7 +140,7 @@ class Fold:
 def fold(versions: Sequence[Version], rated: Rated, update: Update, start: Start = elo_start,
          observe: Observe | None = None) -> Folded:
     """The ratings ``rated`` gives, folded in order, writing nothing (rebuild writes it; reads compare with it);
-    ``observe`` is told each game (a ladder's membership fold: ledger.divisions)."""
+    ``observe`` is told each game (a ladder's membership fold: ledger.rows.division_rows)."""
     refold = Fold(versions, update, start, observe)
     refold.feed(rated)
     return refold.done()
@@ -226,16 +227,16 @@ def submit(ledger: Ledger, ladder_id: int, name: str, content_hash: str, kind: s
            description: str | None = None) -> Submitted:
     """List a bot version: same content is a no-op; new content retires the name's older versions.
 
-    ``owner_id``: the owner whose upload this is (the name must be theirs, ledger.owners.claim); None:
+    ``owner_id``: the owner whose upload this is (the name must be theirs, ledger.rows.owner_rows.claim); None:
     the operator's, under a name no owner holds or reads alike (owners.NameTaken otherwise).
     The version's first rating is ``start`` of its predecessor's rating as it stands now, and the
     ladder's last game seq is kept with it, so a rebuild starts it at the same point of the fold.
     ``language`` and ``description`` are shown with it (revision 0017)."""
     with ledger.write() as connection:
         if owner_id is None:
-            owners.check_operators_name(connection, name)
+            owner_rows.check_operators_name(connection, name)
         else:
-            owners.claim(connection, name, owner_id)
+            owner_rows.claim(connection, name, owner_id)
         bot_id = ledger.ensure_bot(name, content_hash, kind, connection)
         existing = connection.exec_driver_sql(
             "SELECT id, version FROM ladder_entries WHERE ladder_id = ? AND bot_id = ?", (ladder_id, bot_id)).first()
@@ -369,7 +370,7 @@ def _refolded(ledger: Ledger, ladder_id: int, update: Update, start: Start, resu
 def _stamp(connection: Connection, ladder_id: int) -> tuple[int, int]:
     """(the ladder's newest game seq, its newest operator's event seq): what a refold checks before it writes. The
     promotions and relegations stored with games meanwhile are not operators' facts: the refold folds membership
-    over those games too, and appends a move where the stored one differs (ledger.divisions)."""
+    over those games too, and appends a move where the stored one differs (ledger.rows.division_rows)."""
     return tuple(connection.exec_driver_sql(
         "SELECT (SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?), "
         "(SELECT COALESCE(MAX(seq), 0) FROM ladder_events WHERE ladder_id = ? AND kind NOT IN "
@@ -509,7 +510,7 @@ def scope(ladder: dict[str, Any]) -> Scope:
 def open_session(ledger: Ledger, ladder_id: int, committed: seeds.Committed, seed: str, planned: int | None = None,
                  batch: int | None = None) -> int:
     """Record a session's seed before it plays: a chosen seed at once, a drawn one by its commitment only.
-    ``planned`` games are queued ``batch`` deals at a time (ledger.matches)."""
+    ``planned`` games are queued ``batch`` deals at a time (ledger.rows.match_rows)."""
     with ledger.write() as connection:
         return connection.exec_driver_sql(
             "INSERT INTO ladder_sessions (ladder_id, seed_commitment, seed, seed_origin, seed_nonce, started_at, "

@@ -7,14 +7,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ledger import read_models
-from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical, loads
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from tournaments.play import seeding
-from tournaments.play.errors import TournamentError
 from tournaments.play.formats import Plan
 from tournaments.play.jobs import Job
 from tournaments.play.naming import Namer, default_namer, known_name
+from tournaments.play.play_errors import TournamentError
 from tournaments.play.schedule import ScheduleError
 from tournaments.play.tournament_spec import Spec, resume_refusal, upcast
 

@@ -5,7 +5,7 @@
   and no plain-http page can set or replace it) when the request came over https or
   ``TOURNEY_HTTPS_COOKIES=1``, else ``tourney_session`` (plain http, as on 127.0.0.1); HttpOnly
   and SameSite=Strict either way. A request over https reads only the ``__Host-`` cookie. Only
-  the SHA-256 of the secret is stored (ledger/web_sessions.py), with when it expires
+  the SHA-256 of the secret is stored (ledger/rows/web_session_rows.py), with when it expires
   (``Settings.session_hours``) and the hash of the token it was opened with: a new token
   (`tourney users token NAME`) ends every session of the old one. Signing out deletes the row and
   the cookie; a new sign-in in a browser ends the session its cookie held; "sign out everywhere"
@@ -31,8 +31,8 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, Response
 
-from ledger import web_sessions
-from tournaments.ladder import owners
+from ledger.rows import web_session_rows
+from tournaments.ladder import owner_tokens
 from web.deps import authenticate, site
 
 SESSION = "tourney_session"
@@ -83,7 +83,7 @@ def viewer(request: Request) -> dict[str, Any] | None:
         found = None
         secret = session_secret(request)
         if secret and site(request).settings.submissions and len(secret) < 200:
-            found = web_sessions.owner(site(request).ledger, _hash(secret))
+            found = web_session_rows.owner(site(request).ledger, _hash(secret))
         request.state.viewer = found
         if found is not None:
             request.state.private = True
@@ -156,10 +156,10 @@ def sign_in(request: Request, response: Response, token: str, sent_csrf: str | N
                                  "`tourney users token NAME`)")
     old = session_secret(request)
     if old and len(old) < 200:
-        web_sessions.end(the_site.ledger, _hash(old))
+        web_session_rows.end(the_site.ledger, _hash(old))
     secret = secrets.token_urlsafe(SECRET_BYTES)
     hours = the_site.settings.session_hours
-    web_sessions.start(the_site.ledger, _hash(secret), owner["id"], owners.token_hash(token),
+    web_session_rows.start(the_site.ledger, _hash(secret), owner["id"], owner_tokens.token_hash(token),
                        datetime.now(UTC) + timedelta(hours=hours))
     cookie(request, response, session_cookie(request), secret, hours * 3600)
     forget(request, response, name, path)
@@ -171,7 +171,7 @@ def sign_out(request: Request, response: Response, sent_csrf: str | None) -> Non
     writable(request)
     same_site(request)
     check(page_csrf(request), sent_csrf)
-    web_sessions.end(site(request).ledger, _hash(session_secret(request) or ""))
+    web_session_rows.end(site(request).ledger, _hash(session_secret(request) or ""))
     forget(request, response, session_cookie(request))
 
 
@@ -182,7 +182,7 @@ def sign_out_everywhere(request: Request, response: Response, sent_csrf: str | N
     same_site(request)
     owner = signed_in(request)
     check(page_csrf(request), sent_csrf)
-    ended = web_sessions.end_all(site(request).ledger, owner["id"])
+    ended = web_session_rows.end_all(site(request).ledger, owner["id"])
     forget(request, response, session_cookie(request))
     return ended
 

@@ -35,7 +35,7 @@ from replays import facts, projections
 from tournaments.bots.diagnosis import Diagnosis
 from tournaments.bots.discovery import describe, language, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec, Resources
-from tournaments.ladder import divisions, matchmaking, membership
+from tournaments.ladder import divisions, matchmaking, membership, rating_fold
 from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled
@@ -376,7 +376,7 @@ def candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, An
 # -- results, from the games' hashed events ------------------------------------------------
 
 
-def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
+def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rating_fold.Rated, facts.Reading]:
     """Every rated game of the ladder in fold order, [(entry, rank) per seat], read from its hashed
     events (facts.Tampered if a derived row disagrees with them), and the reading itself."""
     if connection is None:
@@ -386,20 +386,19 @@ def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows
     return _rated(connection, ladder, reading.facts, reading.order), reading
 
 
-def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> rows.Rated:
+def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> rating_fold.Rated:
     """The rated games stored after ladder seq ``after`` (0: all), in fold order, from their hashed events: a
     refold reads the games stored while it ran this way, without auditing the whole ladder again."""
     if after == 0:
         return rated(ledger, ladder, connection)[0]
-    order = dict(connection.exec_driver_sql("SELECT game_id, seq FROM ladder_games WHERE ladder_id = ? AND seq > ? "
-                                            "ORDER BY seq", (ladder["id"], after)).fetchall())
+    order = rows.games_after(connection, ladder["id"], after)
     return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
 
 
-def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rows.Rated:
+def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rating_fold.Rated:
     entry_of = rows.entry_of_bot(connection, ladder["id"])
     void = rows.voided(connection, ladder["id"])
-    out: rows.Rated = []
+    out: rating_fold.Rated = []
     for fact in found:
         if fact.game_id in void:
             continue
@@ -424,17 +423,17 @@ def met(ledger: Ledger, ladder: dict[str, Any], labels: dict[int, str],
     return out
 
 
-def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: rows.Observe | None = None
-           ) -> tuple[rows.Folded, rows.Rated, facts.Reading]:
+def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: rating_fold.Observe | None = None
+           ) -> tuple[rating_fold.Folded, rating_fold.Rated, facts.Reading]:
     """The ladder's ratings and history as its games' hashed results fold them (the rebuild's fold, writing
     nothing), with the results and the reading they come from; ``observe`` is told each game (membership)."""
     results, reading = rated(ledger, ladder, connection)
     rating = model(ladder)
-    return (rows.fold(rows.versions(connection, ladder["id"]), results, rating.update, rating.start, observe),
+    return (rating_fold.fold(rows.versions(connection, ladder["id"]), results, rating.update, rating.start, observe),
             results, reading)
 
 
-def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rows.Rated, facts.Reading]:
+def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rating_fold.Rated, facts.Reading]:
     """The ladder's stored ratings must be the fold of its games' hashed results: facts.Tampered naming the
     first that is not (`ladder rebuild` refolds them). The results and the reading they were checked against."""
     if connection is None:
@@ -578,7 +577,7 @@ def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[
         raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
                           f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
     rating = model(ladder)
-    return found[0], rows.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
+    return found[0], rating_fold.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
                                rating.start, membership.keeper(ladder))
 
 
@@ -620,11 +619,11 @@ def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[rows.Rating, ro
     nothing rewritten, if any game's rows disagree with its events."""
     ladder = rows.get(ledger, ladder_name)
     rating = model(ladder)
-    return rows.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
+    return rating_fold.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
                         membership.keeper(ladder))
 
 
-def _results(ledger: Ledger, ladder: dict[str, Any]) -> rows.Results:
+def _results(ledger: Ledger, ladder: dict[str, Any]) -> rating_fold.Results:
     return lambda connection, after: rated_after(ledger, ladder, connection, after)
 
 

@@ -4,7 +4,7 @@ The fold writes nothing: each version enters where it was submitted, from its pr
 and every game's seats are rated in ladder order (``fold``, ``Fold``). A refold reads the ladder's rows
 (ledger.ladders), folds here, above the ledger, and hands the ratings back to ``ledger.ladders.write_fold``.
 The incremental rating of each stored game stays in the games' own transaction (``ledger.ladders.store_games``,
-told the ladder's update by tournaments.ladder.league's model).
+told the ladder's update by its model: tournaments.ladder.rating_models).
 """
 
 from __future__ import annotations

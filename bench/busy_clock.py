@@ -1,7 +1,7 @@
 """What the CPU clock charges a CPU-bound bot on a busy machine, measured (docs/bot-protocol.md, "Time").
 
 One sandboxed bot (a program doing the same fixed work at each act, then answering) is timed move by
-move exactly as a game times it (tournaments.bots.protocol: frozen between its turns, its move charged
+move exactly as a game times it (tournaments.play.protocol: frozen between its turns, its move charged
 by the CPU clock: the CPU time of its cgroup, or a third of the move's wall-clock time when that is
 more), while 0, 1, 2, ... other sandboxed bots that only spin, never frozen (as the bots acting in other
 games of a run are), share its one CPU: the whole run, every sandbox included, is pinned to that CPU,
@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.bots.protocol import ProgramProcess, handshake, hello  # noqa: E402
 from tournaments.bots.spec import CPU, PROGRAM, BotSpec, Confinement, Limits, Resources  # noqa: E402
+from tournaments.play.protocol import ProgramProcess, handshake, hello  # noqa: E402
 from tournaments.sandbox import sandbox  # noqa: E402 (after the sys.path line)
 
 BOT = '''import json, sys, time

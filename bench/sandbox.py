@@ -53,9 +53,9 @@ from typing import ClassVar
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.bots.protocol import ProgramAgent, ProgramProcess  # noqa: E402
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement, Limits, Resources  # noqa: E402
 from tournaments.play import preparation, runner  # noqa: E402
+from tournaments.play.protocol import ProgramAgent, ProgramProcess  # noqa: E402
 from tournaments.play.schedule import schedule  # noqa: E402
 from tournaments.sandbox import sandbox  # noqa: E402 (after the sys.path line)
 
@@ -118,7 +118,7 @@ def where(folder: Path, programs: Path, rounds: int) -> None:
     import statistics
     import subprocess
 
-    from tournaments.bots.protocol import ProgramProcess, handshake, hello
+    from tournaments.play.protocol import ProgramProcess, handshake, hello
     from tournaments.sandbox import cgroups
 
     found = cgroups.hierarchy()

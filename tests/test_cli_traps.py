@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli import invoke as tourney
-from tournaments.bots import protocol
 from tournaments.cli.serve import install_command
+from tournaments.play import protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"

@@ -26,7 +26,7 @@ from tests.cli import invoke
 from tests.tamper import fetch, tamper
 from tests.tournaments.test_protocol import GAME, make_folder, run
 from tournaments.bots.spec import BUILTIN, BotSpec
-from tournaments.ladder import league, sessions
+from tournaments.ladder import league, rating_fold, sessions
 from tournaments.play import runner, standings
 from tournaments.play.schedule import Scheduled, deal_seed
 
@@ -213,7 +213,7 @@ def test_a_refold_lets_workers_store_while_it_reads_and_folds_their_games_on(tmp
             other.close()
         return league.rated_after(ledger, ladder, connection, after)
 
-    ladder_rows.rebuild(ledger, ladder["id"], rating.update, results, rating.start)
+    rating_fold.rebuild(ledger, ladder["id"], rating.update, results, rating.start)
     assert reads[0] == 0 and reads[1] == 6  # the 6 games read at first, then only those stored meanwhile
     ratings = {e["id"]: (e["rating"], e["games"]) for e in ladder_rows.entries(ledger, ladder["id"], False)}
     assert sum(games for _, games in ratings.values()) == 16
@@ -239,7 +239,7 @@ def test_a_void_begins_again_when_an_operators_fact_lands_while_it_refolds(tmp_p
             ladder_rows.retire(Ledger(str(tmp_path / "l.db")), ladder["id"], "b2", "meanwhile")
         return league.rated_after(ledger, ladder, connection, after)
 
-    ladder_rows.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start)
+    rating_fold.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start)
     assert reads == [0, 0, 6]  # read again from the start after the retirement, then nothing stored meanwhile
     assert all(old == new for old, new in league.rebuild(ledger, "duel").values())
     assert projections.audit(ledger).differences == []

@@ -1,10 +1,10 @@
 """Ladder divisions in the ledger: the divisions a ladder has, its bosses and membership moves as ladder events.
 
 The ledger stores and reads; the rules (who is promoted, who relegated) are tournaments.ladder.divisions',
-handed in as a ``ledger.rows.ladder_rows.Keeper``: ``store_games`` calls its ``settle`` after each game is rated, in
-the game's
-transaction, and a refold (rebuild, void) folds membership beside the ratings with its ``observer`` and
-makes the stored membership the fold's with ``written``, in the refold's write transaction.
+handed in as a keeper: ``store_games`` calls its ``settle`` (``ledger.rows.ladder_rows.Keeper``) after each game
+is rated, in the game's transaction, and a refold (rebuild, void: tournaments.ladder.rating_fold) folds membership
+beside the ratings with its ``observer`` and makes the stored membership the fold's with ``written``
+(``tournaments.ladder.rating_fold.Keeper``), in the refold's write transaction.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from ledger.canonical import loads
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import GAME, SHIPPED, run, stored_games
-from tournaments.bots import protocol
+from tournaments.play import protocol
 from tournaments.play.schedule import schedule
 
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"

@@ -24,7 +24,7 @@ from replays import facts
 from tests import cli
 from tournaments.bots.discovery import describe
 from tournaments.bots.spec import BUILTIN, BotSpec
-from tournaments.ladder import divisions, league, matchmaking, membership, sessions
+from tournaments.ladder import divisions, league, matchmaking, membership, rating_fold, sessions
 from tournaments.play import runner
 from tournaments.play.schedule import Scheduled, deal_seed
 from tournaments.ratings import elo
@@ -486,7 +486,7 @@ def test_a_void_folds_on_the_promotions_stored_while_it_reads_without_beginning_
         return league.rated_after(ledger, ladder, connection, after)
 
     first = ladder_rows.game_ids(ledger, ladder["id"])[0]
-    ladder_rows.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start,
+    rating_fold.void(ledger, ladder["id"], first, "a test", rating.update, results, rating.start,
                      membership.keeper(ladder))
     assert reads == [0, 16]  # read once, then only the 6 games stored meanwhile: it did not begin again
     win = next(e["id"] for e in ladder_rows.entries(ledger, ladder["id"]) if e["name"] == "win")

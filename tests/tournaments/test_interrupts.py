@@ -23,7 +23,7 @@ PRESS_AS_THE_FORK_RETURNS = """
 import os, shutil, signal, subprocess, sys, tempfile, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as tourney's main does; a CI shell may ignore it
 from tournaments.sandbox import sandbox
-from tournaments.bots.protocol import ProgramProcess
+from tournaments.play.protocol import ProgramProcess
 from tournaments.bots.spec import PROGRAM, UNSANDBOXED, BotSpec, Resources
 
 pressed = []

@@ -15,8 +15,8 @@ import pytest
 from ledger.rows import ladder_rows, match_rows
 from ledger.store import Ledger
 from tests import cli
+from tournaments.ladder import bot_cache, sessions
 from tournaments.ladder import league as ladder
-from tournaments.ladder import sessions
 from tournaments.play.schedule import Scheduled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,19 +240,19 @@ def test_a_good_cached_bot_is_never_removed_under_another_process(league, monkey
     directory = ladder.materialize(entry["content_hash"], entry_point, files)
     before = (directory.stat().st_ino, (directory / entry_point).stat().st_ino)
     playing = (directory / entry_point).open("rb")  # a game reads it now
-    real = ladder._hash_of
+    real = bot_cache._hash_of
     looks = []
 
     def first_look_sees_nothing(folder, point):
         looks.append(folder)
         return None if len(looks) == 1 else real(folder, point)
 
-    monkeypatch.setattr(ladder, "_hash_of", first_look_sees_nothing)
+    monkeypatch.setattr(bot_cache, "_hash_of", first_look_sees_nothing)
     assert ladder.materialize(entry["content_hash"], entry_point, files) == directory
     assert (directory.stat().st_ino, (directory / entry_point).stat().st_ino) == before
     assert playing.read() == (directory / entry_point).read_bytes()
     playing.close()
-    monkeypatch.setattr(ladder, "_hash_of", real)
+    monkeypatch.setattr(bot_cache, "_hash_of", real)
     (directory / entry_point).write_text("changed on disk\n")
     assert ladder.materialize(entry["content_hash"], entry_point, files) == directory
     assert real(directory, entry_point) == entry["content_hash"]

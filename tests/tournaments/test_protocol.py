@@ -26,8 +26,7 @@ import pytest
 from ledger.canonical import loads
 from ledger.store import Ledger
 from tests import cli
-from tournaments.bots import protocol
-from tournaments.play import standings
+from tournaments.play import protocol, standings
 from tournaments.play.schedule import schedule
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,8 +33,8 @@ from tests import cli, tiers
 from tests.runs import on_terminal
 from tests.tournaments.test_protocol import GAME, GRACE, SHIPPED, processes_naming, stored_games
 from tournaments.bots.discovery import discover
-from tournaments.bots.protocol import ProgramProcess
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement
+from tournaments.play.protocol import ProgramProcess
 from tournaments.sandbox import cgroups, sandbox
 
 # the sandboxes' cgroups: tests that assert none is left run on one worker with those that make them stale

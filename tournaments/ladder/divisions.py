@@ -15,10 +15,10 @@ Between the two it stays put: a rating that is above the boss but not yet confid
 A division whose boss is not set promotes nobody, and relegates nobody into it from above.
 
 ``Membership`` is the fold: fed the ladder's rated games in order (with the ratings after each, by
-ledger.rows.ladder_rows.Fold's ``observe``) and its boss events (applied after the game they were appended after), it
-gives every entry's division. The ladder stores each move as a ``promote`` or ``relegate`` event in the
-transaction of the game that caused it; ``replayed`` reads membership back from the stored events, and the
-audit checks that the two agree (tournaments.ladder.league.check_ratings).
+tournaments.ladder.rating_fold.Fold's ``observe``) and its boss events (applied after the game they were
+appended after), it gives every entry's division. The ladder stores each move as a ``promote`` or
+``relegate`` event in the transaction of the game that caused it; ``replayed`` reads membership back from the
+stored events, and the audit checks that the two agree (tournaments.ladder.rated_games.check_ratings).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class Membership:
                     self.met.setdefault(a, {})[b] = self.met.get(a, {}).get(b, 0) + 1
 
     def __call__(self, seq: int, seats: Sequence[tuple[int, int]], ratings: Mapping[int, Rating]) -> None:
-        """ledger.rows.ladder_rows.Fold's ``observe``: after rated game ``seq`` (its (entry, rank) per seat)."""
+        """tournaments.ladder.rating_fold.Fold's ``observe``: after rated game ``seq`` (its (entry, rank) per seat)."""
         self._bosses_before(seq)
         entries = [entry for entry, _rank in seats]
         self.count(entries)

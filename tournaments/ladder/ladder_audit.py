@@ -20,7 +20,7 @@ from ledger import checkpoints, seeds
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts
-from tournaments.ladder import league
+from tournaments.ladder import rated_games
 from tournaments.play.schedule import deal_seed
 from tournaments.play.tournament_audit import Verdict, opened
 
@@ -32,12 +32,12 @@ def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict
     with ledger.read() as connection:
         verdict, audit, games = opened(connection, ladder_rows.scope(row), public)
         try:
-            fold, _results, _reading = league.folded(ledger, row, connection)
+            fold, _results, _reading = rated_games.folded(ledger, row, connection)
         except facts.Tampered as error:
             verdict.fail(error.game_id, error.reason)
             return verdict
         try:
-            league.check_ratings(ledger, row, connection)
+            rated_games.check_ratings(ledger, row, connection)
         except facts.Tampered as error:
             verdict.fail(None, error.reason)
         expected = fold.history

@@ -1,6 +1,7 @@
 """A ladder's division rules (tournaments.ladder.divisions) applied to its stored rows (ledger.rows.division_rows).
 
-``keeper(ladder)`` is what ledger.rows.ladder_rows calls when it stores a game or refolds (None for a ladder without
+``keeper(ladder)`` is what ledger.rows.ladder_rows.store_games calls when it stores a game, and
+tournaments.ladder.rating_fold when it refolds (None for a ladder without
 divisions, which then stores and refolds exactly as before divisions existed); ``stored`` and ``folded`` are
 the two memberships the audit compares.
 """

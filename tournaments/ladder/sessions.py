@@ -34,7 +34,15 @@ from ledger.rows import game_rows, ladder_rows, match_rows
 from ledger.store import Ledger, LedgerError
 from replays.archive import store_recorded
 from tournaments.bots.spec import BotSpec
-from tournaments.ladder import league, matchmaking, membership
+from tournaments.ladder import (
+    bot_cache,
+    confinement,
+    ladder_errors,
+    leaderboard,
+    matchmaking,
+    membership,
+    rating_models,
+)
 from tournaments.ladder.ladder_defaults import LEASE
 from tournaments.play.runner import Job, Result, Spec, diagnosis_row, write_logs
 from tournaments.play.runner import results as played
@@ -137,7 +145,7 @@ class Worker:
 
     ledger: Ledger
     ladder: dict[str, Any]
-    limits: league.Limits
+    limits: confinement.Limits
     workers: int
     lease: float = LEASE
     say: Callable[[str], None] = lambda _line: None
@@ -153,10 +161,10 @@ class Worker:
     _specs: dict[int, BotSpec] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        league.require_sandbox()
+        confinement.require_sandbox()
         self.engine = registry.get(self.ladder["game"])
         self.players = self.ladder["players"]
-        self.rating = league.model(self.ladder)
+        self.rating = rating_models.model(self.ladder)
         self.key = self.ledger.signing_key()  # before any bot starts
         # Matches claimed (and deals queued) at once: enough to keep every process busy while the last
         # games of a batch end, and few enough that matchmaking follows the ratings closely.
@@ -237,11 +245,11 @@ class Worker:
     def _tables(self, session: int, first_deal: int, count: int) -> list[list[int]]:
         active = ladder_rows.entries(self.ledger, self.ladder["id"])
         if len(active) < self.players:
-            raise league.LadderError(
+            raise ladder_errors.LadderError(
                 f"ladder {self.ladder['name']!r} needs {self.players} active bots to play, it has {len(active)}: "
                 "submit more with `tourney ladder submit`")
         rng = random.Random(matchmaking_seed(self._seed(session), first_deal))
-        candidates = league.candidates(self.ledger, self.ladder, active)
+        candidates = leaderboard.candidates(self.ledger, self.ladder, active)
         ids = {entry["name"]: entry["id"] for entry in active}
         return [[ids[name] for name in matchmaking.next_table(candidates, self.players, rng, spread=self.rating.spread)]
                 for _ in range(count)]
@@ -263,7 +271,7 @@ class Worker:
             dealt = deal_seed(self._seed(match.session_id), 0, match.deal)
             spec = Spec(self.engine.name, self.players, 1, dealt, self.limits.move_time, self.limits.time_bank,
                         tuple(self._spec(entry) for entry in table), resources=self.limits.resources,
-                        **league.confined())
+                        **confinement.confined())
             names = [entry["name"] for entry in table]
             for rotation in range(self.players):
                 key = f"s{match.session_id}-d{match.deal}-r{rotation}"
@@ -281,7 +289,7 @@ class Worker:
 
     def _spec(self, entry: dict[str, Any]) -> BotSpec:
         if entry["id"] not in self._specs:
-            self._specs[entry["id"]] = league.stored_bot(self.ledger, entry)
+            self._specs[entry["id"]] = bot_cache.stored_bot(self.ledger, entry)
         return self._specs[entry["id"]]
 
     def _store(self, match: match_rows.Match, table: list[dict[str, Any]], results: list[Result]) -> None:
@@ -330,7 +338,8 @@ class Worker:
         self._end_if_done(match.session_id)
 
 
-def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
+def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: confinement.Limits,
+         seed: str | None = None,
          progress: Callable[[int], None] | None = None, announce: Callable[[str], None] | None = None,
          bot_logs: Path | None = None, rated: Callable[[Result, list[Moved]], None] | None = None) -> int:
     """`ladder play`: one session of at least ``games`` games (whole seat rotations), each stored and rated as

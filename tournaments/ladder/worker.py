@@ -2,7 +2,7 @@
 for a ladder served on the web.
 
 Its loop is a queue of jobs, each claimed, done and stored: first every waiting submission
-(claimed from ``ledger.rows.submission_rows`` with a lease, validated by ``league.submit`` in the
+(claimed from ``ledger.rows.submission_rows`` with a lease, validated by ``submitting.submit`` in the
 sandbox exactly as `tourney ladder submit` does, and decided: listed or refused with the
 reason), then matches from the ladder's match queue (tournaments.ladder.sessions: each match
 claimed with a lease, played, and stored with its games' ratings in one transaction). The web
@@ -30,7 +30,7 @@ from ledger.store import Ledger
 from replays import log as logfmt
 from replays.record import Recorded
 from tournaments.bots.spec import BotError
-from tournaments.ladder import league, sessions, uploads
+from tournaments.ladder import confinement, ladder_errors, sessions, submitting, uploads
 from tournaments.sandbox.sandbox import SandboxError
 
 
@@ -61,7 +61,7 @@ MACHINE_REFUSAL = ("it could not be validated, {attempts} times, for the fault o
                    "operator sees why in the worker's output): it is not tried again; submit it again later")
 
 
-def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: Callable[[str], None] | None = None
+def validate_next(ledger: Ledger, ladder_name: str, limits: confinement.Limits, say: Callable[[str], None] | None = None
                   ) -> Decided | None:
     """Claim the oldest waiting submission of the ladder, validate it and record the outcome; None if
     none waits. Never raises for the submission's sake (see the module's docstring). ``say`` is told its
@@ -80,17 +80,17 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: league.Limits, say: 
         try:
             checked = uploads.check(row["filename"], upload, row["entry_point"])
             path = uploads.unpack(checked, Path(folder))
-            listed = league.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say, played,
+            listed = submitting.submit(ledger, ladder_name, path, row["name"], limits, row["owner_id"], say, played,
                                    row["description"])
         except (KeyboardInterrupt, SystemExit):
             submission_rows.release(ledger, row["id"])  # stopping: another worker takes it at once
             raise
-        except (league.Unavailable, SandboxError) as error:
+        except (ladder_errors.Unavailable, SandboxError) as error:
             return _machine_failed(ledger, row, said(error))
-        except league.Refused as error:
+        except ladder_errors.Refused as error:
             kept = None if error.diagnosis is None else said(error.diagnosis.detail)
             return _decided(ledger, row, submission_rows.REFUSED, said(error), diagnosis=kept, games=_kept(played))
-        except (league.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
+        except (ladder_errors.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
             return _decided(ledger, row, submission_rows.REFUSED, said(error), games=_kept(played))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
             return _machine_failed(ledger, row, f"{type(error).__name__}: {said(error)}"[:MACHINE_REASON])
@@ -122,7 +122,8 @@ def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_i
                    version)
 
 
-def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: league.Limits, seed: str | None = None,
+def work(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: confinement.Limits,
+         seed: str | None = None,
          rounds: int | None = None, idle: float = 10.0, say: Callable[[str], None] = print,
          bot_logs: Path | None = None, lease: float = sessions.LEASE,
          rated: Callable[[sessions.Result, list[sessions.Moved]], None] | None = None) -> int:

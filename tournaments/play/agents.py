@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tournaments.bots.inprocess import BuiltinRandom, PythonAgent
-from tournaments.bots.protocol import ProgramAgent
 from tournaments.bots.spec import BUILTIN, PYTHON, BotSpec, Confinement, Limits
+from tournaments.play.protocol import ProgramAgent
 
 
 def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,

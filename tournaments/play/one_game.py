@@ -9,10 +9,10 @@ from engines.driver import play
 from replays.record import SeatInfo, record
 from tournaments.bots import diagnosis
 from tournaments.bots.inprocess import PythonAgent
-from tournaments.bots.protocol import ProgramAgent
 from tournaments.play import salvage
 from tournaments.play.agents import make_agent
 from tournaments.play.jobs import Job, Result
+from tournaments.play.protocol import ProgramAgent
 from tournaments.play.workers import box
 
 

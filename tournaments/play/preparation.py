@@ -17,8 +17,8 @@ from ledger.canonical import loads
 from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from tournaments.bots.discovery import discover, staged_copy
-from tournaments.bots.protocol import check_handshakes
 from tournaments.bots.spec import CPU, UNSANDBOXED, WALL, BotError, BotSpec, Confinement, Limits, Resources
+from tournaments.play.protocol import check_handshakes
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import ScheduleError, seat_count
 from tournaments.sandbox import sandbox

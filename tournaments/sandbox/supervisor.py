@@ -1,7 +1,7 @@
 """The supervisor of a bot's process: started (in its sandbox, or in a process group of its own with
 rlimits), written to and read from before deadlines, frozen between turns, killed whole.
 
-It knows lines of bytes, not messages: tournaments.bots.protocol says what the lines mean. With the
+It knows lines of bytes, not messages: tournaments.play.protocol says what the lines mean. With the
 sandbox on, every bot process runs in its own sandbox (``tournaments.sandbox.sandbox``); without it,
 in its own process group with memory and CPU-time rlimits and its death with its starter (prctl).
 Either way it is killed whole when the game ends or the bot fails, so nothing it started outlives

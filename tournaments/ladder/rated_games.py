@@ -1,0 +1,112 @@
+"""Rated games: a ladder's results read from its games' hashed events, the stored ratings held against their fold.
+
+``rebuild`` and ``void`` refold by ladder name (tournaments.ladder.rating_fold folds and writes); ``check_ratings``
+is what `tourney db audit` and `ladder standings --check` hold the stored ratings and membership to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.rows import ladder_rows
+from ledger.store import Ledger
+from replays import facts
+from tournaments.ladder import membership, rating_fold
+from tournaments.ladder.ladder_errors import LadderError
+from tournaments.ladder.rating_models import model
+
+
+def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rating_fold.Rated, facts.Reading]:
+    """Every rated game of the ladder in fold order, [(entry, rank) per seat], read from its hashed
+    events (facts.Tampered if a derived row disagrees with them), and the reading itself."""
+    if connection is None:
+        with ledger.read() as connection:
+            return rated(ledger, ladder, connection)
+    reading = facts.read(ledger, ladder_rows.scope(ladder), connection)
+    return _rated(connection, ladder, reading.facts, reading.order), reading
+
+
+def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> rating_fold.Rated:
+    """The rated games stored after ladder seq ``after`` (0: all), in fold order, from their hashed events: a
+    refold reads the games stored while it ran this way, without auditing the whole ladder again."""
+    if after == 0:
+        return rated(ledger, ladder, connection)[0]
+    order = ladder_rows.games_after(connection, ladder["id"], after)
+    return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
+
+
+def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rating_fold.Rated:
+    entry_of = ladder_rows.entry_of_bot(connection, ladder["id"])
+    void = ladder_rows.voided(connection, ladder["id"])
+    out: rating_fold.Rated = []
+    for fact in found:
+        if fact.game_id in void:
+            continue
+        if any(seat.bot_id not in entry_of for seat in fact.seats):
+            raise facts.Tampered(fact.game_id, f"a seat's bot is not an entry of ladder {ladder['name']!r}")
+        out.append((order[fact.game_id], [(entry_of[seat.bot_id], seat.rank) for seat in fact.seats]))
+    return out
+
+
+def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: rating_fold.Observe | None = None
+           ) -> tuple[rating_fold.Folded, rating_fold.Rated, facts.Reading]:
+    """The ladder's ratings and history as its games' hashed results fold them (the rebuild's fold, writing
+    nothing), with the results and the reading they come from; ``observe`` is told each game (membership)."""
+    results, reading = rated(ledger, ladder, connection)
+    rating = model(ladder)
+    return (rating_fold.fold(ladder_rows.versions(connection, ladder["id"]), results, rating.update, rating.start,
+                             observe),
+            results, reading)
+
+
+def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rating_fold.Rated, facts.Reading]:
+    """The ladder's stored ratings must be the fold of its games' hashed results: facts.Tampered naming the
+    first that is not (`ladder rebuild` refolds them). The results and the reading they were checked against."""
+    if connection is None:
+        with ledger.read() as connection:
+            return check_ratings(ledger, ladder, connection)
+    rules = membership.keeper(ladder)
+    observer = None if rules is None else rules.observer(connection)
+    fold, results, reading = folded(ledger, ladder, connection, observer)
+    for entry, (stored, games) in sorted(ladder_rows.stored_ratings(connection, ladder["id"]).items()):
+        expected = (fold.ratings.get(entry, stored), fold.games.get(entry, 0))
+        if expected != (stored, games):
+            raise facts.Tampered(None, f"ladder {ladder['name']!r}: entry {entry} is stored with rating "
+                                       f"{_shown(stored)} after {games} games, but its games fold to "
+                                       f"{_shown(expected[0])} after {expected[1]} (`tourney ladder rebuild` "
+                                       "refolds the ratings from the games)")
+    if observer is not None:
+        membership.check(connection, ladder, observer.finish())
+    return results, reading
+
+
+def _shown(rating: ladder_rows.Rating) -> str:
+    value, sigma = rating
+    return f"{value:.6g}" if sigma is None else f"{value:.6g} (sigma {sigma:.6g})"
+
+
+def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[str, int]:
+    """Void a ladder game (found by id or unique prefix): ratings are refolded without it. (game id, seq)."""
+    ladder = ladder_rows.get(ledger, ladder_name)
+    if not reason.strip():
+        raise LadderError("a void needs a --reason (it is kept with the ladder's events)")
+    found = [game_id for game_id in ladder_rows.game_ids(ledger, ladder["id"]) if game_id.startswith(game_ref)]
+    if len(found) != 1:
+        raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else
+                          f"game id {game_ref!r} is ambiguous on ladder {ladder_name!r}: give more characters")
+    rating = model(ladder)
+    return found[0], rating_fold.void(ledger, ladder["id"], found[0], reason, rating.update, _results(ledger, ladder),
+                               rating.start, membership.keeper(ladder))
+
+
+def rebuild(ledger: Ledger, ladder_name: str) -> dict[int, tuple[ladder_rows.Rating, ladder_rows.Rating]]:
+    """Refold every rating from the games' hashed results (never from a derived row): facts.Tampered, and
+    nothing rewritten, if any game's rows disagree with its events."""
+    ladder = ladder_rows.get(ledger, ladder_name)
+    rating = model(ladder)
+    return rating_fold.rebuild(ledger, ladder["id"], rating.update, _results(ledger, ladder), rating.start,
+                        membership.keeper(ladder))
+
+
+def _results(ledger: Ledger, ladder: dict[str, Any]) -> rating_fold.Results:
+    return lambda connection, after: rated_after(ledger, ladder, connection, after)

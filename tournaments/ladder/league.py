@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from sqlalchemy import text
 
 from ledger import divisions as division_rows
 from ledger import ladders as rows
@@ -391,8 +392,9 @@ def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) 
     refold reads the games stored while it ran this way, without auditing the whole ladder again."""
     if after == 0:
         return rated(ledger, ladder, connection)[0]
-    order = dict(connection.exec_driver_sql("SELECT game_id, seq FROM ladder_games WHERE ladder_id = ? AND seq > ? "
-                                            "ORDER BY seq", (ladder["id"], after)).fetchall())
+    order = dict(connection.execute(text(
+        "SELECT game_id, seq FROM ladder_games WHERE ladder_id = :ladder_id AND seq > :after ORDER BY seq"),
+        {"ladder_id": ladder["id"], "after": after}).fetchall())
     return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
 
 

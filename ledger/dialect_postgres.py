@@ -23,7 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import URL, Connection, Engine
 
 DRIVER = "psycopg"
@@ -74,5 +74,5 @@ def configure(engine: Engine, begin_option: str) -> None:
 
 def tables(connection: Connection) -> frozenset[str]:
     """The tables of the current schema (what ``probe`` reads from an SQLite file)."""
-    return frozenset(row[0] for row in connection.exec_driver_sql(
-        "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"))
+    return frozenset(row[0] for row in connection.execute(text(
+        "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")))

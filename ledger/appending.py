@@ -110,7 +110,8 @@ class Appending(HeadSigning):
             ).rowcount
             if moved == 1:
                 # Raw executemany of tuples: the hot path bench/ledger.py measures (ledger.dialect.INSERT_EVENT).
-                connection.exec_driver_sql(dialect.INSERT_EVENT, [(game_id, *record) for record in records])
+                connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_EVENT),
+                                           [(game_id, *record) for record in records])
                 return head
         stored = connection.execute(text("SELECT events, head FROM games WHERE id = :id"), {"id": game_id}).first()
         if stored is None:
@@ -133,9 +134,8 @@ class Appending(HeadSigning):
             {"seed": seed, "end_reason": end_reason, "signature": signature, "id": game_id},
         )
         # Raw executemany of tuples (ledger.dialect.INSERT_SEAT): the hot path bench/ledger.py measures.
-        connection.exec_driver_sql(
-            dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats]
-        )
+        connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_SEAT),
+                                   [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats])
         read_models.count(connection, {game_id: forfeit_seat})
 
     def store_game(self, game: dict[str, Any], records: Sequence[Record], seed: str, end_reason: str,
@@ -181,7 +181,7 @@ class Appending(HeadSigning):
             heads.append(head)
         try:
             # Raw executemany of tuples in GAME_COLUMNS' order (the model's): the hot path bench/ledger.py measures.
-            connection.exec_driver_sql(dialect.INSERT_GAME, game_rows)
+            connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_GAME), game_rows)
         except exc.IntegrityError:
             taken = [g.game["id"] for g in games if self.game(g.game["id"]) is not None] if len(games) > 1 \
                 else [games[0].game["id"]]
@@ -191,7 +191,7 @@ class Appending(HeadSigning):
         except Unsealable as error:
             raise LedgerError(f"game {error.game_id}: its records cannot be sealed: {error}") from None
         if seat_rows:
-            connection.exec_driver_sql(dialect.INSERT_SEAT, seat_rows)
+            connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_SEAT), seat_rows)
         # The read models count the games in this same transaction (ledger/read_models.py).
         read_models.count(connection, {finished.game["id"]: finished.forfeit_seat for finished in games})
         return heads

@@ -34,8 +34,8 @@ from ledger.models import Game
 
 BUSY_TIMEOUT_MS = 30_000
 
-# The hot inserts: raw executemany of plain tuples in the driver's paramstyle (``?``; psycopg's ``%s`` through
-# ledger.dialect_postgres's rewrite), not text() with named binds, which costs more per row: bench/ledger.py,
+# The hot inserts: raw executemany of plain tuples in the driver's paramstyle (``?``; psycopg's ``%s`` from
+# ``hot_insert``), not text() with named binds, which costs more per row: bench/ledger.py --text,
 # docs/benchmarks.md ("Ledger write path"). Every other ledger statement is text() with named binds or Core.
 INSERT_EVENT = (
     "INSERT INTO events (game_id, seq, type, audience, body, private, salt, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -149,7 +149,8 @@ def engine_options(url: URL, read_only: bool) -> dict:
 
 def configure(engine: Engine, read_only: bool = False) -> None:
     """Install the SQLite pragmas and BEGIN IMMEDIATE on every connection of ``engine``
-    (on PostgreSQL: the writers' lock at BEGIN, and ``?`` placeholders for psycopg)."""
+    (on PostgreSQL: the writers' lock at BEGIN, and ``?`` placeholders rewritten for psycopg in the driver SQL
+    not converted yet)."""
     if engine.dialect.name == "postgresql":
         dialect_postgres.configure(engine, BEGIN_OPTION)
         return
@@ -174,6 +175,12 @@ def configure(engine: Engine, read_only: bool = False) -> None:
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_OPTION, "IMMEDIATE")
         connection.exec_driver_sql(f"BEGIN {'IMMEDIATE' if mode == ROW_LOCKS else mode}")
+
+
+def hot_insert(connection: Connection, statement: str) -> str:
+    """One of the hot inserts (INSERT_EVENT, INSERT_GAME, INSERT_SEAT) in the paramstyle of ``connection``'s
+    driver: as written (``?``) for sqlite3, with psycopg's ``%s`` on PostgreSQL (ledger.dialect_postgres)."""
+    return dialect_postgres.placeholders(statement) if connection.dialect.name == "postgresql" else statement
 
 
 def tables(connection: Connection) -> frozenset[str]:

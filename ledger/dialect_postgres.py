@@ -3,10 +3,11 @@
 * the driver: ``postgresql://`` means psycopg 3 (SQLAlchemy's default would be psycopg2,
   which tourney does not ship); it comes in the ``tourney[postgres]`` extra;
 * the ledger's SQL is written once for both backends, as SQLAlchemy Core or ``text()`` with
-  named binds, which SQLAlchemy compiles to psycopg's paramstyle itself; the raw driver SQL
-  that is left (the hot inserts of ledger.dialect, and the modules tests/ledger/test_dialects.py
-  lists as not converted yet) is written with SQLite's ``?``, rewritten to psycopg's ``%s`` on
-  its way to the driver (``placeholders``);
+  named binds, which SQLAlchemy compiles to psycopg's paramstyle itself; the hot inserts, raw
+  driver SQL written with SQLite's ``?``, are given to psycopg with ``%s`` by
+  ``ledger.dialect.hot_insert`` (``placeholders``); driver SQL with ``?`` that is left (the
+  modules tests/ledger/test_dialects.py lists as not converted yet, some tests' own) is
+  rewritten on its way to the driver, until it is converted;
 * writers queue as on SQLite: a write transaction takes one transaction-scoped advisory
   lock at BEGIN (what BEGIN IMMEDIATE is on SQLite), so a read-check-write sequence
   (the stale-append check, a ladder's next version) sees no other writer in between;

@@ -10,7 +10,11 @@ the best round of each is kept. The last line is the ratio, ledger over raw:
     ledger=812345 events/s raw=901234 events/s
     ratio: 0.90
 
-Usage: python bench/ledger.py [--events N] [--rounds R]
+With ``--text`` a third side is timed in the same rounds: ``Ledger.append`` with its event insert sent as
+``text()`` with named binds (a dict per row), what every other ledger statement is; its lines follow
+(``text=... events/s``, ``text ratio: ...``). docs/benchmarks.md says why the hot inserts stay raw.
+
+Usage: python bench/ledger.py [--events N] [--rounds R] [--text]
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sqlalchemy import text
+
+from ledger.appending import Appending
 from ledger.chain import Chain
 from ledger.dialect import INSERT_EVENT
 from ledger.store import Ledger
@@ -56,6 +63,33 @@ def through_ledger(directory: Path, records) -> float:
     return took
 
 
+NAMED_EVENT = text("INSERT INTO events (game_id, seq, type, audience, body, private, salt, hash) "
+                   "VALUES (:game_id, :seq, :type, :audience, :body, :private, :salt, :hash)")
+FIELDS = ("seq", "type", "audience", "body", "private", "salt", "hash")
+
+
+def append_with_text(self, game_id, expected_seq, records, connection=None) -> str:
+    """Ledger.append (its stale check left out: one writer here) with the event insert as text() and named binds."""
+    if connection is None:
+        with self.write() as connection:
+            return append_with_text(self, game_id, expected_seq, records, connection)
+    head = records[-1].hash
+    connection.execute(text("UPDATE games SET events = :events, head = :head WHERE id = :id AND events = :expected"),
+                       {"events": expected_seq + len(records), "head": head, "id": game_id, "expected": expected_seq})
+    connection.execute(NAMED_EVENT, [{"game_id": game_id, **dict(zip(FIELDS, record, strict=True))}
+                                     for record in records])
+    return head
+
+
+def through_text(directory: Path, records) -> float:
+    kept = Appending.append
+    Appending.append = append_with_text
+    try:
+        return through_ledger(directory, records)
+    finally:
+        Appending.append = kept
+
+
 def through_raw(directory: Path, records) -> float:
     fresh_ledger(directory, "raw.db").close()
     connection = sqlite3.connect(directory / "raw.db", isolation_level=None)
@@ -78,16 +112,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--text", action="store_true", help="also time the event insert as text() with named binds")
     args = parser.parse_args()
     records = make_records(args.events)
-    best = {"ledger": float("inf"), "raw": float("inf")}
+    sides = (("raw", through_raw), ("ledger", through_ledger), *((("text", through_text),) if args.text else ()))
+    best = {kind: float("inf") for kind, _ in sides}
     for _ in range(args.rounds):
-        for kind, run in (("raw", through_raw), ("ledger", through_ledger)):
+        for kind, run in sides:
             with tempfile.TemporaryDirectory() as directory:
                 best[kind] = min(best[kind], run(Path(directory), records))
     ledger_rate, raw_rate = args.events / best["ledger"], args.events / best["raw"]
     print(f"ledger={ledger_rate:.0f} events/s raw={raw_rate:.0f} events/s")
     print(f"ratio: {ledger_rate / raw_rate:.2f}")
+    if args.text:
+        text_rate = args.events / best["text"]
+        print(f"text={text_rate:.0f} events/s")
+        print(f"text ratio: {text_rate / raw_rate:.2f}")
 
 
 if __name__ == "__main__":

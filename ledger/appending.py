@@ -1,8 +1,10 @@
 """Appending to the ledger: bots and game rows, events appended at an expected seq, and whole finished
 games stored in one transaction (their events sealed, their heads signed, the read models counted).
 
-The write path is SQLAlchemy Core's ``exec_driver_sql`` with executemany over plain
-tuples: no ORM object per event. Every write runs in one BEGIN IMMEDIATE transaction,
+The hot inserts (events, game rows, seats: ledger.dialect's INSERT_EVENT, INSERT_GAME, INSERT_SEAT) are
+SQLAlchemy Core's ``exec_driver_sql`` with executemany over plain tuples, no ORM object nor parameter dict
+per row (bench/ledger.py measured text() with named binds slower there); every other statement is
+``text()`` with named binds. Every write runs in one BEGIN IMMEDIATE transaction,
 so a game is stored whole or not at all, and an append whose expected seq is stale
 fails instead of leaving a gap or a duplicate.
 """
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import exc, select
+from sqlalchemy import exc, select, text
 from sqlalchemy.engine import Connection
 
 from ledger import dialect, read_models, sealing, signing_keys
@@ -70,9 +72,10 @@ class Appending(HeadSigning):
         ).scalar()
         if found is not None:
             return found
-        return connection.exec_driver_sql(
-            "INSERT INTO bots (name, content_hash, kind, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-            (name, content_hash, kind, now()),
+        return connection.execute(text(
+            "INSERT INTO bots (name, content_hash, kind, created_at) "
+            "VALUES (:name, :content_hash, :kind, :created_at) RETURNING id"),
+            {"name": name, "content_hash": content_hash, "kind": kind, "created_at": now()},
         ).scalar_one()
 
     def create_game(self, game: dict[str, Any], connection: Connection | None = None) -> None:
@@ -101,14 +104,16 @@ class Appending(HeadSigning):
             # The game row moves first, only if its log is where the caller expects (one statement
             # where a read and a write were two); the events follow in the same transaction.
             head = records[-1].hash
-            moved = connection.exec_driver_sql(
-                "UPDATE games SET events = ?, head = ? WHERE id = ? AND events = ?",
-                (expected_seq + len(records), head, game_id, expected_seq),
+            moved = connection.execute(text(
+                "UPDATE games SET events = :events, head = :head WHERE id = :id AND events = :expected"),
+                {"events": expected_seq + len(records), "head": head, "id": game_id, "expected": expected_seq},
             ).rowcount
             if moved == 1:
-                connection.exec_driver_sql(dialect.INSERT_EVENT, [(game_id, *record) for record in records])
+                # Raw executemany of tuples: the hot path bench/ledger.py measures (ledger.dialect.INSERT_EVENT).
+                connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_EVENT),
+                                           [(game_id, *record) for record in records])
                 return head
-        stored = connection.exec_driver_sql("SELECT events, head FROM games WHERE id = ?", (game_id,)).first()
+        stored = connection.execute(text("SELECT events, head FROM games WHERE id = :id"), {"id": game_id}).first()
         if stored is None:
             raise LedgerError(f"no game {game_id} to append to")
         if stored[0] != expected_seq:
@@ -121,16 +126,16 @@ class Appending(HeadSigning):
                     connection: Connection, forfeit_seat: int | None = None) -> None:
         """Reveal the seed, mark the game finished (numbered, its head signed), store its seats; the read models
         count it (``forfeit_seat``: the seat that forfeited, read from its events by the caller)."""
-        head = connection.exec_driver_sql("SELECT head FROM games WHERE id = ?", (game_id,)).scalar()
+        head = connection.execute(text("SELECT head FROM games WHERE id = :id"), {"id": game_id}).scalar()
         signature = self.signing_key(connection).sign(signing_keys.log_message(game_id, head or ""))
-        connection.exec_driver_sql(
-            "UPDATE games SET status = 'finished', seed = ?, end_reason = ?, signature = ?, "
-            f"store_seq = {dialect.NEXT_STORE_SEQ} WHERE id = ?",
-            (seed, end_reason, signature, game_id),
+        connection.execute(text(
+            "UPDATE games SET status = 'finished', seed = :seed, end_reason = :end_reason, signature = :signature, "
+            f"store_seq = {dialect.NEXT_STORE_SEQ} WHERE id = :id"),
+            {"seed": seed, "end_reason": end_reason, "signature": signature, "id": game_id},
         )
-        connection.exec_driver_sql(
-            dialect.INSERT_SEAT, [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats]
-        )
+        # Raw executemany of tuples (ledger.dialect.INSERT_SEAT): the hot path bench/ledger.py measures.
+        connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_SEAT),
+                                   [(game_id, s.seat, s.bot_id, s.rank, s.score) for s in seats])
         read_models.count(connection, {game_id: forfeit_seat})
 
     def store_game(self, game: dict[str, Any], records: Sequence[Record], seed: str, end_reason: str,
@@ -175,7 +180,8 @@ class Appending(HeadSigning):
             seat_rows.extend((game_id, s.seat, s.bot_id, s.rank, s.score) for s in finished.seats)
             heads.append(head)
         try:
-            connection.exec_driver_sql(dialect.INSERT_GAME, game_rows)
+            # Raw executemany of tuples in GAME_COLUMNS' order (the model's): the hot path bench/ledger.py measures.
+            connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_GAME), game_rows)
         except exc.IntegrityError:
             taken = [g.game["id"] for g in games if self.game(g.game["id"]) is not None] if len(games) > 1 \
                 else [games[0].game["id"]]
@@ -185,7 +191,7 @@ class Appending(HeadSigning):
         except Unsealable as error:
             raise LedgerError(f"game {error.game_id}: its records cannot be sealed: {error}") from None
         if seat_rows:
-            connection.exec_driver_sql(dialect.INSERT_SEAT, seat_rows)
+            connection.exec_driver_sql(dialect.hot_insert(connection, dialect.INSERT_SEAT), seat_rows)
         # The read models count the games in this same transaction (ledger/read_models.py).
         read_models.count(connection, {finished.game["id"]: finished.forfeit_seat for finished in games})
         return heads

@@ -26,6 +26,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from ledger import signing_keys
@@ -111,13 +112,13 @@ class Audit:
 def members(connection: Connection, scope: Scope, after: int = 0) -> list[Member]:
     """The scope's finished games in chain order (only those past order number ``after``)."""
     if scope.kind == TOURNAMENT:
-        query = ("SELECT store_seq, id, game_key, head, signature FROM games WHERE tournament_id = ? "
-                 "AND store_seq IS NOT NULL AND store_seq > ? ORDER BY store_seq")
+        query = ("SELECT store_seq, id, game_key, head, signature FROM games WHERE tournament_id = :scope "
+                 "AND store_seq IS NOT NULL AND store_seq > :after ORDER BY store_seq")
     else:
         query = ("SELECT l.seq, g.id, g.game_key, g.head, g.signature FROM ladder_games l JOIN games g "
-                 "ON g.id = l.game_id WHERE l.ladder_id = ? AND l.seq > ? ORDER BY l.seq")
-    return [Member(order, game_id, key or "", head or "", signature)
-            for order, game_id, key, head, signature in connection.exec_driver_sql(query, (scope.id, after))]
+                 "ON g.id = l.game_id WHERE l.ladder_id = :scope AND l.seq > :after ORDER BY l.seq")
+    return [Member(order, game_id, key or "", head or "", signature) for order, game_id, key, head, signature
+            in connection.execute(text(query), {"scope": scope.id, "after": after})]
 
 
 def extend(root: str | None, chained: Sequence[Member]) -> str:
@@ -131,9 +132,9 @@ def extend(root: str | None, chained: Sequence[Member]) -> str:
 
 def stored(connection: Connection, scope: Scope) -> list[Checkpoint]:
     """The scope's checkpoints, oldest first."""
-    rows = connection.exec_driver_sql(
-        f"SELECT seq, games, through, root, state, signature, created_at FROM checkpoints WHERE {scope.column} = ? "
-        "ORDER BY seq", (scope.id,))
+    rows = connection.execute(text(
+        "SELECT seq, games, through, root, state, signature, created_at FROM checkpoints "
+        f"WHERE {scope.column} = :scope ORDER BY seq"), {"scope": scope.id})
     return [Checkpoint(*row) for row in rows]
 
 
@@ -157,10 +158,11 @@ def write(ledger: Ledger, scope: Scope, complete: bool = False, connection: Conn
     signature = ledger.signing_key(connection).sign(signing_keys.checkpoint_message(scope.kind, scope.name, games, root,
                                                                             state))
     created = now()
-    seq = connection.exec_driver_sql(
+    seq = connection.execute(text(
         f"INSERT INTO checkpoints ({scope.column}, games, through, root, state, signature, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        (scope.id, games, through, root, state, signature, created)).scalar_one()
+        "VALUES (:scope, :games, :through, :root, :state, :signature, :created_at) RETURNING seq"),
+        {"scope": scope.id, "games": games, "through": through, "root": root, "state": state,
+         "signature": signature, "created_at": created}).scalar_one()
     return Checkpoint(seq, games, through, root, state, signature, created)
 
 

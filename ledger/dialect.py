@@ -8,7 +8,12 @@
   read-only connection sets query_only instead of WAL: switching the journal writes);
 * transactions that take the write lock at BEGIN (BEGIN IMMEDIATE), so a game is
   written whole or not at all and two writers queue instead of failing halfway;
-* the raw INSERT used on the hot write path (executemany in the driver's paramstyle).
+* the raw INSERTs of the hot write path (events, game rows, seats: executemany of tuples in the
+  driver's paramstyle, cheaper per row than text(); bench/ledger.py), the games columns read from
+  the model (ledger.models.Game).
+
+The rest of the ledger's SQL is written once for both backends: SQLAlchemy Core, or ``text()``
+with named binds (``:id``; ``IN :ids`` with an expanding bindparam; a literal colon as ``\\:``).
 
 The append-only and contiguity triggers are created by the Alembic migration
 (migrations/versions/), which keeps its own copy of their SQL.
@@ -21,19 +26,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import URL, Connection, Engine
 
 from ledger import dialect_postgres
+from ledger.models import Game
 
 BUSY_TIMEOUT_MS = 30_000
 
+# The hot inserts: raw executemany of plain tuples in the driver's paramstyle (``?``; psycopg's ``%s`` from
+# ``hot_insert``), not text() with named binds, which costs more per row: bench/ledger.py --text,
+# docs/benchmarks.md ("Ledger write path"). Every other ledger statement is text() with named binds or Core.
 INSERT_EVENT = (
     "INSERT INTO events (game_id, seq, type, audience, body, private, salt, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 INSERT_SEAT = "INSERT INTO seats (game_id, seat, bot_id, rank, score) VALUES (?, ?, ?, ?, ?)"
-GAME_COLUMNS = ("id", "game", "engine_version", "config", "seed_commitment", "seed", "tournament_id", "game_key",
-                "status", "events", "head", "end_reason", "created_at", "signature")
+GAME_COLUMNS = tuple(column.name for column in Game.__table__.columns if column.name != "store_seq")
+"""The games table's columns in the model's order (ledger.models.Game), but store_seq, which the database numbers."""
 NEXT_STORE_SEQ = "(SELECT COALESCE(MAX(store_seq), 0) + 1 FROM games)"
 """The next finished game's number: read under the write lock, so writers number their games in turn."""
 INSERT_GAME = (f"INSERT INTO games ({', '.join(GAME_COLUMNS)}, store_seq) "
@@ -57,6 +66,7 @@ BACKENDS = {"sqlite": None, "postgresql": dialect_postgres.EXTRA}
 (None: Python's own)."""
 
 TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+VERSION = "SELECT version_num FROM alembic_version"
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -93,7 +103,7 @@ def probe(path: Path) -> FileSchema | None:
         tables = frozenset(row[0] for row in connection.execute(TABLES))
         revision = None
         if "alembic_version" in tables:
-            found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+            found = connection.execute(VERSION).fetchone()
             revision = found[0] if found else None
     except sqlite3.DatabaseError as error:
         raise NotSqlite(f"{path} is not a readable SQLite database ({error})") from None
@@ -139,7 +149,8 @@ def engine_options(url: URL, read_only: bool) -> dict:
 
 def configure(engine: Engine, read_only: bool = False) -> None:
     """Install the SQLite pragmas and BEGIN IMMEDIATE on every connection of ``engine``
-    (on PostgreSQL: the writers' lock at BEGIN, and ``?`` placeholders for psycopg)."""
+    (on PostgreSQL: the writers' lock at BEGIN, and ``?`` placeholders rewritten for psycopg in the driver SQL
+    not converted yet)."""
     if engine.dialect.name == "postgresql":
         dialect_postgres.configure(engine, BEGIN_OPTION)
         return
@@ -166,11 +177,17 @@ def configure(engine: Engine, read_only: bool = False) -> None:
         connection.exec_driver_sql(f"BEGIN {'IMMEDIATE' if mode == ROW_LOCKS else mode}")
 
 
+def hot_insert(connection: Connection, statement: str) -> str:
+    """One of the hot inserts (INSERT_EVENT, INSERT_GAME, INSERT_SEAT) in the paramstyle of ``connection``'s
+    driver: as written (``?``) for sqlite3, with psycopg's ``%s`` on PostgreSQL (ledger.dialect_postgres)."""
+    return dialect_postgres.placeholders(statement) if connection.dialect.name == "postgresql" else statement
+
+
 def tables(connection: Connection) -> frozenset[str]:
     """The tables the database holds (SQLite's own left out)."""
     if connection.dialect.name == "postgresql":
         return dialect_postgres.tables(connection)
-    return frozenset(row[0] for row in connection.exec_driver_sql(TABLES))
+    return frozenset(row[0] for row in connection.execute(text(TABLES)))
 
 
 def clock(connection: Connection) -> str:

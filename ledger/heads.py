@@ -5,6 +5,7 @@ signed by `tourney db sign`.
 
 from __future__ import annotations
 
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from ledger import dialect, signing_keys
@@ -25,7 +26,7 @@ class HeadSigning(Opened):
         if connection is None:
             with self.read() as connection:
                 return self.key_row(connection)
-        rows = connection.exec_driver_sql("SELECT public_key, signs_from FROM ledger_keys ORDER BY id").fetchall()
+        rows = connection.execute(text("SELECT public_key, signs_from FROM ledger_keys ORDER BY id")).fetchall()
         if len(rows) > 1:
             raise LedgerError(f"database {self.where} names {len(rows)} ledger keys; a ledger has one")
         return (bytes.fromhex(rows[0][0]), rows[0][1]) if rows else None
@@ -62,9 +63,10 @@ class HeadSigning(Opened):
         except signing_keys.KeyFileError as error:
             raise LedgerError(f"ledger key: {error}") from None
         if stored is None:
-            connection.exec_driver_sql(
-                f"INSERT INTO ledger_keys (public_key, signs_from, created_at) VALUES (?, {dialect.NEXT_STORE_SEQ}, ?)",
-                (key.public.hex(), now()))
+            connection.execute(text(
+                "INSERT INTO ledger_keys (public_key, signs_from, created_at) "
+                f"VALUES (:public_key, {dialect.NEXT_STORE_SEQ}, :created_at)"),
+                {"public_key": key.public.hex(), "created_at": now()})
         elif stored != key.public:
             raise LedgerError(f"the ledger key at {self.key_path} (fingerprint {key.fingerprint}) is not the key of "
                               f"{self.where} (fingerprint {signing_keys.fingerprint(stored)})")
@@ -78,10 +80,10 @@ class HeadSigning(Opened):
         """
         key = self.signing_key()
         with self.write() as connection:
-            unsigned = connection.exec_driver_sql(
-                "SELECT id, head FROM games WHERE status = 'finished' AND signature IS NULL").fetchall()
+            unsigned = connection.execute(text(
+                "SELECT id, head FROM games WHERE status = 'finished' AND signature IS NULL")).fetchall()
             if unsigned:
-                connection.exec_driver_sql("UPDATE games SET signature = ? WHERE id = ?",
-                                           [(key.sign(signing_keys.log_message(game_id, head)), game_id)
-                                            for game_id, head in unsigned])
+                connection.execute(text("UPDATE games SET signature = :signature WHERE id = :id"),
+                                   [{"signature": key.sign(signing_keys.log_message(game_id, head)), "id": game_id}
+                                    for game_id, head in unsigned])
         return len(unsigned)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import create_engine, exc
+from sqlalchemy import create_engine, exc, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session
 
@@ -227,7 +227,7 @@ class Opened:
     def _current(connection: Connection) -> str | None:
         if "alembic_version" not in dialect.tables(connection):
             return None
-        return connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        return connection.execute(text(dialect.VERSION)).scalar()
 
     # -- connections --------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 
 from ledger import sealing
@@ -37,9 +37,9 @@ class Reading(Opened):
             raise DamagedGame(f"game {game_id}: {error}") from None
         if sealed is not None:
             return sealed
-        rows = connection.exec_driver_sql(
-            "SELECT seq, type, audience, body, private, salt, hash FROM events WHERE game_id = ? ORDER BY seq",
-            (game_id,),
+        rows = connection.execute(text(
+            "SELECT seq, type, audience, body, private, salt, hash FROM events WHERE game_id = :game_id ORDER BY seq"),
+            {"game_id": game_id},
         )
         return [
             Record(seq, type_, audience, bytes(body),
@@ -60,10 +60,10 @@ class Reading(Opened):
         if connection is None:
             with self.read() as connection:
                 return self.seats(game_id, connection)
-        rows = connection.exec_driver_sql(
+        rows = connection.execute(text(
             "SELECT s.seat, b.name, b.content_hash, s.rank, s.score, b.id FROM seats s "
-            "JOIN bots b ON b.id = s.bot_id WHERE s.game_id = ? ORDER BY s.seat",
-            (game_id,),
+            "JOIN bots b ON b.id = s.bot_id WHERE s.game_id = :game_id ORDER BY s.seat"),
+            {"game_id": game_id},
         )
         return [
             {"seat": seat, "bot": name, "hash": content_hash, "rank": rank, "score": score, "bot_id": bot_id}
@@ -73,14 +73,15 @@ class Reading(Opened):
     def game_ids(self) -> list[str]:
         """Every stored game's id, whatever its status, oldest first."""
         with self.read() as connection:
-            return [row[0] for row in connection.exec_driver_sql("SELECT id FROM games ORDER BY created_at, id")]
+            return [row[0] for row in connection.execute(text("SELECT id FROM games ORDER BY created_at, id"))]
 
     def find_games(self, prefix: str) -> list[str]:
         """Ids of stored games that start with ``prefix`` (commands accept a unique prefix)."""
         with self.read() as connection:
             # substr, not a range up to prefix + U+10FFFF: a PostgreSQL database's collation may sort
             # that code point anywhere (a scan of the ids costs milliseconds, once per command).
-            rows = connection.exec_driver_sql(
-                "SELECT id FROM games WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 2", (len(prefix), prefix)
+            rows = connection.execute(text(
+                "SELECT id FROM games WHERE substr(id, 1, :length) = :prefix ORDER BY id LIMIT 2"),
+                {"length": len(prefix), "prefix": prefix},
             )
             return [row[0] for row in rows]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import zstandard
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from ledger.chain import Record
@@ -25,8 +26,8 @@ SIZE = 64 * 1024
 LEVEL = 9
 """zstd's level: a block is read far more often than it is sealed (bench/store.py measures both)."""
 
-INSERT_SEALED = ("INSERT INTO sealed_games (store_seq, dictionary_id, block) "
-                 "VALUES ((SELECT store_seq FROM games WHERE id = ?), ?, ?)")
+INSERT_SEALED = text("INSERT INTO sealed_games (store_seq, dictionary_id, block) "
+                     "VALUES ((SELECT store_seq FROM games WHERE id = :game_id), :dictionary_id, :block)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +76,14 @@ _NONE = ""
 def _dictionary(connection: Connection, dictionary_id: int | None) -> _Codec:
     if dictionary_id is None:
         return _codec(_NONE, None)
-    digest = connection.exec_driver_sql("SELECT digest FROM sealed_dictionaries WHERE id = ?",
-                                        (dictionary_id,)).scalar()
+    digest = connection.execute(text("SELECT digest FROM sealed_dictionaries WHERE id = :id"),
+                                {"id": dictionary_id}).scalar()
     if digest is None:
         raise Damaged(f"its sealed block names dictionary {dictionary_id}, which the ledger does not hold")
     if digest in getattr(_local, "codecs", {}):
         return _codec(digest, None)
-    content = bytes(connection.exec_driver_sql("SELECT content FROM sealed_dictionaries WHERE id = ?",
-                                               (dictionary_id,)).scalar())
+    content = bytes(connection.execute(text("SELECT content FROM sealed_dictionaries WHERE id = :id"),
+                                       {"id": dictionary_id}).scalar())
     if hashlib.sha256(content).hexdigest() != digest:
         raise Damaged(f"dictionary {dictionary_id} of its sealed block is not the one its digest names")
     return _codec(digest, content)
@@ -113,25 +114,27 @@ def store(connection: Connection, games: Sequence[Sealable], created_at: str) ->
             raw = pack(game.game_id, game.seed, game.records, game.salt_key)
         except Unsealable as error:
             raise Unsealable(error.seq, error.detail, game.game_id) from None
-        rows.append((game.game_id, kind.dictionary_id, kind.codec.compressor.compress(raw)))
+        rows.append({"game_id": game.game_id, "dictionary_id": kind.dictionary_id,
+                     "block": kind.codec.compressor.compress(raw)})
         if kind.dictionary_id is None:
             kind.plain.append(raw)
             if kind.stored_plain + len(kind.plain) >= FIRST_GAMES:
                 kind.dictionary_id, kind.codec = _make_dictionary(connection, *key, kind.plain, created_at)
     if rows:
-        connection.exec_driver_sql(INSERT_SEALED, rows)
+        connection.execute(INSERT_SEALED, rows)
 
 
 _PLAIN = ("FROM sealed_games s JOIN games g ON g.store_seq = s.store_seq WHERE s.dictionary_id IS NULL "
-          "AND g.game = ? AND g.engine_version = ?")
+          "AND g.game = :game AND g.engine_version = :engine_version")
 
 
 def _kind(connection: Connection, game: str, version: int) -> _Kind:
-    found = connection.exec_driver_sql("SELECT id FROM sealed_dictionaries WHERE game = ? AND engine_version = ?",
-                                       (game, version)).scalar()
+    kind = {"game": game, "engine_version": version}
+    found = connection.execute(text(
+        "SELECT id FROM sealed_dictionaries WHERE game = :game AND engine_version = :engine_version"), kind).scalar()
     if found is not None:
         return _Kind(found, _dictionary(connection, found), 0, [])
-    stored = connection.exec_driver_sql(f"SELECT COUNT(*) {_PLAIN}", (game, version)).scalar()
+    stored = connection.execute(text(f"SELECT COUNT(*) {_PLAIN}"), kind).scalar()
     return _Kind(None, _codec(_NONE, None), stored, [])
 
 
@@ -139,13 +142,16 @@ def _make_dictionary(connection: Connection, game: str, version: int, plain: lis
                      created_at: str) -> tuple[int, _Codec]:
     """The dictionary of a game and rules version: the last SIZE bytes of its first FIRST_GAMES blocks."""
     decompress = _codec(_NONE, None).decompressor.decompress
-    stored = [decompress(bytes(frame)) for (frame,) in connection.exec_driver_sql(
-        f"SELECT s.block {_PLAIN} ORDER BY s.store_seq LIMIT ?", (game, version, FIRST_GAMES)).all()]
+    stored = [decompress(bytes(frame)) for (frame,) in connection.execute(
+        text(f"SELECT s.block {_PLAIN} ORDER BY s.store_seq LIMIT :limit"),
+        {"game": game, "engine_version": version, "limit": FIRST_GAMES}).all()]
     content = b"".join([*stored, *plain][:FIRST_GAMES])[-SIZE:]
     digest = hashlib.sha256(content).hexdigest()
-    dictionary_id = connection.exec_driver_sql(
-        "INSERT INTO sealed_dictionaries (game, engine_version, digest, content, created_at) VALUES (?, ?, ?, ?, ?) "
-        "RETURNING id", (game, version, digest, content, created_at)).scalar_one()
+    dictionary_id = connection.execute(text(
+        "INSERT INTO sealed_dictionaries (game, engine_version, digest, content, created_at) "
+        "VALUES (:game, :engine_version, :digest, :content, :created_at) RETURNING id"),
+        {"game": game, "engine_version": version, "digest": digest, "content": content,
+         "created_at": created_at}).scalar_one()
     return dictionary_id, _codec(digest, content)
 
 
@@ -179,9 +185,9 @@ def open_block(connection: Connection, game_id: str, dictionary_id: int | None, 
 
 def records(connection: Connection, game_id: str) -> list[Record] | None:
     """A sealed game's records, rebuilt (every hash recomputed); None if the game is not sealed."""
-    row = connection.exec_driver_sql(
+    row = connection.execute(text(
         "SELECT s.dictionary_id, s.block FROM games g JOIN sealed_games s ON s.store_seq = g.store_seq "
-        "WHERE g.id = ?", (game_id,)).first()
+        "WHERE g.id = :game_id"), {"game_id": game_id}).first()
     if row is None:
         return None
     return open_block(connection, game_id, row[0], bytes(row[1])).records()

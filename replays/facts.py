@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
 from ledger import checkpoints, closing
@@ -196,15 +197,15 @@ def trust(ledger: Ledger, scope: Scope, connection: Connection) -> Trust:
     uncovered = audit.uncovered
     numbers: dict[str, int] = {}
     for start in range(0, len(uncovered), 500):  # bound the parameters of one statement
-        chunk = tuple(member.game_id for member in uncovered[start:start + 500])
-        numbers.update(connection.exec_driver_sql(
-            f"SELECT id, store_seq FROM games WHERE id IN ({', '.join('?' * len(chunk))})", chunk).fetchall())
+        chunk = [member.game_id for member in uncovered[start:start + 500]]
+        numbers.update(connection.execute(text("SELECT id, store_seq FROM games WHERE id IN :ids").bindparams(
+            bindparam("ids", expanding=True)), {"ids": chunk}).fetchall())
     for member in uncovered:
         _vouch(Fact(member.game_id, member.key or None, "", (), "", None, "", member.head, numbers[member.game_id],
                     member.signature, False), public, signs_from, found)
     if scope.kind == checkpoints.TOURNAMENT:
-        found.unfinished = connection.exec_driver_sql(
-            "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'playing'", (scope.id,)).scalar()
+        found.unfinished = connection.execute(text(
+            "SELECT COUNT(*) FROM games WHERE tournament_id = :id AND status = 'playing'"), {"id": scope.id}).scalar()
     return found
 
 

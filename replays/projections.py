@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from ledger import closing
@@ -56,8 +57,9 @@ def outcome_of(fact: facts.Fact, tournament_id: int | None) -> models.Outcome:
 
 def _finished(connection: Connection, after: int, limit: int) -> list[tuple[str, int]]:
     """(id, store_seq) of the next ``limit`` finished games after store_seq ``after``."""
-    return [(game_id, store_seq) for game_id, store_seq in connection.exec_driver_sql(
-        "SELECT id, store_seq FROM games WHERE store_seq > ? ORDER BY store_seq LIMIT ?", (after, limit))]
+    return [(game_id, store_seq) for game_id, store_seq in connection.execute(text(
+        "SELECT id, store_seq FROM games WHERE store_seq > :after ORDER BY store_seq LIMIT :limit"),
+        {"after": after, "limit": limit})]
 
 
 def _checked(connection: Connection, game_ids: list[str]) -> list[tuple[facts.Fact, int | None]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import HTTPException
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from ledger import read_models
@@ -207,12 +208,12 @@ def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool
     else ``bots`` first and then every other bot that played, of which the rows are those from ``offset``
     (``limit`` of them; None: all), each against every opponent. Only those rows are read from ladder_pairs."""
     with ledger.read() as connection:
-        names = dict(connection.exec_driver_sql("SELECT id, name FROM ladder_entries WHERE ladder_id = ?",
-                                                (ladder_id,)).fetchall())
+        names = dict(connection.execute(text("SELECT id, name FROM ladder_entries WHERE ladder_id = :ladder_id"),
+                                        {"ladder_id": ladder_id}).fetchall())
         named = list(bots)
         if not only:
-            played = {names[entry] for (entry,) in connection.exec_driver_sql(
-                "SELECT entry_id FROM ladder_records WHERE ladder_id = ?", (ladder_id,))}
+            played = {names[entry] for (entry,) in connection.execute(
+                text("SELECT entry_id FROM ladder_records WHERE ladder_id = :ladder_id"), {"ladder_id": ladder_id})}
             named += sorted(played - set(bots))
         shown = named[offset:] if limit is None else named[offset:offset + limit]
         ids = {name: [entry for entry, entry_name in names.items() if entry_name == name] for name in named}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
 from ledger.rows import ladder_rows
@@ -19,32 +20,35 @@ from ledger.store import Ledger, LedgerError, now
 BOSS = "boss"
 MEMBERSHIP_KINDS = (BOSS, "promote", "relegate")
 """The ladder events that place an entry in a division (revision 0016)."""
+_MEMBERSHIP = text(
+    "SELECT seq, kind, entry_id, division, after_seq FROM ladder_events WHERE ladder_id = :ladder_id "
+    "AND kind IN :kinds ORDER BY seq").bindparams(bindparam("kinds", expanding=True))
 
 
 def membership_events(connection: Connection, ladder_id: int) -> list[tuple[int, str, int, str, int | None]]:
     """(seq, kind, entry, division, after_seq) of the ladder's boss, promote and relegate events, oldest first."""
-    return [tuple(row) for row in connection.exec_driver_sql(
-        "SELECT seq, kind, entry_id, division, after_seq FROM ladder_events WHERE ladder_id = ? "
-        f"AND kind IN ({', '.join(repr(kind) for kind in MEMBERSHIP_KINDS)}) ORDER BY seq", (ladder_id,))]
+    return [tuple(row) for row in connection.execute(_MEMBERSHIP, {"ladder_id": ladder_id, "kinds": MEMBERSHIP_KINDS})]
 
 
 def append(connection: Connection, ladder_id: int, kind: str, entry_id: int, division: str, reason: str,
            game_id: str | None = None) -> None:
     """Append a membership event, with the ladder's last game seq (where the membership fold applies it)."""
-    after = connection.exec_driver_sql(
-        "SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = ?", (ladder_id,)).scalar()
-    connection.exec_driver_sql(
+    after = connection.execute(text("SELECT COALESCE(MAX(seq), 0) FROM ladder_games WHERE ladder_id = :ladder_id"),
+                               {"ladder_id": ladder_id}).scalar()
+    connection.execute(text(
         "INSERT INTO ladder_events (ladder_id, kind, game_id, entry_id, reason, created_at, division, after_seq) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (ladder_id, kind, game_id, entry_id, reason, now(), division, after))
+        "VALUES (:ladder_id, :kind, :game_id, :entry_id, :reason, :created_at, :division, :after_seq)"),
+        {"ladder_id": ladder_id, "kind": kind, "game_id": game_id, "entry_id": entry_id, "reason": reason,
+         "created_at": now(), "division": division, "after_seq": after})
 
 
 def pair_counts(connection: Connection, entries: Sequence[int]) -> dict[int, dict[int, int]]:
     """Entry -> opponent -> rated games they met in (their rating history rows: voided games have none)."""
     out: dict[int, dict[int, int]] = {}
     for entry in dict.fromkeys(entries):
-        out[entry] = {opponent: count for opponent, count in connection.exec_driver_sql(
+        out[entry] = {opponent: count for opponent, count in connection.execute(text(
             "SELECT b.entry_id, COUNT(*) FROM ladder_ratings a JOIN ladder_ratings b ON b.game_seq = a.game_seq "
-            "AND b.entry_id != a.entry_id WHERE a.entry_id = ? GROUP BY b.entry_id", (entry,))}
+            "AND b.entry_id != a.entry_id WHERE a.entry_id = :entry_id GROUP BY b.entry_id"), {"entry_id": entry})}
     return out
 
 

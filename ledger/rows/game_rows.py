@@ -8,11 +8,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from sqlalchemy import bindparam, text
+
 from ledger import sealing
 from ledger.sealed import Damaged
 from ledger.store import Ledger
 
 SEAT_KEYS = ("key", "game_id", "end_reason", "created_at", "seat", "bot", "rank", "score")
+_IDS = bindparam("ids", expanding=True)
+_SEATS = text(
+    "SELECT g.game_key, g.id, g.end_reason, g.created_at, s.seat, b.name, s.rank, s.score FROM games g "
+    "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id WHERE g.id IN :ids").bindparams(_IDS)
+_SEALED_BLOCKS = text(
+    "SELECT g.id, s.dictionary_id, s.block FROM games g JOIN sealed_games s ON s.store_seq = g.store_seq "
+    "WHERE g.id IN :ids").bindparams(_IDS)
+_BODIES = text("SELECT game_id, body FROM events WHERE type = :type AND game_id IN :ids").bindparams(_IDS)
 
 
 def seats(ledger: Ledger, game_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -21,10 +31,7 @@ def seats(ledger: Ledger, game_ids: Sequence[str]) -> list[dict[str, Any]]:
     if not game_ids:
         return []
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT g.game_key, g.id, g.end_reason, g.created_at, s.seat, b.name, s.rank, s.score FROM games g "
-            "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id "
-            f"WHERE g.id IN ({_marks(game_ids)})", tuple(game_ids)).all()
+        rows = connection.execute(_SEATS, {"ids": list(game_ids)}).all()
     order = {game_id: position for position, game_id in enumerate(game_ids)}
     found = [dict(zip(SEAT_KEYS, row, strict=True)) for row in rows]
     return sorted(found, key=lambda seat: (order[seat["game_id"]], seat["seat"]))
@@ -39,25 +46,21 @@ def event_bodies(ledger: Ledger, game_ids: Sequence[str], event_type: str) -> li
     out = []
     with ledger.read() as connection:
         opener = sealing.Opener(connection)
-        for game_id, dictionary_id, frame in connection.exec_driver_sql(
-                "SELECT g.id, s.dictionary_id, s.block FROM games g JOIN sealed_games s ON s.store_seq = g.store_seq "
-                f"WHERE g.id IN ({_marks(game_ids)})", tuple(game_ids)).all():
+        for game_id, dictionary_id, frame in connection.execute(_SEALED_BLOCKS, {"ids": list(game_ids)}).all():
             try:
                 block = opener.block(game_id, dictionary_id, bytes(frame))
             except Damaged:
                 continue
             out += [(game_id, body) for body in block.bodies_of(event_type)]
-        rows = connection.exec_driver_sql(
-            f"SELECT game_id, body FROM events WHERE type = ? AND game_id IN ({_marks(game_ids)})",
-            (event_type, *game_ids)).all()
+        rows = connection.execute(_BODIES, {"type": event_type, "ids": list(game_ids)}).all()
     return out + [(game_id, bytes(body)) for game_id, body in rows]
 
 
 def versions(ledger: Ledger, name: str) -> list[dict[str, Any]]:
     """Every version (content hash) stored under a bot name, oldest first."""
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT id, content_hash, kind, created_at FROM bots WHERE name = ? ORDER BY id", (name,)).all()
+        rows = connection.execute(text(
+            "SELECT id, content_hash, kind, created_at FROM bots WHERE name = :name ORDER BY id"), {"name": name}).all()
     return [{"id": id_, "content_hash": content_hash, "kind": kind, "created_at": created}
             for id_, content_hash, kind, created in rows]
 
@@ -66,18 +69,20 @@ def of_bot(ledger: Ledger, name: str) -> list[dict[str, Any]]:
     """Every finished game a bot (any version) sat in, newest first: game id, its seat, its rank,
     and how many seats shared first place (a shared first is a draw)."""
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
+        rows = connection.execute(text(
             "SELECT g.id, s.seat, s.rank, (SELECT COUNT(*) FROM seats f WHERE f.game_id = g.id AND f.rank = 1) "
             "FROM seats s JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = s.game_id "
-            "WHERE b.name = ? AND g.status = 'finished' ORDER BY g.created_at DESC, g.id DESC", (name,)).all()
+            "WHERE b.name = :name AND g.status = 'finished' ORDER BY g.created_at DESC, g.id DESC"),
+            {"name": name}).all()
     return [{"game_id": game_id, "seat": seat, "rank": rank, "firsts": firsts} for game_id, seat, rank, firsts in rows]
 
 
 def event_bodies_of_bot(ledger: Ledger, name: str, event_type: str) -> list[tuple[str, bytes]]:
     """(game id, hashed body) of every event of one type in the games a bot (any version) sat in."""
     with ledger.read() as connection:
-        game_ids = [row[0] for row in connection.exec_driver_sql(
-            "SELECT DISTINCT s.game_id FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ?", (name,))]
+        game_ids = [row[0] for row in connection.execute(text(
+            "SELECT DISTINCT s.game_id FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = :name"),
+            {"name": name})]
     out = []
     for start in range(0, len(game_ids), 500):  # bound the number of parameters of one statement
         out += event_bodies(ledger, game_ids[start:start + 500], event_type)
@@ -90,20 +95,21 @@ def store_logs(ledger: Ledger, game_id: str, logs: Sequence[tuple[int, bytes]], 
         with ledger.write() as connection:
             return store_logs(ledger, game_id, logs, connection)
     if logs:
-        connection.exec_driver_sql("INSERT INTO bot_logs (game_id, seat, stderr) VALUES (?, ?, ?)",
-                                   [(game_id, seat, stderr) for seat, stderr in logs])
+        connection.execute(text("INSERT INTO bot_logs (game_id, seat, stderr) VALUES (:game_id, :seat, :stderr)"),
+                           [{"game_id": game_id, "seat": seat, "stderr": stderr} for seat, stderr in logs])
     return None
 
 
 def logs_of(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
     """What a bot (any version) wrote on stderr, newest game first: one page and the total."""
     query = ("FROM bot_logs l JOIN seats s ON s.game_id = l.game_id AND s.seat = l.seat "
-             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = l.game_id WHERE b.name = ?")
+             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = l.game_id WHERE b.name = :name")
     with ledger.read() as connection:
-        total = connection.exec_driver_sql(f"SELECT COUNT(*) {query}", (name,)).scalar()
-        rows = connection.exec_driver_sql(
+        total = connection.execute(text(f"SELECT COUNT(*) {query}"), {"name": name}).scalar()
+        rows = connection.execute(text(
             f"SELECT l.game_id, l.seat, b.content_hash, g.created_at, l.stderr {query} "
-            "ORDER BY g.created_at DESC, g.id DESC LIMIT ? OFFSET ?", (name, limit, offset)).all()
+            "ORDER BY g.created_at DESC, g.id DESC LIMIT :limit OFFSET :offset"),
+            {"name": name, "limit": limit, "offset": offset}).all()
     return [{"game_id": game_id, "seat": seat, "content_hash": content_hash, "created_at": created,
              "stderr": bytes(stderr)} for game_id, seat, content_hash, created, stderr in rows], total
 
@@ -115,9 +121,9 @@ def store_diagnoses(connection, diagnoses: Sequence[tuple[str, int, str, str, st
     """Keep why seats' bots forfeited: (game id, seat, kind, summary, detail, log path) per forfeiting seat that
     left one (tournaments.bots.diagnosis bounds them), in the caller's transaction (the games' own)."""
     if diagnoses:
-        connection.exec_driver_sql(
-            "INSERT INTO diagnoses (game_id, seat, kind, summary, detail, log) VALUES (?, ?, ?, ?, ?, ?)",
-            [tuple(row) for row in diagnoses])
+        values = ", ".join(f":{key}" for key in DIAGNOSIS_KEYS)
+        connection.execute(text(f"INSERT INTO diagnoses ({', '.join(DIAGNOSIS_KEYS)}) VALUES ({values})"),
+            [dict(zip(DIAGNOSIS_KEYS, row, strict=True)) for row in diagnoses])
 
 
 def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], dict[str, Any]]:
@@ -125,9 +131,9 @@ def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], 
     if not game_ids:
         return {}
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            f"SELECT {', '.join(DIAGNOSIS_KEYS)} FROM diagnoses WHERE game_id IN ({_marks(game_ids)})",
-            tuple(game_ids)).all()
+        rows = connection.execute(text(
+            f"SELECT {', '.join(DIAGNOSIS_KEYS)} FROM diagnoses WHERE game_id IN :ids").bindparams(_IDS),
+            {"ids": list(game_ids)}).all()
     return {(row[0], row[1]): dict(zip(DIAGNOSIS_KEYS, row, strict=True)) for row in rows}
 
 
@@ -135,30 +141,28 @@ def diagnoses_of_bot(ledger: Ledger, name: str, limit: int, offset: int) -> tupl
     """Why a bot (any version) forfeited, newest game first: one page (each with the game's seat's bot version
     and when it was played) and the total. For its owner's eyes only: the caller checks who asks."""
     query = ("FROM diagnoses d JOIN seats s ON s.game_id = d.game_id AND s.seat = d.seat "
-             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = d.game_id WHERE b.name = ?")
+             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = d.game_id WHERE b.name = :name")
     columns = ", ".join(f"d.{key}" for key in DIAGNOSIS_KEYS)
     with ledger.read() as connection:
-        total = connection.exec_driver_sql(f"SELECT COUNT(*) {query}", (name,)).scalar()
-        rows = connection.exec_driver_sql(
+        total = connection.execute(text(f"SELECT COUNT(*) {query}"), {"name": name}).scalar()
+        rows = connection.execute(text(
             f"SELECT {columns}, b.name, b.content_hash, g.created_at {query} "
-            "ORDER BY g.created_at DESC, g.id DESC LIMIT ? OFFSET ?", (name, limit, offset)).all()
+            "ORDER BY g.created_at DESC, g.id DESC LIMIT :limit OFFSET :offset"),
+            {"name": name, "limit": limit, "offset": offset}).all()
     keys = (*DIAGNOSIS_KEYS, "bot", "content_hash", "created_at")
     return [dict(zip(keys, row, strict=True)) for row in rows], total
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ", ".join("?" * len(values))
 
 
 PAGE = 1000
 """Ids read at once by ``ids_in_order``: the most a reader of every game holds of them."""
 _ORDER = {
-    "all": ("SELECT id, created_at, id FROM games WHERE created_at > ? OR (created_at = ? AND id > ?) "
-            "ORDER BY created_at, id LIMIT ?"),
-    "tournament": ("SELECT id, COALESCE(game_key, ''), id FROM games WHERE tournament_id = ? AND "
-                   "(COALESCE(game_key, '') > ? OR (COALESCE(game_key, '') = ? AND id > ?)) "
-                   "ORDER BY COALESCE(game_key, ''), id LIMIT ?"),
-    "ladder": "SELECT game_id, seq FROM ladder_games WHERE ladder_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    "all": text("SELECT id, created_at, id FROM games WHERE created_at > :key OR (created_at = :key AND id > :id) "
+                "ORDER BY created_at, id LIMIT :page"),
+    "tournament": text("SELECT id, COALESCE(game_key, ''), id FROM games WHERE tournament_id = :scope AND "
+                       "(COALESCE(game_key, '') > :key OR (COALESCE(game_key, '') = :key AND id > :id)) "
+                       "ORDER BY COALESCE(game_key, ''), id LIMIT :page"),
+    "ladder": text("SELECT game_id, seq FROM ladder_games WHERE ladder_id = :scope AND seq > :key "
+                   "ORDER BY seq LIMIT :page"),
 }
 
 
@@ -171,17 +175,17 @@ def ids_in_order(ledger: Ledger, tournament_id: int | None = None, ladder_id: in
     it works."""
     page = page or PAGE
     if tournament_id is not None:
-        sql, after, scope = _ORDER["tournament"], ("", "", ""), (tournament_id,)
+        sql, after = _ORDER["tournament"], {"scope": tournament_id, "key": "", "id": ""}
     elif ladder_id is not None:
-        sql, after, scope = _ORDER["ladder"], (-1,), (ladder_id,)
+        sql, after = _ORDER["ladder"], {"scope": ladder_id, "key": -1}
     else:
-        sql, after, scope = _ORDER["all"], ("", "", ""), ()
+        sql, after = _ORDER["all"], {"key": "", "id": ""}
     while True:
         with ledger.read() as connection:
-            rows = connection.exec_driver_sql(sql, (*scope, *after, page)).all()
+            rows = connection.execute(sql, {**after, "page": page}).all()
         for row in rows:
             yield row[0]
         if len(rows) < page:
             return
         last = rows[-1]
-        after = (last[1],) if ladder_id is not None and tournament_id is None else (last[1], last[1], last[2])
+        after = {**after, "key": last[1], "id": last[2]} if "id" in after else {**after, "key": last[1]}

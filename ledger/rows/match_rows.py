@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import orjson
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
 from ledger import dialect
@@ -74,6 +75,7 @@ class Session:
 
 
 _MATCH = "SELECT id, ladder_id, session_id, deal, entries, attempts FROM ladder_matches"
+_IDS = bindparam("ids", expanding=True)
 
 
 def _claimable(connection: Connection, table: str = "") -> str:
@@ -90,8 +92,9 @@ def top_up(ledger: Ledger, session_id: int, plan: Plan) -> int:
         session = _open_session(connection, session_id)
         if session is None or session.deals >= session.deals_planned:
             return 0
-        waiting = connection.exec_driver_sql(
-            "SELECT COUNT(*) FROM ladder_matches WHERE session_id = ? AND status = 'queued'", (session_id,)).scalar()
+        waiting = connection.execute(text(
+            "SELECT COUNT(*) FROM ladder_matches WHERE session_id = :session_id AND status = 'queued'"),
+            {"session_id": session_id}).scalar()
         if waiting:
             return 0
         count = min(session.batch, session.deals_planned - session.deals)
@@ -99,20 +102,21 @@ def top_up(ledger: Ledger, session_id: int, plan: Plan) -> int:
         if len(tables) != count:
             raise ValueError(f"a plan of {count} deals gave {len(tables)} tables")
         stamp = now()
-        connection.exec_driver_sql(
+        connection.execute(text(
             "INSERT INTO ladder_matches (ladder_id, session_id, deal, entries, status, attempts, created_at) "
-            "VALUES (?, ?, ?, ?, 'queued', 0, ?)",
-            [(session.ladder_id, session_id, session.deals + i, orjson.dumps(table).decode(), stamp)
-             for i, table in enumerate(tables)])
-        connection.exec_driver_sql("UPDATE ladder_sessions SET deals = deals + ? WHERE id = ?", (count, session_id))
+            "VALUES (:ladder_id, :session_id, :deal, :entries, 'queued', 0, :created_at)"),
+            [{"ladder_id": session.ladder_id, "session_id": session_id, "deal": session.deals + i,
+              "entries": orjson.dumps(table).decode(), "created_at": stamp} for i, table in enumerate(tables)])
+        connection.execute(text("UPDATE ladder_sessions SET deals = deals + :count WHERE id = :id"),
+                           {"count": count, "id": session_id})
         return count
 
 
 def _open_session(connection: Connection, session_id: int) -> Session | None:
-    row = connection.exec_driver_sql(
+    row = connection.execute(text(
         "SELECT s.id, s.ladder_id, s.planned, s.batch, s.deals, l.players FROM ladder_sessions s "
-        "JOIN ladders l ON l.id = s.ladder_id WHERE s.id = ? AND s.ended_at IS NULL AND s.planned IS NOT NULL",
-        (session_id,)).first()
+        "JOIN ladders l ON l.id = s.ladder_id WHERE s.id = :id AND s.ended_at IS NULL AND s.planned IS NOT NULL"),
+        {"id": session_id}).first()
     return None if row is None else Session(*row)
 
 
@@ -121,20 +125,19 @@ def claim(ledger: Ledger, ladder_id: int, worker: str, lease: float, limit: int,
     """Take up to ``limit`` matches of the ladder (of one session, if given), oldest first: queued ones, and
     ones whose worker's lease has run out. They are ``worker``'s for ``lease`` seconds, renewed by ``renew``."""
     with ledger.write(serial=False) as connection:
-        only = "" if session_id is None else " AND session_id = ?"
-        ids = [row[0] for row in connection.exec_driver_sql(
-            f"SELECT id FROM ladder_matches WHERE ladder_id = ? AND {_claimable(connection)}{only} "
-            f"ORDER BY id LIMIT ?{dialect.skip_locked(connection)}",
-            (ladder_id, *(() if session_id is None else (session_id,)), limit))]
+        only = "" if session_id is None else " AND session_id = :session_id"
+        ids = [row[0] for row in connection.execute(text(
+            f"SELECT id FROM ladder_matches WHERE ladder_id = :ladder_id AND {_claimable(connection)}{only} "
+            f"ORDER BY id LIMIT :limit{dialect.skip_locked(connection)}"),
+            {"ladder_id": ladder_id, "session_id": session_id, "limit": limit})]
         if not ids:
             return []
-        marks = ", ".join("?" * len(ids))
-        connection.exec_driver_sql(
-            f"UPDATE ladder_matches SET status = 'playing', worker = ?, attempts = attempts + 1, "
-            f"lease_until = {dialect.clock(connection)} + ?, claimed_at = ? WHERE id IN ({marks})",
-            (worker, lease, now(), *ids))
-        return [_match(row) for row in connection.exec_driver_sql(f"{_MATCH} WHERE id IN ({marks}) ORDER BY id",
-                                                                  tuple(ids))]
+        connection.execute(text(
+            f"UPDATE ladder_matches SET status = 'playing', worker = :worker, attempts = attempts + 1, "
+            f"lease_until = {dialect.clock(connection)} + :lease, claimed_at = :claimed_at WHERE id IN :ids"
+        ).bindparams(_IDS), {"worker": worker, "lease": lease, "claimed_at": now(), "ids": ids})
+        return [_match(row) for row in connection.execute(
+            text(f"{_MATCH} WHERE id IN :ids ORDER BY id").bindparams(_IDS), {"ids": ids})]
 
 
 def renew(ledger: Ledger, worker: str, ids: Sequence[int], lease: float) -> set[int]:
@@ -142,18 +145,19 @@ def renew(ledger: Ledger, worker: str, ids: Sequence[int], lease: float) -> set[
     if not ids:
         return set()
     with ledger.write(serial=False) as connection:
-        marks = ", ".join("?" * len(ids))
-        return {row[0] for row in connection.exec_driver_sql(
-            f"UPDATE ladder_matches SET lease_until = {dialect.clock(connection)} + ? WHERE worker = ? AND "
-            f"status = 'playing' AND id IN ({marks}) RETURNING id", (lease, worker, *ids))}
+        return {row[0] for row in connection.execute(text(
+            f"UPDATE ladder_matches SET lease_until = {dialect.clock(connection)} + :lease WHERE worker = :worker "
+            "AND status = 'playing' AND id IN :ids RETURNING id").bindparams(_IDS),
+            {"lease": lease, "worker": worker, "ids": list(ids)})}
 
 
 def finish(connection: Connection, match_id: int, worker: str) -> None:
     """Mark the match stored, inside the transaction that stores its games; Lost (roll it all back) if
     ``worker`` no longer holds it."""
-    if connection.exec_driver_sql(
-            "UPDATE ladder_matches SET status = 'stored', stored_at = ?, lease_until = NULL WHERE id = ? AND "
-            "worker = ? AND status = 'playing'", (now(), match_id, worker)).rowcount != 1:
+    if connection.execute(text(
+            "UPDATE ladder_matches SET status = 'stored', stored_at = :stored_at, lease_until = NULL WHERE id = :id "
+            "AND worker = :worker AND status = 'playing'"),
+            {"stored_at": now(), "id": match_id, "worker": worker}).rowcount != 1:
         raise Lost(f"match {match_id} is no longer this worker's: its lease ran out and another worker claimed it")
 
 
@@ -171,20 +175,21 @@ def _give_up(ledger: Ledger, worker: str, ids: Sequence[int], status: str) -> in
     if not ids:
         return 0
     with ledger.write(serial=False) as connection:
-        return connection.exec_driver_sql(
-            f"UPDATE ladder_matches SET status = ?, worker = NULL, lease_until = NULL WHERE worker = ? AND "
-            f"status = 'playing' AND id IN ({', '.join('?' * len(ids))})", (status, worker, *ids)).rowcount
+        return connection.execute(text(
+            "UPDATE ladder_matches SET status = :status, worker = NULL, lease_until = NULL WHERE worker = :worker "
+            "AND status = 'playing' AND id IN :ids").bindparams(_IDS),
+            {"status": status, "worker": worker, "ids": list(ids)}).rowcount
 
 
 def stop_queueing(ledger: Ledger, session_id: int) -> None:
     """Plan no more of the session: its waiting matches are cancelled and it queues no new deal (the
     matches being played are stored as they end)."""
     with ledger.write() as connection:
-        connection.exec_driver_sql("UPDATE ladder_matches SET status = 'cancelled' WHERE session_id = ? AND "
-                                   "status = 'queued'", (session_id,))
-        connection.exec_driver_sql(
+        connection.execute(text("UPDATE ladder_matches SET status = 'cancelled' WHERE session_id = :session_id AND "
+                                "status = 'queued'"), {"session_id": session_id})
+        connection.execute(text(
             "UPDATE ladder_sessions SET planned = deals * (SELECT players FROM ladders l WHERE l.id = "
-            "ladder_sessions.ladder_id) WHERE id = ? AND planned IS NOT NULL", (session_id,))
+            "ladder_sessions.ladder_id) WHERE id = :id AND planned IS NOT NULL"), {"id": session_id})
 
 
 def done(connection: Connection, session_id: int) -> bool:
@@ -192,9 +197,9 @@ def done(connection: Connection, session_id: int) -> bool:
     session = _open_session(connection, session_id)
     if session is None or session.deals < session.deals_planned:
         return False
-    return not connection.exec_driver_sql(
-        "SELECT COUNT(*) FROM ladder_matches WHERE session_id = ? AND status IN ('queued', 'playing')",
-        (session_id,)).scalar()
+    return not connection.execute(text(
+        "SELECT COUNT(*) FROM ladder_matches WHERE session_id = :session_id AND status IN ('queued', 'playing')"),
+        {"session_id": session_id}).scalar()
 
 
 def open_sessions(ledger: Ledger, ladder_id: int, with_work: bool = False) -> list[int]:
@@ -204,18 +209,18 @@ def open_sessions(ledger: Ledger, ladder_id: int, with_work: bool = False) -> li
         work = ("" if not with_work else
                 " AND (s.deals < (s.planned + l.players - 1) / l.players OR EXISTS (SELECT 1 FROM ladder_matches m "
                 f"WHERE m.session_id = s.id AND {_claimable(connection, 'm.')}))")
-        return [row[0] for row in connection.exec_driver_sql(
-            "SELECT s.id FROM ladder_sessions s JOIN ladders l ON l.id = s.ladder_id WHERE s.ladder_id = ? AND "
-            f"s.ended_at IS NULL AND s.planned IS NOT NULL{work} ORDER BY s.id", (ladder_id,))]
+        return [row[0] for row in connection.execute(text(
+            "SELECT s.id FROM ladder_sessions s JOIN ladders l ON l.id = s.ladder_id WHERE s.ladder_id = :ladder_id "
+            f"AND s.ended_at IS NULL AND s.planned IS NOT NULL{work} ORDER BY s.id"), {"ladder_id": ladder_id})]
 
 
 def matches(ledger: Ledger, ladder_id: int) -> list[dict]:
     """Every match of the ladder with its state, oldest first (what `ladder queue` shows)."""
     keys = ("id", "session", "deal", "entries", "status", "worker", "attempts", "claimed_at", "stored_at")
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
+        rows = connection.execute(text(
             "SELECT id, session_id, deal, entries, status, worker, attempts, claimed_at, stored_at FROM "
-            "ladder_matches WHERE ladder_id = ? ORDER BY id", (ladder_id,)).all()
+            "ladder_matches WHERE ladder_id = :ladder_id ORDER BY id"), {"ladder_id": ladder_id}).all()
     return [dict(zip(keys, (*row[:3], orjson.loads(row[3]), *row[4:]), strict=True)) for row in rows]
 
 

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 import zstandard
+from sqlalchemy import text
 
 from ledger.rows import owner_rows
 from ledger.store import Ledger, LedgerError, now
@@ -48,23 +49,26 @@ def add(ledger: Ledger, ladder_id: int, owner_id: int, name: str, filename: str,
     (NameTaken if it is not theirs to use), with its author's ``description``. Returns the submission's id."""
     with ledger.write() as connection:
         owner_rows.claim(connection, name, owner_id)
-        return connection.exec_driver_sql(
+        return connection.execute(text(
             "INSERT INTO submissions (ladder_id, owner_id, name, filename, entry_point, upload, status, created_at, "
-            "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (ladder_id, owner_id, name, filename, entry_point, upload, PENDING, now(), description)).scalar_one()
+            "description) VALUES (:ladder_id, :owner_id, :name, :filename, :entry_point, :upload, :status, "
+            ":created_at, :description) RETURNING id"),
+            {"ladder_id": ladder_id, "owner_id": owner_id, "name": name, "filename": filename,
+             "entry_point": entry_point, "upload": upload, "status": PENDING, "created_at": now(),
+             "description": description}).scalar_one()
 
 
 def count_since(ledger: Ledger, owner_id: int, since: datetime) -> int:
     """How many submissions the owner made since ``since`` (the per-owner rate limit counts them)."""
     with ledger.read() as connection:
-        return connection.exec_driver_sql(
-            "SELECT COUNT(*) FROM submissions WHERE owner_id = ? AND created_at >= ?",
-            (owner_id, _stamp(since))).scalar()
+        return connection.execute(text(
+            "SELECT COUNT(*) FROM submissions WHERE owner_id = :owner_id AND created_at >= :since"),
+            {"owner_id": owner_id, "since": _stamp(since)}).scalar()
 
 
 def get(ledger: Ledger, submission_id: int) -> dict[str, Any]:
     with ledger.read() as connection:
-        row = connection.exec_driver_sql(f"{_SELECT} WHERE s.id = ?", (submission_id,)).first()
+        row = connection.execute(text(f"{_SELECT} WHERE s.id = :id"), {"id": submission_id}).first()
     if row is None:
         raise UnknownSubmission(f"no submission {submission_id}")
     return _row(row)
@@ -73,18 +77,20 @@ def get(ledger: Ledger, submission_id: int) -> dict[str, Any]:
 def of_owner(ledger: Ledger, owner_id: int, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
     """The owner's submissions, newest first: one page of them and how many there are in all."""
     with ledger.read() as connection:
-        total = connection.exec_driver_sql("SELECT COUNT(*) FROM submissions WHERE owner_id = ?", (owner_id,)).scalar()
-        rows = connection.exec_driver_sql(f"{_SELECT} WHERE s.owner_id = ? ORDER BY s.id DESC LIMIT ? OFFSET ?",
-                                          (owner_id, limit, offset)).all()
+        total = connection.execute(text("SELECT COUNT(*) FROM submissions WHERE owner_id = :owner_id"),
+                                   {"owner_id": owner_id}).scalar()
+        rows = connection.execute(text(f"{_SELECT} WHERE s.owner_id = :owner_id ORDER BY s.id DESC "
+                                       "LIMIT :limit OFFSET :offset"),
+                                  {"owner_id": owner_id, "limit": limit, "offset": offset}).all()
     return [_row(row) for row in rows], total
 
 
 def waiting(ledger: Ledger, ladder_id: int) -> int:
     """Submissions to a ladder not decided yet (pending or being validated)."""
     with ledger.read() as connection:
-        return connection.exec_driver_sql(
-            "SELECT COUNT(*) FROM submissions WHERE ladder_id = ? AND status IN (?, ?)",
-            (ladder_id, PENDING, VALIDATING)).scalar()
+        return connection.execute(text(
+            "SELECT COUNT(*) FROM submissions WHERE ladder_id = :ladder_id AND status IN (:pending, :validating)"),
+            {"ladder_id": ladder_id, "pending": PENDING, "validating": VALIDATING}).scalar()
 
 
 def claim_next(ledger: Ledger, ladder_id: int, at: datetime | None = None) -> tuple[dict[str, Any], bytes] | None:
@@ -93,26 +99,29 @@ def claim_next(ledger: Ledger, ladder_id: int, at: datetime | None = None) -> tu
     after its last attempt is refused (NEVER_FINISHED) instead, and the next one is looked at."""
     at = at or datetime.now(UTC)
     expired = _stamp(at - LEASE)
-    claimable = "(status = ? OR (status = ? AND claimed_at < ?))"
+    claimable = "(status = :pending OR (status = :validating AND claimed_at < :expired))"
+    states = {"pending": PENDING, "validating": VALIDATING, "expired": expired}
     with ledger.write() as connection:
         while True:
-            found = connection.exec_driver_sql(
-                f"SELECT id, attempts FROM submissions WHERE ladder_id = ? AND {claimable} ORDER BY id LIMIT 1",
-                (ladder_id, PENDING, VALIDATING, expired)).first()
+            found = connection.execute(text(
+                f"SELECT id, attempts FROM submissions WHERE ladder_id = :ladder_id AND {claimable} "
+                "ORDER BY id LIMIT 1"), {"ladder_id": ladder_id, **states}).first()
             if found is None:
                 return None
             if found[1] >= MAX_ATTEMPTS:
-                connection.exec_driver_sql(
-                    "UPDATE submissions SET status = ?, reason = ?, decided_at = ? WHERE id = ?",
-                    (REFUSED, NEVER_FINISHED.format(attempts=found[1]), now(), found[0]))
+                connection.execute(text(
+                    "UPDATE submissions SET status = :status, reason = :reason, decided_at = :decided_at "
+                    "WHERE id = :id"),
+                    {"status": REFUSED, "reason": NEVER_FINISHED.format(attempts=found[1]), "decided_at": now(),
+                     "id": found[0]})
                 continue
-            taken = connection.exec_driver_sql(
-                f"UPDATE submissions SET status = ?, claimed_at = ?, attempts = attempts + 1 WHERE id = ? AND "
-                f"{claimable}", (VALIDATING, _stamp(at), found[0], PENDING, VALIDATING, expired)).rowcount
+            taken = connection.execute(text(
+                "UPDATE submissions SET status = :validating, claimed_at = :claimed_at, attempts = attempts + 1 "
+                f"WHERE id = :id AND {claimable}"), {"claimed_at": _stamp(at), "id": found[0], **states}).rowcount
             if taken:
-                row = connection.exec_driver_sql(f"{_SELECT} WHERE s.id = ?", (found[0],)).first()
-                upload = connection.exec_driver_sql("SELECT upload FROM submissions WHERE id = ?",
-                                                    (found[0],)).scalar()
+                row = connection.execute(text(f"{_SELECT} WHERE s.id = :id"), {"id": found[0]}).first()
+                upload = connection.execute(text("SELECT upload FROM submissions WHERE id = :id"),
+                                            {"id": found[0]}).scalar()
                 return _row(row), bytes(upload)
 
 
@@ -120,9 +129,10 @@ def release(ledger: Ledger, submission_id: int) -> None:
     """Give a claimed submission back to the queue at once (its worker is stopping): pending again, the
     attempt not counted."""
     with ledger.write() as connection:
-        connection.exec_driver_sql(
-            "UPDATE submissions SET status = ?, claimed_at = NULL, attempts = attempts - 1 WHERE id = ? AND status = ?",
-            (PENDING, submission_id, VALIDATING))
+        connection.execute(text(
+            "UPDATE submissions SET status = :pending, claimed_at = NULL, attempts = attempts - 1 "
+            "WHERE id = :id AND status = :validating"),
+            {"pending": PENDING, "id": submission_id, "validating": VALIDATING})
 
 
 def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None,
@@ -134,16 +144,18 @@ def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, 
         raise ValueError(f"a submission is decided as {LISTED} or {REFUSED}, not {status}")
     decided = now()
     with ledger.write() as connection:
-        connection.exec_driver_sql(
-            "UPDATE submissions SET status = ?, reason = ?, entry_id = ?, decided_at = ?, diagnosis = ? WHERE id = ?",
-            (status, reason, entry_id, decided, diagnosis, submission_id))
+        connection.execute(text(
+            "UPDATE submissions SET status = :status, reason = :reason, entry_id = :entry_id, "
+            "decided_at = :decided_at, diagnosis = :diagnosis WHERE id = :id"),
+            {"status": status, "reason": reason, "entry_id": entry_id, "decided_at": decided, "diagnosis": diagnosis,
+             "id": submission_id})
         if games:
             packer = zstandard.ZstdCompressor()
-            connection.exec_driver_sql(
+            connection.execute(text(
                 "INSERT INTO validation_games (submission_id, number, game_id, seat, log, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(submission_id, number, game.game_id, game.seat, packer.compress(game.log), decided)
-                 for number, game in enumerate(games, 1)])
+                "VALUES (:submission_id, :number, :game_id, :seat, :log, :created_at)"),
+                [{"submission_id": submission_id, "number": number, "game_id": game.game_id, "seat": game.seat,
+                  "log": packer.compress(game.log), "created_at": decided} for number, game in enumerate(games, 1)])
 
 
 class KeptGame(NamedTuple):
@@ -158,10 +170,11 @@ def validation_games(ledger: Ledger, submission_id: int, owner_id: int) -> list[
     """The validation games of the owner's submission (number, game_id, seat, created_at), in order; empty for
     anyone else's submission."""
     with ledger.read() as connection:
-        found = connection.exec_driver_sql(
+        found = connection.execute(text(
             "SELECT v.number, v.game_id, v.seat, v.created_at FROM validation_games v "
-            "JOIN submissions s ON s.id = v.submission_id WHERE v.submission_id = ? AND s.owner_id = ? "
-            "ORDER BY v.number", (submission_id, owner_id)).all()
+            "JOIN submissions s ON s.id = v.submission_id WHERE v.submission_id = :submission_id "
+            "AND s.owner_id = :owner_id ORDER BY v.number"),
+            {"submission_id": submission_id, "owner_id": owner_id}).all()
     return [dict(zip(("number", "game_id", "seat", "created_at"), row, strict=True)) for row in found]
 
 
@@ -169,9 +182,10 @@ def validation_log(ledger: Ledger, submission_id: int, owner_id: int, number: in
     """(the submitted bot's seat, the whole log) of one validation game of the owner's submission; None for
     anyone else's, and for no such game."""
     with ledger.read() as connection:
-        found = connection.exec_driver_sql(
+        found = connection.execute(text(
             "SELECT v.seat, v.log FROM validation_games v JOIN submissions s ON s.id = v.submission_id "
-            "WHERE v.submission_id = ? AND v.number = ? AND s.owner_id = ?", (submission_id, number, owner_id)).first()
+            "WHERE v.submission_id = :submission_id AND v.number = :number AND s.owner_id = :owner_id"),
+            {"submission_id": submission_id, "number": number, "owner_id": owner_id}).first()
     return None if found is None else (found[0], zstandard.ZstdDecompressor().decompress(bytes(found[1])))
 
 
@@ -179,8 +193,8 @@ def diagnosis_of(ledger: Ledger, submission_id: int, owner_id: int) -> str | Non
     """What a refused submission's bot left behind (its traceback or last stderr lines), for the owner whose
     submission it is; None for anyone else's, for none, and when it left nothing (private, as stderr is)."""
     with ledger.read() as connection:
-        return connection.exec_driver_sql("SELECT diagnosis FROM submissions WHERE id = ? AND owner_id = ?",
-                                          (submission_id, owner_id)).scalar()
+        return connection.execute(text("SELECT diagnosis FROM submissions WHERE id = :id AND owner_id = :owner_id"),
+                                  {"id": submission_id, "owner_id": owner_id}).scalar()
 
 
 def _stamp(moment: datetime) -> str:

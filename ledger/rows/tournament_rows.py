@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 
 from ledger import seeds
@@ -33,15 +33,17 @@ def create(ledger: Ledger, name: str, game: str, spec: str, seed: str, bot_ids: 
     with ledger.write() as connection:
         if connection.execute(select(Tournament.id).where(Tournament.name == name)).first() is not None:
             raise LedgerError(f"a tournament named {name!r} already exists")
-        tournament_id = connection.exec_driver_sql(
+        tournament_id = connection.execute(text(
             "INSERT INTO tournaments (name, game, spec, seed, created_at, seed_commitment, seed_origin, seed_nonce) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (name, game, spec, "" if committed.secret else seed, now(), committed.commitment, committed.origin,
-             committed.nonce),
+            "VALUES (:name, :game, :spec, :seed, :created_at, :seed_commitment, :seed_origin, :seed_nonce) "
+            "RETURNING id"),
+            {"name": name, "game": game, "spec": spec, "seed": "" if committed.secret else seed, "created_at": now(),
+             "seed_commitment": committed.commitment, "seed_origin": committed.origin,
+             "seed_nonce": committed.nonce},
         ).scalar_one()
-        connection.exec_driver_sql(
-            "INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?)",
-            [(tournament_id, bot_id) for bot_id in sorted(set(bot_ids))],
+        connection.execute(
+            text("INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (:tournament_id, :bot_id)"),
+            [{"tournament_id": tournament_id, "bot_id": bot_id} for bot_id in sorted(set(bot_ids))],
         )
         return tournament_id
 
@@ -49,11 +51,13 @@ def create(ledger: Ledger, name: str, game: str, spec: str, seed: str, bot_ids: 
 def collecting_imports(connection: Connection, name: str, game: str, bot_ids: Sequence[int]) -> int:
     """The id of the tournament ``name`` that imported games of ``game`` are recorded in (made if
     new), with ``bot_ids`` among its entrants; LedgerError for a played tournament or another game."""
-    row = connection.exec_driver_sql("SELECT id, game, spec FROM tournaments WHERE name = ?", (name,)).first()
+    row = connection.execute(text("SELECT id, game, spec FROM tournaments WHERE name = :name"), {"name": name}).first()
     if row is None:
-        tournament_id = connection.exec_driver_sql(
-            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
-            (name, game, canonical({"kind": IMPORTED, "game": game}).decode(), "", now())).scalar_one()
+        tournament_id = connection.execute(text(
+            "INSERT INTO tournaments (name, game, spec, seed, created_at) "
+            "VALUES (:name, :game, :spec, '', :created_at) RETURNING id"),
+            {"name": name, "game": game, "spec": canonical({"kind": IMPORTED, "game": game}).decode(),
+             "created_at": now()}).scalar_one()
     else:
         tournament_id, stored_game, spec = row
         if loads(spec).get("kind") != IMPORTED:
@@ -61,9 +65,9 @@ def collecting_imports(connection: Connection, name: str, game: str, bot_ids: Se
                               "--tournament")
         if stored_game != game:
             raise LedgerError(f"tournament {name!r} holds {stored_game} games, not {game}")
-    connection.exec_driver_sql(
-        "INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-        [(tournament_id, bot_id) for bot_id in sorted(set(bot_ids))])
+    connection.execute(text(
+        "INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (:tournament_id, :bot_id) ON CONFLICT DO NOTHING"),
+        [{"tournament_id": tournament_id, "bot_id": bot_id} for bot_id in sorted(set(bot_ids))])
     return tournament_id
 
 
@@ -90,7 +94,7 @@ def get(ledger: Ledger, ref: str) -> dict[str, Any]:
     found = find(ledger, ref)
     if found is None:
         with ledger.read() as connection:
-            names = [r[0] for r in connection.exec_driver_sql("SELECT name FROM tournaments ORDER BY id DESC LIMIT 5")]
+            names = [r[0] for r in connection.execute(text("SELECT name FROM tournaments ORDER BY id DESC LIMIT 5"))]
         hint = f" (recent: {', '.join(names)})" if names else " (the database has none)"
         raise UnknownTournament(f"no tournament {ref!r} in {ledger.url}{hint}")
     return found
@@ -98,30 +102,32 @@ def get(ledger: Ledger, ref: str) -> dict[str, Any]:
 
 def latest(ledger: Ledger) -> dict[str, Any] | None:
     with ledger.read() as connection:
-        row = connection.exec_driver_sql("SELECT id FROM tournaments ORDER BY id DESC LIMIT 1").first()
+        row = connection.execute(text("SELECT id FROM tournaments ORDER BY id DESC LIMIT 1")).first()
     return find(ledger, str(row[0])) if row else None
 
 
 def entrants(ledger: Ledger, tournament_id: int) -> dict[str, int]:
     """A tournament's bots: name -> bot id (the short id tables show), the first version of a name that has several."""
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT b.name, b.id FROM tournament_bots t JOIN bots b ON b.id = t.bot_id WHERE t.tournament_id = ? "
-            "ORDER BY b.id DESC", (tournament_id,)).all()
+        rows = connection.execute(text(
+            "SELECT b.name, b.id FROM tournament_bots t JOIN bots b ON b.id = t.bot_id "
+            "WHERE t.tournament_id = :tournament_id ORDER BY b.id DESC"), {"tournament_id": tournament_id}).all()
     return dict(rows)
 
 
 def game_keys(ledger: Ledger, tournament_id: int) -> set[str]:
     """Keys of the games of a tournament already stored (each stored whole, so finished)."""
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql("SELECT game_key FROM games WHERE tournament_id = ?", (tournament_id,))
+        rows = connection.execute(text("SELECT game_key FROM games WHERE tournament_id = :tournament_id"),
+                                  {"tournament_id": tournament_id})
         return {row[0] for row in rows}
 
 
 def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT id FROM games WHERE tournament_id = ? ORDER BY game_key", (tournament_id,))
+        rows = connection.execute(text(
+            "SELECT id FROM games WHERE tournament_id = :tournament_id ORDER BY game_key"),
+            {"tournament_id": tournament_id})
         return [row[0] for row in rows]
 
 
@@ -134,22 +140,23 @@ SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
 def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
     """Every tournament with its entrants and stored games counted, oldest first."""
     with ledger.read() as connection:
-        rows = connection.exec_driver_sql(f"{SUMMARY} ORDER BY t.id")
+        rows = connection.execute(text(f"{SUMMARY} ORDER BY t.id"))
         return [dict(zip(SUMMARY_KEYS, row, strict=True)) for row in rows]
 
 
 def newest(ledger: Ledger, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
     """One page of the tournaments, newest first, as ``all_tournaments`` gives them, and how many there are."""
     with ledger.read() as connection:
-        total = connection.exec_driver_sql("SELECT COUNT(*) FROM tournaments").scalar()
-        rows = connection.exec_driver_sql(f"{SUMMARY} ORDER BY t.id DESC LIMIT ? OFFSET ?", (limit, offset))
+        total = connection.execute(text("SELECT COUNT(*) FROM tournaments")).scalar()
+        rows = connection.execute(text(f"{SUMMARY} ORDER BY t.id DESC LIMIT :limit OFFSET :offset"),
+                                  {"limit": limit, "offset": offset})
         return [dict(zip(SUMMARY_KEYS, row, strict=True)) for row in rows], total
 
 
 def summary(ledger: Ledger, tournament_id: int) -> dict[str, Any]:
     """One tournament as ``all_tournaments`` gives it."""
     with ledger.read() as connection:
-        row = connection.exec_driver_sql(f"{SUMMARY} WHERE t.id = ?", (tournament_id,)).first()
+        row = connection.execute(text(f"{SUMMARY} WHERE t.id = :id"), {"id": tournament_id}).first()
         return dict(zip(SUMMARY_KEYS, row, strict=True))
 
 
@@ -177,11 +184,12 @@ def reveal(ledger: Ledger, tournament_id: int, seed: str) -> bool:
     LedgerError if it is not the committed seed (never stored then).
     """
     with ledger.write() as connection:
-        row = connection.exec_driver_sql(
-            "SELECT seed, seed_commitment FROM tournaments WHERE id = ?", (tournament_id,)).first()
+        row = connection.execute(text(
+            "SELECT seed, seed_commitment FROM tournaments WHERE id = :id"), {"id": tournament_id}).first()
         if row is None or row[0]:
             return False
         if seeds.commitment(seed) != row[1]:
             raise LedgerError(f"tournament {tournament_id}: the seed to reveal does not match its commitment")
-        connection.exec_driver_sql("UPDATE tournaments SET seed = ? WHERE id = ?", (seed, tournament_id))
+        connection.execute(text("UPDATE tournaments SET seed = :seed WHERE id = :id"),
+                           {"seed": seed, "id": tournament_id})
         return True

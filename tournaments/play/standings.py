@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from sqlalchemy import text
+
 from ledger import read_models
 from ledger.canonical import loads
 from ledger.rows import tournament_rows
@@ -15,6 +17,9 @@ from replays.facts import Trust
 from replays.record import Recorded, forfeit_seat
 from tournaments.play.defaults import BOOTSTRAP, CURVATURE
 from tournaments.ratings import elo as ratings
+
+GAMES_COUNTED = text("SELECT COUNT(*) FROM game_results WHERE tournament_id = :id")
+"""How many games a tournament's read models have counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +129,7 @@ def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: di
     row = tournament_rows.get(ledger, ref)
     with ledger.read() as connection:
         bots, pairs = read_models.tournament(connection, row["id"])
-        games = connection.exec_driver_sql("SELECT COUNT(*) FROM game_results WHERE tournament_id = ?",
-                                           (row["id"],)).scalar()
+        games = connection.execute(GAMES_COUNTED, {"id": row["id"]}).scalar()
         trust = facts.trust(ledger, tournament_rows.scope(row), connection) if vouched else Trust()
         found = facts.read(ledger, tournament_rows.scope(row), connection) if check or interval == BOOTSTRAP \
             else None
@@ -156,8 +160,7 @@ class Running:
             for table in ("tournament_standings", "tournament_pairs"):
                 self.rows[table] = {key: list(values) for key, values in read_models.table_rows(
                     connection, table, "WHERE tournament_id = ?", (tournament["id"],)).items()}
-            self.games = connection.exec_driver_sql("SELECT COUNT(*) FROM game_results WHERE tournament_id = ?",
-                                                    (tournament["id"],)).scalar()
+            self.games = connection.execute(GAMES_COUNTED, {"id": tournament["id"]}).scalar()
         self.fitted: dict[str, float] = {}
 
     def add(self, recorded: Recorded) -> None:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
+from sqlalchemy import text
 
 from ledger import read_models
 from ledger.canonical import loads
@@ -113,8 +114,8 @@ def progress(site: Site, row: dict, games: int) -> schemas.Progress:
 
     scheduled, finished = site.caches["standings"].get(("progress", row["id"], games), over)
     with site.ledger.read() as connection:
-        last = connection.exec_driver_sql("SELECT MAX(created_at) FROM games WHERE tournament_id = ?",
-                                          (row["id"],)).scalar()
+        last = connection.execute(text("SELECT MAX(created_at) FROM games WHERE tournament_id = :id"),
+                                  {"id": row["id"]}).scalar()
     if finished:
         state = "finished"
     else:

@@ -68,13 +68,13 @@ def hold_checkpoints(verdict: Verdict, audit: checkpoints.Audit) -> None:
     for game_id, what in audit.problems:
         verdict.fail(game_id, what)
     if audit.latest is None:
-        if audit.members:
+        if audit.stored:
             verdict.notes.append("no checkpoint yet")
     else:
         verdict.notes.append(f"checkpoint {audit.latest.fingerprint} over {audit.latest.games} games "
                              f"({audit.latest.state})")
-        if audit.uncovered and not audit.problems:
-            verdict.notes.append(f"{len(audit.uncovered)} games stored after it")
+        if audit.stored_after and not audit.problems:
+            verdict.notes.append(f"{audit.stored_after} games stored after it")
 
 
 def opened(connection: Connection, scope: checkpoints.Scope, public: bytes | None
@@ -100,7 +100,7 @@ def tournament(ledger: Ledger, row: dict[str, Any], public: bytes | None, page: 
     with ledger.read() as connection:
         verdict = Verdict(str(scope))
         verdict.games = connection.execute(COUNT, {"id": row["id"]}).scalar_one()
-        hold_checkpoints(verdict, checkpoints.audit(connection, scope, public))
+        hold_checkpoints(verdict, checkpoints.audit(connection, scope, public, keep=False))
         if tournament_rows.kind(row) == tournament_rows.IMPORTED:
             return verdict
         spec = loads(row["spec"])

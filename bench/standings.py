@@ -22,11 +22,16 @@ cost, and the memory of `run` and `standings` at two sizes.
 
 3. The peak RSS of `tourney standings` on the tournament of part 1 and on one a tenth its size, and of
    `tourney replay verify --db --jobs 0 --quiet` on both (every game refolded in one process, its ids streamed
-   from the ledger; the bench's tournament has no plan of its own, so each game also fails the whole
-   tournament's plan check, one line each, and the command exits 1 after its summary):
+   from the ledger, then the whole tournament's check, a page at a time: the bench's games sit at random
+   tables of the round robin its spec plans, one deal each, so each is held against its place in the plan):
 
        memory: command=standings games=N peak_rss_mb=X
        memory: command=verify games=N peak_rss_mb=X
+
+   and the whole-tournament check alone (tournaments.play.tournament_audit.tournament, in a process of its own), the
+   peak of its Python allocations (tracemalloc), which the interpreter's share of the RSS does not blur:
+
+       memory: command=verify-tournament-check games=N peak_traced_mb=X
 
 Usage: python bench/standings.py [--keep DIR] [--bots 400] [--games 10000] [--report-games 10000]
 """
@@ -42,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from math import comb
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,6 +88,28 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """`tourney replay verify` as a child, its peak RSS (KiB) told; exit 1 (a failed check) is a result here."""
 
 
+CHECKER = """
+import sys, tracemalloc
+from ledger import tournaments as tournament_rows
+from ledger.store import Ledger
+from tournaments.play import audit
+ledger = Ledger(sys.argv[1], read_only=True)
+row = tournament_rows.get(ledger, "cup")
+tracemalloc.start()
+verdict = audit.tournament(ledger, row, ledger.public_key())
+print(tracemalloc.get_traced_memory()[1], verdict.ok)
+"""
+"""The whole-tournament check of `replay verify --db` alone (tournaments.play.tournament_audit), its Python
+allocations' peak told (tracemalloc: what it holds, without the interpreter's and the imports' share of the RSS)."""
+
+
+def check_peak(path: Path) -> float:
+    """Peak MiB of the Python allocations of the whole-tournament check of the ledger at ``path``."""
+    out = subprocess.run([sys.executable, "-c", CHECKER, str(path)], check=True, capture_output=True, text=True,
+                         cwd=ROOT)
+    return int(out.stdout.split()[0]) / 2**20
+
+
 def verify_rss(path: Path) -> float:
     """Peak RSS MiB of `tourney replay verify --db PATH --jobs 0 --quiet` (every game verified in that process)."""
     out = subprocess.run([sys.executable, "-c", VERIFIER, sys.executable, "-m", "tournaments", "replay", "verify",
@@ -100,11 +128,15 @@ def build(path: Path, bots: int, games: int, game: str = GAME, seed: str = "benc
     from replays.archive import finished_game
     from tournaments.bots.spec import BUILTIN, BotSpec
     from tournaments.play import runner
+    from tournaments.play.plan_pages import unrank
     from tournaments.play.schedule import Scheduled, deal_seed
     from tournaments.play.writer import GroupCommit
 
-    ledger = Ledger(str(path))
     seats = registry.get(game).default_seats
+    if games // seats > comb(bots, seats):
+        sys.exit(f"error: {games} games of one deal from each of {seats} seats need {games // seats} tables; "
+                 f"{bots} bots make {comb(bots, seats)}: give more --bots or fewer --games")
+    ledger = Ledger(str(path))
     names = [f"bot{i:03d}" for i in range(bots)]
     specs = tuple(BotSpec(name, BUILTIN, "", hashlib.sha256(name.encode()).hexdigest()) for name in names)
     spec = runner.Spec(game, seats, 1, seed, 1.0, 5.0, specs)
@@ -117,12 +149,14 @@ def build(path: Path, bots: int, games: int, game: str = GAME, seed: str = "benc
         [finished_game(r.recorded, [ids[s.name] for s in r.recorded.seats], r.scores, cup["id"], r.key)
          for r in group], connection), lambda _result: False, lambda _result, _new: None)
     jobs = []
-    for deal in range(games // seats):
-        table = rng.sample(names, seats)
+    # Tables of the round robin the spec plans (one deal each), drawn at random: the games sit where the plan puts
+    # them, so `replay verify --db` checks each against its place (the plan is far from over: a note, no failure).
+    for table in rng.sample(range(comb(bots, seats)), games // seats):
+        members = unrank(sorted(names), seats, table)
         for rotation in range(seats):
-            seated = tuple(table[rotation:] + table[:rotation])
-            jobs.append(runner.Job(spec, Scheduled(f"d{deal}-r{rotation}", deal, 0, rotation, seated,
-                                                   deal_seed(seed, deal, 0))))
+            seated = members[rotation:] + members[:rotation]
+            jobs.append(runner.Job(spec, Scheduled(f"t{table}-d0-r{rotation}", table, 0, rotation, seated,
+                                                   deal_seed(seed, table, 0))))
     for number, result in enumerate(runner.results(jobs, 2), start=1):
         writer.add(result)
         if number % checkpoints.EVERY == 0:
@@ -184,6 +218,9 @@ def main() -> None:
         print(f"memory: command=standings games={games} peak_rss_mb={rss:.0f}", flush=True)
     for games, path in sorted(sizes.items()):
         print(f"memory: command=verify games={games} peak_rss_mb={verify_rss(path):.0f}", flush=True)
+    for games, path in sorted(sizes.items()):
+        print(f"memory: command=verify-tournament-check games={games} peak_traced_mb={check_peak(path):.1f}",
+              flush=True)
     if args.no_report:
         return
 

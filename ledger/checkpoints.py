@@ -23,7 +23,7 @@ triggers).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import text
@@ -99,6 +99,11 @@ class Audit:
     """How many of ``members`` (the first ones) the last checkpoint vouches for."""
     problems: list[tuple[str | None, str]] = field(default_factory=list)
     """(game id or None, what is wrong), in the order found."""
+    stored: int = 0
+    """How many games the chain holds (``len(members)`` when they are kept)."""
+    tail: list[Member] | None = None
+    """When the members are not kept: those the last checkpoint does not cover (what a reader vouches for one by
+    one; a writer appends a checkpoint every ``EVERY`` games)."""
 
     @property
     def latest(self) -> Checkpoint | None:
@@ -106,7 +111,12 @@ class Audit:
 
     @property
     def uncovered(self) -> list[Member]:
-        return self.members[self.covered:]
+        return self.members[self.covered:] if self.tail is None else self.tail
+
+    @property
+    def stored_after(self) -> int:
+        """How many games the last checkpoint does not cover."""
+        return self.stored - self.covered
 
 
 def members(connection: Connection, scope: Scope, after: int = 0) -> list[Member]:
@@ -119,6 +129,26 @@ def members(connection: Connection, scope: Scope, after: int = 0) -> list[Member
                  "ON g.id = l.game_id WHERE l.ladder_id = :scope AND l.seq > :after ORDER BY l.seq")
     return [Member(order, game_id, key or "", head or "", signature) for order, game_id, key, head, signature
             in connection.execute(text(query), {"scope": scope.id, "after": after})]
+
+
+PAGE = 1000
+"""Members read at once by ``audit`` when it does not keep them."""
+_PAGED = {
+    TOURNAMENT: text("SELECT store_seq, id, game_key, head, signature FROM games WHERE tournament_id = :id "
+                     "AND store_seq IS NOT NULL AND store_seq > :after ORDER BY store_seq LIMIT :page"),
+    LADDER: text("SELECT l.seq, g.id, g.game_key, g.head, g.signature FROM ladder_games l JOIN games g "
+                 "ON g.id = l.game_id WHERE l.ladder_id = :id AND l.seq > :after ORDER BY l.seq LIMIT :page"),
+}
+
+
+def paged_members(connection: Connection, scope: Scope, page: int | None = None) -> Iterator[Member]:
+    """``members``, read ``page`` (default ``PAGE``) at a time after the last one read (keyset paging), none of
+    them kept."""
+    page, after = page or PAGE, 0
+    while rows := connection.execute(_PAGED[scope.kind], {"id": scope.id, "after": after, "page": page}).all():
+        for order, game_id, key, head, signature in rows:
+            yield Member(order, game_id, key or "", head or "", signature)
+        after = rows[-1][0]
 
 
 def extend(root: str | None, chained: Sequence[Member]) -> str:
@@ -166,15 +196,19 @@ def write(ledger: Ledger, scope: Scope, complete: bool = False, connection: Conn
     return Checkpoint(seq, games, through, root, state, signature, created)
 
 
-def audit(connection: Connection, scope: Scope, public: bytes | None) -> Audit:
+def audit(connection: Connection, scope: Scope, public: bytes | None, keep: bool = True) -> Audit:
     """Recompute the scope's chain and hold every checkpoint against it.
 
     With ``public`` (the ledger's key), each checkpoint's signature is checked too. Never
     raises for what it finds: ``problems`` lists it (a removed or changed game names the
-    checkpoint it breaks; an added one after a complete checkpoint is named itself).
+    checkpoint it breaks; an added one after a complete checkpoint is named itself). With ``keep``
+    False, the chain is read a page at a time and not kept (``members`` stays empty; ``stored`` and
+    ``covered`` count them, ``tail`` holds those after the last checkpoint): what a reader of a large
+    scope holds is a page and the games stored since its last checkpoint.
     """
-    result = Audit(scope, members(connection, scope), stored(connection, scope))
-    chain = result.members
+    chain = members(connection, scope) if keep else []
+    result = Audit(scope, chain, stored(connection, scope))
+    ahead = _Ahead(iter(chain) if keep else paged_members(connection, scope))
     done, root = 0, None
     for checkpoint in result.checkpoints:
         where = f"checkpoint {checkpoint.seq} of {scope} ({checkpoint.games} games, root {checkpoint.fingerprint}…)"
@@ -183,23 +217,57 @@ def audit(connection: Connection, scope: Scope, public: bytes | None) -> Audit:
                 signing_keys.checkpoint_message(scope.kind, scope.name, checkpoint.games, checkpoint.root,
                                                 checkpoint.state)):
             result.problems.append((None, f"{where}: its signature does not hold under the ledger key"))
+            result.stored = done + ahead.count_rest()
             return result
-        span = [m for m in chain[done:] if m.order <= checkpoint.through]
-        if done + len(span) != checkpoint.games:
-            result.problems.append((None, f"{where}: {done + len(span)} games are stored up to where it ends: "
-                                          f"a game was {'removed' if done + len(span) < checkpoint.games else 'added'}"
+        value, span = bytes.fromhex(root) if root else _ZERO, 0
+        sha256 = hashlib.sha256
+        for member in ahead.through(checkpoint.through):
+            value = sha256(value + f"{member.game_id}\x00{member.key}\x00{member.head}".encode()).digest()
+            span += 1
+        if done + span != checkpoint.games:
+            result.problems.append((None, f"{where}: {done + span} games are stored up to where it ends: "
+                                          f"a game was {'removed' if done + span < checkpoint.games else 'added'}"
                                           " or moved"))
+            result.stored = done + span + ahead.count_rest()
             return result
-        root = extend(root, span)
+        root = value.hex()
         if root != checkpoint.root:
             result.problems.append((None, f"{where}: the stored games give root {root[:16]}…: a game it covers "
                                           "was changed, re-sealed, replaced or moved"))
+            result.stored = done + span + ahead.count_rest()
             return result
         done = checkpoint.games
         result.covered = done
     latest = result.latest
-    if latest is not None and latest.state == COMPLETE:
-        for member in result.uncovered:
+    result.stored = done
+    result.tail = None if keep else []
+    for member in ahead.rest():
+        result.stored += 1
+        if result.tail is not None:
+            result.tail.append(member)
+        if latest is not None and latest.state == COMPLETE:
             result.problems.append((member.game_id, f"stored after the complete checkpoint {latest.seq} of {scope}: "
                                                     "a game was added"))
     return result
+
+
+class _Ahead:
+    """Members in chain order, one looked at before it is taken (where a checkpoint's span ends)."""
+
+    def __init__(self, source: Iterator[Member]) -> None:
+        self.source = source
+        self.next: Member | None = next(source, None)
+
+    def through(self, order: int) -> Iterator[Member]:
+        """The members up to ``order`` (taken)."""
+        while self.next is not None and self.next.order <= order:
+            member, self.next = self.next, next(self.source, None)
+            yield member
+
+    def rest(self) -> Iterator[Member]:
+        while self.next is not None:
+            member, self.next = self.next, next(self.source, None)
+            yield member
+
+    def count_rest(self) -> int:
+        return sum(1 for _ in self.rest())

@@ -190,7 +190,7 @@ def trust(ledger: Ledger, scope: Scope, connection: Connection) -> Trust:
     checks each game's rows against its events: `tourney db audit` and `replay verify --db` do that.)"""
     key = ledger.key_row(connection)
     public, signs_from = key if key is not None else (None, None)
-    audit = checkpoints.audit(connection, scope, public)
+    audit = checkpoints.audit(connection, scope, public, keep=False)
     if audit.problems:
         raise Tampered(*audit.problems[0])
     found = Trust(None if public is None else fingerprint(public), audit.latest, audit.covered)

@@ -29,8 +29,21 @@ def scoped(ledger):
 
 
 def audit(ledger, scope):
+    """The audit keeping the chain; the one that reads it a page at a time (two games here) must say the same."""
     with ledger.read() as connection:
-        return checkpoints.audit(connection, scope, ledger.public_key())
+        kept = checkpoints.audit(connection, scope, ledger.public_key())
+        paged = checkpoints.PAGE
+        checkpoints.PAGE = 2
+        try:
+            streamed = checkpoints.audit(connection, scope, ledger.public_key(), keep=False)
+        finally:
+            checkpoints.PAGE = paged
+    assert streamed.members == [] and kept.stored == len(kept.members)
+    assert (streamed.problems, streamed.covered, streamed.stored, streamed.checkpoints) == \
+        (kept.problems, kept.covered, kept.stored, kept.checkpoints)
+    if not kept.problems:
+        assert streamed.uncovered == kept.uncovered and streamed.stored_after == len(kept.uncovered)
+    return kept
 
 
 def test_extending_a_root_equals_computing_it_whole():
@@ -77,6 +90,19 @@ def test_the_audit_names_what_breaks_a_checkpoint(scoped, backend, tamper, probl
         connection.commit()
     found = audit(ledger, scope).problems
     assert len(found) == 1 and problem in found[0][1], found
+
+
+def test_the_games_after_the_last_checkpoint_are_counted_and_listed(scoped):
+    """Three games covered, two stored after: both audits count five, three covered, and list the last two."""
+    ledger, scope = scoped
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE games SET tournament_id = NULL WHERE id IN ('g3', 'g4')")
+    checkpoints.write(ledger, scope)
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE games SET tournament_id = 1 WHERE id IN ('g3', 'g4')")
+    result = audit(ledger, scope)
+    assert (result.problems, result.covered, result.stored) == ([], 3, 5)
+    assert [member.game_id for member in result.uncovered] == ["g3", "g4"]
 
 
 def test_a_game_added_after_a_complete_checkpoint_is_named(scoped):

@@ -214,9 +214,10 @@ class SwissPlan:
             played.append(drawn)
         return None
 
-    def draw(self, number: int, played: list[Round], stored: Stored) -> Round:
-        """Round ``number``'s tables and byes from the rounds before it."""
-        ranked = standings(self.bots, played, stored, self.seed, self.games * self.players)
+    def draw(self, number: int, played: list[Round], stored: Stored, score: Mapping[str, float] | None = None
+             ) -> Round:
+        """Round ``number``'s tables and byes from the rounds before it (``score``: see ``standings``)."""
+        ranked = standings(self.bots, played, stored, self.seed, self.games * self.players, score)
         order = [s.bot for s in ranked]
         byes_so_far = {s.bot: s.byes for s in ranked}
         spare = len(order) % self.players
@@ -232,17 +233,28 @@ class SwissPlan:
         return Round(number, tables, byes, games)
 
 
-def standings(bots: Sequence[str], played: Sequence[Round], stored: Stored, seed: str,
-              round_points: float) -> list[Standing]:
-    """Bots best first by score, then Buchholz, then their lot (a seeded draw)."""
-    score = dict.fromkeys(bots, 0.0)
-    byes = dict.fromkeys(bots, 0)
+def scores(bots: Sequence[str], played: Sequence[Round], stored: Stored, round_points: float,
+           score: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Each bot's Swiss score after ``played`` (its games' scores and its byes, round after round), added to
+    ``score`` (the score after earlier rounds) when given: a reader of one round at a time keeps only this."""
+    out = dict.fromkeys(bots, 0.0) if score is None else dict(score)
     for r in played:
         for game in r.games:
             for bot, points in game_score(stored[game.key]).items():
-                score[bot] += points
+                out[bot] += points
         for bot in r.byes:
-            score[bot] += round_points / 2.0  # a bye counts as a round of draws
+            out[bot] += round_points / 2.0  # a bye counts as a round of draws
+    return out
+
+
+def standings(bots: Sequence[str], played: Sequence[Round], stored: Stored, seed: str,
+              round_points: float, score: Mapping[str, float] | None = None) -> list[Standing]:
+    """Bots best first by score, then Buchholz, then their lot (a seeded draw). ``score``: the bots' scores after
+    ``played`` already summed (``scores``; then neither ``stored`` nor the rounds' games are read)."""
+    score = scores(bots, played, stored, round_points) if score is None else score
+    byes = dict.fromkeys(bots, 0)
+    for r in played:
+        for bot in r.byes:
             byes[bot] += 1
     buchholz = dict.fromkeys(bots, 0.0)
     for r in played:

@@ -15,10 +15,12 @@ Each game is verified on its own by replays.game_audit; this checks what no sing
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
 from ledger import checkpoints, closing, seeds
@@ -26,8 +28,7 @@ from ledger.canonical import loads
 from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
 from replays import facts
-from tournaments.play import formats, results
-from tournaments.play.candidate_match import MATCH, Match
+from tournaments.play import plan_pages
 from tournaments.play.schedule import Scheduled, ScheduleError
 
 
@@ -66,13 +67,13 @@ def hold_checkpoints(verdict: Verdict, audit: checkpoints.Audit) -> None:
     for game_id, what in audit.problems:
         verdict.fail(game_id, what)
     if audit.latest is None:
-        if audit.members:
+        if audit.stored:
             verdict.notes.append("no checkpoint yet")
     else:
         verdict.notes.append(f"checkpoint {audit.latest.fingerprint} over {audit.latest.games} games "
                              f"({audit.latest.state})")
-        if audit.uncovered and not audit.problems:
-            verdict.notes.append(f"{len(audit.uncovered)} games stored after it")
+        if audit.stored_after and not audit.problems:
+            verdict.notes.append(f"{audit.stored_after} games stored after it")
 
 
 def opened(connection: Connection, scope: checkpoints.Scope, public: bytes | None
@@ -89,76 +90,87 @@ def opened(connection: Connection, scope: checkpoints.Scope, public: bytes | Non
     return verdict, audit, found
 
 
-def tournament(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict:
-    """Verify one tournament (the module docstring says what)."""
+def tournament(ledger: Ledger, row: dict[str, Any], public: bytes | None, page: int = plan_pages.PAGE) -> Verdict:
+    """Verify one tournament (the module docstring says what), ``page`` games at a time: the plan is walked stage by
+    stage (tournaments.play.plan_pages: a Swiss round's draw reads the rounds before it a page at a time), then the
+    stored games are read by game id a page at a time, each held against the game the plan gives its key. What
+    is kept is a page, the plan's stages (never its games) and counters: the memory does not grow with the games."""
+    scope = tournament_rows.scope(row)
     with ledger.read() as connection:
-        verdict, _audit, found = opened(connection, tournament_rows.scope(row), public)
-    if tournament_rows.kind(row) == tournament_rows.IMPORTED:
-        return verdict
-    spec = loads(row["spec"])
-    seed = _seed(verdict, row, spec)
-    if seed is None:
-        # A Swiss draw (and so every later game's place) comes from the seed: checked once it is revealed.
-        verdict.notes.append("its games' places in the plan are checked once the seed is revealed")
-        return verdict
-    results = {fact.key: [(seat.bot, seat.rank) for seat in fact.seats] for fact in found}
-    try:
-        planned, over = walk(spec, seed, results)
-    except (KeyError, TypeError, ValueError, ScheduleError) as error:
-        verdict.fail(None, f"its spec does not make a plan ({error})")
-        return verdict
-    hashes = {bot["name"]: bot["hash"] for bot in spec["bots"]}
-    for fact in found:
-        scheduled = planned.get(fact.key)
-        if scheduled is None:
-            verdict.fail(fact.game_id, f"its key {fact.key!r} is not one of the tournament's plan")
-            continue
-        seated = tuple(seat.bot for seat in fact.seats)
-        if seated != scheduled.bots or any(hashes.get(seat.bot) != seat.hash for seat in fact.seats):
-            verdict.fail(fact.game_id, f"its seats hold {', '.join(seated)}; its key {fact.key} seats "
-                                       f"{', '.join(scheduled.bots)} (with the content hashes of the spec)")
-        elif fact.seed != scheduled.seed:
-            source = "names in the tournament's deal book" if spec.get("deals") is not None else \
-                "derives from the tournament's seed"
-            verdict.fail(fact.game_id, f"it was not dealt from the seed its key {fact.key} {source}")
+        verdict = Verdict(str(scope))
+        verdict.games = connection.execute(COUNT, {"id": row["id"]}).scalar_one()
+        hold_checkpoints(verdict, checkpoints.audit(connection, scope, public, keep=False))
+        if tournament_rows.kind(row) == tournament_rows.IMPORTED:
+            return verdict
+        spec = loads(row["spec"])
+        seed = _seed(verdict, row, spec)
+        if seed is None:
+            # A Swiss draw (and so every later game's place) comes from the seed: checked once it is revealed.
+            verdict.notes.append("its games' places in the plan are checked once the seed is revealed")
+            return verdict
+        try:
+            walked = plan_pages.walk(spec, seed, functools.partial(results_of, connection, row["id"]), page)
+        except (KeyError, TypeError, ValueError, ScheduleError) as error:
+            verdict.fail(None, f"its spec does not make a plan ({error})")
+            return verdict
+        over = held(connection, row["id"], spec, walked, verdict, page)
     if over and committed_secret(row) and tournament_rows.revealed(row) is None and not verdict.problems:
         verdict.notes.append("every game is stored but the drawn seed is not revealed yet: "
                              "`tourney run ... --resume` reveals it")
     return verdict
 
 
-@dataclass(frozen=True, slots=True)
-class _Entrants:
-    """What a format's plan reads of a stored spec (tournaments.play.formats.Entrants)."""
-
-    players: int
-    games: int
-    seed: str
-    bot_names: list[str]
-    deals: list[str] | None = None
+COUNT = text("SELECT COUNT(*) FROM games WHERE tournament_id = :id")
+PAGE_BY_ID = text("SELECT id FROM games WHERE tournament_id = :id AND id > :after ORDER BY id LIMIT :page")
+IDS_OF_KEYS = text("SELECT id FROM games WHERE tournament_id = :id AND game_key IN :keys").bindparams(
+    bindparam("keys", expanding=True))
 
 
-def plan_of(spec: dict[str, Any], seed: str):
-    """The plan a stored spec makes with ``seed``: its format's (a round robin's when it names none)."""
-    described = spec.get("format")
-    form = Match.of_json(described) if described and described.get("name") == MATCH else formats.of_json(described)
-    return form.plan(_Entrants(int(spec["players"]), int(spec["games"]), seed, [b["name"] for b in spec["bots"]],
-                               spec.get("deals")))
+def stored_pages(connection: Connection, tournament_id: int, page: int) -> Iterator[list[closing.Closing]]:
+    """A tournament's stored games by game id, ``page`` at a time (keyset paging: no list of every id)."""
+    after = ""
+    while ids := connection.execute(PAGE_BY_ID, {"id": tournament_id, "after": after, "page": page}).scalars().all():
+        yield closing.of_games(connection, ids)
+        after = ids[-1]
 
 
-def walk(spec: dict[str, Any], seed: str, results: dict[str, list[tuple[str, int]]]
-         ) -> tuple[dict[str, Scheduled], bool]:
-    """Every game the plan gives, stage by stage as far as the stored results reach (a Swiss round is drawn
-    from the rounds before it), by key; and whether the plan is over."""
-    plan = plan_of(spec, seed)
-    known: dict[str, Scheduled] = {}
-    reached: dict[str, list[tuple[str, int]]] = {}
-    while (stage := plan.next_stage(reached)) is not None:
-        known.update((game.key, game) for game in stage)
-        reached.update((game.key, results[game.key]) for game in stage if game.key in results)
-        if any(game.key not in results for game in stage):
-            return known, False
-    return known, True
+def results_of(connection: Connection, tournament_id: int, keys: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
+    """The stored results of the games at ``keys`` whose rows agree with their events: key -> [(bot, rank)]."""
+    ids = connection.execute(IDS_OF_KEYS, {"id": tournament_id, "keys": list(keys)}).scalars().all()
+    return {fact.key: [(seat.bot, seat.rank) for seat in fact.seats]
+            for fact in checked_facts(closing.of_games(connection, ids)) if fact.key is not None}
+
+
+def held(connection: Connection, tournament_id: int, spec: dict[str, Any], walked: plan_pages.Walked,
+         verdict: Verdict | None, page: int) -> bool:
+    """Every stored game of a tournament, by game id a page at a time, held against the game the plan gives its
+    key (its problems into ``verdict``); whether the plan is over with them."""
+    hashes, book = {bot["name"]: bot["hash"] for bot in spec["bots"]}, spec.get("deals") is not None
+    planned = 0
+    for chunk in stored_pages(connection, tournament_id, page):
+        for fact in checked_facts(chunk):
+            scheduled = walked.find(fact.key)
+            planned += scheduled is not None
+            if verdict is not None and (problem := misplaced(fact, scheduled, hashes, book)) is not None:
+                verdict.fail(fact.game_id, problem)
+    # A one-stage plan is over when each of its games is stored (a key is stored once: uq_games_tournament_key).
+    return walked.over if walked.total is None else planned >= walked.total
+
+
+def misplaced(fact: facts.Fact, scheduled: Scheduled | None, hashes: dict[str, str], book: bool) -> str | None:
+    """What is wrong with where a stored game sits, against the game the plan gives its key (None: nothing);
+    ``hashes``: the spec's bots' content hashes by name, ``book``: whether the spec plays a deal book."""
+    if scheduled is None:
+        return f"its key {fact.key!r} is not one of the tournament's plan"
+    seated = tuple(seat.bot for seat in fact.seats)
+    if seated != scheduled.bots or any(hashes.get(seat.bot) != seat.hash for seat in fact.seats):
+        return (f"its seats hold {', '.join(seated)}; its key {fact.key} seats {', '.join(scheduled.bots)} (with the "
+                "content hashes of the spec)")
+    if fact.seed != scheduled.seed:
+        source = "names in the tournament's deal book" if book else \
+            "derives from the tournament's seed"
+        return f"it was not dealt from the seed its key {fact.key} {source}"
+    return None
 
 
 def committed_secret(row: dict[str, Any]) -> bool:
@@ -192,15 +204,18 @@ def _seed(verdict: Verdict, row: dict[str, Any], spec: dict[str, Any]) -> str | 
     return seed
 
 
-def over(row: dict[str, Any], ledger: Ledger) -> bool:
-    """Whether a played tournament's plan is over with the games stored (False for one collecting imports)."""
+def over(row: dict[str, Any], ledger: Ledger, page: int = plan_pages.PAGE) -> bool:
+    """Whether a played tournament's plan is over with the games stored (False for one collecting imports), read a
+    page at a time as ``tournament`` reads them."""
     if tournament_rows.kind(row) == tournament_rows.IMPORTED:
         return False
     spec = loads(row["spec"])
     seed = tournament_rows.revealed(row)
     if seed is None:
         return False
-    return walk(spec, seed, results.by_key(ledger, row["id"]))[1]
+    with ledger.read() as connection:
+        walked = plan_pages.walk(spec, seed, functools.partial(results_of, connection, row["id"]), page)
+        return held(connection, row["id"], spec, walked, None, page)
 
 
 def checkpoint_all(ledger: Ledger) -> int:

@@ -40,8 +40,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from ledger import read_fits
 from ledger.errors import LedgerError
 
 POSITION = "games"
@@ -427,9 +429,11 @@ def _latest(table: str, column: str) -> str:
 
 
 def clear(connection: Connection) -> None:
-    """Empty every read model and set the position back to 0 (a rebuild counts everything again)."""
+    """Empty every read model and set the position back to 0 (a rebuild counts everything again), and forget every
+    kept fit (made from the sums emptied: each is refitted by its next reader)."""
     for table in TABLES:
-        connection.exec_driver_sql(f"DELETE FROM {table}")
+        connection.execute(text(f"DELETE FROM {table}"))
+    read_fits.clear(connection)
     advance(connection, 0)
 
 
@@ -453,6 +457,14 @@ def tournament(connection: Connection, tournament_id: int) -> tuple[dict[str, di
     for table in ("tournament_standings", "tournament_pairs"):
         rows[table] = table_rows(connection, table, "WHERE tournament_id = ?", (tournament_id,))
     return tournament_of(rows, tournament_id)
+
+
+def tournament_bots(connection: Connection, tournament_id: int) -> dict[str, dict[str, int]]:
+    """A tournament's sums per bot only (none of its pairs)."""
+    rows = connection.execute(text(
+        f"SELECT bot, {', '.join(COUNTS['tournament_standings'])} FROM tournament_standings "
+        "WHERE tournament_id = :id"), {"id": tournament_id}).fetchall()
+    return {row[0]: dict(zip(COUNTS["tournament_standings"], row[1:], strict=True)) for row in rows}
 
 
 def ladder(connection: Connection, ladder_id: int) -> tuple[dict[int, dict[str, Any]],

@@ -21,7 +21,7 @@ from tournaments.play.defaults import MATCH
 from tournaments.play.match import Match
 from tournaments.play.schedule import ScheduleError
 from web import lists, models
-from web.deps import PagingDep, Site, SiteDep
+from web.deps import MAX_PAGE, PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes.ladders import (
     MATRIX_BOTS,
@@ -41,6 +41,13 @@ pages = APIRouter(tags=["pages"])
 COLUMNS = ("rank", "bot", "games", "first", "mean_place", "score", "elo", "forfeits")
 PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the column to sort by (rank by default)")]
 RECENT_GAMES = 10
+TABLE_BOTS = MATRIX_BOTS
+"""The rows (bots) of a tournament's LOS and head-to-head an API answer gives unless ``limit`` says otherwise: the
+page's matrix, its best-ranked bots."""
+TableOffset = Annotated[int, Query(ge=0, le=10**9, description="rows (bots, in rank order) of `los` and "
+                                                               "`head_to_head` to skip")]
+TableLimit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="rows (bots) of `los` and `head_to_head` to give, "
+                                                                 "each against every opponent")]
 
 
 def summary_of(row: dict) -> models.TournamentSummary:
@@ -124,21 +131,28 @@ def progress(site: Site, row: dict, games: int) -> models.Progress:
     return models.Progress(state=state, stored=games, scheduled=scheduled, last_game_at=last)
 
 
-def tournament(site: Site, ref: str) -> models.Tournament:
+def tournament(site: Site, ref: str, offset: int = 0, limit: int = TABLE_BOTS) -> models.Tournament:
+    """A tournament, its standings, and the LOS and head-to-head of the bots ranked ``offset`` to ``offset +
+    limit`` against every opponent (only their pairs read: an answer's size never grows with the bots squared).
+    The fit is the one the ledger keeps (ledger.read_fits); when a game was stored since and the server may not
+    write, it is refitted once per number of games, from the last fit."""
     row = tournament_rows.get(site.ledger, ref)
     summary = summary_of(tournament_rows.summary(site.ledger, row["id"]))
-    # From the read models, refitted once per tournament and number of games stored, from the last fit.
     fits = site.caches["fits"]
 
     def fitted() -> dict:
         found = standings.of_tournament(site.ledger, str(row["id"]), start=fits.get(("fit", row["id"]), dict),
-                                        vouched=False)
+                                        vouched=False, rows=(offset, limit))
         fits.put(("fit", row["id"]), {r.bot: r.elo for r in found.rows})
         return found.to_json()
 
-    computed = site.caches["standings"].get(("tournament", row["id"], summary.games), fitted)
+    computed = site.caches["standings"].get(("tournament", row["id"], summary.games, offset, limit), fitted)
+    total = len(computed["standings"])
     return models.Tournament(**summary.model_dump(exclude={"progress"}), standings=computed["standings"],
                              los=computed["los"], head_to_head=computed["head_to_head"],
+                             table_bots=[r["bot"] for r in computed["standings"][offset:offset + limit]],
+                             table_offset=offset, table_total=total,
+                             table_next=offset + limit if offset + limit < total else None,
                              progress=progress(site, row, summary.games))
 
 
@@ -159,8 +173,9 @@ def list_tournaments(site: SiteDep, paging: PagingDep) -> models.Page[models.Tou
 
 
 @api.get("/{ref}", response_model=models.Tournament, summary="A tournament (by id or name) and its standings")
-def get_tournament(ref: str, site: SiteDep) -> models.Tournament:
-    return tournament(site, ref)
+def get_tournament(ref: str, site: SiteDep, offset: TableOffset = 0, limit: TableLimit = TABLE_BOTS
+                   ) -> models.Tournament:
+    return tournament(site, ref, offset, limit)
 
 
 @api.get("/{ref}/games", response_model=models.Page[models.GameSummary],

@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from ledger import read_fits, read_models
+from ledger import read_fits, read_pages
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical
 from ledger.store import Ledger
@@ -87,7 +87,7 @@ def test_a_kept_fit_is_read_not_refitted_and_gives_the_standings_of_a_refit(kept
     shown = standings.of_tournament(ledger, "cup").to_json()
     assert calls == []
     with ledger.read() as connection:
-        bots, pairs = read_models.tournament(connection, tournament_rows.get(ledger, "cup")["id"])
+        bots, pairs = read_pages.tournament(connection, tournament_rows.get(ledger, "cup")["id"])
     refit = standings.of_counts("cup", GAME, 12, bots, pairs).to_json()
     assert calls == [1]
     assert shown["standings"] == [{**row, "bot_id": shown_row["bot_id"]}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ledger import read_fits, read_models
+from ledger import read_fits, read_models, read_pages
 from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
 from ledger.store import Ledger
@@ -151,11 +151,11 @@ def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: di
     row = tournament_rows.get(ledger, ref)
     with ledger.read() as connection:
         read_models.require_current(connection)
-        bots = read_models.tournament_bots(connection, row["id"])
+        bots = read_pages.tournament_bots(connection, row["id"])
         now = read_fits.stamp(connection, row["id"])
         stored, kept = read_fits.read(connection, row["id"])
         fit = kept if stored == now and set(kept) == set(bots) and interval != BOOTSTRAP else None
-        pairs = None if fit is not None else read_models.tournament(connection, row["id"])[1]
+        pairs = None if fit is not None else read_pages.tournament(connection, row["id"])[1]
         trust = facts.trust(ledger, tournament_rows.scope(row), connection) if vouched else Trust()
         found = facts.read(ledger, tournament_rows.scope(row), connection) if check or interval == BOOTSTRAP \
             else None
@@ -197,7 +197,7 @@ def refresh_fit(ledger: Ledger, tournament_id: int) -> bool:
         stored, kept = read_fits.read(connection, tournament_id)
         if stored == now or not now.games:
             return False
-        bots, pairs = read_models.tournament(connection, tournament_id)
+        bots, pairs = read_pages.tournament(connection, tournament_id)
     store_fit(ledger, tournament_id, now, fit_of(bots, pairs, start={bot: v[0] for bot, v in kept.items()}))
     return True
 
@@ -214,7 +214,7 @@ class Running:
         with ledger.read() as connection:
             for table in ("tournament_standings", "tournament_pairs"):
                 self.rows[table] = {key: list(values) for key, values in read_models.table_rows(
-                    connection, table, "WHERE tournament_id = ?", (tournament["id"],)).items()}
+                    connection, table, "WHERE tournament_id = :id", {"id": tournament["id"]}).items()}
             self.games = connection.exec_driver_sql("SELECT COUNT(*) FROM game_results WHERE tournament_id = ?",
                                                     (tournament["id"],)).scalar()
         self.fitted: dict[str, float] = {}

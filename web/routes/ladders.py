@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse
 
 from ledger import ladders as rows
 from ledger import owners as owner_rows
-from ledger import read_models
+from ledger import read_models, read_pages
 from ledger import submissions as queue
 from ledger.store import Ledger
 from tournaments.ladder import divisions, league, matchmaking
@@ -108,7 +108,7 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> models.Ladder:
     (all from the ladder's rows and read models: no game is read)."""
     row = rows.get(ledger, name)
     with ledger.read() as connection:
-        at = read_models.ladder_count(connection, row["id"])
+        at = read_pages.ladder_count(connection, row["id"])
         read = read_models.ladder(connection, row["id"])
     standings = league.standings(ledger, name, retired, read)
     entries = {(e["name"], e["version"]): e for e in rows.entries(ledger, row["id"], active_only=not retired)}
@@ -157,10 +157,10 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> mode
     refolded)."""
     row = rows.get(ledger, name)
     with ledger.read() as connection:
-        seq = read_models.ladder_seq(connection, row["id"], at)
-        rated = read_models.ladder_ratings_at(connection, row["id"], seq)
-        records, pairs = read_models.ladder_at(connection, row["id"], at)
-        gone = read_models.ladder_retired_by(connection, row["id"], at)
+        seq = read_pages.ladder_seq(connection, row["id"], at)
+        rated = read_pages.ladder_ratings_at(connection, row["id"], seq)
+        records, pairs = read_pages.ladder_at(connection, row["id"], at)
+        gone = read_pages.ladder_retired_by(connection, row["id"], at)
     rating = league.model(row)
     # The versions there were then (submitted before that game), each active then unless a retire event or a newer
     # version of its name had come by then: what the leaderboard listed then, whatever was submitted or retired since.
@@ -258,7 +258,7 @@ def window(ledger: Ledger, name: str, at: int, since: str | None) -> int | None:
     except OverflowError:  # before the year 1: before every game
         return 0
     with ledger.read() as connection:
-        return min(at, read_models.ladder_number_before(connection, rows.get(ledger, name)["id"], cutoff))
+        return min(at, read_pages.ladder_number_before(connection, rows.get(ledger, name)["id"], cutoff))
 
 
 def moved(ledger: Ledger, name: str, shown: models.Ladder, then: int) -> models.Ladder:
@@ -268,8 +268,8 @@ def moved(ledger: Ledger, name: str, shown: models.Ladder, then: int) -> models.
     ladder_id = rows.get(ledger, name)["id"]
     ids = {(e["name"], e["version"]): e["id"] for e in rows.entries(ledger, ladder_id, active_only=False)}
     with ledger.read() as connection:
-        seq = read_models.ladder_seq(connection, ladder_id, then)
-        rated = read_models.ladder_ratings_at(connection, ladder_id, seq)
+        seq = read_pages.ladder_seq(connection, ladder_id, then)
+        rated = read_pages.ladder_ratings_at(connection, ladder_id, seq)
     value = {key: league.leaderboard_rating({"rating": rated[entry][0], "sigma": rated[entry][1]})
              for key, entry in ids.items() if entry in rated}
     before = sorted((key for key in ((r.bot, r.version) for r in shown.leaderboard) if key in value),

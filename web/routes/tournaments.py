@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from ledger import read_models
+from ledger import read_pages
 from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
 from tournaments.play import formats, standings
@@ -112,7 +112,7 @@ def progress(site: Site, row: dict, games: int) -> models.Progress:
 
     def results() -> dict[str, list[tuple[str, int]]]:
         with site.ledger.read() as connection:
-            return read_models.tournament_results(connection, row["id"])
+            return read_pages.tournament_results(connection, row["id"])
 
     def over() -> tuple[int | None, bool]:
         whole = row if "seed" in row else tournament_rows.get(site.ledger, str(row["id"]))  # a list's row: no seed

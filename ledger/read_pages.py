@@ -109,6 +109,13 @@ def tournament_results(connection: Connection, tournament_id: int) -> dict[str, 
     return out
 
 
+def tournament_last_game(connection: Connection, tournament_id: int) -> str | None:
+    """When the tournament's last stored game was stored (None: none is): its newest by store order, one index
+    step (a MAX over the games' times read every game of the tournament: 5 ms at 10,000)."""
+    return connection.execute(text("SELECT created_at FROM game_results WHERE tournament_id = :id "
+                                   "ORDER BY store_seq DESC LIMIT 1"), {"id": tournament_id}).scalar()
+
+
 # -- a page of games' rating changes, a bot's battles, an owner's results (issue 41 item 4) ------------------
 
 

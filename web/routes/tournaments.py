@@ -120,8 +120,7 @@ def progress(site: Site, row: dict, games: int) -> models.Progress:
 
     scheduled, finished = site.caches["standings"].get(("progress", row["id"], games), over)
     with site.ledger.read() as connection:
-        last = connection.exec_driver_sql("SELECT MAX(created_at) FROM games WHERE tournament_id = ?",
-                                          (row["id"],)).scalar()
+        last = read_pages.tournament_last_game(connection, row["id"])
     if finished:
         state = "finished"
     else:

@@ -18,6 +18,8 @@ from sqlalchemy.engine import Connection
 
 COLUMNS = ("elo", "ci_low", "ci_high", "score")
 """What a fit holds per bot, in this order."""
+KEPT = text("SELECT DISTINCT tournament_id FROM tournament_fits ORDER BY tournament_id")
+"""The tournaments a fit is kept for."""
 
 
 @dataclass(frozen=True, slots=True)

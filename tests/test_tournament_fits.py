@@ -15,6 +15,7 @@ from ledger.canonical import canonical
 from ledger.store import Ledger
 from replays import projections
 from replays.archive import finished_game
+from tests.cli import invoke
 from tests.tamper import fetch
 from tournaments.bots.spec import BUILTIN, BotSpec
 from tournaments.play import runner, standings
@@ -179,3 +180,20 @@ def tables(ledger: Ledger) -> set[str]:
     from sqlalchemy import inspect
 
     return set(inspect(ledger.engine).get_table_names())
+
+
+def test_the_audit_names_a_kept_fit_that_is_not_its_pairs_and_rebuild_forgets_it(kept):
+    """A kept fit changed by hand (its stamp still the tournament's): `tourney db audit` fails naming its row
+    (stored and refitted figures); `db audit --rebuild` forgets every fit, after which the audit passes."""
+    assert invoke("db", "audit", "--db", kept.url).exit_code == 0
+    ledger = Ledger(kept.url, ledger_key=kept.key)
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE tournament_fits SET elo = elo + 30 WHERE bot = 'bee'")
+    ledger.close()
+    failed = invoke("db", "audit", "--db", kept.url)
+    assert failed.exit_code == 1, failed.output
+    assert "differs: tournament_fits (tournament_id=1, bot='bee'): stored elo=" in failed.output, failed.output
+    assert "the pairs give elo=" in failed.output and "bot='ant'" not in failed.output
+    mended = invoke("db", "audit", "--rebuild", "--db", kept.url)
+    assert mended.exit_code == 0, mended.output
+    assert fetch(kept, "SELECT COUNT(*) FROM tournament_fits") == [(0,)]

@@ -188,6 +188,46 @@ def store_fit(ledger: Ledger, tournament_id: int, now: read_fits.Stamp, fit: dic
         return read_fits.write(connection, tournament_id, now, fit, now_iso())
 
 
+FIT_TOLERANCE = 0.01
+"""How far a kept fit's figures may be from a refit of the same pairs (Elo points, score percent): the fit
+converges to 1e-10 in strength; where it started from moves the last digits only."""
+
+
+def fit_differences(ledger: Ledger, limit: int = 20) -> list[str]:
+    """Each kept fit that counts its tournament's games now (a stale one is refitted by its readers, never shown)
+    held against a refit of the tournament's pairs: the first ``limit`` rows that differ, named by tournament and
+    bot (what `tourney db audit` adds to the read models' audit; `db audit --rebuild` forgets every fit)."""
+    out: list[str] = []
+    if limit <= 0:
+        return out
+    with ledger.read() as connection:
+        ids = [row[0] for row in connection.execute(read_fits.KEPT).fetchall()]
+    for tournament_id in ids:
+        with ledger.read() as connection:
+            now = read_fits.stamp(connection, tournament_id)
+            stored, kept = read_fits.read(connection, tournament_id)
+            if stored != now:
+                continue
+            bots, pairs = read_pages.tournament(connection, tournament_id)
+        refit = fit_of(bots, pairs)
+        for bot in sorted(set(kept) | set(refit)):
+            have, want = kept.get(bot), refit.get(bot)
+            if have is not None and want is not None and all(abs(a - b) <= FIT_TOLERANCE
+                                                             for a, b in zip(have, want, strict=True)):
+                continue
+            out.append(f"tournament_fits (tournament_id={tournament_id}, bot={bot!r}): stored {_fitted(have)}; "
+                       f"the pairs give {_fitted(want)}")
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _fitted(values: read_fits.Fitted | None) -> str:
+    if values is None:
+        return "absent"
+    return ", ".join(f"{name}={value:.6g}" for name, value in zip(read_fits.COLUMNS, values, strict=True))
+
+
 def refresh_fit(ledger: Ledger, tournament_id: int) -> bool:
     """Refit the tournament and keep the fit, unless the kept one counts its games already (what `tourney run`
     does at each checkpoint and at its end): True if it refitted."""

@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from ledger import read_fits, read_pages
+from ledger import read_fits, read_models, read_pages
 from ledger import tournaments as tournament_rows
 from ledger.canonical import canonical
 from ledger.store import Ledger
@@ -197,3 +197,17 @@ def test_the_audit_names_a_kept_fit_that_is_not_its_pairs_and_rebuild_forgets_it
     mended = invoke("db", "audit", "--rebuild", "--db", kept.url)
     assert mended.exit_code == 0, mended.output
     assert fetch(kept, "SELECT COUNT(*) FROM tournament_fits") == [(0,)]
+
+
+def test_refresh_fit_leaves_read_models_that_are_behind_alone(kept):
+    """Read models behind the games (a ledger of an older tourney, before its catch-up): `tourney run`'s refit
+    keeps nothing and does not stop the run; a reader is refused as before."""
+    ledger = Ledger(kept.url, ledger_key=kept.key)
+    play(ledger, tournament_rows.get(ledger, "cup"), 6, 1)
+    with ledger.write() as connection:
+        connection.exec_driver_sql("UPDATE read_model_positions SET position = 0")
+    assert not standings.refresh_fit(ledger, tournament_rows.get(ledger, "cup")["id"])
+    assert fetch(kept, "SELECT DISTINCT games FROM tournament_fits") == [(12,)]
+    with pytest.raises(read_models.Behind):
+        standings.of_tournament(ledger, "cup")
+    ledger.close()

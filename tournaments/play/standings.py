@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from sqlalchemy import exc
+
 from ledger import read_fits, read_models, read_pages
 from ledger import tournaments as tournament_rows
 from ledger.canonical import loads
@@ -183,9 +185,14 @@ def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: di
 
 
 def store_fit(ledger: Ledger, tournament_id: int, now: read_fits.Stamp, fit: dict[str, read_fits.Fitted]) -> bool:
-    """Keep ``fit`` of the tournament's games ``now`` (unless a newer one is kept already): True if stored."""
-    with ledger.write() as connection:
-        return read_fits.write(connection, tournament_id, now, fit, now_iso())
+    """Keep ``fit`` of the tournament's games ``now`` (unless a newer one is kept already): True if stored. A
+    writer keeping the same tournament's fit at the same moment (PostgreSQL: its rows inserted after this one
+    read the stamp) wins: this one keeps nothing, its readers refit as before."""
+    try:
+        with ledger.write() as connection:
+            return read_fits.write(connection, tournament_id, now, fit, now_iso())
+    except exc.IntegrityError:
+        return False
 
 
 FIT_TOLERANCE = 0.01
@@ -232,7 +239,8 @@ def refresh_fit(ledger: Ledger, tournament_id: int) -> bool:
     """Refit the tournament and keep the fit, unless the kept one counts its games already (what `tourney run`
     does at each checkpoint and at its end): True if it refitted."""
     with ledger.read() as connection:
-        read_models.require_current(connection)
+        if read_models.position(connection) < read_models.newest(connection):
+            return False  # behind (a ledger of an older tourney): the catch-up comes first, a later refit after it
         now = read_fits.stamp(connection, tournament_id)
         stored, kept = read_fits.read(connection, tournament_id)
         if stored == now or not now.games:

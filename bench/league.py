@@ -78,7 +78,7 @@ def build(path: Path, games: int, seed: str = "bench-league") -> None:
     from replays.archive import finished_game
     from tournaments.bots.spec import BUILTIN, BotSpec
     from tournaments.ladder import league, sessions
-    from tournaments.play import runner
+    from tournaments.play import runner, standings
     from tournaments.play.schedule import Scheduled, deal_seed
     from tournaments.play.writer import GroupCommit
 
@@ -132,9 +132,24 @@ def build(path: Path, games: int, seed: str = "bench-league") -> None:
         if stored_since >= checkpoints.EVERY:
             checkpoints.write(ledger, ladder_rows.scope(ladder))
             checkpoints.write(ledger, tournament_rows.scope(cup))
+            standings.refresh_fit(ledger, cup["id"])  # as `tourney run` keeps it at each checkpoint
             stored_since = 0
     checkpoints.write(ledger, ladder_rows.scope(ladder))
     checkpoints.write(ledger, tournament_rows.scope(cup))
+    standings.refresh_fit(ledger, cup["id"])
+    ledger.close()
+
+
+def settle(path: Path) -> None:
+    """A kept ledger as this tourney leaves it: upgraded to its schema (a read-only server refuses an older one),
+    the cup's fit kept as `tourney run` keeps it (a ledger built by a tourney before revision 0018 has none)."""
+    from ledger.rows import tournament_rows
+    from ledger.store import Ledger
+    from tournaments.play import standings
+
+    ledger = Ledger(str(path))
+    if standings.refresh_fit(ledger, tournament_rows.get(ledger, TOURNAMENT)["id"]):
+        print(f"fitted: {path.name} (its cup's fit kept, as tourney run keeps it)", flush=True)
     ledger.close()
 
 
@@ -158,7 +173,8 @@ def pages(path: Path) -> list[str]:
         f"/tournaments/{cup}", f"/tournaments/{cup}/games", f"/bots/{bot}",
         "/api/ladders", f"/api/ladders/{LADDER}", f"/api/ladders/{LADDER}/games",
         f"/api/ladders/{LADDER}/games?forfeited=false", f"/api/ladders/{LADDER}/head-to-head",
-        "/api/tournaments", f"/api/tournaments/{cup}", f"/api/tournaments/{cup}/games",
+        "/api/tournaments", f"/api/tournaments/{cup}", f"/api/tournaments/{cup}?offset=100&limit=20",
+        f"/api/tournaments/{cup}/games",
         f"/api/bots/{bot}", f"/api/bots/{bot}/games", f"/api/bots/{bot}/results",
     ]
 
@@ -266,6 +282,7 @@ def main() -> None:
             shutil.copyfile(growing, path)
             print(f"built: games={size} in {time.perf_counter() - began:.0f} s, {path.stat().st_size / 2**20:.0f} "
                   "MiB", flush=True)
+        settle(path)
         measured[size] = measure(path, size)
     small, large = (measured[size] for size in sorted(args.sizes))
     growth = {name: large[name] / small[name] for name in small if "verify" not in name}

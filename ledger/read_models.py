@@ -30,18 +30,24 @@ games never counted, which ``replays.projections.catch_up`` counts from the posi
 order, reading their results from the hashed events (`tourney db upgrade` runs it, and so does
 every command that writes). Until then readers are refused (``Behind``) rather than shown a
 partial count.
+
+This module counts and writes them, and reads a ladder's and a table's whole rows; by role the rest is
+``ledger.read_pages`` (the readers and pagers the pages and lists use), ``ledger.read_audit`` (how the audit
+names a row that differs) and ``ledger.read_fits`` (a tournament's kept Elo fit, made from these sums).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
+from ledger import read_fits
 from ledger.errors import LedgerError
 
 POSITION = "games"
@@ -237,13 +243,13 @@ def _wdl(points2: int) -> tuple[int, int, int]:
 
 def position(connection: Connection) -> int:
     """The store_seq up to which every finished game is counted."""
-    return connection.exec_driver_sql("SELECT position FROM read_model_positions WHERE name = ?",
-                                      (POSITION,)).scalar() or 0
+    return connection.execute(text("SELECT position FROM read_model_positions WHERE name = :name"),
+                              {"name": POSITION}).scalar() or 0
 
 
 def newest(connection: Connection) -> int:
     """The store_seq of the newest finished game (0: none)."""
-    return connection.exec_driver_sql("SELECT COALESCE(MAX(store_seq), 0) FROM games").scalar()
+    return connection.execute(text("SELECT COALESCE(MAX(store_seq), 0) FROM games")).scalar()
 
 
 def require_current(connection: Connection) -> None:
@@ -263,11 +269,11 @@ def outcomes(connection: Connection, forfeits: Mapping[str, int | None]) -> list
     found: dict[str, Outcome] = {}
     for start in range(0, len(ids), 500):  # bound the parameters of one statement
         chunk = ids[start:start + 500]
-        rows = connection.exec_driver_sql(
+        rows = connection.execute(text(
             "SELECT g.id, g.store_seq, g.tournament_id, g.created_at, s.seat, s.bot_id, b.name, s.rank FROM games g "
             "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id "
-            f"WHERE g.id IN ({', '.join('?' * len(chunk))}) AND g.store_seq IS NOT NULL AND s.rank IS NOT NULL "
-            "ORDER BY g.id, s.seat", tuple(chunk)).fetchall()
+            "WHERE g.id IN :ids AND g.store_seq IS NOT NULL AND s.rank IS NOT NULL "
+            "ORDER BY g.id, s.seat").bindparams(bindparam("ids", expanding=True)), {"ids": chunk}).fetchall()
         for game_id, store_seq, tournament_id, created_at, seat, bot_id, bot, rank in rows:
             before = found.get(game_id)
             seated = (*before.seats, Seated(seat, bot_id, bot, rank)) if before else (Seated(seat, bot_id, bot, rank),)
@@ -319,7 +325,8 @@ def count(connection: Connection, forfeits: Mapping[str, int | None]) -> bool:
 
 
 def advance(connection: Connection, store_seq: int) -> None:
-    connection.exec_driver_sql("UPDATE read_model_positions SET position = ? WHERE name = ?", (store_seq, POSITION))
+    connection.execute(text("UPDATE read_model_positions SET position = :position WHERE name = :name"),
+                       {"position": store_seq, "name": POSITION})
 
 
 def count_ladder(connection: Connection, ladder_id: int, game_ids: Sequence[str],
@@ -358,25 +365,25 @@ def uncount_ladder(connection: Connection, ladder_id: int, game_id: str) -> None
     write(connection, {table: rows.get(table, {}) for table in TABLES})
     # When an entry last played counts its rated games only: the voided game may have been its latest.
     for (entry,) in rows["ladder_records"]:
-        connection.exec_driver_sql(
+        connection.execute(text(
             "UPDATE ladder_records SET last_played = (SELECT MAX(g.created_at) FROM game_results g "
             "JOIN seat_results s ON s.game_id = g.game_id JOIN ladder_entries e ON e.bot_id = s.bot_id "
-            "AND e.ladder_id = g.ladder_id WHERE g.ladder_id = ? AND e.id = ? AND g.game_id NOT IN "
-            "(SELECT game_id FROM ladder_events WHERE ladder_id = ? AND kind = 'void')) WHERE entry_id = ?",
-            (ladder_id, entry, ladder_id, entry))
+            "AND e.ladder_id = g.ladder_id WHERE g.ladder_id = :ladder AND e.id = :entry AND g.game_id NOT IN "
+            "(SELECT game_id FROM ladder_events WHERE ladder_id = :ladder AND kind = 'void')) WHERE entry_id = :entry"),
+            {"ladder": ladder_id, "entry": entry})
 
 
 def ladder_entries(connection: Connection, ladder_id: int) -> dict[int, int]:
     """Bot version id -> its entry on the ladder."""
-    return dict(connection.exec_driver_sql("SELECT bot_id, id FROM ladder_entries WHERE ladder_id = ?",
-                                           (ladder_id,)).fetchall())
+    return dict(connection.execute(text("SELECT bot_id, id FROM ladder_entries WHERE ladder_id = :ladder"),
+                                   {"ladder": ladder_id}).fetchall())
 
 
 def ladder_number(connection: Connection, ladder_id: int, game_id: str) -> int:
     """A ladder game's number on its ladder: 1 for its first game (``ladder_games.seq`` counts every ladder's)."""
-    return connection.exec_driver_sql(
-        "SELECT COUNT(*) FROM ladder_games WHERE ladder_id = ? AND seq <= (SELECT seq FROM ladder_games "
-        "WHERE game_id = ?)", (ladder_id, game_id)).scalar()
+    return connection.execute(text(
+        "SELECT COUNT(*) FROM ladder_games WHERE ladder_id = :ladder AND seq <= (SELECT seq FROM ladder_games "
+        "WHERE game_id = :game)"), {"ladder": ladder_id, "game": game_id}).scalar()
 
 
 def stored_outcomes(connection: Connection, game_ids: Sequence[str]) -> list[Outcome]:
@@ -386,10 +393,11 @@ def stored_outcomes(connection: Connection, game_ids: Sequence[str]) -> list[Out
     found: dict[str, Outcome] = {}
     for start in range(0, len(game_ids), 500):
         chunk = list(game_ids[start:start + 500])
-        rows = connection.exec_driver_sql(
+        rows = connection.execute(text(
             "SELECT r.game_id, r.store_seq, g.tournament_id, g.created_at, r.seat, r.bot_id, r.bot, r.rank, "
             "r.forfeited FROM seat_results r JOIN games g ON g.id = r.game_id "
-            f"WHERE r.game_id IN ({', '.join('?' * len(chunk))}) ORDER BY r.game_id, r.seat", tuple(chunk)).fetchall()
+            "WHERE r.game_id IN :ids ORDER BY r.game_id, r.seat").bindparams(bindparam("ids", expanding=True)),
+            {"ids": chunk}).fetchall()
         for game_id, store_seq, tournament_id, created_at, seat, bot_id, bot, rank, forfeited in rows:
             before = found.get(game_id)
             seated = Seated(seat, bot_id, bot, rank)
@@ -410,14 +418,15 @@ def write(connection: Connection, rows: Rows) -> None:
         names = (*keys, *columns)
         if added is None:  # one row per game or seat: set (a ladder numbers its games after they are counted)
             updates = ", ".join(f"{c} = excluded.{c}" for c in columns)
-            statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+            statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) "
                          f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
         else:
             updates = ", ".join(f"{c} = {table}.{c} + excluded.{c}" if c in added
                                 else f"{c} = {_latest(table, c)}" for c in columns)
-            statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+            statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) "
                          f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
-        connection.exec_driver_sql(statement, [(*key, *values) for key, values in found.items()])
+        connection.execute(text(statement), [dict(zip(names, (*key, *values), strict=True))
+                                             for key, values in found.items()])
 
 
 def _latest(table: str, column: str) -> str:
@@ -427,32 +436,28 @@ def _latest(table: str, column: str) -> str:
 
 
 def clear(connection: Connection) -> None:
-    """Empty every read model and set the position back to 0 (a rebuild counts everything again)."""
+    """Empty every read model and set the position back to 0 (a rebuild counts everything again), and forget every
+    kept fit (made from the sums emptied: each is refitted by its next reader)."""
     for table in TABLES:
-        connection.exec_driver_sql(f"DELETE FROM {table}")
+        connection.execute(text(f"DELETE FROM {table}"))
+    read_fits.clear(connection)
     advance(connection, 0)
 
 
 # -- reading ------------------------------------------------------------------------------------------
 
 
-def table_rows(connection: Connection, table: str, where: str = "", params: tuple = ()) -> dict[tuple, tuple]:
-    """A table as key -> the other columns (COUNTS' order)."""
+def table_rows(connection: Connection, table: str, where: str = "", params: Mapping[str, Any] | None = None
+               ) -> dict[tuple, tuple]:
+    """A table as key -> the other columns (COUNTS' order), the rows ``where`` keeps (named binds from ``params``;
+    a list or tuple value is expanded for ``IN :name``)."""
     keys, columns = KEYS[table], COUNTS[table]
     width = len(keys)
-    rows = connection.exec_driver_sql(f"SELECT {', '.join((*keys, *columns))} FROM {table} {where}",
-                                      params).fetchall()  # at once: SQLAlchemy's row-by-row fetch costs more
+    params = dict(params or {})
+    statement = text(f"SELECT {', '.join((*keys, *columns))} FROM {table} {where}").bindparams(
+        *(bindparam(name, expanding=True) for name, value in params.items() if isinstance(value, list | tuple)))
+    rows = connection.execute(statement, params).fetchall()  # at once: SQLAlchemy's row-by-row fetch costs more
     return {tuple(row[:width]): tuple(row[width:]) for row in map(tuple, rows)}
-
-
-def tournament(connection: Connection, tournament_id: int) -> tuple[dict[str, dict[str, int]],
-                                                                     dict[tuple[str, str], tuple[int, int, int]]]:
-    """A tournament's sums per bot and its wins-draws-losses per ordered pair of bots."""
-    require_current(connection)
-    rows = empty()
-    for table in ("tournament_standings", "tournament_pairs"):
-        rows[table] = table_rows(connection, table, "WHERE tournament_id = ?", (tournament_id,))
-    return tournament_of(rows, tournament_id)
 
 
 def ladder(connection: Connection, ladder_id: int) -> tuple[dict[int, dict[str, Any]],
@@ -460,85 +465,10 @@ def ladder(connection: Connection, ladder_id: int) -> tuple[dict[int, dict[str, 
     """A ladder's records per entry and its wins-draws-losses per ordered pair of entries (rated games only)."""
     require_current(connection)
     records = {entry: dict(zip(COUNTS["ladder_records"], values, strict=True)) for (entry,), values in table_rows(
-        connection, "ladder_records", "WHERE ladder_id = ?", (ladder_id,)).items()}
+        connection, "ladder_records", "WHERE ladder_id = :ladder", {"ladder": ladder_id}).items()}
     pairs = {(entry, opponent): tuple(values[1:]) for (entry, opponent), values in table_rows(
-        connection, "ladder_pairs", "WHERE ladder_id = ?", (ladder_id,)).items()}
+        connection, "ladder_pairs", "WHERE ladder_id = :ladder", {"ladder": ladder_id}).items()}
     return records, pairs
-
-
-def bot_record(connection: Connection, bot: str) -> tuple[dict[int, tuple[int, int, int, int]],
-                                                          dict[str, tuple[int, int, int, int, float]]]:
-    """A bot's record by seat (games, wins, draws, losses) and by opponent (the same and its points)."""
-    require_current(connection)
-    seats = {seat: values for (_, seat), values in table_rows(connection, "bot_seats", "WHERE bot = ?",
-                                                                (bot,)).items()}
-    opponents = {opponent: values for (_, opponent), values in table_rows(connection, "bot_opponents",
-                                                                          "WHERE bot = ?", (bot,)).items()}
-    return seats, opponents
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """Which counted games a list shows: of a tournament or a ladder (or any), those ``bot`` sat in (by name),
-    those where it had ``result`` (no bot: where some seat had it), with or without a forfeit (``forfeited``: by
-    ``bot`` when one is named, by anyone otherwise). None is "any"."""
-
-    tournament_id: int | None = None
-    ladder_id: int | None = None
-    bot: str | None = None
-    result: str | None = None
-    forfeited: bool | None = None
-
-
-def game_page(connection: Connection, where: Where, offset: int, limit: int) -> tuple[list[str], int]:
-    """One page of the counted games ``where`` keeps, newest (the last stored) first, and how many it keeps:
-    paged in the database (an index on the bot, the tournament or the ladder, in store order)."""
-    require_current(connection)
-    clauses: list[str] = []
-    params: list[Any] = []
-
-    def equal(column: str, value: Any) -> None:
-        if value is not None:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-
-    equal("g.tournament_id", where.tournament_id)
-    equal("g.ladder_id", where.ladder_id)
-    if where.bot is not None:
-        # Driven by the bot's seats (index on bot, store_seq): its games, newest first.
-        source = "seat_results s JOIN game_results g ON g.game_id = s.game_id"
-        order = "s.store_seq"
-        equal("s.bot", where.bot)
-        equal("s.result", where.result)
-        if where.forfeited is not None:
-            clauses.append(f"s.forfeited = {int(where.forfeited)}")
-    else:
-        source = "game_results g"
-        order = "g.store_seq"
-        if where.result is not None:
-            clauses.append("EXISTS (SELECT 1 FROM seat_results s WHERE s.game_id = g.game_id AND s.result = ?)")
-            params.append(where.result)
-        if where.forfeited is not None:
-            clauses.append(f"g.forfeit_seat IS {'NOT ' if where.forfeited else ''}NULL")
-    condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    total = connection.exec_driver_sql(f"SELECT COUNT(*) FROM {source} {condition}", tuple(params)).scalar()
-    page = [row[0] for row in connection.exec_driver_sql(
-        f"SELECT g.game_id FROM {source} {condition} ORDER BY {order} DESC LIMIT ? OFFSET ?",
-        (*params, limit, offset))]
-    return page, total
-
-
-def tournament_results(connection: Connection, tournament_id: int) -> dict[str, list[tuple[str, int]]]:
-    """A tournament's counted games by key: [(bot, rank) per seat] (what `tourney run --resume` continues from:
-    a few hundred bytes a game, no event read)."""
-    require_current(connection)
-    out: dict[str, list[tuple[str, int]]] = {}
-    for key, bot, rank in connection.exec_driver_sql(
-            "SELECT g.game_key, s.bot, s.rank FROM game_results r JOIN games g ON g.id = r.game_id "
-            "JOIN seat_results s ON s.game_id = r.game_id WHERE r.tournament_id = ? ORDER BY g.game_key, s.seat",
-            (tournament_id,)).fetchall():
-        out.setdefault(key, []).append((bot, rank))
-    return out
 
 
 def ladder_history(connection: Connection, entry_id: int, latest: int | None = None, up_to: int | None = None
@@ -546,245 +476,17 @@ def ladder_history(connection: Connection, entry_id: int, latest: int | None = N
     """An entry's rating after each of its ladder games (the latest ``latest`` only, when given; those at
     ``ladder_games.seq`` <= ``up_to`` only, when given), oldest first, each with the game's number on its ladder
     (None for a game not counted yet: callers check ``require_current`` once)."""
-    limit = "" if latest is None else f" LIMIT {int(latest)}"
-    before = "" if up_to is None else f" AND r.game_seq <= {int(up_to)}"
-    rows = connection.exec_driver_sql(
+    params: dict[str, Any] = {"entry": entry_id}
+    limit = "" if latest is None else " LIMIT :latest"
+    before = "" if up_to is None else " AND r.game_seq <= :up_to"
+    if latest is not None:
+        params["latest"] = int(latest)
+    if up_to is not None:
+        params["up_to"] = int(up_to)
+    rows = connection.execute(text(
         "SELECT r.game_seq, l.game_id, g.ladder_number, r.rank, r.rating, r.sigma FROM ladder_ratings r "
         "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
-        f"WHERE r.entry_id = ?{before} ORDER BY r.game_seq DESC{limit}", (entry_id,)).fetchall()
+        f"WHERE r.entry_id = :entry{before} ORDER BY r.game_seq DESC{limit}"), params).fetchall()
     return [{"seq": seq, "game": game, "number": number, "rank": rank, "rating": rating,
              **({} if sigma is None else {"sigma": sigma})}
             for seq, game, number, rank, rating, sigma in reversed(rows)]
-
-
-def differences(stored: Mapping[tuple, Sequence[Any]], rebuilt: Mapping[tuple, Sequence[Any]],
-                table: str) -> Iterable[str]:
-    """Each row of ``table`` that differs between the stored read model and its rebuild, key order: a row absent
-    on one side counts as all zeros (a void can leave a row of zeros behind)."""
-    columns = COUNTS[table]
-    for key in sorted(set(stored) | set(rebuilt), key=repr):
-        have, want = stored.get(key), rebuilt.get(key)
-        if have is not None and want is not None and _same(have, want):
-            continue
-        if (have is None and _zero(table, want)) or (want is None and _zero(table, have)):
-            continue
-        named = ", ".join(f"{k}={v!r}" for k, v in zip(KEYS[table], key, strict=True))
-        yield (f"{table} ({named}): stored {_row(columns, have)}; the events give {_row(columns, want)}")
-
-
-def _row(columns: Sequence[str], values: Sequence[Any] | None) -> str:
-    if values is None:
-        return "absent"
-    return ", ".join(f"{column}={_shown(value)}" for column, value in zip(columns, values, strict=True))
-
-
-def _same(have: Sequence[Any], want: Sequence[Any]) -> bool:
-    return all(abs(a - b) < 1e-9 if isinstance(a, float) or isinstance(b, float) else a == b
-               for a, b in zip(have, want, strict=True))
-
-
-def _zero(table: str, values: Sequence[Any]) -> bool:
-    return table in ADDED and all(value == 0 for column, value in zip(COUNTS[table], values, strict=True)
-                                  if column in ADDED[table])
-
-
-def _shown(value: Any) -> str:
-    return f"{value:.6g}" if isinstance(value, float) else repr(value)
-
-
-# -- a page of games' rating changes, a bot's battles, an owner's results (issue 41 item 4) ------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRating:
-    """One seat of a ladder game as its rating change is read: the entry's rating after the game (None: the game
-    is void, it rated nobody) and before it (None: the entry's first game, which starts from its version's start
-    rating: ``version_starts``), as stored (``rating``, ``sigma``)."""
-
-    seat: int
-    bot: str
-    ladder_id: int
-    model: str
-    version: int
-    after: tuple[float, float | None] | None
-    before: tuple[float, float | None] | None
-
-
-def seat_ratings(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[SeatRating]]:
-    """Per ladder game of ``game_ids`` (a page's: tournament games have none), each seat's rating before and after
-    it, in one statement: the entry's ``ladder_ratings`` row of the game and its row before (index on entry, game
-    seq)."""
-    out: dict[str, list[SeatRating]] = {}
-    if not game_ids:
-        return out
-    rows = connection.exec_driver_sql(
-        "SELECT lg.game_id, s.seat, e.name, e.ladder_id, l.rating, e.version, r.rating, r.sigma, p.rating, p.sigma "
-        "FROM ladder_games lg JOIN ladders l ON l.id = lg.ladder_id JOIN seats s ON s.game_id = lg.game_id "
-        "JOIN ladder_entries e ON e.ladder_id = lg.ladder_id AND e.bot_id = s.bot_id "
-        "LEFT JOIN ladder_ratings r ON r.game_seq = lg.seq AND r.entry_id = e.id "
-        "LEFT JOIN ladder_ratings p ON p.entry_id = e.id AND p.game_seq = (SELECT MAX(q.game_seq) FROM "
-        "ladder_ratings q WHERE q.entry_id = e.id AND q.game_seq < lg.seq) "
-        f"WHERE lg.game_id IN ({', '.join('?' * len(game_ids))}) ORDER BY lg.game_id, s.seat",
-        tuple(game_ids)).fetchall()
-    for game_id, seat, bot, ladder_id, model, version, rating, sigma, before, before_sigma in rows:
-        out.setdefault(game_id, []).append(SeatRating(
-            seat, bot, ladder_id, model or "elo", version, None if rating is None else (rating, sigma),
-            None if before is None else (before, before_sigma)))
-    return out
-
-
-def version_starts(connection: Connection, names: Iterable[tuple[int, str]]) -> dict[tuple[int, str], list[tuple[
-        int, tuple[float, float | None] | None]]]:
-    """Per (ladder id, bot name): each version, oldest first, with its predecessor's rating when it was submitted
-    (its latest ``ladder_ratings`` row up to the version's ``joined_after``; None: a first version, or a
-    predecessor that had played no game by then and still stood at its own start), what a version's start
-    rating is made from, as the fold makes it."""
-    wanted = sorted(set(names))
-    if not wanted:
-        return {}
-    rows = connection.exec_driver_sql(
-        "SELECT e.ladder_id, e.name, e.version, r.rating, r.sigma FROM ladder_entries e "
-        "LEFT JOIN ladder_entries p ON p.ladder_id = e.ladder_id AND p.name = e.name AND p.version = e.version - 1 "
-        "LEFT JOIN ladder_ratings r ON r.entry_id = p.id AND r.game_seq = (SELECT MAX(q.game_seq) FROM "
-        "ladder_ratings q WHERE q.entry_id = p.id AND q.game_seq <= e.joined_after) "
-        f"WHERE {' OR '.join(['(e.ladder_id = ? AND e.name = ?)'] * len(wanted))} ORDER BY e.version",
-        tuple(value for pair in wanted for value in pair)).fetchall()
-    out: dict[tuple[int, str], list[tuple[int, tuple[float, float | None] | None]]] = {}
-    for ladder_id, name, version, rating, sigma in rows:
-        out.setdefault((ladder_id, name), []).append((version, None if rating is None else (rating, sigma)))
-    return out
-
-
-def battle_page(connection: Connection, where: Where, opponent: str | None, seat: int | None, offset: int,
-                limit: int) -> tuple[list[str], int]:
-    """One page of the games of ``where.bot`` (required) that ``where`` keeps, narrowed to those where it sat in
-    ``seat`` and where ``opponent`` sat in another seat (None: any), newest first, and how many there are."""
-    clauses = ["s.bot = ?"]
-    params: list[Any] = [where.bot]
-    for column, value in (("g.tournament_id", where.tournament_id), ("g.ladder_id", where.ladder_id),
-                          ("s.result", where.result), ("s.seat", seat)):
-        if value is not None:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if where.forfeited is not None:
-        clauses.append(f"s.forfeited = {int(where.forfeited)}")
-    if opponent is not None:
-        clauses.append("EXISTS (SELECT 1 FROM seat_results o WHERE o.game_id = s.game_id AND o.seat <> s.seat "
-                       "AND o.bot = ?)")
-        params.append(opponent)
-    return _paged(connection, "seat_results s JOIN game_results g ON g.game_id = s.game_id",
-                  " AND ".join(clauses), params, "s.store_seq", offset, limit)
-
-
-def owner_game_page(connection: Connection, bots: Sequence[str], offset: int, limit: int) -> tuple[list[str], int]:
-    """One page of the games any of ``bots`` (an owner's) sat in, newest first (a game of two of them once), and
-    how many there are."""
-    if not bots:
-        return [], 0
-    condition = f"s.bot IN ({', '.join('?' * len(bots))})"
-    return _paged(connection, "(SELECT DISTINCT s.game_id, s.store_seq FROM seat_results s WHERE "
-                  f"{condition}) s", "1 = 1", list(bots), "s.store_seq", offset, limit)
-
-
-def _paged(connection: Connection, source: str, condition: str, params: list[Any], order: str, offset: int,
-           limit: int) -> tuple[list[str], int]:
-    require_current(connection)
-    total = connection.exec_driver_sql(f"SELECT COUNT(*) FROM {source} WHERE {condition}", tuple(params)).scalar()
-    page = [row[0] for row in connection.exec_driver_sql(
-        f"SELECT s.game_id FROM {source} WHERE {condition} ORDER BY {order} DESC LIMIT ? OFFSET ?",
-        (*params, limit, offset))]
-    return page, total
-
-
-# -- a ladder as of one of its games (stable pages, rank movement, a page of head-to-head) -------------------
-
-
-def ladder_count(connection: Connection, ladder_id: int) -> int:
-    """How many games the ladder has numbered (voided ones too: a void keeps its number)."""
-    return connection.exec_driver_sql("SELECT COUNT(*) FROM ladder_games WHERE ladder_id = ?", (ladder_id,)).scalar()
-
-
-def ladder_seq(connection: Connection, ladder_id: int, number: int) -> int:
-    """The ``ladder_games.seq`` of the ladder's game ``number`` (1 its first); 0 for 0 (before its first game)."""
-    if number <= 0:
-        return 0
-    return connection.exec_driver_sql("SELECT seq FROM ladder_games WHERE ladder_id = ? ORDER BY seq LIMIT 1 OFFSET ?",
-                                      (ladder_id, number - 1)).scalar() or 0
-
-
-def ladder_number_before(connection: Connection, ladder_id: int, stamp: str) -> int:
-    """The number of the ladder's latest game stored at or before ``stamp`` (ISO 8601, UTC); 0 if none was."""
-    return connection.exec_driver_sql("SELECT COALESCE(MAX(ladder_number), 0) FROM game_results WHERE ladder_id = ? "
-                                      "AND created_at <= ?", (ladder_id, stamp)).scalar()
-
-
-def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None, int]]:
-    """Each entry's rating after its latest rated ladder game at ``ladder_games.seq`` <= ``seq``, as ladder_ratings
-    holds them (a void refolds them): entry -> (rating, sigma, its rated games by then). Entries that had not played
-    by then are absent."""
-    rows = connection.exec_driver_sql(
-        "SELECT r.entry_id, r.rating, r.sigma, c.games FROM (SELECT x.entry_id, MAX(x.game_seq) AS latest, "
-        "COUNT(*) AS games FROM ladder_ratings x JOIN ladder_entries e ON e.id = x.entry_id WHERE e.ladder_id = ? "
-        "AND x.game_seq <= ? GROUP BY x.entry_id) c JOIN ladder_ratings r ON r.entry_id = c.entry_id "
-        "AND r.game_seq = c.latest", (ladder_id, seq)).fetchall()
-    return {entry: (rating, sigma, games) for entry, rating, sigma, games in rows}
-
-
-def ladder_at(connection: Connection, ladder_id: int, number: int
-              ) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]]:
-    """What ``ladder`` reads, counting only the rated games numbered up to ``number``: each entry's wins, draws,
-    losses, forfeits, points2 and last_played, and each ordered pair's wins-draws-losses (added up in SQL from
-    game_results and seat_results: a page read as of an earlier game, no event read)."""
-    require_current(connection)
-    rated = ("g.ladder_id = ? AND g.ladder_number <= ? AND g.game_id NOT IN (SELECT game_id FROM ladder_events "
-             "WHERE ladder_id = ? AND kind = 'void')")
-    params = (ladder_id, number, ladder_id)
-    records: dict[int, dict[str, Any]] = {}
-    for entry, wins, draws, losses, forfeits, last in connection.exec_driver_sql(
-            "SELECT e.id, SUM(CASE WHEN s.result = 'win' THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN s.result = 'draw' THEN 1 ELSE 0 END), SUM(CASE WHEN s.result = 'loss' THEN 1 ELSE 0 END), "
-            "SUM(s.forfeited), MAX(g.created_at) FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
-            f"JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE {rated} GROUP BY e.id",
-            params).fetchall():
-        records[entry] = {"wins": wins, "draws": draws, "losses": losses, "forfeits": forfeits, "points2": 0,
-                          "last_played": last}
-    pairs: dict[tuple[int, int], tuple[int, int, int]] = {}
-    for entry, opponent, won, drawn, lost in connection.exec_driver_sql(
-            "SELECT e.id, f.id, SUM(CASE WHEN s.rank < o.rank THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN s.rank = o.rank THEN 1 ELSE 0 END), SUM(CASE WHEN s.rank > o.rank THEN 1 ELSE 0 END) "
-            "FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
-            "JOIN seat_results o ON o.game_id = g.game_id AND o.seat <> s.seat "
-            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
-            f"JOIN ladder_entries f ON f.bot_id = o.bot_id AND f.ladder_id = g.ladder_id WHERE {rated} "
-            "GROUP BY e.id, f.id", params).fetchall():
-        pairs[(entry, opponent)] = (won, drawn, lost)
-        records[entry]["points2"] += 2 * won + drawn
-    return records, pairs
-
-
-def ladder_pairs_of(connection: Connection, ladder_id: int, entries: Sequence[int],
-                    opponents: Sequence[int] | None = None) -> dict[tuple[int, int], tuple[int, int, int]]:
-    """The wins-draws-losses of ``entries`` against ``opponents`` (every entry, for None) from ladder_pairs: only
-    the rows of a page of bots, never every pair of the ladder."""
-    if not entries:
-        return {}
-    clause = f"entry_id IN ({', '.join('?' * len(entries))})"
-    params: tuple = (ladder_id, *entries)
-    if opponents is not None:
-        if not opponents:
-            return {}
-        clause += f" AND opponent_id IN ({', '.join('?' * len(opponents))})"
-        params += tuple(opponents)
-    require_current(connection)
-    return {(entry, opponent): tuple(values[1:]) for (entry, opponent), values in table_rows(
-        connection, "ladder_pairs", f"WHERE ladder_id = ? AND {clause}", params).items()}
-
-
-def ladder_retired_by(connection: Connection, ladder_id: int, number: int) -> set[int]:
-    """The entries a retire event had retired by the time the ladder's game ``number`` was stored (by the times
-    of the event and the game, to the second; a newer version retires an older one as it joins, which its
-    ``joined_after`` says)."""
-    return {entry for (entry,) in connection.exec_driver_sql(
-        "SELECT entry_id FROM ladder_events WHERE ladder_id = ? AND kind = 'retire' AND created_at <= "
-        "(SELECT created_at FROM game_results WHERE ladder_id = ? AND ladder_number = ?)",
-        (ladder_id, ladder_id, number))}

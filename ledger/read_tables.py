@@ -4,7 +4,7 @@ they come from. ledger.models imports them, so that every table is on SQLModel.m
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Index, Integer
+from sqlalchemy import Column, Float, Index, Integer
 from sqlmodel import Field, SQLModel
 
 
@@ -136,3 +136,21 @@ class LadderPair(SQLModel, table=True):
     wins: int
     draws: int
     losses: int
+
+
+class TournamentFit(SQLModel, table=True):
+    """A tournament's Elo fit per bot (revision 0018, ledger/read_fits.py): its rating, 95% interval and score,
+    stamped by the tournament's games it counts (their number and the newest's store_seq). A memo of the pairs,
+    not a fold of the games: read while its stamp is the tournament's, refitted when it is not."""
+
+    __tablename__ = "tournament_fits"
+
+    tournament_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    bot: str = Field(primary_key=True)
+    elo: float = Field(sa_column=Column(Float, nullable=False))
+    ci_low: float = Field(sa_column=Column(Float, nullable=False))
+    ci_high: float = Field(sa_column=Column(Float, nullable=False))
+    score: float = Field(sa_column=Column(Float, nullable=False))
+    games: int = Field(sa_column=Column(Integer, nullable=False))
+    store_seq: int = Field(sa_column=Column(Integer, nullable=False))
+    fitted_at: str

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from ledger import closing
+from ledger import closing, read_audit
 from ledger import read_models as models
 from ledger.store import Ledger
 from replays import facts
@@ -133,8 +133,8 @@ def audit(ledger: Ledger, limit: int = 20) -> Audit:
             found.games += len(chunk)
             ids = tuple(fact.game_id for fact, _ in chunk)
             for table in ("game_results", "seat_results"):
-                stored = models.table_rows(connection, table, f"WHERE game_id IN ({', '.join('?' * len(ids))})", ids)
-                found.differences += models.differences(stored, rows.pop(table), table)
+                stored = models.table_rows(connection, table, "WHERE game_id IN :ids", {"ids": list(ids)})
+                found.differences += read_audit.differences(stored, rows.pop(table), table)
                 rows[table] = {}
             _merge(sums, rows)
             if len(found.differences) >= limit:
@@ -146,7 +146,7 @@ def audit(ledger: Ledger, limit: int = 20) -> Audit:
             if extra is not None:
                 found.differences.append(f"{table} (game_id={extra!r}): stored, but no such game is finished")
         for table in models.TABLES[2:]:
-            found.differences += models.differences(models.table_rows(connection, table), sums[table], table)
+            found.differences += read_audit.differences(models.table_rows(connection, table), sums[table], table)
     return _cut(found, limit)
 
 
@@ -156,8 +156,8 @@ def check_tournament(connection: Connection, tournament_id: int, found: list[fac
     rows = models.empty()
     for fact in found:
         models.add_tournament_game(rows, outcome_of(fact, tournament_id))
-    _compare(connection, rows, ("tournament_standings", "tournament_pairs"), "WHERE tournament_id = ?",
-             (tournament_id,))
+    _compare(connection, rows, ("tournament_standings", "tournament_pairs"), "WHERE tournament_id = :id",
+             {"id": tournament_id})
 
 
 def check_ladder(connection: Connection, ladder_id: int, found: list[facts.Fact]) -> None:
@@ -168,12 +168,12 @@ def check_ladder(connection: Connection, ladder_id: int, found: list[facts.Fact]
     for number, fact in enumerate(found, start=1):
         models.add_ladder_game(rows, ladder_id, number, outcome_of(fact, None), ladders.entries.get(ladder_id, {}),
                                fact.game_id not in ladders.void)
-    _compare(connection, rows, ("ladder_records", "ladder_pairs"), "WHERE ladder_id = ?", (ladder_id,))
+    _compare(connection, rows, ("ladder_records", "ladder_pairs"), "WHERE ladder_id = :id", {"id": ladder_id})
 
 
-def _compare(connection: Connection, rows: models.Rows, tables: tuple[str, ...], where: str, params: tuple) -> None:
+def _compare(connection: Connection, rows: models.Rows, tables: tuple[str, ...], where: str, params: dict) -> None:
     for table in tables:
-        for line in models.differences(models.table_rows(connection, table, where, params), rows[table], table):
+        for line in read_audit.differences(models.table_rows(connection, table, where, params), rows[table], table):
             raise facts.Tampered(None, f"a read model differs from the games' hashed results: {line} "
                                        "(`tourney db audit --rebuild` counts every game again)")
 

@@ -345,7 +345,7 @@ def test_the_bench_only_check_sees_an_import_of_one(tmp_path):
 
 MAX_LINES = 500
 """The longest a checked module may be (issue 42: one role per module, none over 500 lines)."""
-TOO_LONG_YET = ("ledger/read_models.py",)
+TOO_LONG_YET: tuple[str, ...] = ()
 """Modules over MAX_LINES still waiting for their split (issue 42): none may join them; one split leaves the list."""
 
 

@@ -21,7 +21,7 @@ from fastapi import HTTPException
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from ledger import read_models
+from ledger import read_models, read_pages
 from ledger.store import Ledger
 from tournaments.ladder import league
 from tournaments.play import results
@@ -76,27 +76,27 @@ class Filter:
     def any(self) -> bool:
         return all(value is None for value in (self.bot, self.result, self.forfeited, self.opponent, self.seat))
 
-    def where(self, tournament_id: int | None = None, ladder_id: int | None = None) -> read_models.Where:
+    def where(self, tournament_id: int | None = None, ladder_id: int | None = None) -> read_pages.Where:
         """The query of these games in a tournament, a ladder, or anywhere."""
-        return read_models.Where(tournament_id, ladder_id, self.bot, self.result, self.forfeited)
+        return read_pages.Where(tournament_id, ladder_id, self.bot, self.result, self.forfeited)
 
 
-def games_page(ledger: Ledger, where: read_models.Where, offset: int, limit: int,
+def games_page(ledger: Ledger, where: read_pages.Where, offset: int, limit: int,
                battles: Filter | None = None) -> schemas.Page[schemas.GameSummary]:
     """One page of the games ``where`` keeps, newest first: chosen in the database, then only those read, each with
     its seats' rating changes. ``battles``: a bot's games (``where.bot``) narrowed to an opponent and a seat."""
     with ledger.read() as connection:
         if battles is not None and (battles.opponent is not None or battles.seat is not None):
-            page, total = read_models.battle_page(connection, where, battles.opponent, battles.seat, offset, limit)
+            page, total = read_pages.battle_page(connection, where, battles.opponent, battles.seat, offset, limit)
         else:
-            page, total = read_models.game_page(connection, where, offset, limit)
+            page, total = read_pages.game_page(connection, where, offset, limit)
     return schemas.Page[schemas.GameSummary].of(summaries(ledger, page), total, offset, limit)
 
 
 def owner_games(ledger: Ledger, bots: Sequence[str], offset: int, limit: int) -> schemas.Page[schemas.GameSummary]:
     """One page of the games any of ``bots`` (an owner's) sat in, newest first, with their rating changes."""
     with ledger.read() as connection:
-        page, total = read_models.owner_game_page(connection, bots, offset, limit)
+        page, total = read_pages.owner_game_page(connection, bots, offset, limit)
     return schemas.Page[schemas.GameSummary].of(summaries(ledger, page), total, offset, limit)
 
 
@@ -113,10 +113,10 @@ def rating_changes(connection: Connection, game_ids: Sequence[str]) -> dict[str,
     Elo, or OpenSkill's mu - 3 sigma) from before the game to after it: the entry's rating history, read for the
     whole page in one statement; a version's first game counts from its start rating (the ladder model's start
     from its predecessor's rating when it was submitted, read in one more statement when the page holds one)."""
-    seated = read_models.seat_ratings(connection, game_ids)
+    seated = read_pages.seat_ratings(connection, game_ids)
     firsts = {(seat.ladder_id, seat.bot) for seats in seated.values() for seat in seats
               if seat.after is not None and seat.before is None and seat.version > 1}
-    chains = read_models.version_starts(connection, firsts) if firsts else {}
+    chains = read_pages.version_starts(connection, firsts) if firsts else {}
     out = {}
     for game_id, seats in seated.items():
         out[game_id] = [schemas.RatingChange(seat=seat.seat, bot=seat.bot, change=None if seat.after is None else round(
@@ -128,7 +128,7 @@ def _shown(rating: tuple[float, float | None]) -> float:
     return league.leaderboard_rating({"rating": rating[0], "sigma": rating[1]})
 
 
-def _start(seat: read_models.SeatRating, chains: dict) -> tuple[float, float | None]:
+def _start(seat: read_pages.SeatRating, chains: dict) -> tuple[float, float | None]:
     """The start rating of the seat's version, as the fold gives it: the model's start from its predecessor's
     rating at submission, or from the predecessor's own start when it had played no game by then."""
     start = league.model({"rating": seat.model}).start
@@ -218,7 +218,7 @@ def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool
         shown = named[offset:] if limit is None else named[offset:offset + limit]
         ids = {name: [entry for entry, entry_name in names.items() if entry_name == name] for name in named}
         rows = [entry for bot in shown for entry in ids[bot]]
-        pairs = read_models.ladder_pairs_of(connection, ladder_id, rows,
+        pairs = read_pages.ladder_pairs_of(connection, ladder_id, rows,
                                             [entry for bot in named for entry in ids[bot]] if only else None)
     counted: dict[tuple[str, str], list[float]] = {}
     for (entry, opponent), (won, drawn, lost) in pairs.items():
@@ -242,8 +242,8 @@ def head_to_head(ledger: Ledger, ladder_id: int, bots: Sequence[str], only: bool
 def record(ledger: Ledger, bot: str, losses: int) -> schemas.BotRecord:
     """A bot's results by seat and by opponent (its read models), and its latest ``losses`` losses."""
     with ledger.read() as connection:
-        seats, opponents = read_models.bot_record(connection, bot)
-        lost, _total = read_models.game_page(connection, read_models.Where(bot=bot, result=read_models.LOSS), 0,
+        seats, opponents = read_pages.bot_record(connection, bot)
+        lost, _total = read_pages.game_page(connection, read_pages.Where(bot=bot, result=read_models.LOSS), 0,
                                              losses)
     return schemas.BotRecord(
         by_seat=[schemas.SeatRecord(seat=seat, games=games, wins=wins, draws=draws, losses=lost_,

@@ -175,8 +175,18 @@ class Record(BaseModel):
 
 class Tournament(TournamentSummary):
     standings: list[standings.Row]
-    los: dict[str, dict[str, float | None]] = Field(description="likelihood of superiority of row over column")
-    head_to_head: dict[str, dict[str, Record]]
+    los: dict[str, dict[str, float | None]] = Field(description="likelihood of superiority of row over column "
+                                                                "(rows: `table_bots`, a page of the bots)")
+    head_to_head: dict[str, dict[str, Record]] = Field(description="row bot -> column bot -> the row's wins, draws "
+                                                                   "and losses (rows: `table_bots`; pairs that never "
+                                                                   "met are left out)")
+    table_bots: list[str] = Field(default_factory=list, description="the rows of `los` and `head_to_head`: a page "
+                                                                    "of the bots in rank order, each against every "
+                                                                    "opponent (`offset`, `limit` page them)")
+    table_offset: int = Field(default=0, description="bots (rows) skipped")
+    table_total: int = Field(default=0, description="every bot of the tournament (the rows there are)")
+    table_next: int | None = Field(default=None, description="the offset of the next page of rows, or null on the "
+                                                             "last")
 
 
 class Version(BaseModel):

@@ -23,7 +23,7 @@ HOT_INSERTS = {
     ("ledger/appending.py", "dialect.hot_insert(connection, dialect.INSERT_SEAT)"),
 }
 """Raw executemany in the driver's paramstyle, kept for speed (docs/benchmarks.md, "Ledger write path")."""
-TO_CONVERT = {"ledger/read_models.py"}
+TO_CONVERT: set[str] = set()
 """Modules whose SQL still relies on ledger.dialect_postgres' ``?`` rewrite (converted on their own branches):
 when one is free of it, it leaves this set (the test says so), and the rewrite goes once the set is empty."""
 

@@ -627,3 +627,27 @@ def test_leaderboard_etag_moves_with_a_retirement_a_rebuild_or_a_publication(ser
         return
     tourney(*change, "--db", league.path)
     assert api.get(f"/api/ladders/{LADDER}", headers={"If-None-Match": tag}).status_code == 200
+
+
+def test_tournament_los_and_head_to_head_come_a_page_of_rows_at_a_time(serve, league):
+    """GET /api/tournaments/NAME?offset=&limit= gives the LOS and head-to-head of ``limit`` bots (rank order) against
+    every opponent, with where the next page starts: the pages together are the CLI's whole table, and an answer's
+    table never holds more rows than asked."""
+    api = serve()
+    expected = standings.of_tournament(Ledger(str(league.path), read_only=True), TOURNAMENT).to_json()
+    order = [row["bot"] for row in expected["standings"]]
+    assert len(order) > 2
+    first = api.get(f"/api/tournaments/{TOURNAMENT}").json()
+    assert first["table_bots"] == order[:20] and first["table_total"] == len(order) and first["table_offset"] == 0
+    los, h2h, offset, seen = {}, {}, 0, []
+    while offset is not None:
+        shown = api.get(f"/api/tournaments/{TOURNAMENT}", params={"offset": offset, "limit": 2}).json()
+        assert list(shown["head_to_head"]) == shown["table_bots"] == order[offset:offset + 2]
+        assert set(shown["los"]) == set(shown["table_bots"])
+        assert shown["standings"] == first["standings"]
+        los.update(shown["los"])
+        h2h.update(shown["head_to_head"])
+        seen += shown["table_bots"]
+        offset = shown["table_next"]
+    assert seen == order and los == expected["los"] and h2h == expected["head_to_head"]
+    assert api.get(f"/api/tournaments/{TOURNAMENT}", params={"limit": 0}).status_code == 422

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from ledger import read_models
+from ledger import read_models, read_pages
 from ledger.rows import ladder_rows
 from tests import cli
 from tests.test_read_models import league_db  # noqa: F401 (a fixture: a tournament and a ladder on each backend)
@@ -83,11 +83,11 @@ def test_a_ladder_as_of_a_game_counts_what_its_read_models_counted_then(serve, c
     ladder_id = ladder_rows.get(ledger, LADDER)["id"]
     with ledger.read() as connection:
         records, pairs = read_models.ladder(connection, ladder_id)
-        at = read_models.ladder_count(connection, ladder_id)
+        at = read_pages.ladder_count(connection, ladder_id)
     play(crowded, 4, seed=12)
     with ledger.read() as connection:
         assert read_models.ladder(connection, ladder_id)[1] != pairs
-        then, then_pairs = read_models.ladder_at(connection, ladder_id, at)
+        then, then_pairs = read_pages.ladder_at(connection, ladder_id, at)
     assert then_pairs == pairs
     assert then == counted(records)
 
@@ -341,37 +341,37 @@ def test_a_ladder_as_of_a_game_on_both_backends(league_db):  # noqa: F811 (the f
     try:
         ladder_id = ladder_rows.get(ledger, "duel")["id"]
         with ledger.read() as connection:
-            at = read_models.ladder_count(connection, ladder_id)
+            at = read_pages.ladder_count(connection, ladder_id)
             records, pairs = read_models.ladder(connection, ladder_id)
-            seq = read_models.ladder_seq(connection, ladder_id, at)
-            ratings = read_models.ladder_ratings_at(connection, ladder_id, seq)
+            seq = read_pages.ladder_seq(connection, ladder_id, at)
+            ratings = read_pages.ladder_ratings_at(connection, ladder_id, seq)
         assert at == 12 and ratings == {e["id"]: (e["rating"], e["sigma"], e["games"])
                                         for e in ladder_rows.entries(ledger, ladder_id)}
         ladder_games(ledger, "duel", 2, seed="later")
         later = ladder_rows.game_ids(ledger, ladder_id)[-1]
         assert tourney("ladder", "void", "duel", later, "--reason", "a test", "--db", league_db.url).exit_code == 0
         with ledger.read() as connection:
-            assert read_models.ladder_count(connection, ladder_id) == 16
-            assert read_models.ladder_at(connection, ladder_id, at) == (counted(records), pairs)
-            assert read_models.ladder_ratings_at(connection, ladder_id, seq) == ratings
+            assert read_pages.ladder_count(connection, ladder_id) == 16
+            assert read_pages.ladder_at(connection, ladder_id, at) == (counted(records), pairs)
+            assert read_pages.ladder_ratings_at(connection, ladder_id, seq) == ratings
             now_records, now_pairs = read_models.ladder(connection, ladder_id)
             assert now_pairs != pairs
             # The latest, with a voided game left out: the read models (which the void took it out of).
-            assert read_models.ladder_at(connection, ladder_id, 16) == (counted(now_records), now_pairs)
-            assert read_models.ladder_number_before(connection, ladder_id, "9999") == 16
-            assert read_models.ladder_number_before(connection, ladder_id, "2000") == 0
+            assert read_pages.ladder_at(connection, ladder_id, 16) == (counted(now_records), now_pairs)
+            assert read_pages.ladder_number_before(connection, ladder_id, "9999") == 16
+            assert read_pages.ladder_number_before(connection, ladder_id, "2000") == 0
             one = sorted({entry for entry, _ in now_pairs})[0]
-            assert read_models.ladder_pairs_of(connection, ladder_id, [one]) == {
+            assert read_pages.ladder_pairs_of(connection, ladder_id, [one]) == {
                 key: value for key, value in now_pairs.items() if key[0] == one}
-            assert read_models.ladder_pairs_of(connection, ladder_id, [one], [one]) == {}
+            assert read_pages.ladder_pairs_of(connection, ladder_id, [one], [one]) == {}
             assert len(read_models.ladder_history(connection, one, None, seq)) == ratings[one][2]
-            assert read_models.ladder_retired_by(connection, ladder_id, 16) == set()
+            assert read_pages.ladder_retired_by(connection, ladder_id, 16) == set()
         assert tourney("ladder", "retire", "duel", "b2", "--db", league_db.url).exit_code == 0
         ladder_games(ledger, "duel", 1, seed="last")
         b2 = next(e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False) if e["name"] == "b2")
         with ledger.read() as connection:
             # Game 18 came after the retire event (the time of game 16 may share its second: docs/web.md).
-            assert read_models.ladder_retired_by(connection, ladder_id, 18) == {b2}
-            assert read_models.ladder_retired_by(connection, ladder_id, 0) == set()
+            assert read_pages.ladder_retired_by(connection, ladder_id, 18) == {b2}
+            assert read_pages.ladder_retired_by(connection, ladder_id, 0) == set()
     finally:
         ledger.close()

@@ -14,7 +14,7 @@ import urllib.parse
 import pytest
 from sqlalchemy import event
 
-from ledger import read_models
+from ledger import read_pages
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests.test_read_models import ladder_games, make_ladder
@@ -340,13 +340,13 @@ def test_the_read_functions_answer_alike_on_both_backends(backend):
         ladder_games(ledger, "duel", 3)
         ladder = ladder_rows.get(ledger, "duel")
         with ledger.read() as connection:
-            ids, total = read_models.game_page(connection, read_models.Where(ladder_id=ladder["id"]), 0, 50)
+            ids, total = read_pages.game_page(connection, read_pages.Where(ladder_id=ladder["id"]), 0, 50)
             changes = lists.rating_changes(connection, ids)
-            starts = read_models.version_starts(connection, [(ladder["id"], "b0"), (ladder["id"], "b1")])
-            mine, mine_total = read_models.owner_game_page(connection, ["b0", "b1"], 0, 50)
+            starts = read_pages.version_starts(connection, [(ladder["id"], "b0"), (ladder["id"], "b1")])
+            mine, mine_total = read_pages.owner_game_page(connection, ["b0", "b1"], 0, 50)
             seated = {game_id: {s.bot: s.seat for s in seats}
-                      for game_id, seats in read_models.seat_ratings(connection, ids).items()}
-            battles = {(opponent, seat): read_models.battle_page(connection, read_models.Where(bot="b0"), opponent,
+                      for game_id, seats in read_pages.seat_ratings(connection, ids).items()}
+            battles = {(opponent, seat): read_pages.battle_page(connection, read_pages.Where(bot="b0"), opponent,
                                                                  seat, 0, 50)[0]
                        for opponent in ("b1", "b2") for seat in (0, 1)}
         assert total == 6 and set(changes) == set(ids)

@@ -47,7 +47,9 @@ def audit(
     The read models are what standings, ladder standings and the web's pages and lists read
     (docs/tournaments.md, "Read models"): each game's and seat's result, a tournament's sums
     per bot and per pair, a bot's record, a ladder's records and pairs; and each ladder's
-    ratings and their history. The first rows that differ are named and the exit code is 1;
+    ratings and their history. A tournament's kept Elo fit is held against a refit of its
+    pairs (--rebuild forgets every fit: the next reader refits). The first rows that differ
+    are named and the exit code is 1;
     nothing is written (the database is opened read-only) unless --rebuild is given, which
     counts every game again from its events and then audits the result.
 
@@ -57,6 +59,7 @@ def audit(
     from ledger.store import Ledger, LedgerError
     from replays import projections
     from tournaments.ladder import league
+    from tournaments.play import standings
 
     if rebuild:
         ledger = Ledger(db)
@@ -65,6 +68,7 @@ def audit(
     else:
         ledger = reading(db)
     found = projections.audit(ledger)
+    found.differences += standings.fit_differences(ledger, max(0, 20 - len(found.differences)))
     for line in found.differences:
         typer.echo(f"differs: {line}")
     ratings = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ledger import read_models
+from ledger import read_pages
 from ledger.canonical import canonical, loads
 from ledger.rows import tournament_rows
 from ledger.store import Ledger
@@ -96,7 +96,7 @@ def open_run(ledger: Ledger, name: str | None, spec: Spec, resume: bool, namer: 
     # checked rows as it was stored; `tourney db audit` holds them against the hashed events): reading every
     # game's events here would cost a resumed run's memory several KiB a game.
     with ledger.read() as connection:
-        stored = read_models.tournament_results(connection, existing["id"])
+        stored = read_pages.tournament_results(connection, existing["id"])
     run = Run(existing, spec, plan, stored)
     if not resume:
         of = f" of {plan.total}" if plan.total is not None else ""

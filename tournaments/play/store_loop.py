@@ -13,6 +13,7 @@ from ledger.rows import game_rows, tournament_rows
 from ledger.store import Ledger, LedgerError
 from replays.archive import finished_game
 from tournaments.bots import diagnosis
+from tournaments.play import standings
 from tournaments.play.create_or_resume import Run
 from tournaments.play.dispatch import results
 from tournaments.play.jobs import Job, Result
@@ -77,6 +78,7 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             stored += 1
             if stored % checkpoints.EVERY == 0:
                 checkpoints.write(ledger, tournament_rows.scope(run.tournament))
+                standings.refresh_fit(ledger, run.tournament["id"])  # readers then read it, never refit it
         run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
         if new and finished is not None:
             finished(result)
@@ -113,6 +115,7 @@ def close(ledger: Ledger, run: Run) -> None:
     """Checkpoint what is stored; once the tournament is over, say so and reveal a drawn seed."""
     over = run.plan.next_stage(run.stored) is None
     checkpoints.write(ledger, tournament_rows.scope(run.tournament), over)
+    standings.refresh_fit(ledger, run.tournament["id"])
     if over and run.spec.drawn and tournament_rows.reveal(ledger, run.tournament["id"], run.spec.seed):
         run.revealed = run.spec.seed
         run.tournament = tournament_rows.get(ledger, str(run.tournament["id"]))

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
-from ledger import read_models
+from ledger import read_models, read_pages
 from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tournaments.ladder import divisions, league, matchmaking
@@ -106,7 +106,7 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> schemas.Ladder:
     (all from the ladder's rows and read models: no game is read)."""
     row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
-        at = read_models.ladder_count(connection, row["id"])
+        at = read_pages.ladder_count(connection, row["id"])
         read = read_models.ladder(connection, row["id"])
     standings = league.standings(ledger, name, retired, read)
     entries = {(e["name"], e["version"]): e for e in ladder_rows.entries(ledger, row["id"], active_only=not retired)}
@@ -156,10 +156,10 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
     refolded)."""
     row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
-        seq = read_models.ladder_seq(connection, row["id"], at)
-        rated = read_models.ladder_ratings_at(connection, row["id"], seq)
-        records, pairs = read_models.ladder_at(connection, row["id"], at)
-        gone = read_models.ladder_retired_by(connection, row["id"], at)
+        seq = read_pages.ladder_seq(connection, row["id"], at)
+        rated = read_pages.ladder_ratings_at(connection, row["id"], seq)
+        records, pairs = read_pages.ladder_at(connection, row["id"], at)
+        gone = read_pages.ladder_retired_by(connection, row["id"], at)
     rating = league.model(row)
     # The versions there were then (submitted before that game), each active then unless a retire event or a newer
     # version of its name had come by then: what the leaderboard listed then, whatever was submitted or retired since.
@@ -257,7 +257,7 @@ def window(ledger: Ledger, name: str, at: int, since: str | None) -> int | None:
     except OverflowError:  # before the year 1: before every game
         return 0
     with ledger.read() as connection:
-        return min(at, read_models.ladder_number_before(connection, ladder_rows.get(ledger, name)["id"], cutoff))
+        return min(at, read_pages.ladder_number_before(connection, ladder_rows.get(ledger, name)["id"], cutoff))
 
 
 def moved(ledger: Ledger, name: str, shown: schemas.Ladder, then: int) -> schemas.Ladder:
@@ -267,8 +267,8 @@ def moved(ledger: Ledger, name: str, shown: schemas.Ladder, then: int) -> schema
     ladder_id = ladder_rows.get(ledger, name)["id"]
     ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False)}
     with ledger.read() as connection:
-        seq = read_models.ladder_seq(connection, ladder_id, then)
-        rated = read_models.ladder_ratings_at(connection, ladder_id, seq)
+        seq = read_pages.ladder_seq(connection, ladder_id, then)
+        rated = read_pages.ladder_ratings_at(connection, ladder_id, seq)
     value = {key: league.leaderboard_rating({"rating": rated[entry][0], "sigma": rated[entry][1]})
              for key, entry in ids.items() if entry in rated}
     before = sorted((key for key in ((r.bot, r.version) for r in shown.leaderboard) if key in value),

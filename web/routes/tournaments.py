@@ -12,9 +12,8 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
-from sqlalchemy import text
 
-from ledger import read_models
+from ledger import read_pages
 from ledger.canonical import loads
 from ledger.rows import tournament_rows
 from tournaments.play import formats, standings
@@ -22,7 +21,7 @@ from tournaments.play.candidate_match import Match
 from tournaments.play.defaults import MATCH
 from tournaments.play.schedule import ScheduleError
 from web import lists, schemas
-from web.deps import PagingDep, Site, SiteDep
+from web.deps import MAX_PAGE, PagingDep, Site, SiteDep
 from web.pages import query, render
 from web.routes.ladders import (
     MATRIX_BOTS,
@@ -42,6 +41,13 @@ pages = APIRouter(tags=["pages"])
 COLUMNS = ("rank", "bot", "games", "first", "mean_place", "score", "elo", "forfeits")
 PageSort = Annotated[Literal[("", *COLUMNS)] | None, Query(description="the column to sort by (rank by default)")]
 RECENT_GAMES = 10
+TABLE_BOTS = MATRIX_BOTS
+"""The rows (bots) of a tournament's LOS and head-to-head an API answer gives unless ``limit`` says otherwise: the
+page's matrix, its best-ranked bots."""
+TableOffset = Annotated[int, Query(ge=0, le=10**9, description="rows (bots, in rank order) of `los` and "
+                                                               "`head_to_head` to skip")]
+TableLimit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="rows (bots) of `los` and `head_to_head` to give, "
+                                                                 "each against every opponent")]
 
 
 def summary_of(row: dict) -> schemas.TournamentSummary:
@@ -106,7 +112,7 @@ def progress(site: Site, row: dict, games: int) -> schemas.Progress:
 
     def results() -> dict[str, list[tuple[str, int]]]:
         with site.ledger.read() as connection:
-            return read_models.tournament_results(connection, row["id"])
+            return read_pages.tournament_results(connection, row["id"])
 
     def over() -> tuple[int | None, bool]:
         whole = row if "seed" in row else tournament_rows.get(site.ledger, str(row["id"]))  # a list's row: no seed
@@ -114,8 +120,7 @@ def progress(site: Site, row: dict, games: int) -> schemas.Progress:
 
     scheduled, finished = site.caches["standings"].get(("progress", row["id"], games), over)
     with site.ledger.read() as connection:
-        last = connection.execute(text("SELECT MAX(created_at) FROM games WHERE tournament_id = :id"),
-                                  {"id": row["id"]}).scalar()
+        last = read_pages.tournament_last_game(connection, row["id"])
     if finished:
         state = "finished"
     else:
@@ -125,21 +130,28 @@ def progress(site: Site, row: dict, games: int) -> schemas.Progress:
     return schemas.Progress(state=state, stored=games, scheduled=scheduled, last_game_at=last)
 
 
-def tournament(site: Site, ref: str) -> schemas.Tournament:
+def tournament(site: Site, ref: str, offset: int = 0, limit: int = TABLE_BOTS) -> schemas.Tournament:
+    """A tournament, its standings, and the LOS and head-to-head of the bots ranked ``offset`` to ``offset +
+    limit`` against every opponent (only their pairs read: an answer's size never grows with the bots squared).
+    The fit is the one the ledger keeps (ledger.read_fits); when a game was stored since and the server may not
+    write, it is refitted once per number of games, from the last fit."""
     row = tournament_rows.get(site.ledger, ref)
     summary = summary_of(tournament_rows.summary(site.ledger, row["id"]))
-    # From the read models, refitted once per tournament and number of games stored, from the last fit.
     fits = site.caches["fits"]
 
     def fitted() -> dict:
         found = standings.of_tournament(site.ledger, str(row["id"]), start=fits.get(("fit", row["id"]), dict),
-                                        vouched=False)
+                                        vouched=False, rows=(offset, limit))
         fits.put(("fit", row["id"]), {r.bot: r.elo for r in found.rows})
         return found.to_json()
 
-    computed = site.caches["standings"].get(("tournament", row["id"], summary.games), fitted)
+    computed = site.caches["standings"].get(("tournament", row["id"], summary.games, offset, limit), fitted)
+    total = len(computed["standings"])
     return schemas.Tournament(**summary.model_dump(exclude={"progress"}), standings=computed["standings"],
                              los=computed["los"], head_to_head=computed["head_to_head"],
+                             table_bots=[r["bot"] for r in computed["standings"][offset:offset + limit]],
+                             table_offset=offset, table_total=total,
+                             table_next=offset + limit if offset + limit < total else None,
                              progress=progress(site, row, summary.games))
 
 
@@ -160,8 +172,9 @@ def list_tournaments(site: SiteDep, paging: PagingDep) -> schemas.Page[schemas.T
 
 
 @api.get("/{ref}", response_model=schemas.Tournament, summary="A tournament (by id or name) and its standings")
-def get_tournament(ref: str, site: SiteDep) -> schemas.Tournament:
-    return tournament(site, ref)
+def get_tournament(ref: str, site: SiteDep, offset: TableOffset = 0, limit: TableLimit = TABLE_BOTS
+                   ) -> schemas.Tournament:
+    return tournament(site, ref, offset, limit)
 
 
 @api.get("/{ref}/games", response_model=schemas.Page[schemas.GameSummary],

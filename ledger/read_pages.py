@@ -1,0 +1,318 @@
+"""The read models' readers and pagers (ledger/read_models.py keeps them; this reads them): a tournament's and a
+bot's sums, one page of games as a list shows it (filtered and paged in the database, newest first), a page's
+rating changes, a bot's battles, an owner's games, and a ladder as of one of its games. Every reader refuses
+(``Behind``) read models that do not count every stored game yet."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, text
+from sqlalchemy.engine import Connection
+
+from ledger.read_models import COUNTS, empty, require_current, table_rows, tournament_of
+
+
+def tournament(connection: Connection, tournament_id: int) -> tuple[dict[str, dict[str, int]],
+                                                                     dict[tuple[str, str], tuple[int, int, int]]]:
+    """A tournament's sums per bot and its wins-draws-losses per ordered pair of bots."""
+    require_current(connection)
+    rows = empty()
+    for table in ("tournament_standings", "tournament_pairs"):
+        rows[table] = table_rows(connection, table, "WHERE tournament_id = :id", {"id": tournament_id})
+    return tournament_of(rows, tournament_id)
+
+
+def tournament_bots(connection: Connection, tournament_id: int) -> dict[str, dict[str, int]]:
+    """A tournament's sums per bot only (none of its pairs)."""
+    rows = connection.execute(text(
+        f"SELECT bot, {', '.join(COUNTS['tournament_standings'])} FROM tournament_standings "
+        "WHERE tournament_id = :id"), {"id": tournament_id}).fetchall()
+    return {row[0]: dict(zip(COUNTS["tournament_standings"], row[1:], strict=True)) for row in rows}
+
+
+def bot_record(connection: Connection, bot: str) -> tuple[dict[int, tuple[int, int, int, int]],
+                                                          dict[str, tuple[int, int, int, int, float]]]:
+    """A bot's record by seat (games, wins, draws, losses) and by opponent (the same and its points)."""
+    require_current(connection)
+    seats = {seat: values for (_, seat), values in table_rows(connection, "bot_seats", "WHERE bot = :bot",
+                                                                {"bot": bot}).items()}
+    opponents = {opponent: values for (_, opponent), values in table_rows(connection, "bot_opponents",
+                                                                          "WHERE bot = :bot", {"bot": bot}).items()}
+    return seats, opponents
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Which counted games a list shows: of a tournament or a ladder (or any), those ``bot`` sat in (by name),
+    those where it had ``result`` (no bot: where some seat had it), with or without a forfeit (``forfeited``: by
+    ``bot`` when one is named, by anyone otherwise). None is "any"."""
+
+    tournament_id: int | None = None
+    ladder_id: int | None = None
+    bot: str | None = None
+    result: str | None = None
+    forfeited: bool | None = None
+
+
+def game_page(connection: Connection, where: Where, offset: int, limit: int) -> tuple[list[str], int]:
+    """One page of the counted games ``where`` keeps, newest (the last stored) first, and how many it keeps:
+    paged in the database (an index on the bot, the tournament or the ladder, in store order)."""
+    require_current(connection)
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+
+    def equal(column: str, value: Any) -> None:
+        if value is not None:
+            name = column.replace(".", "_")
+            clauses.append(f"{column} = :{name}")
+            params[name] = value
+
+    equal("g.tournament_id", where.tournament_id)
+    equal("g.ladder_id", where.ladder_id)
+    if where.bot is not None:
+        # Driven by the bot's seats (index on bot, store_seq): its games, newest first.
+        source = "seat_results s JOIN game_results g ON g.game_id = s.game_id"
+        order = "s.store_seq"
+        equal("s.bot", where.bot)
+        equal("s.result", where.result)
+        if where.forfeited is not None:
+            clauses.append(f"s.forfeited = {int(where.forfeited)}")
+    else:
+        source = "game_results g"
+        order = "g.store_seq"
+        if where.result is not None:
+            clauses.append("EXISTS (SELECT 1 FROM seat_results s WHERE s.game_id = g.game_id AND s.result = :result)")
+            params["result"] = where.result
+        if where.forfeited is not None:
+            clauses.append(f"g.forfeit_seat IS {'NOT ' if where.forfeited else ''}NULL")
+    condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    total = connection.execute(text(f"SELECT COUNT(*) FROM {source} {condition}"), params).scalar()
+    page = [row[0] for row in connection.execute(text(
+        f"SELECT g.game_id FROM {source} {condition} ORDER BY {order} DESC LIMIT :limit OFFSET :offset"),
+        {**params, "limit": limit, "offset": offset})]
+    return page, total
+
+
+def tournament_results(connection: Connection, tournament_id: int) -> dict[str, list[tuple[str, int]]]:
+    """A tournament's counted games by key: [(bot, rank) per seat] (what `tourney run --resume` continues from:
+    a few hundred bytes a game, no event read)."""
+    require_current(connection)
+    out: dict[str, list[tuple[str, int]]] = {}
+    for key, bot, rank in connection.execute(text(
+            "SELECT g.game_key, s.bot, s.rank FROM game_results r JOIN games g ON g.id = r.game_id "
+            "JOIN seat_results s ON s.game_id = r.game_id WHERE r.tournament_id = :id ORDER BY g.game_key, s.seat"),
+            {"id": tournament_id}).fetchall():
+        out.setdefault(key, []).append((bot, rank))
+    return out
+
+
+def tournament_last_game(connection: Connection, tournament_id: int) -> str | None:
+    """When the tournament's last stored game was stored (None: none is): its newest by store order, one index
+    step (a MAX over the games' times read every game of the tournament: 5 ms at 10,000)."""
+    return connection.execute(text("SELECT created_at FROM game_results WHERE tournament_id = :id "
+                                   "ORDER BY store_seq DESC LIMIT 1"), {"id": tournament_id}).scalar()
+
+
+# -- a page of games' rating changes, a bot's battles, an owner's results (issue 41 item 4) ------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRating:
+    """One seat of a ladder game as its rating change is read: the entry's rating after the game (None: the game
+    is void, it rated nobody) and before it (None: the entry's first game, which starts from its version's start
+    rating: ``version_starts``), as stored (``rating``, ``sigma``)."""
+
+    seat: int
+    bot: str
+    ladder_id: int
+    model: str
+    version: int
+    after: tuple[float, float | None] | None
+    before: tuple[float, float | None] | None
+
+
+def seat_ratings(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[SeatRating]]:
+    """Per ladder game of ``game_ids`` (a page's: tournament games have none), each seat's rating before and after
+    it, in one statement: the entry's ``ladder_ratings`` row of the game and its row before (index on entry, game
+    seq)."""
+    out: dict[str, list[SeatRating]] = {}
+    if not game_ids:
+        return out
+    rows = connection.execute(text(
+        "SELECT lg.game_id, s.seat, e.name, e.ladder_id, l.rating, e.version, r.rating, r.sigma, p.rating, p.sigma "
+        "FROM ladder_games lg JOIN ladders l ON l.id = lg.ladder_id JOIN seats s ON s.game_id = lg.game_id "
+        "JOIN ladder_entries e ON e.ladder_id = lg.ladder_id AND e.bot_id = s.bot_id "
+        "LEFT JOIN ladder_ratings r ON r.game_seq = lg.seq AND r.entry_id = e.id "
+        "LEFT JOIN ladder_ratings p ON p.entry_id = e.id AND p.game_seq = (SELECT MAX(q.game_seq) FROM "
+        "ladder_ratings q WHERE q.entry_id = e.id AND q.game_seq < lg.seq) "
+        "WHERE lg.game_id IN :ids ORDER BY lg.game_id, s.seat").bindparams(bindparam("ids", expanding=True)),
+        {"ids": list(game_ids)}).fetchall()
+    for game_id, seat, bot, ladder_id, model, version, rating, sigma, before, before_sigma in rows:
+        out.setdefault(game_id, []).append(SeatRating(
+            seat, bot, ladder_id, model or "elo", version, None if rating is None else (rating, sigma),
+            None if before is None else (before, before_sigma)))
+    return out
+
+
+def version_starts(connection: Connection, names: Iterable[tuple[int, str]]) -> dict[tuple[int, str], list[tuple[
+        int, tuple[float, float | None] | None]]]:
+    """Per (ladder id, bot name): each version, oldest first, with its predecessor's rating when it was submitted
+    (its latest ``ladder_ratings`` row up to the version's ``joined_after``; None: a first version, or a
+    predecessor that had played no game by then and still stood at its own start), what a version's start
+    rating is made from, as the fold makes it."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return {}
+    rows = connection.execute(text(
+        "SELECT e.ladder_id, e.name, e.version, r.rating, r.sigma FROM ladder_entries e "
+        "LEFT JOIN ladder_entries p ON p.ladder_id = e.ladder_id AND p.name = e.name AND p.version = e.version - 1 "
+        "LEFT JOIN ladder_ratings r ON r.entry_id = p.id AND r.game_seq = (SELECT MAX(q.game_seq) FROM "
+        "ladder_ratings q WHERE q.entry_id = p.id AND q.game_seq <= e.joined_after) "
+        f"WHERE {' OR '.join(f'(e.ladder_id = :ladder{i} AND e.name = :name{i})' for i in range(len(wanted)))} "
+        "ORDER BY e.version"), {f"{key}{i}": value for i, pair in enumerate(wanted)
+                                for key, value in zip(("ladder", "name"), pair, strict=True)}).fetchall()
+    out: dict[tuple[int, str], list[tuple[int, tuple[float, float | None] | None]]] = {}
+    for ladder_id, name, version, rating, sigma in rows:
+        out.setdefault((ladder_id, name), []).append((version, None if rating is None else (rating, sigma)))
+    return out
+
+
+def battle_page(connection: Connection, where: Where, opponent: str | None, seat: int | None, offset: int,
+                limit: int) -> tuple[list[str], int]:
+    """One page of the games of ``where.bot`` (required) that ``where`` keeps, narrowed to those where it sat in
+    ``seat`` and where ``opponent`` sat in another seat (None: any), newest first, and how many there are."""
+    clauses = ["s.bot = :bot"]
+    params: dict[str, Any] = {"bot": where.bot}
+    for column, value in (("g.tournament_id", where.tournament_id), ("g.ladder_id", where.ladder_id),
+                          ("s.result", where.result), ("s.seat", seat)):
+        if value is not None:
+            name = column.replace(".", "_")
+            clauses.append(f"{column} = :{name}")
+            params[name] = value
+    if where.forfeited is not None:
+        clauses.append(f"s.forfeited = {int(where.forfeited)}")
+    if opponent is not None:
+        clauses.append("EXISTS (SELECT 1 FROM seat_results o WHERE o.game_id = s.game_id AND o.seat <> s.seat "
+                       "AND o.bot = :opponent)")
+        params["opponent"] = opponent
+    return _paged(connection, "seat_results s JOIN game_results g ON g.game_id = s.game_id",
+                  " AND ".join(clauses), params, "s.store_seq", offset, limit)
+
+
+def owner_game_page(connection: Connection, bots: Sequence[str], offset: int, limit: int) -> tuple[list[str], int]:
+    """One page of the games any of ``bots`` (an owner's) sat in, newest first (a game of two of them once), and
+    how many there are."""
+    if not bots:
+        return [], 0
+    return _paged(connection, "(SELECT DISTINCT s.game_id, s.store_seq FROM seat_results s WHERE "
+                  "s.bot IN :bots) s", "1 = 1", {"bots": list(bots)}, "s.store_seq", offset, limit)
+
+
+def _paged(connection: Connection, source: str, condition: str, params: dict[str, Any], order: str, offset: int,
+           limit: int) -> tuple[list[str], int]:
+    require_current(connection)
+    expand = [bindparam(name, expanding=True) for name, value in params.items() if isinstance(value, list)]
+    total = connection.execute(text(f"SELECT COUNT(*) FROM {source} WHERE {condition}").bindparams(*expand),
+                               params).scalar()
+    page = [row[0] for row in connection.execute(text(
+        f"SELECT s.game_id FROM {source} WHERE {condition} ORDER BY {order} DESC LIMIT :limit OFFSET :offset"
+    ).bindparams(*expand), {**params, "limit": limit, "offset": offset})]
+    return page, total
+
+
+# -- a ladder as of one of its games (stable pages, rank movement, a page of head-to-head) -------------------
+
+
+def ladder_count(connection: Connection, ladder_id: int) -> int:
+    """How many games the ladder has numbered (voided ones too: a void keeps its number)."""
+    return connection.execute(text("SELECT COUNT(*) FROM ladder_games WHERE ladder_id = :ladder"),
+                              {"ladder": ladder_id}).scalar()
+
+
+def ladder_seq(connection: Connection, ladder_id: int, number: int) -> int:
+    """The ``ladder_games.seq`` of the ladder's game ``number`` (1 its first); 0 for 0 (before its first game)."""
+    if number <= 0:
+        return 0
+    return connection.execute(text("SELECT seq FROM ladder_games WHERE ladder_id = :ladder ORDER BY seq LIMIT 1 "
+                                   "OFFSET :skip"), {"ladder": ladder_id, "skip": number - 1}).scalar() or 0
+
+
+def ladder_number_before(connection: Connection, ladder_id: int, stamp: str) -> int:
+    """The number of the ladder's latest game stored at or before ``stamp`` (ISO 8601, UTC); 0 if none was."""
+    return connection.execute(text("SELECT COALESCE(MAX(ladder_number), 0) FROM game_results WHERE ladder_id = "
+                                   ":ladder AND created_at <= :stamp"), {"ladder": ladder_id, "stamp": stamp}).scalar()
+
+
+def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None, int]]:
+    """Each entry's rating after its latest rated ladder game at ``ladder_games.seq`` <= ``seq``, as ladder_ratings
+    holds them (a void refolds them): entry -> (rating, sigma, its rated games by then). Entries that had not played
+    by then are absent."""
+    rows = connection.execute(text(
+        "SELECT r.entry_id, r.rating, r.sigma, c.games FROM (SELECT x.entry_id, MAX(x.game_seq) AS latest, "
+        "COUNT(*) AS games FROM ladder_ratings x JOIN ladder_entries e ON e.id = x.entry_id WHERE e.ladder_id = "
+        ":ladder AND x.game_seq <= :seq GROUP BY x.entry_id) c JOIN ladder_ratings r ON r.entry_id = c.entry_id "
+        "AND r.game_seq = c.latest"), {"ladder": ladder_id, "seq": seq}).fetchall()
+    return {entry: (rating, sigma, games) for entry, rating, sigma, games in rows}
+
+
+def ladder_at(connection: Connection, ladder_id: int, number: int
+              ) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]]:
+    """What ``ladder`` reads, counting only the rated games numbered up to ``number``: each entry's wins, draws,
+    losses, forfeits, points2 and last_played, and each ordered pair's wins-draws-losses (added up in SQL from
+    game_results and seat_results: a page read as of an earlier game, no event read)."""
+    require_current(connection)
+    rated = ("g.ladder_id = :ladder AND g.ladder_number <= :number AND g.game_id NOT IN (SELECT game_id FROM "
+             "ladder_events WHERE ladder_id = :ladder AND kind = 'void')")
+    params = {"ladder": ladder_id, "number": number}
+    records: dict[int, dict[str, Any]] = {}
+    for entry, wins, draws, losses, forfeits, last in connection.execute(text(
+            "SELECT e.id, SUM(CASE WHEN s.result = 'win' THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN s.result = 'draw' THEN 1 ELSE 0 END), SUM(CASE WHEN s.result = 'loss' THEN 1 ELSE 0 END), "
+            "SUM(s.forfeited), MAX(g.created_at) FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
+            f"JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE {rated} GROUP BY e.id"),
+            params).fetchall():
+        records[entry] = {"wins": wins, "draws": draws, "losses": losses, "forfeits": forfeits, "points2": 0,
+                          "last_played": last}
+    pairs: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for entry, opponent, won, drawn, lost in connection.execute(text(
+            "SELECT e.id, f.id, SUM(CASE WHEN s.rank < o.rank THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN s.rank = o.rank THEN 1 ELSE 0 END), SUM(CASE WHEN s.rank > o.rank THEN 1 ELSE 0 END) "
+            "FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
+            "JOIN seat_results o ON o.game_id = g.game_id AND o.seat <> s.seat "
+            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
+            f"JOIN ladder_entries f ON f.bot_id = o.bot_id AND f.ladder_id = g.ladder_id WHERE {rated} "
+            "GROUP BY e.id, f.id"), params).fetchall():
+        pairs[(entry, opponent)] = (won, drawn, lost)
+        records[entry]["points2"] += 2 * won + drawn
+    return records, pairs
+
+
+def ladder_pairs_of(connection: Connection, ladder_id: int, entries: Sequence[int],
+                    opponents: Sequence[int] | None = None) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """The wins-draws-losses of ``entries`` against ``opponents`` (every entry, for None) from ladder_pairs: only
+    the rows of a page of bots, never every pair of the ladder."""
+    if not entries:
+        return {}
+    clause = "entry_id IN :entries"
+    params: dict[str, Any] = {"ladder": ladder_id, "entries": list(entries)}
+    if opponents is not None:
+        if not opponents:
+            return {}
+        clause += " AND opponent_id IN :opponents"
+        params["opponents"] = list(opponents)
+    require_current(connection)
+    return {(entry, opponent): tuple(values[1:]) for (entry, opponent), values in table_rows(
+        connection, "ladder_pairs", f"WHERE ladder_id = :ladder AND {clause}", params).items()}
+
+
+def ladder_retired_by(connection: Connection, ladder_id: int, number: int) -> set[int]:
+    """The entries a retire event had retired by the time the ladder's game ``number`` was stored (by the times
+    of the event and the game, to the second; a newer version retires an older one as it joins, which its
+    ``joined_after`` says)."""
+    return {entry for (entry,) in connection.execute(text(
+        "SELECT entry_id FROM ladder_events WHERE ladder_id = :ladder AND kind = 'retire' AND created_at <= "
+        "(SELECT created_at FROM game_results WHERE ladder_id = :ladder AND ladder_number = :number)"),
+        {"ladder": ladder_id, "number": number})}

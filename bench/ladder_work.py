@@ -102,9 +102,8 @@ def where(profile: Path, games: int) -> str:
 
 
 def store_cost(url: str, matches: int = 30) -> tuple[float, float]:
-    """Median ms of a two-game match's store transaction (``ledger.rows.ladder_rows.store_games``, as a worker stores
-    it)
-    with the read models counted, and with their counting turned off, in alternated rounds on one ladder of
+    """Median ms of a two-game match's store transaction (``ledger.rows.ladder_rows.store_games``, as a worker
+    stores it) with the read models counted, and with their counting turned off, in alternated rounds on one ladder of
     tourney's builtin bots (played in this process: no sandbox, no bot time)."""
     import hashlib
     import statistics

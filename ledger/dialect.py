@@ -149,8 +149,7 @@ def engine_options(url: URL, read_only: bool) -> dict:
 
 def configure(engine: Engine, read_only: bool = False) -> None:
     """Install the SQLite pragmas and BEGIN IMMEDIATE on every connection of ``engine``
-    (on PostgreSQL: the writers' lock at BEGIN, and ``?`` placeholders rewritten for psycopg in the driver SQL
-    not converted yet)."""
+    (on PostgreSQL: the writers' lock at BEGIN)."""
     if engine.dialect.name == "postgresql":
         dialect_postgres.configure(engine, BEGIN_OPTION)
         return

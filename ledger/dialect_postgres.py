@@ -5,9 +5,8 @@
 * the ledger's SQL is written once for both backends, as SQLAlchemy Core or ``text()`` with
   named binds, which SQLAlchemy compiles to psycopg's paramstyle itself; the hot inserts, raw
   driver SQL written with SQLite's ``?``, are given to psycopg with ``%s`` by
-  ``ledger.dialect.hot_insert`` (``placeholders``); driver SQL with ``?`` that is left (the
-  modules tests/ledger/test_dialects.py lists as not converted yet, some tests' own) is
-  rewritten on its way to the driver, until it is converted;
+  ``ledger.dialect.hot_insert`` (``placeholders``); no other statement is rewritten
+  (tests/ledger/test_dialects.py fails on driver SQL with ``?`` anywhere else);
 * writers queue as on SQLite: a write transaction takes one transaction-scoped advisory
   lock at BEGIN (what BEGIN IMMEDIATE is on SQLite), so a read-check-write sequence
   (the stale-append check, a ladder's next version) sees no other writer in between;
@@ -59,13 +58,7 @@ def placeholders(statement: str) -> str:
 
 
 def configure(engine: Engine, begin_option: str) -> None:
-    """Translate the placeholders of driver SQL and take the writers' lock at BEGIN."""
-
-    @event.listens_for(engine, "before_cursor_execute", retval=True)
-    def _placeholders(_connection, _cursor, statement, parameters, context, _executemany):
-        if context is not None and getattr(context, "compiled", None) is None and "?" in statement:
-            statement = placeholders(statement)
-        return statement, parameters
+    """Take the writers' lock at BEGIN."""
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:

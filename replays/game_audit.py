@@ -72,8 +72,7 @@ def stored_games(ledger: Ledger, game_ids: Iterable[str], trusted: bytes | None 
     """Verify each game of ``game_ids`` (see the module docstring), one verdict per game, in that order.
 
     ``game_ids`` is read once, as it goes (ledger.rows.game_rows.ids_in_order streams them from the ledger): what is
-    held
-    at once is a window of ids and its verdicts, whatever the number of games. With ``pool``, batches of games are
+    held at once is a window of ids and its verdicts, whatever the number of games. With ``pool``, batches of games are
     verified there at once, each batch by a worker that opens the database itself (read-only): the same verdicts,
     in the same order.
     """

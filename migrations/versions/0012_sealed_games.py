@@ -98,18 +98,18 @@ def _seal_stored_games(bind) -> None:
     from ledger.chain import Record
     from ledger.sealed import Unsealable
 
-    connection = bind  # Alembic hands over the ledger's own connection (its placeholders are rewritten on PostgreSQL)
+    connection = bind  # Alembic hands over the ledger's own connection
     finished = connection.exec_driver_sql(
         "SELECT id, game, engine_version, seed, created_at FROM games WHERE status = 'finished' "
         "AND store_seq IS NOT NULL ORDER BY store_seq").fetchall()
     _lift_events_delete(connection)
     for start in range(0, len(finished), CHUNK):
         chunk = finished[start:start + CHUNK]
-        marks = ", ".join("?" * len(chunk))
         rows: dict[str, list[Record]] = {game_id: [] for game_id, *_ in chunk}
-        for game_id, *record in connection.exec_driver_sql(
-                f"SELECT game_id, seq, type, audience, body, private, salt, hash FROM events WHERE game_id IN "
-                f"({marks}) ORDER BY game_id, seq", tuple(rows)).fetchall():
+        for game_id, *record in connection.execute(sa.text(
+                "SELECT game_id, seq, type, audience, body, private, salt, hash FROM events WHERE game_id IN :ids "
+                "ORDER BY game_id, seq").bindparams(sa.bindparam("ids", expanding=True)),
+                {"ids": list(rows)}).fetchall():
             seq, type_, audience, body, private, salt, hash_ = record
             rows[game_id].append(Record(seq, type_, audience, bytes(body), None if private is None else bytes(private),
                                         None if salt is None else bytes(salt), hash_))
@@ -121,8 +121,8 @@ def _seal_stored_games(bind) -> None:
                 continue  # its rows stay, for `replay verify --db` to name
             sealed.append(game_id)
         if sealed:
-            connection.exec_driver_sql(f"DELETE FROM events WHERE game_id IN ({', '.join('?' * len(sealed))})",
-                                       tuple(sealed))
+            connection.execute(sa.text("DELETE FROM events WHERE game_id IN :ids").bindparams(
+                sa.bindparam("ids", expanding=True)), {"ids": sealed})
     _restore_events_delete(connection)
 
 
@@ -142,17 +142,20 @@ def _restore_events_delete(connection) -> None:
 
 def downgrade() -> None:
     from ledger import sealing
+    from ledger.dialect import hot_insert
 
     connection = op.get_bind()
     numbers = [row[0] for row in connection.exec_driver_sql("SELECT store_seq FROM sealed_games ORDER BY store_seq")]
     opener = sealing.Opener(connection)
     for start in range(0, len(numbers), CHUNK):
         chunk = tuple(numbers[start:start + CHUNK])
-        for game_id, dictionary_id, frame in connection.exec_driver_sql(
+        for game_id, dictionary_id, frame in connection.execute(sa.text(
                 "SELECT g.id, s.dictionary_id, s.block FROM sealed_games s JOIN games g ON g.store_seq = s.store_seq "
-                f"WHERE s.store_seq IN ({', '.join('?' * len(chunk))}) ORDER BY s.store_seq", chunk).fetchall():
+                "WHERE s.store_seq IN :numbers ORDER BY s.store_seq").bindparams(
+                    sa.bindparam("numbers", expanding=True)), {"numbers": list(chunk)}).fetchall():
             records = opener.block(game_id, dictionary_id, bytes(frame)).records()
-            connection.exec_driver_sql(INSERT_EVENT, [(game_id, *record) for record in records])
+            connection.exec_driver_sql(hot_insert(connection, INSERT_EVENT),
+                                       [(game_id, *record) for record in records])
     op.drop_table("sealed_games")
     op.drop_table("sealed_dictionaries")
     if connection.dialect.name == "postgresql":

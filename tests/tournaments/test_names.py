@@ -5,6 +5,7 @@ the upload queue the web API uses; on SQLite and PostgreSQL. Revision 0010 gives
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
 from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.rows.owner_rows import NameTaken, name_form
@@ -118,11 +119,11 @@ def test_revision_0010_gives_existing_names_their_form_first_claimed_first(backe
     store.downgrade("0009")
     with store.engine.begin() as connection:
         for name in ("bob", "Bob"):
-            connection.exec_driver_sql("INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?)",
-                                       (name, f"hash-{name}", "2026-01-01T00:00:00+00:00"))
+            connection.execute(text("INSERT INTO owners (name, token_hash, created_at) VALUES (:name, :hash, :at)"),
+                               {"name": name, "hash": f"hash-{name}", "at": "2026-01-01T00:00:00+00:00"})
         for name, claimed in (("lemur-pro", "01"), ("Lemur_Pro", "02")):
-            connection.exec_driver_sql("INSERT INTO bot_owners (name, owner_id, claimed_at) VALUES (?, 1, ?)",
-                                       (name, f"2026-01-{claimed}T00:00:00+00:00"))
+            connection.execute(text("INSERT INTO bot_owners (name, owner_id, claimed_at) VALUES (:name, 1, :at)"),
+                               {"name": name, "at": f"2026-01-{claimed}T00:00:00+00:00"})
     store.upgrade()
     with store.read() as connection:
         forms = dict(connection.exec_driver_sql("SELECT name, name_form FROM bot_owners").all())

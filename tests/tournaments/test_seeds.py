@@ -12,6 +12,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from engines import registry
 from ledger import seeds
@@ -134,11 +135,11 @@ def test_a_tournament_stored_before_drawn_seeds_still_resumes(tmp_path):
     name = f"{folder.resolve().name}-{GAME}-seed1"
     with old.write() as connection:
         bot_ids = [old.ensure_bot(b.name, b.content_hash, b.kind, connection) for b in spec.bots]
-        connection.exec_driver_sql(
-            "INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (?, ?, ?, ?, ?)",
-            (name, GAME, canonical(spec.to_json()).decode(), "1", "2026-11-01T00:00:00+00:00"))
-        connection.exec_driver_sql("INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (1, ?), (1, ?)",
-                                   tuple(bot_ids))
+        connection.execute(
+            text("INSERT INTO tournaments (name, game, spec, seed, created_at) VALUES (:name, :game, :spec, '1', :at)"),
+            {"name": name, "game": GAME, "spec": canonical(spec.to_json()).decode(), "at": "2026-11-01T00:00:00+00:00"})
+        connection.execute(text("INSERT INTO tournament_bots (tournament_id, bot_id) VALUES (1, :a), (1, :b)"),
+                           {"a": bot_ids[0], "b": bot_ids[1]})
     old.close()
     resumed = invoke("run", str(folder), "--game", GAME, "--games", "1", "--jobs", "0", "--db", str(db), "--resume")
     assert resumed.exit_code == 0, resumed.output

@@ -125,8 +125,7 @@ class Lease(threading.Thread):
 def rated_game(ledger: Ledger, result: Result, seated: list[dict[str, Any]],
                also: Callable[[Any], None] | None = None) -> tuple[Callable[[Any], str], list[int], list[int]]:
     """One played game of a ladder match as ``ledger.rows.ladder_rows.store_games`` takes it: how to store it (its
-    events,
-    by the seated entries' bots, then ``also`` in the same transaction), the entries in seat order and the
+    events, by the seated entries' bots, then ``also`` in the same transaction), the entries in seat order and the
     ranking it rates."""
 
     def store(connection) -> str:

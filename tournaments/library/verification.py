@@ -2,10 +2,9 @@
 
 It lives here, above replays/, because verifying a ledger checks each tournament and ladder as a whole
 (tournaments.play.tournament_audit, tournaments.ladder.ladder_audit) and a folder of logs its manifest
-(tournaments.play.manifest);
-one log alone is ``replays.verify.verify_log``. Nothing here prints: each game's verdict is told to ``on_game`` as
-it is found (in the games' order, however many workers verify them), and what the whole found is returned. A
-ledger's games are streamed from it, never all held at once (replays.game_audit).
+(tournaments.play.manifest); one log alone is ``replays.verify.verify_log``. Nothing here prints: each game's verdict
+is told to ``on_game`` as it is found (in the games' order, however many workers verify them), and what the whole found
+is returned. A ledger's games are streamed from it, never all held at once (replays.game_audit).
 """
 
 from __future__ import annotations

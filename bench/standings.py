@@ -90,13 +90,13 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 CHECKER = """
 import sys, tracemalloc
-from ledger import tournaments as tournament_rows
+from ledger.rows import tournament_rows
 from ledger.store import Ledger
-from tournaments.play import audit
+from tournaments.play import tournament_audit
 ledger = Ledger(sys.argv[1], read_only=True)
 row = tournament_rows.get(ledger, "cup")
 tracemalloc.start()
-verdict = audit.tournament(ledger, row, ledger.public_key())
+verdict = tournament_audit.tournament(ledger, row, ledger.public_key())
 print(tracemalloc.get_traced_memory()[1], verdict.ok)
 """
 """The whole-tournament check of `replay verify --db` alone (tournaments.play.tournament_audit), its Python

@@ -49,7 +49,7 @@ from replays.record import Recorded, SeatInfo, record
 from replays.verify import collector_paused, verify_log
 from tournaments.bots.discovery import sha256_file
 from tournaments.bots.spec import PYTHON, BotSpec
-from tournaments.play.executors import Local
+from tournaments.play.executors.choice import Local
 from tournaments.play.runner import Job, Spec, play_job
 from tournaments.play.schedule import schedule
 

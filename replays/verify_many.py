@@ -1,4 +1,4 @@
-"""Verifying many logs at once: on every core (a Pool: tournaments.play.executors' Local and Ray executors), in
+"""Verifying many logs at once: on every core (a Pool: tournaments.play.executors: the Local and Ray executors), in
 batches, the verdicts in the logs' order; log files' verdicts (what a manifest checks them against); the summary
 line every verification ends with. One log's refold is replays.verify."""
 
@@ -35,7 +35,7 @@ def clock() -> float:
 
 
 class Pool(Protocol):
-    """Where batches of logs are verified (tournaments.play.executors' Local and Ray executors are ones)."""
+    """Where batches of logs are verified (tournaments.play.executors: the Local and Ray executors are ones)."""
 
     @property
     def capacity(self) -> int:

@@ -23,7 +23,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from web import schemas as models
+from web import schemas
 from web.security import App, Receive, Scope, Send
 
 DESCRIPTIONS = {
@@ -48,12 +48,12 @@ def complete(app: FastAPI) -> None:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
                                  description=app.description, routes=app.routes)
-            error = models.Error.model_json_schema(ref_template="#/components/schemas/{model}")
-            schemas = schema.setdefault("components", {}).setdefault("schemas", {})
-            schemas.update(error.pop("$defs", {}))
-            schemas["Error"] = error
+            error = schemas.Error.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(error.pop("$defs", {}))
+            components["Error"] = error
             for unused in ("HTTPValidationError", "ValidationError"):  # FastAPI's: every error here is Error
-                schemas.pop(unused, None)
+                components.pop(unused, None)
             for path, operations in schema["paths"].items():
                 for operation in operations.values():
                     _complete(path, operation)

@@ -18,7 +18,7 @@ from tests.backends import Backend, copied_ledger
 from tests.replays.forgery import real_log
 from tests.tamper import fetch, invoke, swap_ranks, tamper
 from tests.tournaments.test_protocol import make_folder, run
-from tournaments.play.executors import Local
+from tournaments.play.executors.choice import Local
 
 TIMING = re.compile(r" in [0-9.]+ s \([0-9,]+ events/s\)")
 

@@ -16,8 +16,7 @@ import pytest
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.test_protocol import SHIPPED, make_folder
-from tournaments.play import deal_books as deals
-from tournaments.play import formats, runner
+from tournaments.play import deal_books, formats, runner
 from tournaments.play.candidate_match import Match
 from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
@@ -64,10 +63,10 @@ def test_deals_new_writes_a_book_and_says_where(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = invoke("deals", "new", "5", "--game", "nine-tails")
     assert result.exit_code == 0 and result.stdout == "wrote 5 deals of nine-tails to nine-tails-5.deals\n"
-    book = deals.read(tmp_path / "nine-tails-5.deals", "nine-tails")
+    book = deal_books.read(tmp_path / "nine-tails-5.deals", "nine-tails")
     assert len(set(book.seeds)) == 5 and all(len(seed) == 64 for seed in book.seeds)
     again = invoke("deals", "new", "5", "--game", "nine-tails", "--out", "other.deals")
-    assert again.exit_code == 0 and deals.read(tmp_path / "other.deals", "nine-tails").seeds != book.seeds
+    assert again.exit_code == 0 and deal_books.read(tmp_path / "other.deals", "nine-tails").seeds != book.seeds
 
 
 def test_a_seeded_book_is_the_same_every_time(tmp_path):
@@ -160,7 +159,7 @@ def test_every_pairing_plays_exactly_the_books_deals_from_every_rotation(tmp_pat
     result = invoke("run", str(folder), "--game", "nine-tails", "--players", "3", "--deals", str(path), "--seed", "1",
                     "--jobs", "1", "--sandbox", "off", "--db", str(db), "--progress", "none")
     assert result.exit_code == 0, result.output
-    book = deals.read(path, "nine-tails").seeds
+    book = deal_books.read(path, "nine-tails").seeds
     assert_every_pairing_played_the_book(played(db), book, tables=4, seats=3)
     assert invoke("replay", "verify", "--db", str(db), "-q").exit_code == 0
 
@@ -174,7 +173,7 @@ def test_a_resumed_run_keeps_its_book(tmp_path):
     db = tmp_path / "t.db"
     command = ["run", str(folder), "--game", "lemur-tails", "--seed", "1", "--jobs", "0", "--sandbox", "off",
                "--db", str(db), "--progress", "none"]
-    book = deals.read(path, "lemur-tails")
+    book = deal_books.read(path, "lemur-tails")
     bots = sorted(spec.name for spec in _bots(folder))
     ledger = Ledger(str(db))
     spec = Spec("lemur-tails", 2, 3, "1", 1.0, 5.0, tuple(_bots(folder)), deals=book.seeds)
@@ -192,7 +191,7 @@ def test_a_resumed_run_keeps_its_book(tmp_path):
     refused = invoke(*command, "--resume", "--deals", str(other))
     assert refused.exit_code == 1 and refused.stderr == (
         f"error: cannot resume {the_run.name!r} with this deal book (3 deals, the first "
-        f"{deals.read(other, 'lemur-tails').seeds[0][:12]}…): it plays the one it was started with (3 deals, the "
+        f"{deal_books.read(other, 'lemur-tails').seeds[0][:12]}…): it plays the one it was started with (3 deals, the "
         f"first {book.seeds[0][:12]}…); resume it without --deals and it keeps its own\n")
     resumed = invoke(*command, "--resume")
     assert resumed.exit_code == 0, resumed.output
@@ -235,7 +234,7 @@ def test_a_match_plays_the_book_and_its_audit_holds(tmp_path):
     assert result.exit_code == 0, result.output
     assert "at most 8 games" in result.stdout and "Stopped: all 4 deals played (8 games)" in result.stdout
     assert "\ndeal book: 4 deals (the first " in result.stdout
-    book = deals.read(path, "lemur-tails").seeds
+    book = deal_books.read(path, "lemur-tails").seeds
     assert {(key, seed) for key, seed, _bots in played(db)} == {
         (f"t0-d{deal}-r{rotation}", book[deal]) for deal in range(4) for rotation in range(2)}
     assert invoke("replay", "verify", "--db", str(db), "-q").exit_code == 0
@@ -251,7 +250,7 @@ def test_a_tournament_whose_spec_book_was_changed_fails_its_audit(tmp_path):
     db = tmp_path / "t.db"
     assert invoke("run", str(make_folder(tmp_path)), "--game", "lemur-tails", "--deals", str(path), "--seed", "1",
                   "--jobs", "0", "--sandbox", "off", "--db", str(db), "--progress", "none").exit_code == 0
-    seed = deals.read(path, "lemur-tails").seeds[0]
+    seed = deal_books.read(path, "lemur-tails").seeds[0]
     with closing(sqlite3.connect(db)) as connection:
         connection.execute("UPDATE tournaments SET spec = replace(spec, ?, ?)", (seed, "f" * 64))
         connection.commit()

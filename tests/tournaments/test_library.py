@@ -19,7 +19,7 @@ from replays import game_audit
 from tests import cli
 from tests.tournaments.test_protocol import GAME, make_folder
 from tournaments.library import verification
-from tournaments.play.executors import Local
+from tournaments.play.executors.choice import Local
 from tournaments.play.play_errors import TournamentError
 
 QUIET = {"jobs": 0, "sandbox": "off", "seed": "1"}

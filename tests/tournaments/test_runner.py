@@ -250,7 +250,7 @@ def test_ctrl_c_while_the_workers_start_is_one_clean_line(tmp_path):
 CTRL_C_RIGHT_AFTER_THE_SPAWN = """
 import os, signal, threading, time
 from multiprocessing import resource_tracker, util
-from tournaments.play import workers
+from tournaments.play.executors import local_pool
 
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as tourney's main does; a CI shell may ignore it
 resource_tracker.ensure_running()
@@ -265,7 +265,7 @@ def spawn_then_ctrl_c(*args):
 
 util.spawnv_passfds = spawn_then_ctrl_c
 try:
-    print(list(workers.run(abs, [-1, -2], 1)))
+    print(list(local_pool.run(abs, [-1, -2], 1)))
 except KeyboardInterrupt:
     print("interrupted")
 """

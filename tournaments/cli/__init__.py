@@ -37,9 +37,9 @@ def user_errors() -> tuple[type[BaseException], ...]:
     from replays.log import LogError
     from tournaments.bots.spec import BotError
     from tournaments.ladder.league import LadderError
+    from tournaments.play.executors.local_pool import WorkerDied
     from tournaments.play.runner import TournamentError
     from tournaments.play.schedule import ScheduleError
-    from tournaments.play.workers import WorkerDied
 
     return (LedgerError, LogError, EngineError, CanonicalError, BotError, TournamentError, ScheduleError,
             WorkerDied, LadderError, serve.WebMissing)

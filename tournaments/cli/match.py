@@ -126,7 +126,7 @@ def match(
     """
     from engines import registry
     from tournaments.library import runs
-    from tournaments.play import executors
+    from tournaments.play.executors import choice
 
     names = [item for item in bots if "=" not in item]
     extra = [item for item in bots if "=" in item]  # `--sprt elo0=0 elo1=5 ...`: the values after the first
@@ -137,7 +137,7 @@ def match(
     test = parse_sprt([sprt, *extra]) if sprt is not None else None
     if batch < 1:
         raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
-    executors.check(executor, ray_address, jobs)
+    choice.check(executor, ray_address, jobs)
     registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if resume:

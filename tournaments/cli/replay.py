@@ -229,11 +229,11 @@ def verify(
     from replays import log as logfmt
     from replays import signing
     from tournaments.library import verification
-    from tournaments.play import executors
+    from tournaments.play.executors import choice
 
     trusted = signing.load_public(key) if key is not None else None
-    executors.check(executor, ray_address, jobs)
-    pool = executors.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address, quiet_stdout=False)
+    choice.check(executor, ray_address, jobs)
+    pool = choice.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address, quiet_stdout=False)
     if db is not None or tournament is not None or ladder is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")

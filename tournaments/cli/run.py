@@ -107,7 +107,7 @@ def run(
     """
     from engines import registry
     from tournaments.library import runs
-    from tournaments.play import executors
+    from tournaments.play.executors import choice
 
     registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
@@ -117,7 +117,7 @@ def run(
         runs.check_format(form, candidate, rounds)
     except runs.TournamentError as error:
         raise typer.BadParameter(str(error)) from None
-    executors.check(executor, ray_address, jobs)
+    choice.check(executor, ray_address, jobs)
     limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     shown = Shown(as_json, progress, report_every, report_seconds)

@@ -20,8 +20,9 @@ from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from replays import projections
 from tournaments.bots.spec import BotSpec, Confinement, Limits, Resources
-from tournaments.play import candidate_match, deal_books, defaults, executors, formats, preparation, runner, standings
+from tournaments.play import candidate_match, deal_books, defaults, formats, preparation, runner, standings
 from tournaments.play.dispatch import cpu_count
+from tournaments.play.executors import choice
 from tournaments.play.play_errors import TournamentError
 from tournaments.ratings.sprt import Sprt
 
@@ -41,7 +42,7 @@ class Started:
     """How many bots play (after any left out)."""
     players: int
     """Seats at a table."""
-    executor: executors.Executor
+    executor: choice.Executor
     confinement: Confinement
     workers: int
 
@@ -152,7 +153,7 @@ def run_tournament(bots: str | Path | Sequence[BotSpec], game: str, *, players: 
     engine = registry.get(game)
     ledger = open_ledger(db, ledger_key)
     check_format(form, candidate, rounds)
-    executors.check(executor, ray_address, jobs)
+    choice.check(executor, ray_address, jobs)
     resources = resources or Resources()
     form_name = None if form == formats.ROUND_ROBIN else form
     folder = bots if isinstance(bots, str | Path) else "."
@@ -196,7 +197,7 @@ def run_match(candidate: str | BotSpec, baseline: str | BotSpec, game: str, *, f
     until ``sprt`` decides (None: a fixed match of ``games`` deals), store every game in ``db`` and return the
     statistics (docs/match.md). The arguments are `tourney match`'s options."""
     observer = observer or Observer()
-    executors.check(executor, ray_address, jobs)
+    choice.check(executor, ray_address, jobs)
     engine = registry.get(game)
     ledger = open_ledger(db, ledger_key)
     resolved = [ref if isinstance(ref, BotSpec) else candidate_match.resolve(ref, folder, engine.name)
@@ -229,7 +230,7 @@ def _start(ledger: Ledger, the_run: runner.Run, bots: int, players: int, jobs: i
            games: int | None = None) -> Started:
     """The executor for the games still to play, and the observer told the run is about to start."""
     workers = workers_for(jobs, the_run.total - the_run.done if games is None else games)  # type: ignore[operator]
-    started = Started(ledger, the_run, bots, players, executors.open_executor(executor, workers, ray_address),
+    started = Started(ledger, the_run, bots, players, choice.open_executor(executor, workers, ray_address),
                       confinement, workers)
     observer.started(started)
     return started

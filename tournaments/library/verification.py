@@ -22,8 +22,9 @@ from replays import log as logfmt
 from replays.text_record import SUFFIX as RECORD_SUFFIX
 from replays.verify_many import Pool, Summary, clock, verified_files
 from tournaments.ladder import ladder_audit
-from tournaments.play import defaults, executors, manifest, tournament_audit
+from tournaments.play import defaults, manifest, tournament_audit
 from tournaments.play.dispatch import cpu_count
+from tournaments.play.executors import choice
 
 
 @dataclass(slots=True)
@@ -69,8 +70,8 @@ def verify(paths: Sequence[str | Path] = (), *, db: str | Ledger | None = None, 
     tell = on_game or (lambda _verdict: None)
     opened = None
     if pool is None:
-        executors.check(executor, ray_address, jobs)
-        pool = opened = executors.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address,
+        choice.check(executor, ray_address, jobs)
+        pool = opened = choice.open_executor(executor, cpu_count() if jobs is None else jobs, ray_address,
                                                 quiet_stdout=False)
         opened.__enter__()
     try:

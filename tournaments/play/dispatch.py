@@ -7,10 +7,10 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 
+from tournaments.play.executors.local_pool import run as run_workers
 from tournaments.play.jobs import Job, Result
 from tournaments.play.one_game import play_job
 from tournaments.play.salvage import abandon, after_death
-from tournaments.play.workers import run as run_workers
 from tournaments.sandbox import sandbox
 
 

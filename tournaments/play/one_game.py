@@ -11,9 +11,9 @@ from tournaments.bots import diagnosis
 from tournaments.bots.inprocess import PythonAgent
 from tournaments.play import salvage
 from tournaments.play.agents import make_agent
+from tournaments.play.executors.local_pool import box
 from tournaments.play.jobs import Job, Result
 from tournaments.play.protocol import ProgramAgent
-from tournaments.play.workers import box
 
 
 def play_job(job: Job, in_worker: bool = False) -> Result:

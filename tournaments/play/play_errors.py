@@ -10,4 +10,4 @@ class TournamentError(ValueError):
 
 class ExecutorError(TournamentError):
     """An executor that cannot start (Ray missing, a cluster out of reach); one clear line. Defined here, not in
-    tournaments.play.executors, so that the Ray executor, which that module imports, needs nothing of it."""
+    tournaments.play.executors.choice, so that the Ray executor, which that module imports, needs nothing of it."""

@@ -29,7 +29,7 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             finished: Callable[[Result], None] | None = None) -> int:
     """Play and store every game still to play, stage by stage; returns how many were stored.
 
-    The games are played by ``executor`` (tournaments.play.executors; None: the local pool of
+    The games are played by ``executor`` (tournaments.play.executors.choice; None: the local pool of
     ``workers`` processes); this process alone stores them, each once.
     With ``bot_logs``, the end of each bot process's stderr in each stored game is written there
     (``write_logs``). A forfeiting bot's diagnosis is stored with its game. A worker's death is told to

@@ -1,6 +1,6 @@
 """The Ray executor: every game of a stage is a Ray task on a Ray cluster (``--executor ray``).
 
-This module alone imports Ray (tournaments.play.executors imports it only when asked for, and it
+This module alone imports Ray (tournaments.play.executors.choice imports it only when asked for, and it
 imports nothing of that module: no import circle).
 
 * **One game, one task.** A task plays its job with ``runner.play_job``, exactly as a local
@@ -46,8 +46,8 @@ from ray import exceptions as ray_errors
 from tournaments.bots.discovery import read_files, staged_copy
 from tournaments.bots.spec import BotSpec
 from tournaments.play import runner
+from tournaments.play.executors.local_pool import WorkerDied
 from tournaments.play.runner import ExecutorError
-from tournaments.play.workers import WorkerDied
 from tournaments.sandbox import sandbox
 
 RETRIES = 3

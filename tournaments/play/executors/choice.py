@@ -6,8 +6,8 @@ worker runs, so a game is the same game whatever played it: its key and seeds co
 schedule, never from the executor, the number of workers or the number of nodes. The
 executor never stores anything: the runner, in the organiser's process, is the one writer.
 
-* ``local`` (the default): the process pool of tournaments.play.workers on this machine.
-* ``ray``: one Ray task per game on a Ray cluster (tournaments.play.ray_executor, which
+* ``local`` (the default): the process pool of tournaments.play.executors.local_pool on this machine.
+* ``ray``: one Ray task per game on a Ray cluster (tournaments.play.executors.ray_executor, which
   alone imports Ray, and only when asked: the local executor needs no Ray installed).
 """
 
@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from tournaments.play import runner
 from tournaments.play.defaults import EXECUTORS, LOCAL, RAY
+from tournaments.play.executors.local_pool import run as run_workers
 from tournaments.play.runner import ExecutorError
-from tournaments.play.workers import run as run_workers
 
 
 class Executor(Protocol):
@@ -125,7 +125,7 @@ def open_executor(name: str, workers: int, ray_address: str | None = None, quiet
     its results while it is connected to Ray keeps stdout (Ray's driver may print news there)."""
     check(name, ray_address)
     if name == RAY:
-        from tournaments.play import ray_executor  # imports Ray: only when asked for
+        from tournaments.play.executors.choice import ray_executor  # imports Ray: only when asked for
 
         return ray_executor.RayExecutor(ray_address, quiet_stdout)
     return Local(workers)

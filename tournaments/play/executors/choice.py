@@ -125,7 +125,7 @@ def open_executor(name: str, workers: int, ray_address: str | None = None, quiet
     its results while it is connected to Ray keeps stdout (Ray's driver may print news there)."""
     check(name, ray_address)
     if name == RAY:
-        from tournaments.play.executors.choice import ray_executor  # imports Ray: only when asked for
+        from tournaments.play.executors import ray_executor  # imports Ray: only when asked for
 
         return ray_executor.RayExecutor(ray_address, quiet_stdout)
     return Local(workers)

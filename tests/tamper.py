@@ -21,7 +21,7 @@ from replays.record import SeatInfo, record
 from tests import cli
 from tests.backends import Backend
 from tests.replays.forgery import RandomAgent
-from tests.tournaments.test_protocol import GAME
+from tests.tournaments.play.test_protocol import GAME
 
 Statement = str | tuple[str, tuple[Any, ...]]
 

@@ -24,7 +24,7 @@ from replays import facts, projections
 from tests import cli
 from tests.cli import invoke
 from tests.tamper import fetch, tamper
-from tests.tournaments.test_protocol import GAME, make_folder, run
+from tests.tournaments.play.test_protocol import GAME, make_folder, run
 from tournaments.bots.spec import BUILTIN, BotSpec
 from tournaments.ladder import league, rating_fold, sessions
 from tournaments.play import runner, standings

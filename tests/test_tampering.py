@@ -40,7 +40,7 @@ from tests.tamper import (
     tamper,
     winner_seat,
 )
-from tests.tournaments.test_protocol import GAME, make_folder, run
+from tests.tournaments.play.test_protocol import GAME, make_folder, run
 
 
 def assert_tournament_reads_refused(backend: Backend, game_id: str | None, reason: str, plain: bool = False) -> None:

@@ -18,7 +18,7 @@ from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests import tamper as attack
 from tests.backends import Backend, copied_ledger
-from tests.tournaments.test_protocol import GAME
+from tests.tournaments.play.test_protocol import GAME
 from tournaments.ladder import league as ladder
 from tournaments.ladder import sessions
 

@@ -110,6 +110,6 @@ def expected_tiers(row: dict) -> set[str]:
     expected = {tiers.FIXTURES[name] for name in row["fixtures"] if name in tiers.FIXTURES}
     if row["params"].get("backend") == "postgresql":
         expected.add("postgres")
-    if row["id"].startswith("tests/tournaments/test_ray.py::") and "cluster" in row["fixtures"]:
+    if row["id"].startswith("tests/tournaments/play/test_ray.py::") and "cluster" in row["fixtures"]:
         expected.add("ray")
     return expected

@@ -18,7 +18,7 @@ import pytest
 
 TIERS = {
     "browser": "drives Debian's Chromium through Playwright (tests/browser.py)",
-    "ray": "starts a local Ray cluster (tests/tournaments/test_ray.py)",
+    "ray": "starts a local Ray cluster (tests/tournaments/play/test_ray.py)",
     "postgres": "needs the PostgreSQL server of .ci/with-services (tests/backends.py)",
     "sandbox": "needs bubblewrap: bots in their sandbox on purpose (--sandbox on), cgroups, the containment's attacks",
     "slow": "a second or more each on an idle machine: scale tests, tournaments and ladders played whole",

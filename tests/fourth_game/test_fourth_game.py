@@ -8,7 +8,7 @@ import json
 from typer.testing import CliRunner
 
 from tests import fourth_game
-from tests.tournaments.test_protocol import make_folder
+from tests.tournaments.play.test_protocol import make_folder
 from tournaments.cli import app
 
 fourth_game.register()

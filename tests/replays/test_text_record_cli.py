@@ -11,7 +11,7 @@ import pytest
 
 from replays import text_record
 from tests import cli
-from tests.tournaments.test_protocol import make_folder
+from tests.tournaments.play.test_protocol import make_folder
 
 
 def invoke(*args: str):

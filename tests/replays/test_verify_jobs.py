@@ -17,7 +17,7 @@ from replays import verify_many as verification
 from tests.backends import Backend, copied_ledger
 from tests.replays.forgery import real_log
 from tests.tamper import fetch, invoke, swap_ranks, tamper
-from tests.tournaments.test_protocol import make_folder, run
+from tests.tournaments.play.test_protocol import make_folder, run
 from tournaments.play.executors.choice import Local
 
 TIMING = re.compile(r" in [0-9.]+ s \([0-9,]+ events/s\)")

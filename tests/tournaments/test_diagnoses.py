@@ -16,7 +16,7 @@ import pytest
 from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tests import cli
-from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
+from tests.tournaments.play.test_protocol import GAME, SHIPPED, stored_games
 from tournaments.bots import diagnosis
 from tournaments.ladder import league, owner_tokens
 from tournaments.sandbox import sandbox

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests import cli
-from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
+from tests.tournaments.play.test_protocol import GAME, SHIPPED, stored_games
 from tournaments.bots import discovery
 from tournaments.bots.discovery import discover
 

@@ -12,7 +12,7 @@ import pytest
 
 from engines.driver import MAX_REASON_BYTES
 from tests import cli
-from tests.tournaments.test_protocol import GAME, SHIPPED, stored_games
+from tests.tournaments.play.test_protocol import GAME, SHIPPED, stored_games
 
 pytestmark = pytest.mark.sandbox
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from tests.browser import expect
-from tests.tournaments.test_divisions import make as divided
-from tests.tournaments.test_divisions import play as play_divided
+from tests.tournaments.ladder.test_divisions import make as divided
+from tests.tournaments.ladder.test_divisions import play as play_divided
 from tests.web.league import LADDER, TOURNAMENT, TRIO
 from tests.web.live import start, stop
 from tests.web.test_api import CHATTY_BOT

@@ -8,7 +8,7 @@ the zygote forks a child, which this module moves into the game's own cgroup (ma
 sandbox's), and which then makes the game new exactly as a cold sandbox's first process does
 (tournaments.sandbox.inside: namespaces, scratch, the bot's private files, its limits and filter) and
 becomes the bot. What a game gets is what a cold sandbox gives (nothing written, started or
-allocated in one game is there in the next; tests/tournaments/test_warm.py and
+allocated in one game is there in the next; tests/tournaments/sandbox/test_warm.py and
 test_sealed_games.py), at the price of a fork instead of a start.
 
 Warm sandboxes need cgroups (a game's processes are found, frozen, timed and killed by its

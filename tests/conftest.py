@@ -4,7 +4,10 @@ suite's tiers (tests/tiers.py), its pytest-xdist groups, and what each worker ke
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,7 @@ from tests import properties, tiers  # noqa: F401 (properties: Hypothesis's prof
 from tests.backends import BACKENDS, backend_for
 from tests.browser import browser, open_page  # noqa: F401 (one Chromium for every browser test, found by name)
 from tests.toy import ENGINE as TOY
+from tournaments.sandbox import cgroups, warm
 
 registry.register(TOY)
 
@@ -23,6 +27,13 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # terminal a plain run sees: none (tests that want a width set COLUMNS themselves).
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
+
+# Each worker (and a run without xdist: "main") keeps its sandboxes' cgroups in a subtree of its own, inherited by
+# every process it starts: its sweeps and its checks for stale groups (test_sandbox.py's assert_nothing_left,
+# test_cgroups.py) see only its own, so the modules that SIGKILL sandboxed runs need not share a worker with those
+# that check. Named for the checkout too: two checkouts' runs on one machine never share one (docs/testing.md).
+CHECKOUT = hashlib.sha256(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
+os.environ[cgroups.PARENT_VARIABLE] = f"tourney-tests-{CHECKOUT}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -37,6 +48,22 @@ def _own_cache(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cgroups():
+    """At the end, the worker's warm sandboxes are closed (with the frozen group that keeps cgroup v1's freezer
+    warm) and its cgroup subtree is swept and removed (if something still holds it, the next run from this checkout
+    reuses it, and its first sweep empties it)."""
+    yield
+    if cgroups._detect.cache_info().currsize:  # this worker made or looked for groups
+        found = cgroups.hierarchy()
+        if found is not None:
+            warm.pool.close()
+            cgroups.sweep()
+            for parent in found.parents:
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
 
 
 @pytest.fixture
@@ -70,7 +97,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under tox's ``--dist loadgroup``, a module's tests stay on one worker (its module-scoped fixtures, a ledger
     or a league built once, are built once), unless the module names its group: modules that share state across
-    files name the same group (``xdist_group("cgroups")``: the sandboxes' cgroups, test_cgroups.py)."""
+    files name the same group."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))

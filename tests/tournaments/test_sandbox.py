@@ -37,8 +37,7 @@ from tournaments.bots.protocol import ProgramProcess
 from tournaments.bots.spec import PROGRAM, BotSpec, Confinement
 from tournaments.sandbox import cgroups, sandbox
 
-# the sandboxes' cgroups: tests that assert none is left run on one worker with those that make them stale
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = pytest.mark.sandbox
 
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hostile"
 TIMEOUT = 240

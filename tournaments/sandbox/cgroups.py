@@ -26,6 +26,11 @@ Two kinds of hierarchy, found once per process (``hierarchy``):
 Groups are named ``tourney-<pid>-<start time>-<n>`` after the process that made them, so that one
 left by a process that died without removing it (SIGKILL) is found, emptied and removed by the
 next tourney on the machine, and never one of a process still running.
+
+With ``TOURNEY_CGROUP_PARENT`` set (``PARENT_VARIABLE``), tourney makes, finds and sweeps its groups
+in a folder of that name under the usual parent instead (made if absent, in every hierarchy): a
+subtree of its own, whose stale groups no other tourney sweeps and which sweeps no other's (the
+test suite gives one to each pytest-xdist worker, docs/testing.md).
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ V2_CONTROLLERS = ("memory", "pids")
 V2_FILES = ("cgroup.freeze", "cgroup.kill", "cpu.stat")
 """What a v2 group must offer besides the controllers (cgroup.kill needs Linux 5.14)."""
 PREFIX = "tourney-"
+PARENT_VARIABLE = "TOURNEY_CGROUP_PARENT"
+"""The environment variable naming the subtree (one folder name) tourney keeps its groups in; unset: none."""
 SETTLE_SECONDS = 5.0
 """How long freezing, and emptying a group that was killed, may take before it is an error."""
 MIB = 1024 * 1024
@@ -85,6 +92,30 @@ def unavailable() -> str | None:
 
 @functools.cache
 def _detect() -> tuple[Hierarchy | None, str | None]:
+    found, problem = _usual()
+    subtree = os.environ.get(PARENT_VARIABLE)
+    if found is None or not subtree:
+        return found, problem
+    return _within(found, subtree)
+
+
+def _within(found: Hierarchy, subtree: str) -> tuple[Hierarchy | None, str | None]:
+    """The hierarchy whose parents are folder ``subtree`` of ``found``'s (made if absent), or None and why not."""
+    if "/" in subtree or subtree in (".", "..") or _owner(subtree) is not None:
+        return None, f"{PARENT_VARIABLE}={subtree!r} is not a folder name (one name, not tourney-<pid>-<start>-<n>)"
+    parents = tuple(parent / subtree for parent in found.parents)
+    for parent in parents:
+        try:
+            parent.mkdir(exist_ok=True)
+            if found.version == 2:  # a v2 group hands its children only the controllers it enables
+                (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in V2_CONTROLLERS))
+        except OSError as error:
+            return None, f"cannot make the cgroup {parent} ({PARENT_VARIABLE}): {error.strerror or error}"
+    return Hierarchy(found.version, parents), None
+
+
+def _usual() -> tuple[Hierarchy | None, str | None]:
+    """The hierarchy under tourney's own group, or None and why not."""
     try:
         mounts = _mounts()
         mine = _own_groups()
@@ -328,6 +359,15 @@ class Box:
         if not self.frozen:
             self._order_frozen(True)
             self.frozen = True
+
+    def stopped(self) -> bool:
+        """Whether the kernel says that every task of the group is frozen now (``freeze`` only gives the order):
+        v1 ``freezer.state`` FROZEN (FREEZING while a task still runs), v2 ``cgroup.events`` "frozen 1"."""
+        with contextlib.suppress(FileNotFoundError):
+            if self.hierarchy.version == 2:
+                return "frozen 1" in self._file("", "cgroup.events").read_text().splitlines()
+            return self._file("freezer", "freezer.state").read_text().strip() == "FROZEN"
+        return False
 
     def thaw(self) -> None:
         if self.frozen:

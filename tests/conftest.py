@@ -93,13 +93,32 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     tiers.check(item)
 
 
+SHARED_SCOPES = ("class", "module", "package")
+"""Fixtures of these scopes are built once for the tests of a worker that use them (a league, a tournament)."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under tox's ``--dist loadgroup``, a module's tests stay on one worker (its module-scoped fixtures, a ledger
-    or a league built once, are built once), unless the module names its group: modules that share state across
-    files name the same group."""
+    """Under tox's ``--dist loadgroup``, the tests of a module that use one of its class-, module- or package-scoped
+    fixtures (a ledger or a league built once) stay on one worker, so that it is built once; every other test is
+    handed out on its own, wherever a worker is free, so that a long module does not keep one worker busy while the
+    other idles. A module that must keep all its tests together names its group (``xdist_group``)."""
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+        shared = shared_fixtures(item)
+        if item.get_closest_marker("xdist_group") is None and shared:
+            item.add_marker(pytest.mark.xdist_group(f"{item.nodeid.split('::', 1)[0]}::{shared}"))
     if os.environ.get(tiers.REPORT):
         tiers.report(items, os.environ[tiers.REPORT])
+
+
+def shared_fixtures(item: pytest.Item) -> str:
+    """The fixtures built once for several tests (SHARED_SCOPES) that the test uses, with the parameters it gets
+    them with: "" if none. Tests of a module with the same ones share a group (so one worker builds them once);
+    a fixture that tests of two groups use may be built once on each worker that runs them."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return "?"
+    names = sorted(name for name, definitions in info.name2fixturedefs.items()
+                   if any(definition.scope in SHARED_SCOPES for definition in definitions))
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return ",".join(f"{name}={params[name]}" if name in params else name for name in names)

@@ -45,7 +45,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+from tournaments.sandbox import cgroup_mounts
+
+V1_CONTROLLERS = cgroup_mounts.V1_CONTROLLERS
 V2_CONTROLLERS = ("memory", "pids")
 V2_FILES = ("cgroup.freeze", "cgroup.kill", "cpu.stat")
 """What a v2 group must offer besides the controllers (cgroup.kill needs Linux 5.14)."""
@@ -117,13 +119,13 @@ def _within(found: Hierarchy, subtree: str) -> tuple[Hierarchy | None, str | Non
 def _usual() -> tuple[Hierarchy | None, str | None]:
     """The hierarchy under tourney's own group, or None and why not."""
     try:
-        mounts = _mounts()
-        mine = _own_groups()
+        mounts = cgroup_mounts.mounts()
+        mine = cgroup_mounts.own_groups()
     except OSError as error:
         return None, f"cannot read this process's cgroups ({error.strerror or error})"
     v2_problem = None
     if "" in mounts["cgroup2"] and "" in mine:
-        parent = _inside(mounts["cgroup2"][""], mine[""])
+        parent = cgroup_mounts.inside(mounts["cgroup2"][""], mine[""])
         v2_problem = _v2_problem(parent)
         if v2_problem is None:
             return Hierarchy(2, (parent,)), None
@@ -132,7 +134,7 @@ def _usual() -> tuple[Hierarchy | None, str | None]:
         if controller not in mounts["cgroup"] or controller not in mine:
             missing = "no cgroup v1 hierarchy for " + controller
             return None, f"{v2_problem}; {missing}" if v2_problem else missing
-        parent = _inside(mounts["cgroup"][controller], mine[controller])
+        parent = cgroup_mounts.inside(mounts["cgroup"][controller], mine[controller])
         if not os.access(parent, os.W_OK):
             missing = f"cannot make cgroups in {parent} (cgroup v1 needs root)"
             return None, f"{v2_problem}; {missing}" if v2_problem else missing
@@ -158,7 +160,7 @@ def _v2_problem(parent: Path) -> str | None:
         return f"cgroup v2: {parent} does not offer {', '.join(c for c in absent if c not in offered)}"
     if absent:
         try:
-            if not parent.samefile(_mounts()["cgroup2"][""][0]):  # the root group may have processes
+            if not parent.samefile(cgroup_mounts.mounts()["cgroup2"][""][0]):  # the root group may have processes
                 leaf = parent / f"{PREFIX}organiser-{os.getpid()}"
                 leaf.mkdir(exist_ok=True)
                 (leaf / "cgroup.procs").write_text(str(os.getpid()))
@@ -175,43 +177,6 @@ def _v2_problem(parent: Path) -> str | None:
         with contextlib.suppress(OSError):
             probe.rmdir()
     return f"cgroup v2: this kernel's groups have no {', '.join(missing)}" if missing else None
-
-
-def _mounts() -> dict[str, dict[str, tuple[Path, str]]]:
-    """cgroup mounts: for "cgroup2", {"": (mount point, its root)}; for "cgroup", {controller: ...}."""
-    found: dict[str, dict[str, tuple[Path, str]]] = {"cgroup": {}, "cgroup2": {}}
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields, _, rest = line.partition(" - ")
-        kind, _source, options = [*rest.split(), "", "", ""][:3]
-        parts = fields.split()
-        if kind == "cgroup2":
-            found["cgroup2"].setdefault("", (Path(_unescape(parts[4])), _unescape(parts[3])))
-        elif kind == "cgroup":
-            for option in options.split(","):
-                if option in V1_CONTROLLERS:
-                    found["cgroup"].setdefault(option, (Path(_unescape(parts[4])), _unescape(parts[3])))
-    return found
-
-
-def _unescape(field: str) -> str:
-    return field.encode().decode("unicode_escape") if "\\" in field else field
-
-
-def _own_groups() -> dict[str, str]:
-    """This process's group in each hierarchy: {"": path} for v2, {controller: path} for v1."""
-    found = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _id, controllers, path = line.split(":", 2)
-        for controller in controllers.split(",") if controllers else [""]:
-            found[controller] = path
-    return found
-
-
-def _inside(mount: tuple[Path, str], path: str) -> Path:
-    """The folder of group ``path`` under a mount whose root is a group of its own (a container's)."""
-    point, root = mount
-    relative = path[len(root):] if root != "/" and path.startswith(root) else path
-    return point / relative.lstrip("/")
 
 
 _counter = itertools.count()

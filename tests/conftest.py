@@ -5,9 +5,7 @@ suite's tiers (tests/tiers.py), its pytest-xdist groups, and what each worker ke
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-from pathlib import Path
 
 import pytest
 
@@ -30,10 +28,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 # Each worker (and a run without xdist: "main") keeps its sandboxes' cgroups in a subtree of its own, inherited by
 # every process it starts: its sweeps and its checks for stale groups (test_sandbox.py's assert_nothing_left,
-# test_cgroups.py) see only its own, so the modules that SIGKILL sandboxed runs need not share a worker with those
-# that check. Named for the checkout too: two checkouts' runs on one machine never share one (docs/testing.md).
-CHECKOUT = hashlib.sha256(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
-os.environ[cgroups.PARENT_VARIABLE] = f"tourney-tests-{CHECKOUT}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+# test_cgroups.py) see only its own. Named for the worker's process (pid and start time), so that two runs at once,
+# from one checkout or two, never share one, and one left by a worker that was killed is found (docs/testing.md).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+SUBTREE = f"tourney-tests-{os.getpid()}-{cgroups._start_time(os.getpid())}-{WORKER}"
+os.environ[cgroups.PARENT_VARIABLE] = SUBTREE
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -53,8 +52,9 @@ def _own_cache(tmp_path_factory):
 @pytest.fixture(scope="session", autouse=True)
 def _own_cgroups():
     """At the end, the worker's warm sandboxes are closed (with the frozen group that keeps cgroup v1's freezer
-    warm) and its cgroup subtree is swept and removed (if something still holds it, the next run from this checkout
-    reuses it, and its first sweep empties it)."""
+    warm) and its cgroup subtree is swept and removed. First, the subtrees of workers that are gone (killed) are
+    emptied and removed, with whatever their groups still held."""
+    _sweep_stale_subtrees()
     yield
     if cgroups._detect.cache_info().currsize:  # this worker made or looked for groups
         found = cgroups.hierarchy()
@@ -124,3 +124,15 @@ def shared_fixtures(item: pytest.Item) -> str:
                    if any(definition.scope in SHARED_SCOPES for definition in definitions))
     params = getattr(getattr(item, "callspec", None), "params", {})
     return ",".join(f"{name}={params[name]}" if name in params else name for name in names)
+
+
+def _sweep_stale_subtrees() -> None:
+    """Empty and remove the cgroup subtrees of test workers that are gone (``tourney-tests-<pid>-<start>-<worker>``)."""
+    usual, _ = cgroups._usual()
+    if usual is None:
+        return
+    for folder in usual.parents[0].glob("tourney-tests-*"):
+        parts = folder.name.split("-")
+        if len(parts) == 5 and parts[2].isdigit() and cgroups._start_time.__wrapped__(int(parts[2])) != parts[3]:
+            with contextlib.suppress(OSError):
+                cgroups._stale_box(usual, folder.name).remove()

@@ -102,13 +102,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under tox's ``--dist loadgroup``, the tests of a module that use one of its class-, module- or package-scoped
     fixtures (a ledger or a league built once) stay on one worker, so that it is built once; every other test is
     handed out on its own, wherever a worker is free, so that a long module does not keep one worker busy while the
-    other idles. A module that must keep all its tests together names its group (``xdist_group``). Known limit:
-    pytest-xdist 3.8 marks a grouped test in ``item._nodeid``, which pytest 9 no longer reads, so no group takes
-    effect yet (docs/testing.md, "Parallel runs")."""
+    other idles. A module that must keep all its tests together names its group (``xdist_group``)."""
     for item in items:
         shared = shared_fixtures(item)
         if item.get_closest_marker("xdist_group") is None and shared:
             item.add_marker(pytest.mark.xdist_group(f"{item.nodeid.split('::', 1)[0]}::{shared}"))
+        if getattr(item.config.option, "loadgroup", False):
+            _mark_group_in_id(item)
     if os.environ.get(tiers.REPORT):
         tiers.report(items, os.environ[tiers.REPORT])
 
@@ -136,3 +136,16 @@ def _sweep_stale_subtrees() -> None:
         if len(parts) == 5 and parts[2].isdigit() and cgroups._start_time.__wrapped__(int(parts[2])) != parts[3]:
             with contextlib.suppress(OSError):
                 cgroups._stale_box(usual, folder.name).remove()
+
+
+def _mark_group_in_id(item: pytest.Item) -> None:
+    """On a pytest-xdist worker under --dist loadgroup: suffix the test's id with its group (``...@group``), which is
+    how xdist's scheduler finds groups. xdist 3.8 writes the suffix to ``item._nodeid``, which pytest 9 no longer
+    reads (a node's id is ``item._id``), so without this no group takes effect (docs/testing.md)."""
+    names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                    for mark in item.iter_markers("xdist_group")})
+    if names and "@" not in item.nodeid:
+        from _pytest.nodeid import NodeId
+
+        group = "_".join(names).replace("@", "_").replace("[", "_").replace("]", "_")
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")

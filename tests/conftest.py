@@ -4,6 +4,7 @@ suite's tiers (tests/tiers.py), its pytest-xdist groups, and what each worker ke
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -14,6 +15,7 @@ from tests import properties, tiers  # noqa: F401 (properties: Hypothesis's prof
 from tests.backends import BACKENDS, backend_for
 from tests.browser import browser, open_page  # noqa: F401 (one Chromium for every browser test, found by name)
 from tests.toy import ENGINE as TOY
+from tournaments.sandbox import cgroups, warm
 
 registry.register(TOY)
 
@@ -23,6 +25,14 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # terminal a plain run sees: none (tests that want a width set COLUMNS themselves).
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
+
+# Each worker (and a run without xdist: "main") keeps its sandboxes' cgroups in a subtree of its own, inherited by
+# every process it starts: its sweeps and its checks for stale groups (test_sandbox.py's assert_nothing_left,
+# test_cgroups.py) see only its own. Named for the worker's process (pid and start time), so that two runs at once,
+# from one checkout or two, never share one, and one left by a worker that was killed is found (docs/testing.md).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+SUBTREE = f"tourney-tests-{os.getpid()}-{cgroups._start_time(os.getpid())}-{WORKER}"
+os.environ[cgroups.PARENT_VARIABLE] = SUBTREE
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -37,6 +47,23 @@ def _own_cache(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cgroups():
+    """At the end, the worker's warm sandboxes are closed (with the frozen group that keeps cgroup v1's freezer
+    warm) and its cgroup subtree is swept and removed. First, the subtrees of workers that are gone (killed) are
+    emptied and removed, with whatever their groups still held."""
+    _sweep_stale_subtrees()
+    yield
+    if cgroups._detect.cache_info().currsize:  # this worker made or looked for groups
+        found = cgroups.hierarchy()
+        if found is not None:
+            warm.pool.close()
+            cgroups.sweep()
+            for parent in found.parents:
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
 
 
 @pytest.fixture
@@ -66,13 +93,59 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     tiers.check(item)
 
 
+SHARED_SCOPES = ("class", "module", "package")
+"""Fixtures of these scopes are built once for the tests of a worker that use them (a league, a tournament)."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under tox's ``--dist loadgroup``, a module's tests stay on one worker (its module-scoped fixtures, a ledger
-    or a league built once, are built once), unless the module names its group: modules that share state across
-    files name the same group (``xdist_group("cgroups")``: the sandboxes' cgroups, test_cgroups.py)."""
+    """Under tox's ``--dist loadgroup``, the tests of a module that use one of its class-, module- or package-scoped
+    fixtures (a ledger or a league built once) stay on one worker, so that it is built once; every other test is
+    handed out on its own, wherever a worker is free, so that a long module does not keep one worker busy while the
+    other idles. A module that must keep all its tests together names its group (``xdist_group``)."""
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+        shared = shared_fixtures(item)
+        if item.get_closest_marker("xdist_group") is None and shared:
+            item.add_marker(pytest.mark.xdist_group(f"{item.nodeid.split('::', 1)[0]}::{shared}"))
+        if getattr(item.config.option, "loadgroup", False):
+            _mark_group_in_id(item)
     if os.environ.get(tiers.REPORT):
         tiers.report(items, os.environ[tiers.REPORT])
+
+
+def shared_fixtures(item: pytest.Item) -> str:
+    """The fixtures built once for several tests (SHARED_SCOPES) that the test uses, with the parameters it gets
+    them with: "" if none. Tests of a module with the same ones share a group (so one worker builds them once);
+    a fixture that tests of two groups use may be built once on each worker that runs them."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return "?"
+    names = sorted(name for name, definitions in info.name2fixturedefs.items()
+                   if any(definition.scope in SHARED_SCOPES for definition in definitions))
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return ",".join(f"{name}={params[name]}" if name in params else name for name in names)
+
+
+def _sweep_stale_subtrees() -> None:
+    """Empty and remove the cgroup subtrees of test workers that are gone (``tourney-tests-<pid>-<start>-<worker>``)."""
+    usual, _ = cgroups._usual()
+    if usual is None:
+        return
+    for folder in usual.parents[0].glob("tourney-tests-*"):
+        parts = folder.name.split("-")
+        if len(parts) == 5 and parts[2].isdigit() and cgroups._start_time.__wrapped__(int(parts[2])) != parts[3]:
+            with contextlib.suppress(OSError):
+                cgroups._stale_box(usual, folder.name).remove()
+
+
+def _mark_group_in_id(item: pytest.Item) -> None:
+    """On a pytest-xdist worker under --dist loadgroup: suffix the test's id with its group (``...@group``), which is
+    how xdist's scheduler finds groups. xdist 3.8 writes the suffix to ``item._nodeid``, which pytest 9 no longer
+    reads (a node's id is ``item._id``), so without this no group takes effect (docs/testing.md)."""
+    names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                    for mark in item.iter_markers("xdist_group")})
+    if names and "@" not in item.nodeid:
+        from _pytest.nodeid import NodeId
+
+        group = "_".join(names).replace("@", "_").replace("[", "_").replace("]", "_")
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")

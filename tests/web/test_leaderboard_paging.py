@@ -6,9 +6,11 @@ relative times; the head-to-head table read a page of rows at a time."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import urllib.parse
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -22,14 +24,32 @@ MORE = ("alpha", "bravo", "charlie", "delta")
 """Bots this module's ladder gains beside the seeded two, so that its leaderboard has pages."""
 
 
-@pytest.fixture
-def crowded(league: League) -> League:
-    """The seeded league with four more bots on the duel ladder and eight more games."""
-    db = ["--db", str(league.path)]
+@pytest.fixture(scope="module")
+def crowded_ledger(seeded: League, tmp_path_factory) -> Path:
+    """The seeded league with four more bots on the duel ladder and eight more games, made once for the module (five
+    `tourney` processes: each test made them again before), with its signing key beside it."""
+    path = tmp_path_factory.mktemp("crowded") / "league.db"
+    copy_ledger(seeded.path, path)
+    db = ["--db", str(path)]
     for name in MORE:
         tourney("ladder", "submit", LADDER, ROOT / "bots" / "random_bot.py", "--as", name, *db)
     tourney("ladder", "play", LADDER, "--games", "8", "--jobs", "0", "--seed", "3", *db)
+    return path
+
+
+@pytest.fixture
+def crowded(league: League, crowded_ledger: Path) -> League:
+    """The test's own copy of the crowded league, in place of its copy of the seeded one (what ``serve`` and
+    ``visit`` serve): a test may store more games in it."""
+    copy_ledger(crowded_ledger, league.path)
     return league
+
+
+def copy_ledger(source: Path, target: Path) -> None:
+    """Copy a ledger's file and its signing key (``.key``, ``.pub``: which store games) beside it."""
+    for suffix in ("", ".key", ".pub"):
+        if source.with_name(source.name + suffix).exists():
+            shutil.copy2(source.with_name(source.name + suffix), target.with_name(target.name + suffix))
 
 
 def play(league: League, games: int, seed: int) -> None:

@@ -26,6 +26,11 @@ Two kinds of hierarchy, found once per process (``hierarchy``):
 Groups are named ``tourney-<pid>-<start time>-<n>`` after the process that made them, so that one
 left by a process that died without removing it (SIGKILL) is found, emptied and removed by the
 next tourney on the machine, and never one of a process still running.
+
+With ``TOURNEY_CGROUP_PARENT`` set (``PARENT_VARIABLE``), tourney makes, finds and sweeps its groups
+in a folder of that name under the usual parent instead (made if absent, in every hierarchy): a
+subtree of its own, whose stale groups no other tourney sweeps and which sweeps no other's (the
+test suite gives one to each pytest-xdist worker, docs/testing.md).
 """
 
 from __future__ import annotations
@@ -40,11 +45,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+from tournaments.sandbox import cgroup_mounts
+
+V1_CONTROLLERS = cgroup_mounts.V1_CONTROLLERS
 V2_CONTROLLERS = ("memory", "pids")
 V2_FILES = ("cgroup.freeze", "cgroup.kill", "cpu.stat")
 """What a v2 group must offer besides the controllers (cgroup.kill needs Linux 5.14)."""
 PREFIX = "tourney-"
+PARENT_VARIABLE = "TOURNEY_CGROUP_PARENT"
+"""The environment variable naming the subtree (one folder name) tourney keeps its groups in; unset: none."""
 SETTLE_SECONDS = 5.0
 """How long freezing, and emptying a group that was killed, may take before it is an error."""
 MIB = 1024 * 1024
@@ -85,14 +94,38 @@ def unavailable() -> str | None:
 
 @functools.cache
 def _detect() -> tuple[Hierarchy | None, str | None]:
+    found, problem = _usual()
+    subtree = os.environ.get(PARENT_VARIABLE)
+    if found is None or not subtree:
+        return found, problem
+    return _within(found, subtree)
+
+
+def _within(found: Hierarchy, subtree: str) -> tuple[Hierarchy | None, str | None]:
+    """The hierarchy whose parents are folder ``subtree`` of ``found``'s (made if absent), or None and why not."""
+    if "/" in subtree or subtree in (".", "..") or _owner(subtree) is not None:
+        return None, f"{PARENT_VARIABLE}={subtree!r} is not a folder name (one name, not tourney-<pid>-<start>-<n>)"
+    parents = tuple(parent / subtree for parent in found.parents)
+    for parent in parents:
+        try:
+            parent.mkdir(exist_ok=True)
+            if found.version == 2:  # a v2 group hands its children only the controllers it enables
+                (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in V2_CONTROLLERS))
+        except OSError as error:
+            return None, f"cannot make the cgroup {parent} ({PARENT_VARIABLE}): {error.strerror or error}"
+    return Hierarchy(found.version, parents), None
+
+
+def _usual() -> tuple[Hierarchy | None, str | None]:
+    """The hierarchy under tourney's own group, or None and why not."""
     try:
-        mounts = _mounts()
-        mine = _own_groups()
+        mounts = cgroup_mounts.mounts()
+        mine = cgroup_mounts.own_groups()
     except OSError as error:
         return None, f"cannot read this process's cgroups ({error.strerror or error})"
     v2_problem = None
     if "" in mounts["cgroup2"] and "" in mine:
-        parent = _inside(mounts["cgroup2"][""], mine[""])
+        parent = cgroup_mounts.inside(mounts["cgroup2"][""], mine[""])
         v2_problem = _v2_problem(parent)
         if v2_problem is None:
             return Hierarchy(2, (parent,)), None
@@ -101,7 +134,7 @@ def _detect() -> tuple[Hierarchy | None, str | None]:
         if controller not in mounts["cgroup"] or controller not in mine:
             missing = "no cgroup v1 hierarchy for " + controller
             return None, f"{v2_problem}; {missing}" if v2_problem else missing
-        parent = _inside(mounts["cgroup"][controller], mine[controller])
+        parent = cgroup_mounts.inside(mounts["cgroup"][controller], mine[controller])
         if not os.access(parent, os.W_OK):
             missing = f"cannot make cgroups in {parent} (cgroup v1 needs root)"
             return None, f"{v2_problem}; {missing}" if v2_problem else missing
@@ -127,7 +160,7 @@ def _v2_problem(parent: Path) -> str | None:
         return f"cgroup v2: {parent} does not offer {', '.join(c for c in absent if c not in offered)}"
     if absent:
         try:
-            if not parent.samefile(_mounts()["cgroup2"][""][0]):  # the root group may have processes
+            if not parent.samefile(cgroup_mounts.mounts()["cgroup2"][""][0]):  # the root group may have processes
                 leaf = parent / f"{PREFIX}organiser-{os.getpid()}"
                 leaf.mkdir(exist_ok=True)
                 (leaf / "cgroup.procs").write_text(str(os.getpid()))
@@ -144,43 +177,6 @@ def _v2_problem(parent: Path) -> str | None:
         with contextlib.suppress(OSError):
             probe.rmdir()
     return f"cgroup v2: this kernel's groups have no {', '.join(missing)}" if missing else None
-
-
-def _mounts() -> dict[str, dict[str, tuple[Path, str]]]:
-    """cgroup mounts: for "cgroup2", {"": (mount point, its root)}; for "cgroup", {controller: ...}."""
-    found: dict[str, dict[str, tuple[Path, str]]] = {"cgroup": {}, "cgroup2": {}}
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields, _, rest = line.partition(" - ")
-        kind, _source, options = [*rest.split(), "", "", ""][:3]
-        parts = fields.split()
-        if kind == "cgroup2":
-            found["cgroup2"].setdefault("", (Path(_unescape(parts[4])), _unescape(parts[3])))
-        elif kind == "cgroup":
-            for option in options.split(","):
-                if option in V1_CONTROLLERS:
-                    found["cgroup"].setdefault(option, (Path(_unescape(parts[4])), _unescape(parts[3])))
-    return found
-
-
-def _unescape(field: str) -> str:
-    return field.encode().decode("unicode_escape") if "\\" in field else field
-
-
-def _own_groups() -> dict[str, str]:
-    """This process's group in each hierarchy: {"": path} for v2, {controller: path} for v1."""
-    found = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _id, controllers, path = line.split(":", 2)
-        for controller in controllers.split(",") if controllers else [""]:
-            found[controller] = path
-    return found
-
-
-def _inside(mount: tuple[Path, str], path: str) -> Path:
-    """The folder of group ``path`` under a mount whose root is a group of its own (a container's)."""
-    point, root = mount
-    relative = path[len(root):] if root != "/" and path.startswith(root) else path
-    return point / relative.lstrip("/")
 
 
 _counter = itertools.count()
@@ -328,6 +324,15 @@ class Box:
         if not self.frozen:
             self._order_frozen(True)
             self.frozen = True
+
+    def stopped(self) -> bool:
+        """Whether the kernel says that every task of the group is frozen now (``freeze`` only gives the order):
+        v1 ``freezer.state`` FROZEN (FREEZING while a task still runs), v2 ``cgroup.events`` "frozen 1"."""
+        with contextlib.suppress(FileNotFoundError):
+            if self.hierarchy.version == 2:
+                return "frozen 1" in self._file("", "cgroup.events").read_text().splitlines()
+            return self._file("freezer", "freezer.state").read_text().strip() == "FROZEN"
+        return False
 
     def thaw(self) -> None:
         if self.frozen:

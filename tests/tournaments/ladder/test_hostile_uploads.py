@@ -25,9 +25,7 @@ from tests import cli
 from tests.tournaments.play.test_protocol import GAME, SHIPPED
 from tournaments.ladder import owner_tokens, uploads
 
-# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
-# that assert that none is left (test_sandbox.py)
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = pytest.mark.sandbox
 
 ROOT = Path(__file__).resolve().parents[3]
 RANDOM_BOT = (SHIPPED / "random_bot.py").read_bytes()

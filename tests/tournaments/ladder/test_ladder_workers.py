@@ -21,10 +21,6 @@ from ledger.store import Ledger
 from tests import cli
 from tests.backends import fresh_postgres_database, server_url
 
-# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
-# that assert that none is left (test_sandbox.py)
-pytestmark = pytest.mark.xdist_group("cgroups")
-
 ROOT = Path(__file__).resolve().parents[3]
 THOUGHTFUL = Path(__file__).resolve().parents[1] / "bots" / "thoughtful.py"
 GAME = "lemur-tails"

@@ -35,10 +35,6 @@ from tournaments.play.runner import Spec
 from tournaments.play.schedule import ScheduleError
 from tournaments.ratings.sprt import Sprt
 
-# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
-# that assert that none is left (test_sandbox.py)
-pytestmark = pytest.mark.xdist_group("cgroups")
-
 
 class Entrants:
     """The little of a spec a format reads."""

@@ -33,10 +33,6 @@ from tournaments.play.candidate_match import Match, MatchPlan, block_score, seat
 from tournaments.play.schedule import ScheduleError
 from tournaments.ratings.sprt import H0, H1, NELO_PER_T, Sprt, pentanomial
 
-# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
-# that assert that none is left (test_sandbox.py)
-pytestmark = pytest.mark.xdist_group("cgroups")
-
 # -- the SPRT's error rates, simulated ------------------------------------------------------
 
 SELF_PLAY = [0.04, 0.21, 0.50, 0.21, 0.04]

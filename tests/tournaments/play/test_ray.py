@@ -31,9 +31,7 @@ from tests.tournaments.play.test_protocol import GRACE, SHIPPED, make_folder, st
 from tests.tournaments.play.test_runner import dawdle, descendants
 from tournaments.sandbox import sandbox
 
-# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
-# that assert that none is left (test_sandbox.py)
-pytestmark = [pytest.mark.ray, pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = [pytest.mark.ray, pytest.mark.sandbox]
 
 GAME = "lemur-tails"
 HOSTILE = Path(__file__).resolve().parents[1] / "bots" / "hostile"

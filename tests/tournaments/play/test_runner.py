@@ -40,10 +40,6 @@ from tests.tournaments.play.test_protocol import (  # _reap_bots: autouse here t
 )
 from tournaments.play.schedule import schedule
 
-# SIGKILLs runs whose sandboxes' cgroups then stay stale until a run sweeps them: on one worker with the tests
-# that assert that none is left (test_sandbox.py)
-pytestmark = pytest.mark.xdist_group("cgroups")
-
 LINUX = Path("/proc/self/stat").exists()
 
 

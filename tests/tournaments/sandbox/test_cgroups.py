@@ -10,6 +10,7 @@ which .ci/run sets) and are skipped elsewhere, saying why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -25,8 +26,7 @@ from tests.tournaments.play.test_protocol import GRACE
 from tournaments.bots.spec import PROGRAM, BotSpec, Resources
 from tournaments.sandbox import cgroups, sandbox, warm
 
-# one worker for the tests that make cgroups stale and those that assert none is (test_sandbox.py)
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = pytest.mark.sandbox
 
 MIB = 1 << 20
 
@@ -156,6 +156,7 @@ def test_a_frozen_group_uses_no_cpu_and_thaws(files):
         time.sleep(1)
         running = box.cpu_seconds() - began
         box.freeze()
+        settle(box.stopped)  # freeze() gives the order; a spinner stops at its next tick
         began = box.cpu_seconds()
         time.sleep(1)
         frozen = box.cpu_seconds() - began
@@ -163,9 +164,9 @@ def test_a_frozen_group_uses_no_cpu_and_thaws(files):
         began = box.cpu_seconds()
         time.sleep(0.5)
         thawed = box.cpu_seconds() - began
-        assert frozen < 0.005 and running > 0 and thawed > 0, (running, frozen, thawed)  # frozen within µs
+        assert frozen < 0.001 and running > 0 and thawed > 0, (running, frozen, thawed)
         box.freeze()
-        time.sleep(0.05)
+        settle(box.stopped)
         tasks = {pid: cpu_of(pid) for pid in box.tasks()}
         group = box.cpu_seconds()
         box.thaw()
@@ -177,6 +178,14 @@ def test_a_frozen_group_uses_no_cpu_and_thaws(files):
         process.communicate()
         process.release()
     assert not any(folder.exists() for folder in box.folders)
+
+
+def settle(done) -> None:
+    """Wait until ``done()`` (the kernel's word that a group is frozen), for at most cgroups.SETTLE_SECONDS."""
+    deadline = time.monotonic() + cgroups.SETTLE_SECONDS
+    while not done():
+        assert time.monotonic() < deadline, "the group never froze"
+        time.sleep(0.001)
 
 
 def cpu_of(pid: int) -> float:
@@ -227,30 +236,15 @@ def test_the_groups_of_a_process_that_died_are_removed_by_the_next(files):
     hierarchy (any tourney run) kills what is left in it and removes it, and leaves groups of live processes."""
     found = cgroups.hierarchy()
     assert found is not None
-    read, write = os.pipe()
-    starter = os.fork()
-    if starter == 0:  # pragma: no cover (never returns into pytest)
-        try:
-            box = cgroups.Box(found, 64, 4)
-            child = subprocess.Popen(["sleep", "300"], preexec_fn=box.join, start_new_session=True)
-            os.write(write, f"{box.folders[0].name} {child.pid}\n".encode())
-            time.sleep(300)
-        finally:
-            os.kill(os.getpid(), signal.SIGKILL)
-    name, sleeper = os.read(read, 100).decode().split()
-    os.close(read)
-    os.close(write)
+    name, sleeper = made_stale(found)
     mine = cgroups.Box(found, 64, 4)
     try:
-        os.kill(starter, signal.SIGKILL)
-        os.waitpid(starter, 0)
         assert all((parent / name).exists() for parent in found.parents)
         assert [folder.name for folder in cgroups.stale(found)].count(name) == len(found.parents)
         cgroups._sweep(found)
         assert not any((parent / name).exists() for parent in found.parents)
         assert all(folder.exists() for folder in mine.folders)  # a live process's group is left alone
-        status = Path(f"/proc/{sleeper}/status")
-        assert not status.exists() or "zombie" in status.read_text()
+        assert process_gone(sleeper)
     finally:
         mine.remove()
 
@@ -281,3 +275,93 @@ def test_no_cgroup_file_belongs_to_the_uid_a_bot_runs_as(files):
         for stream in (game.stdin, game.stdout, game.stderr, cold.stdin, cold.stdout):
             stream.close()
         warm.pool.close()
+
+
+def test_two_parents_do_not_see_each_others_stale_groups():
+    """TOURNEY_CGROUP_PARENT (the suite gives each pytest-xdist worker one): a process that makes groups in subtree A
+    and one in subtree B are SIGKILLed, leaving a stale group (a sleeper inside) in each. A's view of stale groups
+    lists only A's, its sweep removes only A's; B's the same; the usual parent's view lists neither. A process
+    started with the variable makes its groups in the subtree it names, in every hierarchy."""
+    usual, problem = cgroups._usual()
+    assert usual is not None, problem
+    names = [f"tourney-tests-isolation-{os.getpid()}-{side}" for side in "ab"]
+    a, b = (cgroups._within(usual, name)[0] for name in names)
+    assert a is not None and b is not None
+    try:
+        left = [made_stale(a), made_stale(b)]
+        for mine, other, (group, _) in zip((a, b), (b, a), left, strict=True):
+            assert {folder.parent for folder in cgroups.stale(mine) if folder.name == group} == set(mine.parents)
+            assert group not in {folder.name for folder in cgroups.stale(other)}
+            assert group not in {folder.name for folder in cgroups.stale(usual)}
+        cgroups._sweep(a)
+        assert not any((parent / left[0][0]).exists() for parent in a.parents)
+        assert all((parent / left[1][0]).exists() for parent in b.parents)  # A's sweep left B's stale group
+        assert process_gone(left[0][1]) and not process_gone(left[1][1])
+        cgroups._sweep(b)
+        assert not any((parent / left[1][0]).exists() for parent in b.parents) and process_gone(left[1][1])
+        said = subprocess.run([sys.executable, "-c", "from tournaments.sandbox import cgroups\n"
+                               "print(*cgroups.Box(cgroups.hierarchy(), 64, 4).folders, sep='\\n')"],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, cgroups.PARENT_VARIABLE: names[0]})
+        made = [Path(line) for line in said.stdout.split()]
+        assert [folder.parent for folder in made] == list(a.parents), said.stderr
+        cgroups._sweep(a)  # the process exited without removing its group: stale, swept
+        assert not any(folder.exists() for folder in made)
+    finally:
+        for found in (a, b):
+            cgroups._sweep(found)
+            for parent in found.parents:
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
+    assert not any(parent.exists() for found in (a, b) for parent in found.parents)
+
+
+def test_a_parent_that_is_not_one_folder_name_is_refused():
+    """TOURNEY_CGROUP_PARENT is one folder name under tourney's usual parent: a path, or a name a sweep of the usual
+    parent would take for a group of a process, is refused with a reason (no group is made anywhere else)."""
+    usual, problem = cgroups._usual()
+    assert usual is not None, problem
+    for name in ("../escape", "a/b", "..", "tourney-1-2-3"):
+        found, why = cgroups._within(usual, name)
+        assert found is None and f"TOURNEY_CGROUP_PARENT={name!r} is not a folder name" in why, why
+
+
+def test_the_suites_workers_each_keep_their_groups_apart():
+    """tests/conftest.py gives this worker (or this run) its subtree: the groups tourney makes here go inside it."""
+    found = cgroups.hierarchy()
+    assert found is not None
+    subtree = os.environ[cgroups.PARENT_VARIABLE]
+    assert subtree.endswith(os.environ.get("PYTEST_XDIST_WORKER", "main"))
+    assert all(parent.name == subtree and parent.is_dir() for parent in found.parents)
+    box = cgroups.Box(found, 64, 4)
+    try:
+        assert [folder.parent for folder in box.folders] == list(found.parents)
+    finally:
+        box.remove()
+
+
+def made_stale(found: cgroups.Hierarchy) -> tuple[str, int]:
+    """A group of ``found`` with a sleeper in it, made by a process then SIGKILLed: its name and the sleeper's pid."""
+    read, write = os.pipe()
+    starter = os.fork()
+    if starter == 0:  # pragma: no cover (never returns into pytest)
+        try:
+            box = cgroups.Box(found, 64, 4)
+            child = subprocess.Popen(["sleep", "300"], preexec_fn=box.join, start_new_session=True)
+            os.write(write, f"{box.folders[0].name} {child.pid}\n".encode())
+            time.sleep(300)
+        finally:
+            os.kill(os.getpid(), signal.SIGKILL)
+    name, sleeper = os.read(read, 100).decode().split()
+    os.close(read)
+    os.close(write)
+    os.kill(starter, signal.SIGKILL)
+    os.waitpid(starter, 0)
+    return name, int(sleeper)
+
+
+def process_gone(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    with contextlib.suppress(FileNotFoundError):
+        return "zombie" in status.read_text()
+    return True

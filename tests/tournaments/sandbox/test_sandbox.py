@@ -29,16 +29,16 @@ from pathlib import Path
 
 import pytest
 
+from engines import driver, registry
 from tests import cli, tiers
 from tests.runs import on_terminal
 from tests.tournaments.play.test_protocol import GAME, GRACE, SHIPPED, processes_naming, stored_games
 from tournaments.bots.discovery import discover
-from tournaments.bots.spec import PROGRAM, BotSpec, Confinement
-from tournaments.play.protocol import ProgramProcess
-from tournaments.sandbox import cgroups, sandbox
+from tournaments.bots.spec import CPU, PROGRAM, BotSpec, Confinement, Limits
+from tournaments.play.protocol import ProgramAgent, ProgramProcess
+from tournaments.sandbox import cgroups, sandbox, warm
 
-# the sandboxes' cgroups: tests that assert none is left run on one worker with those that make them stale
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = pytest.mark.sandbox
 
 HOSTILE = Path(__file__).resolve().parents[1] / "bots" / "hostile"
 TIMEOUT = 240
@@ -704,38 +704,74 @@ def test_memfd_pages_count_against_the_bots_memory(tmp_path):
     assert_nothing_left(tag)
 
 
-def stopwatch_folder(tmp_path: Path, opponent: str | None) -> tuple[Path, str]:
-    """A folder of the stopwatch bot and ``opponent`` (a hostile bot; None: the random bot)."""
-    tmp_path.mkdir()
-    folder, tag = hostile_folder(tmp_path, *([opponent] if opponent else []), good=0 if opponent else 1)
-    shutil.copy(Path(__file__).resolve().parents[1] / "bots" / "stopwatch.py", folder / "stopwatch.py")
-    return folder, tag
+class Watcher:
+    """The spinner's opponent, in the test's process: at each of its turns after the spinner's first answer, it
+    waits (``ponder`` False) until the kernel says the spinner's group is frozen, reads the group's CPU time, does
+    WATCHER_WORK seconds of CPU work of its own (by its own CPU clock: the spinners, if they run, share its cores),
+    and reads the group's CPU time again."""
+
+    def __init__(self, spinner, ponder: bool) -> None:
+        self.spinner = spinner
+        self.ponder = ponder
+        self.turns: list[tuple[bool, int, float]] = []
+        """Per turn: whether the group was frozen, its task count, the CPU seconds it used during the turn."""
+
+    def act(self, turn):
+        box = self.spinner.process.box if self.spinner.process is not None else None
+        if box is not None and self.spinner.greeted:
+            deadline = time.monotonic() + cgroups.SETTLE_SECONDS
+            patient = not self.ponder and all(stopped for stopped, _, _ in self.turns)  # wait in vain once at most
+            while patient and not box.stopped() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            stopped, began = box.stopped(), box.cpu_seconds()
+            mine = time.process_time()
+            while time.process_time() - mine < WATCHER_WORK:
+                pass
+            self.turns.append((stopped, len(box.tasks()), box.cpu_seconds() - began))
+        return turn.legal[0]
 
 
-def median_slowdown(tmp_path: Path, opponent: str | None, *extra: str) -> float:
-    """Play the stopwatch bot against ``opponent``; the median of its moves' wall time over their CPU time."""
-    folder, tag = stopwatch_folder(tmp_path, opponent)
-    play(tmp_path, folder, "--move-time", "10", *extra)
-    found = sorted(float(wall) / float(cpu) for log in logs_of(tmp_path, "stopwatch")
-                   for wall, cpu in re.findall(r"work wall=([\d.]+) cpu=([\d.]+)", log) if float(cpu) > 0)
-    assert len(found) > 10, found
+WATCHER_WORK = 0.05
+
+
+def spinner_against_watcher(tmp_path: Path, ponder: bool) -> tuple[Watcher, str, str]:
+    """One game of the spinner (seat 0, sandboxed, CPU clock) against a Watcher; the watcher, the game's end
+    reason and the spinner's stderr."""
+    tiers.require("sandbox", "--sandbox on")
+    folder, tag = hostile_folder(tmp_path, "spinner", good=0)
+    specs, _ = discover(folder, GAME)
+    [spec] = [spec for spec in specs if spec.name == f"spinner_{tag}"]
+    spinner = ProgramAgent(spec, GAME, 0, 2, 1, Limits(move_time=10), Confinement(True, clock=CPU, ponder=ponder))
+    watcher = Watcher(spinner, ponder)
+    engine = registry.get(GAME)
+    try:
+        played = driver.play(engine, engine.configure(2), "spinner-watch", [spinner, watcher])
+    finally:
+        spinner.close()
+        warm.pool.close()
     assert_nothing_left(tag)
-    return found[len(found) // 2]
+    return watcher, played.outcome.reason, spinner.stderr().decode(errors="replace")
 
 
-@pytest.mark.slow
 @pytest.mark.usefixtures("_cgroups")
-def test_a_spinning_bot_does_not_slow_its_opponent(tmp_path):
+@pytest.mark.parametrize("ponder", [False, True], ids=["frozen", "pondering"])
+def test_a_spinning_bot_does_not_slow_its_opponent(tmp_path, ponder):
     """Attack: the bot starts twice as many spinning processes as there are cores (at import) and answers at
-    once, so that they burn CPU while its opponent (a stopwatch bot doing the same work each move) thinks. Its cgroup is
-    frozen from its answer to its next request: the stopwatch's moves are no slower, wall time over CPU
-    time, than in the same games against a bot that does not spin (within 25%). With --ponder (trusted bots)
-    the same spinners do slow it: the check can fail."""
-    control = median_slowdown(tmp_path / "control", None)
-    frozen = median_slowdown(tmp_path / "frozen", "spinner")
-    pondering = median_slowdown(tmp_path / "ponder", "spinner", "--ponder")
-    assert frozen < 1.25 * control, (control, frozen, pondering)
-    assert pondering > 1.3 * frozen, (control, frozen, pondering)
+    once, so that they burn CPU while its opponent thinks. Its cgroup is frozen from its answer to its next
+    request: at every one of the opponent's turns the kernel says the group is frozen, its spinners are in it, and
+    its CPU time (the group's own accounting, cpuacct or cpu.stat) does not move while the opponent works. With
+    ponder (--ponder, trusted bots) the same group is never frozen and its spinners use CPU during those turns:
+    the check can fail. No clock is compared: only what the kernel says the spinner did."""
+    watcher, reason, said = spinner_against_watcher(tmp_path, ponder)
+    assert reason == "finished" and "started" in said and "spinners" in said, (reason, said)
+    assert len(watcher.turns) >= 5, watcher.turns
+    assert all(tasks >= 3 for _, tasks, _ in watcher.turns), watcher.turns  # the bot and its spinners
+    if not ponder:
+        assert all(stopped for stopped, _, _ in watcher.turns), watcher.turns
+        assert max(used for _, _, used in watcher.turns) < 0.001, watcher.turns
+    else:
+        assert not any(stopped for stopped, _, _ in watcher.turns), watcher.turns
+        assert sum(used for _, _, used in watcher.turns) > 0, watcher.turns
 
 
 SLEEPER = 'import time\nGAMES = "*"\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n' \

@@ -28,8 +28,7 @@ from tests.tournaments import as_user
 from tests.tournaments.sandbox.test_sandbox import GAME, TIMEOUT, assert_nothing_left, hostile_folder, stored_games
 from tournaments.sandbox import cgroups, sandbox
 
-# one worker with the cgroup tests (test_sandbox.py): assert_nothing_left
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = pytest.mark.sandbox
 
 WAYS = ["root", "user"]
 MEMORY_MB = 128

@@ -31,8 +31,7 @@ from tests.tournaments.sandbox.test_sandbox import (
 from tests.tournaments.sandbox.test_sealed_games import CANNOT_LEAVE, CHANNELS
 from tournaments.sandbox import cgroups
 
-# one worker with the cgroup tests (test_sandbox.py): assert_nothing_left
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("cgroups")]
+pytestmark = pytest.mark.sandbox
 
 PROGRAMS = Path(__file__).resolve().parents[3] / "bots" / "programs"
 

@@ -395,3 +395,35 @@ def test_a_second_module_of_the_same_name_is_found(tmp_path):
     write_tree(tmp_path, {"ledger/notes.py": "", "replays/notes.py": "", "engines/a/fold.py": "",
                           "engines/b/fold.py": "", "ledger/__init__.py": "", "replays/__init__.py": ""})
     assert shared_names(tmp_path) == {"notes.py": ["ledger/notes.py", "replays/notes.py"]}
+
+
+BY_GAME = {("engines",): 2, ("adapters", "games"): 1}
+"""Folders of modules per game (a package per game, or a module per game) and how deep those are: drawn once for
+every game (docs/games/adding-a-game.md lists their files)."""
+
+
+def undrawn(root: Path = ROOT) -> list[str]:
+    """Checked modules whose file name docs/architecture.md's tree does not name (``__init__.py``, the migrations'
+    revisions, the shipped bots and the per-game modules aside)."""
+    text = (root / "docs" / "architecture.md").read_text()
+    missing = []
+    for path in project_modules(root):
+        parts = path.relative_to(root).parts
+        per_game = any(parts[:len(folder)] == folder and len(parts) == len(folder) + depth
+                       for folder, depth in BY_GAME.items())
+        if path.name == "__init__.py" or parts[0] in ("migrations", "bots") or per_game:
+            continue
+        if path.name not in text:
+            missing.append("/".join(parts))
+    return missing
+
+
+def test_the_architecture_page_draws_every_module():
+    """docs/architecture.md's tree names every module, so a newcomer finds each room's files on one page."""
+    assert not undrawn(), "modules docs/architecture.md does not name: " + ", ".join(undrawn())
+
+
+def test_an_undrawn_module_is_found(tmp_path):
+    write_tree(tmp_path, {"ledger/drawn.py": "", "ledger/hidden.py": "", "engines/a/fold.py": "",
+                          "docs/architecture.md": "ledger/: drawn.py"})
+    assert undrawn(tmp_path) == ["ledger/hidden.py"]

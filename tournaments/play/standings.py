@@ -265,7 +265,7 @@ class Running:
         with ledger.read() as connection:
             for table in ("tournament_standings", "tournament_pairs"):
                 self.rows[table] = {key: list(values) for key, values in read_models.table_rows(
-                    connection, table, "WHERE tournament_id = ?", (tournament["id"],)).items()}
+                    connection, table, "WHERE tournament_id = :id", {"id": tournament["id"]}).items()}
             self.games = connection.execute(GAMES_COUNTED, {"id": tournament["id"]}).scalar()
         self.fitted: dict[str, float] = {}
 

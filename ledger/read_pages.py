@@ -258,6 +258,17 @@ def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int) -> dict[
     return {entry: (rating, sigma, games) for entry, rating, sigma, games in rows}
 
 
+def ladder_ratings_before(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None]]:
+    """What ``ladder_ratings_at`` gives but each entry's count of games: its rating after its latest rated ladder
+    game at ``ladder_games.seq`` <= ``seq`` (rank movement's ratings then), one step down the index on (entry, game
+    seq) per entry, however many games each had played. Entries that had not played by then are absent."""
+    rows = connection.execute(text(
+        "SELECT e.id, r.rating, r.sigma FROM ladder_entries e JOIN ladder_ratings r ON r.entry_id = e.id AND "
+        "r.game_seq = (SELECT MAX(q.game_seq) FROM ladder_ratings q WHERE q.entry_id = e.id AND q.game_seq <= :seq) "
+        "WHERE e.ladder_id = :ladder"), {"ladder": ladder_id, "seq": seq}).fetchall()
+    return {entry: (rating, sigma) for entry, rating, sigma in rows}
+
+
 def ladder_at(connection: Connection, ladder_id: int, number: int
               ) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]]:
     """What ``ladder`` reads, counting only the rated games numbered up to ``number``: each entry's wins, draws,

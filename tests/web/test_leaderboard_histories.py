@@ -63,8 +63,8 @@ def test_histories_read_at_once_are_each_entrys_latest_points(tmp_path, latest, 
     ledger.close()
 
 
-def steps(ledger: Ledger, read) -> int:
-    """SQLite's virtual machine steps (in hundreds) ``read(connection)`` took: what it read, not how long."""
+def steps(ledger: Ledger, read, every: int = 100) -> int:
+    """SQLite's virtual machine steps (in ``every``s) ``read(connection)`` took: what it read, not how long."""
     counted = [0]
 
     def tick() -> int:
@@ -73,11 +73,11 @@ def steps(ledger: Ledger, read) -> int:
 
     with ledger.read() as connection:
         raw = connection.connection.driver_connection
-        raw.set_progress_handler(tick, 100)
+        raw.set_progress_handler(tick, every)
         try:
             read(connection)
         finally:
-            raw.set_progress_handler(None, 100)
+            raw.set_progress_handler(None, every)
     return counted[0]
 
 
@@ -166,4 +166,22 @@ def test_the_histories_and_the_information_on_both_backends(league_db):  # noqa:
                            for (a, b), counts in pairs.items() if a == entry)
             assert information.get(entry, 0.0) == pytest.approx(by_pairs, rel=1e-12, abs=1e-12)
     finally:
+        ledger.close()
+
+
+def test_the_ratings_rank_movement_compares_with_are_one_step_an_entry(tmp_path):
+    """Each entry's rating as of a game, for rank movement: the same as the read that also counts each one's games,
+    and the same steps at 400 and at 4,000 games (the counting read's steps grow with them)."""
+    small, large = long_ladder(tmp_path / "small.db", 400), long_ladder(tmp_path / "large.db", 4000)
+    for ledger, seq in ((small, 1), (small, 399), (large, 3001)):
+        with ledger.read() as connection:
+            assert read_pages.ladder_ratings_before(connection, 1, seq) == {
+                entry: (rating, sigma) for entry, (rating, sigma, _games)
+                in read_pages.ladder_ratings_at(connection, 1, seq).items()}
+    one = [steps(ledger, lambda c, seq=seq: read_pages.ladder_ratings_before(c, 1, seq), every=5)
+           for ledger, seq in ((small, 399), (large, 3999))]
+    counting = [steps(ledger, lambda c, seq=seq: read_pages.ladder_ratings_at(c, 1, seq))
+                for ledger, seq in ((small, 399), (large, 3999))]
+    assert one[0] > 0 and one[1] <= 1.1 * one[0] + 2 and counting[1] > 5 * counting[0]
+    for ledger in (small, large):
         ledger.close()

@@ -284,12 +284,13 @@ def window(ledger: Ledger, name: str, at: int, since: str | None) -> int | None:
 def moved(ledger: Ledger, name: str, shown: schemas.Ladder, then: int) -> schemas.Ladder:
     """``shown`` with each row's rank_change since the ladder's game ``then``: its rank then among the rows that
     had a rating then (ladder_ratings: each entry's latest rating at a game numbered <= ``then``), ordered as the
-    leaderboard orders, minus its rank now; None for a row that had not played by then."""
+    leaderboard orders, minus its rank now; None for a row that had not played by then. Each entry's rating then is
+    one index step (read_pages.ladder_ratings_before), not a sum over the games before."""
     ladder_id = ladder_rows.get(ledger, name)["id"]
     ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False)}
     with ledger.read() as connection:
         seq = read_pages.ladder_seq(connection, ladder_id, then)
-        rated = read_pages.ladder_ratings_at(connection, ladder_id, seq)
+        rated = read_pages.ladder_ratings_before(connection, ladder_id, seq)
     value = {key: league.leaderboard_rating({"rating": rated[entry][0], "sigma": rated[entry][1]})
              for key, entry in ids.items() if entry in rated}
     before = sorted((key for key in ((r.bot, r.version) for r in shown.leaderboard) if key in value),

@@ -185,3 +185,16 @@ def test_the_ratings_rank_movement_compares_with_are_one_step_an_entry(tmp_path)
     assert one[0] > 0 and one[1] <= 1.1 * one[0] + 2 and counting[1] > 5 * counting[0]
     for ledger in (small, large):
         ledger.close()
+
+
+def test_the_app_keeps_what_it_built_out_of_the_collectors_generations(league: League):
+    """Once built, the app's objects are frozen (gc.freeze): a full collection does not walk them on each answer."""
+    import gc
+
+    from web.app import create_app
+    from web.settings import Settings
+
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    app = create_app(Settings(db=str(league.path)))
+    assert gc.get_freeze_count() > 0 and app.state.site is not None

@@ -258,6 +258,17 @@ def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int) -> dict[
     return {entry: (rating, sigma, games) for entry, rating, sigma, games in rows}
 
 
+def ladder_ratings_before(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None]]:
+    """What ``ladder_ratings_at`` gives but each entry's count of games: its rating after its latest rated ladder
+    game at ``ladder_games.seq`` <= ``seq`` (rank movement's ratings then), one step down the index on (entry, game
+    seq) per entry, however many games each had played. Entries that had not played by then are absent."""
+    rows = connection.execute(text(
+        "SELECT e.id, r.rating, r.sigma FROM ladder_entries e JOIN ladder_ratings r ON r.entry_id = e.id AND "
+        "r.game_seq = (SELECT MAX(q.game_seq) FROM ladder_ratings q WHERE q.entry_id = e.id AND q.game_seq <= :seq) "
+        "WHERE e.ladder_id = :ladder"), {"ladder": ladder_id, "seq": seq}).fetchall()
+    return {entry: (rating, sigma) for entry, rating, sigma in rows}
+
+
 def ladder_at(connection: Connection, ladder_id: int, number: int
               ) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]]:
     """What ``ladder`` reads, counting only the rated games numbered up to ``number``: each entry's wins, draws,
@@ -316,3 +327,58 @@ def ladder_retired_by(connection: Connection, ladder_id: int, number: int) -> se
         "SELECT entry_id FROM ladder_events WHERE ladder_id = :ladder AND kind = 'retire' AND created_at <= "
         "(SELECT created_at FROM game_results WHERE ladder_id = :ladder AND ladder_number = :number)"),
         {"ladder": ladder_id, "number": number})}
+
+
+def ladder_histories(connection: Connection, entries: Sequence[int], latest: int, up_to: int | None = None
+                     ) -> dict[int, list[tuple[int | None, float, float | None]]]:
+    """For each of ``entries`` (a shown page's), the points ``read_models.ladder_history(connection, entry, latest,
+    up_to)`` gives, as (the game's number on the ladder, rating, sigma), oldest first: in one statement whose reads
+    do not grow with the games (per entry, the ``game_seq`` of its ``latest``-th newest rating, one step down the
+    index on entry and game seq, then its ratings from there on, a range of that index; never the older ones).
+    Entries with no rating are absent."""
+    wanted = sorted(set(entries))
+    if not wanted or latest <= 0:
+        return {}
+    params: dict[str, Any] = {"ids": wanted, "skip": int(latest) - 1}
+    before = ""
+    if up_to is not None:
+        before = " AND q.game_seq <= :up_to"
+        params["up_to"] = int(up_to)
+    rows = connection.execute(text(
+        "SELECT r.entry_id, g.ladder_number, r.rating, r.sigma FROM ladder_entries e JOIN ladder_ratings r ON "
+        "r.entry_id = e.id AND r.game_seq >= COALESCE((SELECT q.game_seq FROM ladder_ratings q WHERE q.entry_id = e.id"
+        f"{before} ORDER BY q.game_seq DESC LIMIT 1 OFFSET :skip), 0){before.replace('q.', 'r.')} "
+        "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
+        "WHERE e.id IN :ids ORDER BY r.entry_id, r.game_seq").bindparams(bindparam("ids", expanding=True)),
+        params).fetchall()
+    out: dict[int, list[tuple[int | None, float, float | None]]] = {}
+    for entry, number, rating, sigma in rows:
+        out.setdefault(entry, []).append((number, rating, sigma))
+    return out
+
+
+def ladder_records(connection: Connection, ladder_id: int) -> dict[int, dict[str, Any]]:
+    """A ladder's records per entry (``read_models.ladder``'s first half: none of its pairs)."""
+    require_current(connection)
+    return {entry: dict(zip(COUNTS["ladder_records"], values, strict=True)) for (entry,), values in table_rows(
+        connection, "ladder_records", "WHERE ladder_id = :ladder", {"ladder": ladder_id}).items()}
+
+
+def ladder_information(connection: Connection, ladder_id: int, entries: Sequence[int], scale: float
+                       ) -> dict[int, float]:
+    """Per entry of ``entries``: the Fisher information of its pairwise results against the others of
+    ``entries`` at their current ratings (``ladder_entries.rating``), the sum over its ladder_pairs rows of
+    games * p * (1 - p) with p = 1 / (1 + 10 ** ((opponent - rating) / scale)): added up in the database, so a
+    leaderboard's margins take one row per entry whatever the pairs and the games. Entries with no pair are
+    absent."""
+    if not entries:
+        return {}
+    require_current(connection)
+    rows = connection.execute(text(
+        "SELECT t.entry_id, SUM(t.games * t.p * (1 - t.p)) FROM (SELECT p.entry_id, p.wins + p.draws + p.losses AS "
+        "games, 1.0 / (1.0 + POWER(10.0, (b.rating - a.rating) / :scale)) AS p FROM ladder_pairs p "
+        "JOIN ladder_entries a ON a.id = p.entry_id JOIN ladder_entries b ON b.id = p.opponent_id "
+        "WHERE p.ladder_id = :ladder AND p.entry_id IN :ids AND p.opponent_id IN :ids) t GROUP BY t.entry_id"
+    ).bindparams(bindparam("ids", expanding=True)), {"ladder": ladder_id, "ids": sorted(set(entries)),
+                                                     "scale": float(scale)}).fetchall()
+    return {entry: float(value) for entry, value in rows}

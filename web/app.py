@@ -3,6 +3,7 @@ factory, with the settings in its environment; tests pass Settings directly)."""
 
 from __future__ import annotations
 
+import gc
 import re
 import time
 from collections.abc import Callable
@@ -83,6 +84,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD)
     app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)
+    # What is alive once the app is built (modules, routes, templates) is kept for the process's life: moved out of
+    # the collector's generations, a full collection no longer walks it. Such a collection came every few cold
+    # leaderboard answers and cost each one 50 ms of CPU (docs/benchmarks.md, "The ladder's leaderboard").
+    gc.freeze()
     return app
 
 

@@ -26,11 +26,11 @@ def sparkline(values: Sequence[float], width: int = 120, height: int = 28, label
 
 
 def chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], width: int = 640, height: int = 260,
-          label: str = "rating history", x_label: str = "game", what: str = "bots") -> Markup:
+          label: str = "rating history", x_label: str = "game", what: str = "bots", of: int | None = None) -> Markup:
     """Ratings as lines of (x, rating) points, one line per series (a bot, or a version), on a shared x axis
     (a ladder's game number), with its axes and a legend. At most ``SERIES`` lines, the first ones given
     (a leaderboard gives them best first); a chart that leaves some out says how many ("the 8 best-ranked
-    of 14 bots with rated games")."""
+    of 14 bots with rated games"; ``of``: how many have rated games, when only the first ones' points are given)."""
     rated = [(name, list(points)) for name, points in series if points]
     drawn = rated[:SERIES]
     left, top, right, bottom = 48, 10, width - 10, height - 28
@@ -64,8 +64,9 @@ def chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], width: in
     parts.append("</svg>")
     legend = "".join(f'<li><span class="swatch series-{index}"></span>{escape(name)}</li>'
                      for index, (name, _) in enumerate(drawn))
-    left_out = (f'<p class="note chart-note">Drawn: the {len(drawn)} best-ranked of the {len(rated)} {escape(what)} '
-                "with rated games (each bot's page draws its own).</p>" if len(rated) > len(drawn) else "")
+    counted = max(len(rated), of or 0)
+    left_out = (f'<p class="note chart-note">Drawn: the {len(drawn)} best-ranked of the {counted} {escape(what)} '
+                "with rated games (each bot's page draws its own).</p>" if counted > len(drawn) else "")
     return Markup("".join(parts) + f'<ul class="legend">{legend}</ul>' + left_out)
 
 

@@ -8,10 +8,11 @@ the active entries as matchmaking weighs them.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import read_models
+from ledger import read_models, read_pages
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts, projections
@@ -19,7 +20,7 @@ from tournaments.ladder import divisions, matchmaking, membership
 from tournaments.ladder.ladder_errors import LadderError
 from tournaments.ladder.rated_games import check_ratings
 from tournaments.ladder.rating_models import MODELS, OPENSKILL, model
-from tournaments.ratings import openskill, ranks
+from tournaments.ratings import elo, openskill, ranks
 
 
 def candidates(ledger: Ledger, ladder: dict[str, Any], active: list[dict[str, Any]]) -> list[matchmaking.Candidate]:
@@ -84,10 +85,11 @@ class Standing:
 
 
 def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
-              read: tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]] | None = None
+              read: tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]] | None] | None = None
               ) -> list[Standing]:
     """The ladder's standings, from its ratings and read models (``read``: its records and pairs, if already
-    read): no game is read (`tourney db audit` checks them against the games' hashed results)."""
+    read; pairs None: an Elo ladder's margins from each entry's information added up in the database, without
+    reading a pair): no game is read (`tourney db audit` checks them against the games' hashed results)."""
     ladder = ladder_rows.get(ledger, ladder_name)
     listed = ladder_rows.entries(ledger, ladder["id"], active_only=not include_retired)
     if read is None:
@@ -112,7 +114,7 @@ def placed(ledger: Ledger, ladder: dict[str, Any], shown: list[Standing], ids: d
 
 
 def _standings(ledger: Ledger, ladder: dict[str, Any], listed: list[dict[str, Any]],
-               read: tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]],
+               read: tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]] | None],
                include_retired: bool) -> list[Standing]:
     records, pairs = read
     forfeits = {entry: record["forfeits"] for entry, record in records.items()}
@@ -126,8 +128,15 @@ def _standings(ledger: Ledger, ladder: dict[str, Any], listed: list[dict[str, An
             for position, e in enumerate(listed, start=1)
         ])
     labels = {entry["id"]: _label(entry, include_retired) for entry in listed}
-    se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},
-                                            met(ledger, ladder, labels, pairs))
+    if pairs is None:  # the information added up in the database: one row per entry, whatever the pairs
+        with ledger.read() as connection:
+            information = read_pages.ladder_information(connection, ladder["id"], list(labels), elo.SCALE)
+        se = {labels[entry]: elo.SCALE / math.log(10) / math.sqrt(matchmaking.PRIOR_INFORMATION
+                                                                   + information.get(entry, 0.0))
+              for entry in labels}
+    else:
+        se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},
+                                                met(ledger, ladder, labels, pairs))
     return _ranged([
         Standing(position, entry["name"], entry["version"], entry["rating"], 1.96 * se[labels[entry["id"]]],
                  entry["games"], entry["games"] < matchmaking.PROVISIONAL_GAMES, entry["status"],

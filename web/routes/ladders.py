@@ -13,11 +13,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
-from ledger import read_models, read_pages
+from ledger import read_pages
 from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tournaments.ladder import divisions, league, matchmaking
-from web import lists, schemas
+from web import charts, lists, schemas
 from web.deps import MAX_PAGE, LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
 
@@ -102,19 +102,47 @@ whole history is `/api/ladders/NAME/bots/BOT/history`; a page's size never grows
 
 
 def ladder(ledger: Ledger, name: str, retired: bool = False) -> schemas.Ladder:
-    """A ladder with its leaderboard: the CLI's standings, plus owner, last game and its latest rating history
-    (all from the ladder's rows and read models: no game is read)."""
+    """A ladder with its leaderboard: the CLI's standings, plus owner and last game (all from the ladder's rows and
+    read models: no game is read). The rows' rating histories are left empty: ``with_histories`` reads them for
+    the rows a page or an answer shows, never for every bot."""
     row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
         at = read_pages.ladder_count(connection, row["id"])
-        read = read_models.ladder(connection, row["id"])
-    standings = league.standings(ledger, name, retired, read)
+        records = read_pages.ladder_records(connection, row["id"])
+    standings = league.standings(ledger, name, retired, (records, None))
     entries = {(e["name"], e["version"]): e for e in ladder_rows.entries(ledger, row["id"], active_only=not retired)}
-    with ledger.read() as connection:
-        points = {key: [(point["number"], shown_rating(point))
-                        for point in read_models.ladder_history(connection, entry["id"], SPARKLINE)]
-                  for key, entry in entries.items()}
-    return summarized(ledger, row, at, leader_rows(ledger, row, standings, entries, read[0], points))
+    return summarized(ledger, row, at, leader_rows(ledger, row, standings, entries, records))
+
+
+def with_histories(site: Site, name: str, tag: str, shown: schemas.Ladder, rows: list[schemas.LeaderRow]
+                   ) -> list[schemas.LeaderRow]:
+    """``rows`` (of ``shown``, the ladder as of its game ``shown.at``) with each one's latest ``SPARKLINE`` ratings
+    up to that game ((game number, rating) each): read for these rows only, in one statement whose reads do not
+    grow with the games (read_pages.ladder_histories), once per ETag, game and rows."""
+    def work() -> dict[tuple[str, int], list[tuple[int, float]]]:
+        ladder_id = ladder_rows.get(site.ledger, name)["id"]
+        ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(site.ledger, ladder_id,
+                                                                                 active_only=False)}
+        now = cached(site, name, tag, tag.endswith("-all"))  # the ladder as it is (its rows: cached by its ETag)
+        with site.ledger.read() as connection:
+            seq = None if shown.at >= now.at else read_pages.ladder_seq(connection, ladder_id, shown.at)
+            read = read_pages.ladder_histories(connection, [ids[key] for key in keys], SPARKLINE, seq)
+        return {key: [(number, round(rating if sigma is None else league.leaderboard_rating(
+            {"rating": rating, "sigma": sigma}), 1)) for number, rating, sigma in read.get(ids[key], [])]
+            for key in keys}
+
+    keys = tuple(dict.fromkeys((r.bot, r.version) for r in rows))
+    if not keys:
+        return rows
+    points = site.caches["standings"].get(("histories", name, tag, shown.at, keys), work)
+    return [r.model_copy(update={"history": [rating for _number, rating in points[(r.bot, r.version)]],
+                                 "history_games": [number for number, _rating in points[(r.bot, r.version)]]})
+            for r in rows]
+
+
+def page_with_histories(site: Site, name: str, tag: str, shown: schemas.Ladder) -> schemas.Ladder:
+    """``shown`` (a page of rows) with its rows' rating histories."""
+    return shown.model_copy(update={"leaderboard": with_histories(site, name, tag, shown, shown.leaderboard)})
 
 
 def summarized(ledger: Ledger, row: dict, at: int, board: list[schemas.LeaderRow]) -> schemas.Ladder:
@@ -125,10 +153,9 @@ def summarized(ledger: Ledger, row: dict, at: int, board: list[schemas.LeaderRow
 
 
 def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], entries: dict[tuple[str, int], dict],
-                records: dict[int, dict], points: dict[tuple[str, int], list[tuple[int, float]]]
-                ) -> list[schemas.LeaderRow]:
-    """The leaderboard's rows: each standing with its entry's record, owner and latest rating history ((game
-    number, rating) each)."""
+                records: dict[int, dict]) -> list[schemas.LeaderRow]:
+    """The leaderboard's rows: each standing with its entry's record and owner (its rating history is read for
+    the rows shown: ``with_histories``)."""
     owned = owner_rows.owners_of(ledger, [s.name for s in standings])
     board = []
     for standing in standings:
@@ -144,9 +171,7 @@ def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], ent
             sigma=None if standing.sigma is None else round(standing.sigma, 2),
             status=standing.status, division=standing.division, boss=standing.boss,
             language=entries[key].get("language"), description=entries[key].get("description"),
-            submitted_at=entries[key].get("submitted_at"),
-            history=[rating for _number, rating in points[key]],
-            history_games=[number for number, _rating in points[key]]))
+            submitted_at=entries[key].get("submitted_at")))
     return board
 
 
@@ -193,11 +218,7 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
                         records.get(e["id"], {}).get("forfeits", 0), e["rating"] if openskill else None,
                         e["sigma"] if openskill else None)
         for position, e in enumerate(listed, start=1)]), {(e["name"], e["version"]): e["id"] for e in listed})
-    with ledger.read() as connection:
-        points = {(e["name"], e["version"]): [(point["number"], shown_rating(point)) for point in
-                                              read_models.ladder_history(connection, e["id"], SPARKLINE, seq)]
-                  for e in listed}
-    board = leader_rows(ledger, row, standings, {(e["name"], e["version"]): e for e in listed}, records, points)
+    board = leader_rows(ledger, row, standings, {(e["name"], e["version"]): e for e in listed}, records)
     return summarized(ledger, row, at, board)
 
 
@@ -263,12 +284,13 @@ def window(ledger: Ledger, name: str, at: int, since: str | None) -> int | None:
 def moved(ledger: Ledger, name: str, shown: schemas.Ladder, then: int) -> schemas.Ladder:
     """``shown`` with each row's rank_change since the ladder's game ``then``: its rank then among the rows that
     had a rating then (ladder_ratings: each entry's latest rating at a game numbered <= ``then``), ordered as the
-    leaderboard orders, minus its rank now; None for a row that had not played by then."""
+    leaderboard orders, minus its rank now; None for a row that had not played by then. Each entry's rating then is
+    one index step (read_pages.ladder_ratings_before), not a sum over the games before."""
     ladder_id = ladder_rows.get(ledger, name)["id"]
     ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False)}
     with ledger.read() as connection:
         seq = read_pages.ladder_seq(connection, ladder_id, then)
-        rated = read_pages.ladder_ratings_at(connection, ladder_id, seq)
+        rated = read_pages.ladder_ratings_before(connection, ladder_id, seq)
     value = {key: league.leaderboard_rating({"rating": rated[entry][0], "sigma": rated[entry][1]})
              for key, entry in ids.items() if entry in rated}
     before = sorted((key for key in ((r.bot, r.version) for r in shown.leaderboard) if key in value),
@@ -337,12 +359,13 @@ def get_ladder(name: str, request: Request, response: Response, site: SiteDep, r
                sort: Sort = None, order: Direction = None, q: Search = None, at: At = None, since: Since = None,
                offset: RowOffset = 0, limit: RowLimit = None, division: DivisionQuery = None):
     chosen = lists.Order.of(sort, order, COLUMNS)
-    shown, tag = view(site, name, etag(site.ledger, name) + ("-all" if retired else ""), at, since, retired)
+    base = etag(site.ledger, name) + ("-all" if retired else "")
+    shown, tag = view(site, name, base, at, since, retired)
     if (same := unchanged(request, tag)) is not None:
         return same
     response.headers["ETag"] = tag
     response.headers["Cache-Control"] = "no-cache"
-    return paged(board(shown, chosen, q, division), offset, limit)
+    return page_with_histories(site, name, base, paged(board(shown, chosen, q, division), offset, limit))
 
 
 EXPORTED = ("rank", "rank_low", "rank_high", "tied", "bot", "owner", "version", "rating", "margin", "mu", "sigma",
@@ -394,10 +417,13 @@ def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = Non
                 limit: PageLimit = PAGE_ROWS, division: DivisionQuery = None):
     tag = etag(site.ledger, name)
     shown = cached(site, name, tag)
+    rated = [row for row in shown.leaderboard if row.games]  # those with a rating history, best first
     return render(request, "ladder.html", {
         **leaderboard_context(request, site, name, tag, sort, order, q, at, since, start, limit, division),
         "everyone": shown,
-        "series": [(row.bot, list(zip(row.history_games, row.history, strict=True))) for row in shown.leaderboard],
+        "series": [(row.bot, list(zip(row.history_games, row.history, strict=True)))
+                   for row in with_histories(site, name, tag, shown, rated[:charts.SERIES])],
+        "series_of": len(rated),
         "head_to_head": head_to_head(site, name, tag, MATRIX_BOTS),
         "games": games(site, name, lists.Filter(), offset, RECENT_GAMES)})
 
@@ -410,9 +436,11 @@ def leaderboard_context(request: Request, site: Site, name: str, tag: str, sort:
     in the same order (``whole``: the signed-in owner's bots, wherever they are, and the page each is on)."""
     chosen = lists.Order.of(sort, order, COLUMNS)
     window_ = PAGE_SINCE if since is None else since
+    base = tag
     shown, tag = view(site, name, tag, at, window_)
     whole = board(shown, chosen, q, division)
-    return {"ladder": paged(whole, start, limit), "whole": whole, "etag": tag, "order": chosen, "q": q or "",
+    return {"ladder": page_with_histories(site, name, base, paged(whole, start, limit)), "whole": whole, "etag": tag,
+            "order": chosen, "q": q or "",
             "division": division or "",
             "since": window_, "query": lambda **changes: query(request, **changes)}
 

@@ -145,11 +145,13 @@ class Display:
                              rate=f"{played / elapsed:.1f} games/s" if elapsed > 0 else "")
         # A report falls due every ``every`` games and is made once ``seconds`` (and ten times the last one's
         # cost) have passed since the last: by time, so that reports cost the same however fast games come.
-        # The last game's report would be the final one, printed next anyway.
+        # ``seconds`` 0 asks for every report, whatever it costs (docs/tournaments.md: exactly every ``every``
+        # games, on a fast machine as on a slow one). The last game's report would be the final one, printed next.
         if self.every > 0 and self.number % self.every == 0:
             self._due = True
+        wait = max(self.seconds, COST_SHARE * self._cost) if self.seconds > 0 else 0.0
         if self._due and self.number != self.total and self.mode in (LINES, BAR) \
-                and time.monotonic() - self._last >= max(self.seconds, COST_SHARE * self._cost):
+                and time.monotonic() - self._last >= wait:
             self.show_report()
 
     def show_report(self) -> None:

@@ -134,8 +134,8 @@ def test_a_report_waits_for_its_seconds(pair, tmp_path):
 
 
 def test_a_report_waits_ten_times_what_the_last_one_cost(monkeypatch):
-    """However short --report-seconds is, the next report waits ten times the CPU time the last one took, so
-    reports cost the organiser a bounded share of its time: a report that takes 1 s of CPU, due after every game,
+    """However short --report-seconds is (but 0), the next report waits ten times the CPU time the last one took,
+    so reports cost the organiser a bounded share of its time: a report that takes 1 s of CPU, due after every game,
     is made once while games come faster than 10 s apart."""
     clock = {"cpu": 0.0, "wall": 100.0}
     monkeypatch.setattr(report.time, "process_time", lambda: clock["cpu"])
@@ -147,11 +147,30 @@ def test_a_report_waits_ten_times_what_the_last_one_cost(monkeypatch):
         made.append(clock["wall"])
         return Text("REPORT")
 
-    display = report.Display(Console(file=io.StringIO()), report.LINES, 1, 100, 0, costly, seconds=0.0)
+    display = report.Display(Console(file=io.StringIO()), report.LINES, 1, 100, 0, costly, seconds=0.001)
     for _ in range(20):
         display.game(Stored(["a", "b"], [1, 2]))
         clock["wall"] += 1.0
     assert made == [100.0, 110.0]
+
+
+def test_report_seconds_zero_reports_every_n_games_whatever_they_cost(monkeypatch):
+    """--report-seconds 0 asks for every report (docs/tournaments.md): a report of 1 s of CPU due after every
+    other game is made after each of them, however fast the games come, on a fast machine as on a slow one."""
+    clock = {"cpu": 0.0}
+    monkeypatch.setattr(report.time, "process_time", lambda: clock["cpu"])
+    monkeypatch.setattr(report.time, "monotonic", lambda: 100.0)  # no time passes between games
+    made = []
+
+    def costly():
+        clock["cpu"] += 1.0
+        made.append(len(made) + 1)
+        return Text("REPORT")
+
+    display = report.Display(Console(file=io.StringIO()), report.LINES, 2, 12, 0, costly, seconds=0.0)
+    for _ in range(12):
+        display.game(Stored(["a", "b"], [1, 2]))
+    assert made == [1, 2, 3, 4, 5]  # after games 2, 4, 6, 8 and 10; game 12's is the final table
 
 
 def test_on_a_terminal_the_bar_carries_the_latest_report():

@@ -446,7 +446,9 @@ def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
 
 ATTACKS = ("setsid_daemon", "ledger_thief", "opponent_spy", "network", "fork_bomb", "memory_hog", "stdin_stuffer",
            "parent_killer", "terminal_writer", "snoop", "import_side_effect", "init_tracer", "spinner", "memfd_hog")
-LIMITS = ("--memory-mb", "512", "--max-processes", "16", "--move-time", "1", "--time-bank", "1")
+LIMITS = ("--memory-mb", "512", "--max-processes", "16", "--move-time", "0.5", "--time-bank", "0.5")
+"""Short clocks (the CPU clock's, which load does not eat into): stdin_stuffer times out at its wall-clock cap,
+three times its allowance, in each of its games (6 s a game under 1 s and a 1 s bank; 3 s here)."""
 
 
 @pytest.mark.slow
@@ -774,15 +776,19 @@ def test_a_spinning_bot_does_not_slow_its_opponent(tmp_path, ponder):
         assert sum(used for _, _, used in watcher.turns) > 0, watcher.turns
 
 
-SLEEPER = 'import time\nGAMES = "*"\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        pass\n\n' \
-          '    def act(self, turn):\n        time.sleep(0.5)\n        return turn.legal[0]\n'
+SLEEPER = ('import time\nGAMES = "*"\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n'
+           '        self.moves = 0\n\n    def act(self, turn):\n        self.moves += 1\n        if self.moves <= 5:\n'
+           '            time.sleep(0.5)\n        return turn.legal[0]\n')
+"""Sleeps on its first five moves only: what the clocks are tested on, without a worker idle for a whole game's
+sleep (a minute of the suite's time when it slept every move)."""
 
 
 @pytest.mark.usefixtures("_cgroups")
 @pytest.mark.parametrize("clock", ["cpu", "wall"])
 def test_a_move_is_timed_by_the_bots_cpu_time(tmp_path, clock):
-    """A bot that waits 0.5 s a move (using no CPU) under --move-time 0.3 and no bank: by the CPU clock (its
-    cgroup's) it is well in time, and plays every game to the end; by --clock wall it forfeits, on time."""
+    """A bot that waits 0.5 s on each of its first five moves (using no CPU) under --move-time 0.3 and no bank: by the
+    CPU clock (its cgroup's) it is well in time, and plays every game to the end; by --clock wall it forfeits, on
+    time, at its first move."""
     folder, _ = hostile_folder(tmp_path)
     (folder / "sleeper.py").write_text(SLEEPER)
     play(tmp_path, folder, "--move-time", "0.3", "--time-bank", "0", "--clock", clock)

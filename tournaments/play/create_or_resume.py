@@ -46,8 +46,7 @@ class StoredResults(Mapping[str, list[tuple[str, int]]]):
             return read_pages.tournament_result_count(connection, self.tournament_id)
 
     def __iter__(self) -> Iterator[str]:
-        for _key, _seats in self.items():
-            yield _key
+        return (key for key, _ in self.items())
 
     def items(self) -> Iterator[tuple[str, list[tuple[str, int]]]]:  # type: ignore[override]
         """Every stored result, in key order, read a page at a time."""

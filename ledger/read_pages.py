@@ -5,7 +5,7 @@ rating changes, a bot's battles, an owner's games, and a ladder as of one of its
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +107,39 @@ def tournament_results(connection: Connection, tournament_id: int) -> dict[str, 
             {"id": tournament_id}).fetchall():
         out.setdefault(key, []).append((bot, rank))
     return out
+
+
+RESULTS_OF = text("SELECT g.game_key, s.bot, s.rank FROM games g JOIN game_results r ON r.game_id = g.id "
+                  "JOIN seat_results s ON s.game_id = g.id WHERE g.tournament_id = :id AND g.game_key IN :keys "
+                  "ORDER BY g.game_key, s.seat").bindparams(bindparam("keys", expanding=True))
+KEYS_AFTER = text("SELECT game_key FROM games WHERE tournament_id = :id AND game_key > :after ORDER BY game_key "
+                  "LIMIT :page")
+
+
+def tournament_results_of(connection: Connection, tournament_id: int, keys: Sequence[str]
+                          ) -> dict[str, list[tuple[str, int]]]:
+    """``tournament_results`` of the games at ``keys`` only (those counted): what `tourney run` reads of a page of
+    its plan, so that it never holds every game's result."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    if keys:
+        for key, bot, rank in connection.execute(RESULTS_OF, {"id": tournament_id, "keys": list(keys)}):
+            out.setdefault(key, []).append((bot, rank))
+    return out
+
+
+def tournament_result_pages(connection: Connection, tournament_id: int, page: int
+                            ) -> Iterator[dict[str, list[tuple[str, int]]]]:
+    """``tournament_results`` a page of ``page`` games at a time, in key order (keyset paging on the games' keys)."""
+    after = ""
+    while keys := connection.execute(KEYS_AFTER, {"id": tournament_id, "after": after, "page": page}).scalars().all():
+        yield tournament_results_of(connection, tournament_id, keys)
+        after = keys[-1]
+
+
+def tournament_result_count(connection: Connection, tournament_id: int) -> int:
+    """How many of a tournament's games are counted (``len(tournament_results(...))``, without reading them)."""
+    return connection.execute(text("SELECT COUNT(*) FROM game_results WHERE tournament_id = :id"),
+                              {"id": tournament_id}).scalar_one()
 
 
 def tournament_last_game(connection: Connection, tournament_id: int) -> str | None:

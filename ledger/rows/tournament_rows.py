@@ -123,6 +123,13 @@ def game_keys(ledger: Ledger, tournament_id: int) -> set[str]:
         return {row[0] for row in rows}
 
 
+def first_game_id(ledger: Ledger, tournament_id: int) -> str | None:
+    """``game_ids(...)[0]`` (None: no game), without reading the others."""
+    with ledger.read() as connection:
+        return connection.execute(text("SELECT id FROM games WHERE tournament_id = :tournament_id ORDER BY game_key "
+                                       "LIMIT 1"), {"tournament_id": tournament_id}).scalar()
+
+
 def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
     with ledger.read() as connection:
         rows = connection.execute(text(

@@ -170,7 +170,6 @@ class Shown:
         self.running: candidate_match.Running | None = None
         self.display: report.Display | None = None
         self.plan: candidate_match.MatchPlan | None = None
-        self.stored: dict = {}
 
     def notice(self, kind: str, text: str) -> None:
         from tournaments.library import runs
@@ -198,8 +197,7 @@ class Shown:
         from tournaments.play import candidate_match
 
         plan = self.plan = started.run.plan
-        self.stored = started.run.stored
-        running = self.running = candidate_match.Running(plan, started.run.stored)
+        running = self.running = candidate_match.Running(plan, started.run.stored)  # read a page at a time
         self.display = report.Display(self.console, report.mode_for(self.progress, self.console, self.as_json),
                                       self.every, expected_games(running.statistics(), plan), started.done,
                                       lambda: Text("\n".join(lines(running.statistics()))), rate=False)
@@ -207,7 +205,7 @@ class Shown:
 
     def game(self, result: runner.Result) -> None:
         assert self.running is not None and self.display is not None and self.plan is not None
-        self.running.add(result.key, self.stored[result.key])
+        self.running.add(result.key, result.ranked())
         self.display.set_total(expected_games(self.running.statistics(), self.plan))
         self.display.game(result)
 

@@ -179,10 +179,10 @@ def run_tournament(bots: str | Path | Sequence[BotSpec], game: str, *, players: 
         the_run = runner.open_run(ledger, name, spec, resume, namer)
         started = _start(ledger, the_run, len(prepared.bots), k, jobs, executor, ray_address, confinement, observer)
         stored = _play(started, bot_logs, observer, observer.playing(started))
-    first = tournament_rows.game_ids(ledger, the_run.tournament["id"])[:1]
+    first = tournament_rows.first_game_id(ledger, the_run.tournament["id"])
     return TournamentResult(the_run.name, the_run.tournament,
                             standings.of_tournament(ledger, str(the_run.tournament["id"]), interval), stored,
-                            the_run.total or 0, the_run.revealed, first[0] if first else None)
+                            the_run.total or 0, the_run.revealed, first)
 
 
 def run_match(candidate: str | BotSpec, baseline: str | BotSpec, game: str, *, field: Sequence[str | BotSpec] = (),
@@ -244,5 +244,4 @@ def _play(started: Started, bot_logs: Path | None, observer: Observer, showing: 
             return runner.execute(ledger, the_run, started.workers, None, bot_logs,
                                   lambda text: observer.notice(WORKER, text), started.executor, observer.game)
     except KeyboardInterrupt:
-        stored = len(tournament_rows.game_keys(ledger, the_run.tournament["id"]))
-        raise Interrupted(the_run.name, stored, the_run.total) from None
+        raise Interrupted(the_run.name, the_run.done, the_run.total) from None

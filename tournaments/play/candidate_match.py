@@ -33,9 +33,10 @@ from tournaments.bots.spec import BotError, BotSpec, Limits
 from tournaments.play import results
 from tournaments.play.defaults import BATCH, FIXED_DEALS, MATCH, SPRT_DEALS
 from tournaments.play.formats import Stored
-from tournaments.play.runner import Spec, TournamentError
+from tournaments.play.play_errors import TournamentError
 from tournaments.play.schedule import Scheduled, ScheduleError, table_games
 from tournaments.play.schedule import players as players_of
+from tournaments.play.tournament_spec import Spec
 from tournaments.ratings.sprt import Estimate, Sprt, estimate, trinomial
 
 
@@ -138,6 +139,7 @@ class MatchPlan:
         self._settled = 0  # batches known complete and undecided
         self._blocks: list[Fraction] = []
         self._decided: Status | None = None
+        self._results = [0, 0, 0]  # the candidate's pairwise wins, draws, losses in the settled batches' games
 
     @property
     def total(self) -> int | None:
@@ -175,6 +177,11 @@ class MatchPlan:
             for start in range(0, len(games), self.players):
                 block = [stored[g.key] for g in games[start:start + self.players]]
                 self._blocks.append(block_score(block, self.match.candidate, self.match.baselines))
+                for seats in block:
+                    ranks = dict(seats)
+                    for baseline in self.match.baselines:
+                        mine, theirs = ranks[self.match.candidate], ranks[baseline]
+                        self._results[0 if mine < theirs else 1 if mine == theirs else 2] += 1
             self._settled += 1
             if sprt is not None:
                 value = self.llr()
@@ -196,6 +203,11 @@ class MatchPlan:
     @property
     def blocks(self) -> list[Fraction]:
         return list(self._blocks)
+
+    @property
+    def results(self) -> tuple[int, int, int]:
+        """The candidate's pairwise wins, draws and losses against the baseline's seats in the settled batches."""
+        return (self._results[0], self._results[1], self._results[2])
 
 
 def tally(blocks: Sequence[Fraction], players: int, baselines: int) -> list[tuple[float, float]]:
@@ -239,18 +251,12 @@ class Statistics:
 
 
 def statistics(plan: MatchPlan, stored: Stored) -> Statistics:
-    """The match's statistics over its complete batches (the deals its SPRT has seen)."""
+    """The match's statistics over its complete batches (the deals its SPRT has seen): ``stored`` is read only for
+    the batches ``plan`` has not settled yet (a plan walked by the runner has settled every one: nothing is read)."""
     status = plan.status(stored)
     match = plan.match
     counted = status.deals * plan.players
-    wins = draws = losses = 0
-    for game in table_games(0, match.seats, range(status.deals), plan.seed, book=plan.book):
-        ranks = dict(stored[game.key])
-        for baseline in match.baselines:
-            mine, theirs = ranks[match.candidate], ranks[baseline]
-            wins += mine < theirs
-            draws += mine == theirs
-            losses += mine > theirs
+    wins, draws, losses = plan.results
     blocks = Counter(score * plan.players for score in plan.blocks)
     return Statistics(
         match.candidate, match.baselines[0], plan.players, status.deals, counted, status, match.sprt, dict(blocks),

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, islice
 
 from tournaments.play.executors.local_pool import run as run_workers
 from tournaments.play.jobs import Job, Result
@@ -14,18 +15,20 @@ from tournaments.play.salvage import abandon, after_death
 from tournaments.sandbox import sandbox
 
 
-def results(jobs: list[Job], workers: int, notice: Callable[[str], None] | None = None) -> Iterator[Result]:
+def results(jobs: Iterable[Job], workers: int, notice: Callable[[str], None] | None = None) -> Iterator[Result]:
     """Play ``jobs`` in ``workers`` processes (0: in this process); results in completion order.
 
-    With one worker or more, this process stores each game while the workers play the next
-    ones, so storing costs the tournament (almost) no time as long as it is faster than play.
-    A worker's death is told to ``notice``.
+    The jobs are drawn as workers take them (a stage's are made a page at a time: never listed here). With one
+    worker or more, this process stores each game while the workers play the next ones, so storing costs the
+    tournament (almost) no time as long as it is faster than play. A worker's death is told to ``notice``.
     """
-    if workers <= 0 or len(jobs) <= 1:
-        for job in jobs:
+    jobs = iter(jobs)
+    first = list(islice(jobs, max(workers, 1)))  # a stage of fewer games (a Swiss round) starts fewer workers
+    if workers <= 0 or len(first) <= 1:
+        for job in chain(first, jobs):
             yield play_job(job)
         return
-    yield from run_workers(functools.partial(play_job, in_worker=True), jobs, min(workers, len(jobs)),
+    yield from run_workers(functools.partial(play_job, in_worker=True), chain(first, jobs), len(first),
                            lambda job: f"game {job.scheduled.key}", after_death, (sandbox.SandboxError,), abandon,
                            notice)
 

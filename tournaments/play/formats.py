@@ -11,8 +11,9 @@ rotation of its seats with one seed (ALL-1), and every stage is a pure function 
 stored results and the tournament seed: a resumed tournament draws the same tables.
 
 A plan's ``next_stage(stored)`` returns the games of the first stage that is not fully
-stored (the runner plays those not stored yet), or None once the tournament is over.
-``stored`` maps a game key to its seats' (bot, rank) in seat order.
+stored, or None once the tournament is over (``stored`` maps a game key to its seats' (bot, rank)
+in seat order). The runner and the audit walk a plan a page at a time instead
+(tournaments.play.plan_pages.stages): a one-stage plan is kept as its ``schedule.Stage``, never listed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Protocol
 
-from tournaments.play.schedule import Scheduled, ScheduleError, schedule, table_games
+from tournaments.play.schedule import Combinations, Scheduled, ScheduleError, Stage, table_games
 
 ROUND_ROBIN = "round-robin"
 GAUNTLET = "gauntlet"
@@ -68,15 +69,27 @@ def game_score(seats: Sequence[tuple[str, int]]) -> dict[str, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class _OneStage:
-    games: list[Scheduled]
+class OneStage:
+    """A plan of one stage (a round robin's, a gauntlet's), kept as the numbers that make its games
+    (schedule.Stage): its games are made as they are walked, never listed by the plan."""
 
-    @property
-    def total(self) -> int:
-        return len(self.games)
+    stage: Stage
+    seed: str
+    total: int
 
     def next_stage(self, stored: Stored) -> list[Scheduled] | None:
-        return None if all(g.key in stored for g in self.games) else self.games
+        games = list(self.stage.games(self.seed))
+        return None if all(g.key in stored for g in games) else games
+
+
+def _one_stage(members: Combinations, spec: Entrants) -> OneStage:
+    """The one stage every table of ``members`` makes, checked as ``schedule.table_games`` would check it as it
+    lists the games (a deal book without the deals asked for), before any game is made."""
+    book = None if spec.deals is None else tuple(spec.deals)
+    if book is not None and members.count and spec.games > len(book):
+        table_games(0, members(0) or (), (len(book),), spec.seed, book=book)  # raises: no such deal
+    return OneStage(Stage("", range(spec.games), members, None, book), spec.seed,
+                    members.count * spec.games * (members.k + len(members.head)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +101,13 @@ class RoundRobin:
     def to_json(self) -> dict[str, Any] | None:
         return None
 
-    def plan(self, spec: Entrants) -> Plan:
-        return _OneStage(schedule(spec.bot_names, spec.players, spec.games, spec.seed, spec.deals))
+    def plan(self, spec: Entrants) -> OneStage:
+        # schedule.schedule's checks, in its order, without its list of every game.
+        if spec.games < 1:
+            raise ScheduleError(f"--games must be at least 1, not {spec.games}")
+        if len(set(spec.bot_names)) != len(spec.bot_names):
+            raise ScheduleError("two bots share a name; rename one")
+        return _one_stage(Combinations(tuple(sorted(spec.bot_names)), spec.players), spec)
 
     def counted(self, spec: Entrants) -> int:
         """The games ``plan`` schedules, by arithmetic: every table of k, each deal from every seat."""
@@ -106,16 +124,13 @@ class Gauntlet:
     def to_json(self) -> dict[str, Any]:
         return {"name": GAUNTLET, "candidate": self.candidate}
 
-    def plan(self, spec: Entrants) -> Plan:
+    def plan(self, spec: Entrants) -> OneStage:
         names = _checked(spec)
         if self.candidate not in names:
             raise ScheduleError(f"the gauntlet's candidate {self.candidate!r} is not among the bots "
                                 f"({', '.join(sorted(names))})")
-        others = sorted(n for n in names if n != self.candidate)
-        games: list[Scheduled] = []
-        for table, rest in enumerate(combinations(others, spec.players - 1)):
-            games += table_games(table, (self.candidate, *rest), range(spec.games), spec.seed, book=spec.deals)
-        return _OneStage(games)
+        others = tuple(sorted(n for n in names if n != self.candidate))
+        return _one_stage(Combinations(others, spec.players - 1, (self.candidate,)), spec)
 
     def counted(self, spec: Entrants) -> int:
         """The games ``plan`` schedules, by arithmetic: the candidate with every k - 1 of the others."""
@@ -214,9 +229,10 @@ class SwissPlan:
             played.append(drawn)
         return None
 
-    def draw(self, number: int, played: list[Round], stored: Stored, score: Mapping[str, float] | None = None
-             ) -> Round:
-        """Round ``number``'s tables and byes from the rounds before it (``score``: see ``standings``)."""
+    def draw(self, number: int, played: list[Round], stored: Stored, score: Mapping[str, float] | None = None,
+             listed: bool = True) -> Round:
+        """Round ``number``'s tables and byes from the rounds before it (``score``: see ``standings``); its games
+        listed too unless ``listed`` is False (a walk a page at a time makes them from the tables)."""
         ranked = standings(self.bots, played, stored, self.seed, self.games * self.players, score)
         order = [s.bot for s in ranked]
         byes_so_far = {s.bot: s.byes for s in ranked}
@@ -227,7 +243,7 @@ class SwissPlan:
         met = {frozenset(pair) for r in played for table in r.tables for pair in combinations(table, 2)}
         tables = pair(playing, self.players, met)
         games: list[Scheduled] = []
-        for index, members in enumerate(tables):
+        for index, members in enumerate(tables if listed else ()):
             games += table_games(index, members, range(self.games), self.seed, prefix=f"s{number}-",
                                  deal_group=f"s{number}", book=self.book)
         return Round(number, tables, byes, games)

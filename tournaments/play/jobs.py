@@ -32,3 +32,7 @@ class Result:
 
     def bots(self) -> list[str]:
         return [seat.name for seat in self.recorded.seats]
+
+    def ranked(self) -> list[tuple[str, int]]:
+        """(bot, rank) by seat: the game's result as the read models keep it (ledger.read_pages)."""
+        return [(seat.name, rank) for seat, rank in zip(self.recorded.seats, self.recorded.ranking, strict=True)]

@@ -1,6 +1,7 @@
 """A tournament's plan, walked a stage at a time and a page at a time, and found again by key without listing it.
 
-What ``tournaments.play.tournament_audit`` holds a tournament's stored games against. A round robin of 400 bots plans
+What ``tournaments.play.tournament_audit`` holds a tournament's stored games against, and what the runner plays
+(tournaments.play.store_loop: ``stages``, the same walk, with the read models' results). A round robin of 400 bots plans
 159,600 games (ten times that with ten deals a table): the audit never lists them. Instead each stage of the plan is
 kept as the few numbers that make its games (``Stage``: its key prefix, its deals and a table's bots by the table's
 number), and a stored game's key is turned back into the one game the plan would give it, by the same
@@ -21,15 +22,16 @@ tournament's games.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
-from math import comb
 from typing import Any
 
 from tournaments.play import formats
 from tournaments.play.candidate_match import MATCH, Match, MatchPlan
-from tournaments.play.schedule import Scheduled, ScheduleError, table_games
+from tournaments.play.schedule import Combinations, Listed, Scheduled, Stage, unrank
+
+__all__ = ["KEY", "PAGE", "Combinations", "Listed", "Results", "Stage", "Walked", "form_of", "stages", "unrank",
+           "walk"]
 
 PAGE = 500
 """Games read at once by the walk (and by the audit's pass over the stored games)."""
@@ -38,78 +40,6 @@ KEY = re.compile(r"(s\d+-)?t(\d+)-d(\d+)-r(\d+)")
 
 Results = Callable[[Sequence[str]], Mapping[str, Sequence[tuple[str, int]]]]
 """The stored results of the games with these keys (those stored and finished): key -> [(bot, rank)] by seat."""
-
-
-def unrank(items: Sequence[str], k: int, index: int) -> tuple[str, ...] | None:
-    """The ``index``-th k-combination of ``items`` in ``itertools.combinations``' order (None past the last), found
-    from the number alone: the first member is the position j where the combinations before it, C(n - start, k) -
-    C(n - j, k), first exceed ``index`` (a binary search on a binomial coefficient), and so on for the rest."""
-    n = len(items)
-    if index < 0 or k < 0 or index >= comb(n, k):
-        return None
-    out: list[str] = []
-    start = 0
-    for left in range(k, 0, -1):
-        total = comb(n - start, left)
-        target = total - index
-        low, high = start, n - left
-        while low < high:  # the smallest j with C(n - j - 1, left) < target
-            middle = (low + high) // 2
-            if comb(n - middle - 1, left) < target:
-                high = middle
-            else:
-                low = middle + 1
-        index -= total - comb(n - low, left)
-        out.append(items[low])
-        start = low + 1
-    return tuple(out)
-
-
-@dataclass(frozen=True, slots=True)
-class Combinations:
-    """Table t's bots: ``head``, then the t-th k-combination of ``items`` (a round robin's tables, a gauntlet's)."""
-
-    items: tuple[str, ...]
-    k: int
-    head: tuple[str, ...] = ()
-
-    @property
-    def count(self) -> int:
-        return comb(len(self.items), self.k)
-
-    def __call__(self, table: int) -> tuple[str, ...] | None:
-        rest = unrank(self.items, self.k, table)
-        return None if rest is None else (*self.head, *rest)
-
-
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """Table t's bots from a list of tables (a Swiss round's draw, a match's one table)."""
-
-    tables: tuple[tuple[str, ...], ...]
-
-    def __call__(self, table: int) -> tuple[str, ...] | None:
-        return self.tables[table] if 0 <= table < len(self.tables) else None
-
-
-@dataclass(frozen=True, slots=True)
-class Stage:
-    """One stage of a plan, by what makes its games: every table ``members`` names plays ``deals``, each deal from
-    every rotation of its seats (schedule.table_games with ``prefix`` and ``group``)."""
-
-    prefix: str
-    deals: range
-    members: Callable[[int], tuple[str, ...] | None]
-    """A table's bots by its number (None: no such table)."""
-    group: str | None = None
-    book: tuple[str, ...] | None = None
-
-    def game(self, seed: str, table: int, deal: int, rotation: int) -> Scheduled | None:
-        members = self.members(table)
-        if members is None or deal not in self.deals or not 0 <= rotation < len(members):
-            return None
-        return table_games(table, members, (deal,), seed, prefix=self.prefix, deal_group=self.group,
-                           book=self.book)[rotation]
 
 
 @dataclass(slots=True)
@@ -160,74 +90,69 @@ def walk(spec: dict[str, Any], seed: str, results: Results, page: int = PAGE) ->
     stored is the last), without listing a game that is not on the current page; ``results`` is asked for ``page``
     keys at most at a time. ScheduleError (or KeyError, TypeError, ValueError) for a spec that makes no plan."""
     form, entrants = form_of(spec)
-    entrants = _Entrants(entrants.players, entrants.games, seed, entrants.bot_names, entrants.deals)
-    book = None if entrants.deals is None else tuple(entrants.deals)
-    if isinstance(form, formats.RoundRobin | formats.Gauntlet):
-        return _one_stage(form, entrants, book)
-    plan = form.plan(entrants)
+    plan = form.plan(_Entrants(entrants.players, entrants.games, seed, entrants.bot_names, entrants.deals))
+    walking = stages(plan, results, page)
+    reached: dict[str, Stage] = {}
+    batches = 0
+    while True:
+        try:
+            stage = next(walking)
+        except StopIteration as stopped:
+            over = stopped.value
+            break
+        reached[stage.prefix] = stage
+        batches += 1
+    if isinstance(plan, formats.OneStage):
+        return Walked(seed, reached, over=False, total=plan.total)
+    if not isinstance(plan, formats.SwissPlan):  # a match: its batches, as one stage of the deals they reach
+        deals = range(min(plan.games, batches * plan.match.batch))
+        reached = {"": Stage("", deals, Listed((plan.match.seats,)), None,
+                             None if plan.book is None else tuple(plan.book))}
+    return Walked(seed, reached, over=bool(over))
+
+
+def stages(plan: Any, results: Results, page: int = PAGE) -> Generator[Stage, None, bool | None]:
+    """Each stage of ``plan`` (a formats plan, or a candidate_match.MatchPlan), in order, never listing its games.
+    When the caller comes back for the next stage, the one given is read from ``results`` a page at a time, and
+    what the next stage is drawn from is kept (a Swiss round's scores, a match's blocks); a game not stored ends
+    the walk there: returns False. Returns True once every stage is read; None for a one-stage plan (a round robin,
+    a gauntlet: nothing is drawn from its results, so they are not read here)."""
+    if isinstance(plan, formats.OneStage):
+        yield plan.stage
+        return None
     if isinstance(plan, formats.SwissPlan):
-        return _swiss(plan, results, page)
-    return _match(plan, results, page)
+        return (yield from _swiss(plan, results, page))
+    return (yield from _match(plan, results, page))
 
 
-def _one_stage(form: formats.RoundRobin | formats.Gauntlet, entrants: _Entrants, book: tuple[str, ...] | None
-               ) -> Walked:
-    names, k = entrants.bot_names, entrants.players
-    checks = [(entrants.games < 1, f"--games must be at least 1, not {entrants.games}"),
-              (len(set(names)) != len(names), "two bots share a name; rename one")]
-    for failed, error in checks if isinstance(form, formats.RoundRobin) else checks[::-1]:  # each format's order
-        if failed:
-            raise ScheduleError(error)
-    if isinstance(form, formats.Gauntlet):
-        if form.candidate not in names:
-            form.plan(entrants)  # raises its own error, naming the bots (before it would list a game)
-        members = Combinations(tuple(sorted(n for n in names if n != form.candidate)), k - 1, (form.candidate,))
-    else:
-        members = Combinations(tuple(sorted(names)), k)
-    tables = members.count
-    if book is not None and tables and entrants.games > len(book):
-        table_games(0, members(0) or (), (len(book),), entrants.seed, book=book)  # raises: no such deal
-    stage = Stage("", range(entrants.games), members, None, book)
-    return Walked(entrants.seed, {"": stage}, over=False, total=tables * entrants.games * k)
-
-
-def _pages(games: Sequence[Scheduled], page: int):
-    it = iter(games)
-    while chunk := list(islice(it, page)):
-        yield chunk
-
-
-def _swiss(plan: formats.SwissPlan, results: Results, page: int) -> Walked:
+def _swiss(plan: formats.SwissPlan, results: Results, page: int) -> Generator[Stage, None, bool]:
     played: list[formats.Round] = []
     score = dict.fromkeys(plan.bots, 0.0)
-    stages: dict[str, Stage] = {}
     points = plan.games * plan.players
     for number in range(1, plan.rounds + 1):
-        drawn = plan.draw(number, played, {}, score)
-        prefix = f"s{number}-"
-        stages[prefix] = Stage(prefix, range(plan.games), Listed(tuple(drawn.tables)), f"s{number}", plan.book)
-        for chunk in _pages(drawn.games, page):
+        drawn = plan.draw(number, played, {}, score, listed=False)
+        stage = Stage(f"s{number}-", range(plan.games), Listed(tuple(drawn.tables)), f"s{number}", plan.book)
+        yield stage
+        for chunk in stage.pages(plan.seed, page):
             found = results([game.key for game in chunk])
             if any(game.key not in found for game in chunk):
-                return Walked(plan.seed, stages, over=False)
+                return False
             score = formats.scores(plan.bots, [formats.Round(number, [], [], chunk)], found, points, score)
         score = formats.scores(plan.bots, [formats.Round(number, [], drawn.byes, [])], {}, points, score)
         played.append(formats.Round(number, drawn.tables, drawn.byes, []))  # its games are not read again
-    return Walked(plan.seed, stages, over=True)
+    return True
 
 
-def _match(plan: MatchPlan, results: Results, page: int) -> Walked:
-    reached = 0  # batches the plan gave
-    window: Mapping[str, Sequence[tuple[str, int]]] = {}
-    over = True
-    while (batch := plan.next_stage(window)) is not None:
-        reached += 1
+def _match(plan: MatchPlan, results: Results, page: int) -> Generator[Stage, None, bool]:
+    window: dict[str, Sequence[tuple[str, int]]] = {}
+    book = None if plan.book is None else tuple(plan.book)
+    while (batch := plan.next_stage(window)) is not None:  # a batch: --batch deals (its stopping rule's step)
+        stage = Stage("", range(batch[0].deal, batch[-1].deal + 1), Listed((plan.match.seats,)), None, book)
+        yield stage
         window = {}
-        for chunk in _pages(batch, page):
-            window = {**window, **results([game.key for game in chunk])}
-        if any(game.key not in window for game in batch):
-            over = False
-            break
-    deals = range(min(plan.games, reached * plan.match.batch))
-    stage = Stage("", deals, Listed((plan.match.seats,)), None, None if plan.book is None else tuple(plan.book))
-    return Walked(plan.seed, {"": stage}, over=over)
+        for chunk in stage.pages(plan.seed, page):
+            found = results([game.key for game in chunk])
+            if any(game.key not in found for game in chunk):
+                return False
+            window.update(found)
+    return True

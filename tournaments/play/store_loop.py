@@ -16,7 +16,7 @@ from tournaments.bots import diagnosis
 from tournaments.play import standings
 from tournaments.play.create_or_resume import Run
 from tournaments.play.dispatch import results
-from tournaments.play.jobs import Job, Result
+from tournaments.play.jobs import Result
 from tournaments.play.play_errors import TournamentError
 from tournaments.play.writer import MAX_GAMES, GroupCommit
 
@@ -66,36 +66,29 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
             with ledger.write() as connection:
                 store(connection, [result])
         except LedgerError:
-            if result.key not in tournament_rows.game_keys(ledger, run.tournament["id"]):
+            if result.key not in run.stored:
                 raise
             return False  # another process resumed the same tournament and stored it first (the same game)
         return True
 
     def committed(result: Result, new: bool) -> None:
         nonlocal stored
-        recorded = result.recorded
         if new:
             stored += 1
             if stored % checkpoints.EVERY == 0:
                 checkpoints.write(ledger, tournament_rows.scope(run.tournament))
                 standings.refresh_fit(ledger, run.tournament["id"])  # readers then read it, never refit it
-        run.stored[result.key] = [(s.name, rank) for s, rank in zip(recorded.seats, recorded.ranking, strict=True)]
         if new and finished is not None:
             finished(result)
         if progress is not None:
             progress(stored)
 
     try:
-        while (stage := run.plan.next_stage(run.stored)) is not None:
-            for game in stage:
-                seats = run.stored.get(game.key)
-                if seats is not None and tuple(bot for bot, _ in seats) != game.bots:
-                    raise TournamentError(f"stored game {game.key} was played by {', '.join(b for b, _ in seats)}, "
-                                          f"but the schedule seats {', '.join(game.bots)} there: the database does "
-                                          "not match this tournament's plan")
-            jobs = [Job(run.spec, g, bot_logs is not None) for g in stage if g.key not in run.stored]
-            if not jobs:
-                raise RuntimeError("a stage with every game stored is not the next stage")
+        # The plan is walked a stage at a time and each stage a page at a time (Run.stages, Run.jobs): the jobs are
+        # made as the executor draws them, and the stored results read from the ledger a page at a time, so what
+        # this process holds does not grow with the tournament's games.
+        for stage in run.stages():
+            jobs = run.jobs(stage, bot_logs is not None)
             played = results(jobs, workers, notice) if executor is None else executor.results(jobs, notice)
             # Played here (no workers), a game is stored as it ends: nothing overlaps the storing to
             # save, and an interruption (the progress callback, Ctrl-C) then finds no game held back.
@@ -113,7 +106,7 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
 
 def close(ledger: Ledger, run: Run) -> None:
     """Checkpoint what is stored; once the tournament is over, say so and reveal a drawn seed."""
-    over = run.plan.next_stage(run.stored) is None
+    over = run.over()
     checkpoints.write(ledger, tournament_rows.scope(run.tournament), over)
     standings.refresh_fit(ledger, run.tournament["id"])
     if over and run.spec.drawn and tournament_rows.reveal(ledger, run.tournament["id"], run.spec.seed):

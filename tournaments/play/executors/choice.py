@@ -1,8 +1,9 @@
 """Executors: where a tournament's games are played (``--executor local|ray``).
 
-An executor takes the jobs of one stage and yields their results as the games finish, in
-any order. Every executor plays a job with ``runner.play_job``, the same function a local
-worker runs, so a game is the same game whatever played it: its key and seeds come from the
+An executor takes the jobs of one stage (an iterable it draws from as it plays: a stage is made a
+page at a time, never listed) and yields their results as the games finish, in any order. Every
+executor plays a job with ``runner.play_job``, the same function a local worker runs, so a game is
+the same game whatever played it: its key and seeds come from the
 schedule, never from the executor, the number of workers or the number of nodes. The
 executor never stores anything: the runner, in the organiser's process, is the one writer.
 
@@ -14,7 +15,7 @@ executor never stores anything: the runner, in the organiser's process, is the o
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,7 +28,7 @@ from tournaments.play.runner import ExecutorError
 class Executor(Protocol):
     """Plays jobs and yields their results as they finish; a context manager (``with``)."""
 
-    def results(self, jobs: list[runner.Job], notice: Callable[[str], None] | None = None
+    def results(self, jobs: Iterable[runner.Job], notice: Callable[[str], None] | None = None
                 ) -> Iterator[runner.Result]: ...
 
     def describe(self) -> str:
@@ -57,7 +58,7 @@ class Local:
 
     workers: int
 
-    def results(self, jobs: list[runner.Job], notice: Callable[[str], None] | None = None
+    def results(self, jobs: Iterable[runner.Job], notice: Callable[[str], None] | None = None
                 ) -> Iterator[runner.Result]:
         return runner.results(jobs, self.workers, notice)
 

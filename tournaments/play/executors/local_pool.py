@@ -125,6 +125,31 @@ def _starting() -> Iterator[None]:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+class _Pending:
+    """The numbered jobs still to hand out: those a dead worker gave back first, then the rest, drawn from the jobs
+    one at a time as workers take them (a stage of a tournament is never listed: tournaments.play.dispatch)."""
+
+    def __init__(self, jobs: Iterable[Any]) -> None:
+        self.back: deque[tuple[int, Any]] = deque()
+        self.rest = enumerate(jobs)
+
+    def __bool__(self) -> bool:
+        if not self.back:
+            following = next(self.rest, None)
+            if following is not None:
+                self.back.append(following)
+        return bool(self.back)
+
+    def popleft(self) -> tuple[int, Any]:
+        return self.back.popleft() if self else next(self.rest)
+
+    def appendleft(self, item: tuple[int, Any]) -> None:
+        self.back.appendleft(item)
+
+    def extendleft(self, items: Iterable[tuple[int, Any]]) -> None:
+        self.back.extendleft(items)
+
+
 @dataclass(slots=True, eq=False)
 class _Worker:
     process: Any
@@ -147,7 +172,7 @@ def run(work: Callable[[Any], Any], jobs: Iterable[Any], workers: int, describe:
     parent leaves behind, with its box read here. Each death is told to ``notice`` in one line.
     """
     context = multiprocessing.get_context("spawn")
-    pending: deque[tuple[int, Any]] = deque(enumerate(jobs))
+    pending = _Pending(jobs)
     tries: dict[int, int] = {}
     pool: list[_Worker] = []
     stillborn = 0
@@ -214,7 +239,7 @@ def run(work: Callable[[Any], Any], jobs: Iterable[Any], workers: int, describe:
                 on_exit(memoryview(worker.shared).cast("B")[_SERIAL.size:])
 
 
-def _bury(worker: _Worker, pool: list[_Worker], pending: deque, tries: dict[int, int],
+def _bury(worker: _Worker, pool: list[_Worker], pending: _Pending, tries: dict[int, int],
           describe: Callable[[Any], str], after_death: Callable[[Any, bytes, int], Any] | None,
           notice: Callable[[str], None] | None) -> tuple[Any, bool]:
     """A worker died: the result salvaged from the job it was playing, or None (its jobs go back
@@ -251,7 +276,7 @@ def _death(exitcode: int) -> str:
     return f"killed by signal {-exitcode}"
 
 
-def _top_up(worker: _Worker, pending: deque[tuple[int, Any]], depth: int) -> None:
+def _top_up(worker: _Worker, pending: _Pending, depth: int) -> None:
     while len(worker.queue) < depth and pending:
         item = pending.popleft()
         worker.queue.append(item)  # a worker that died meanwhile gives it back when it is buried

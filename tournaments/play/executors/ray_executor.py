@@ -35,7 +35,7 @@ import socket
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -205,25 +205,29 @@ class RayExecutor:
                 running.append((task.remote(work, following), following))
             yield result
 
-    def results(self, jobs: list[runner.Job], notice: Callable[[str], None] | None = None
+    def results(self, jobs: Iterable[runner.Job], notice: Callable[[str], None] | None = None
                 ) -> Iterator[runner.Result]:
-        """Every job played as a task; results in completion order, each one once."""
-        if not jobs:
+        """Every job played as a task (drawn as there is room for it: a stage is never listed); results in
+        completion order, each one once."""
+        waiting = iter(jobs)
+        first = next(waiting, None)
+        if first is None:
             return
         if self._task is None:
             raise RuntimeError("enter the executor (with ...) before playing")
-        bundle = ray.put(pack(jobs[0].spec.bots))
-        waiting = list(reversed(jobs))
+        bundle = ray.put(pack(first.spec.bots))
+        waiting = itertools.chain((first,), waiting)
         limit = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_CPU * self.cpus)
         running: dict[Any, runner.Job] = {}
         # Games still in flight when this stops early (Ctrl-C, an error) are not cancelled one by one:
         # Ray 2.60's ray.cancel races with a task that is just finishing and then aborts the driver
         # (RAY_CHECK "Tried to complete task that was not pending"). Leaving the executor disconnects
         # the driver instead, which ends the job, and Ray kills the job's workers with their bots.
-        while waiting or running:
-            while waiting and len(running) < limit:
-                job = waiting.pop()
+        while True:
+            for job in itertools.islice(waiting, max(limit - len(running), 0)):
                 running[self._task.remote(job, bundle)] = job
+            if not running:
+                return
             done, _ = ray.wait(list(running), num_returns=1)
             for ref in done:
                 job = running.pop(ref)

@@ -128,8 +128,7 @@ def build(path: Path, bots: int, games: int, game: str = GAME, seed: str = "benc
     from replays.archive import finished_game
     from tournaments.bots.spec import BUILTIN, BotSpec
     from tournaments.play import runner
-    from tournaments.play.plan_pages import unrank
-    from tournaments.play.schedule import Scheduled, deal_seed
+    from tournaments.play.schedule import Scheduled, deal_seed, unrank
     from tournaments.play.writer import GroupCommit
 
     seats = registry.get(game).default_seats

@@ -17,7 +17,7 @@ from tournaments.play.formats import Plan
 from tournaments.play.jobs import Job
 from tournaments.play.naming import Namer, default_namer, known_name
 from tournaments.play.play_errors import TournamentError
-from tournaments.play.schedule import ScheduleError
+from tournaments.play.schedule import ScheduleError, Stage
 from tournaments.play.tournament_spec import Spec, resume_refusal, upcast
 
 
@@ -85,7 +85,7 @@ class Run:
         stage = next(self.stages(), None)
         return iter(()) if stage is None else self.jobs(stage)
 
-    def stages(self, check: bool = True) -> Iterator[plan_pages.Stage]:
+    def stages(self, check: bool = True) -> Iterator[Stage]:
         """The plan's stages with games still to play, in order, walked from the stored results
         (tournaments.play.plan_pages.stages): each is given until every game of it is stored (the caller plays
         them), each checked against the stored games first (``unstored``)."""
@@ -98,7 +98,7 @@ class Run:
         """Whether every stage of the plan is stored (the walk, with nothing played or checked)."""
         return next(self.stages(check=False), None) is None
 
-    def unstored(self, stage: plan_pages.Stage, check: bool = True) -> int:
+    def unstored(self, stage: Stage, check: bool = True) -> int:
         """How many of ``stage``'s games are not stored yet (read a page at a time); with ``check``, TournamentError
         if a stored one was played by other bots than the plan seats there."""
         missing = 0
@@ -114,7 +114,7 @@ class Run:
                                           "not match this tournament's plan")
         return missing
 
-    def jobs(self, stage: plan_pages.Stage, keep_logs: bool = False) -> Iterator[Job]:
+    def jobs(self, stage: Stage, keep_logs: bool = False) -> Iterator[Job]:
         """The jobs of ``stage``'s games not stored yet, made a page at a time as they are drawn."""
         for chunk in stage.pages(self.spec.seed, self.stored.page):
             found = self.stored.of([game.key for game in chunk])

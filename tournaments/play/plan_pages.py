@@ -28,10 +28,7 @@ from typing import Any
 
 from tournaments.play import formats
 from tournaments.play.candidate_match import MATCH, Match, MatchPlan
-from tournaments.play.schedule import Combinations, Listed, Scheduled, Stage, unrank
-
-__all__ = ["KEY", "PAGE", "Combinations", "Listed", "Results", "Stage", "Walked", "form_of", "stages", "unrank",
-           "walk"]
+from tournaments.play.schedule import Listed, Scheduled, Stage
 
 PAGE = 500
 """Games read at once by the walk (and by the audit's pass over the stored games)."""

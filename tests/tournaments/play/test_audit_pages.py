@@ -20,7 +20,7 @@ from ledger.canonical import loads
 from ledger.rows import tournament_rows
 from ledger.store import Ledger
 from tests.tournaments.play.test_protocol import make_folder, run
-from tournaments.play import plan_pages, tournament_audit
+from tournaments.play import plan_pages, schedule, tournament_audit
 from tournaments.play.candidate_match import Match
 from tournaments.play.formats import Gauntlet, Swiss
 from tournaments.play.schedule import ScheduleError
@@ -67,8 +67,8 @@ def test_unrank_is_the_combinations_order(n):
     items = [f"b{i}" for i in range(n)]
     for k in range(1, 5):
         listed = list(combinations(items, k))
-        assert [plan_pages.unrank(items, k, index) for index in range(len(listed))] == listed
-        assert plan_pages.unrank(items, k, len(listed)) is None and plan_pages.unrank(items, k, -1) is None
+        assert [schedule.unrank(items, k, index) for index in range(len(listed))] == listed
+        assert schedule.unrank(items, k, len(listed)) is None and schedule.unrank(items, k, -1) is None
 
 
 def spec_of(bots: int, players: int, games: int, form: dict | None = None, deals: list | None = None) -> dict:

@@ -7,7 +7,7 @@ every 100 games), of SIZES[0] games, measures, extends the same ledger to SIZES[
 measures again. Half the games are a ladder's ("league", Elo, Lemur Tails), half a tournament's
 ("cup"), among BOTS bots drawn two to a table.
 
-Each page and API list is asked SAMPLES times in a fresh server process: cold (every cache of
+Each page and API list is asked SAMPLES times (--samples) in a fresh server process: cold (every cache of
 the server emptied before each request, as after a game is stored; only the last Elo fit of a
 tournament, which a running server keeps to start the next fit from, stays) and warm (asked
 again).
@@ -225,7 +225,7 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def measure(path: Path, games: int) -> dict[str, float]:
+def measure(path: Path, games: int, samples: int = SAMPLES) -> dict[str, float]:
     """Every page and command at this size: prints its line, returns cold p95 (ms) or command CPU (ms) by name."""
     found: dict[str, float] = {}
     listed = pages(path)
@@ -235,7 +235,7 @@ def measure(path: Path, games: int) -> dict[str, float]:
     # What pair-bound answers (head-to-head, the Elo fit, the ladder's margins) grow with: pairs that have met,
     # up to every pair of the league's bots, whatever the number of games after that.
     print(f"league: games={games} pairs_met=ladder:{met[0]},cup:{met[1]} of {BOTS * (BOTS - 1) // 2}", flush=True)
-    script = SERVE.format(root=str(ROOT), db=str(path), pages=listed, samples=SAMPLES)
+    script = SERVE.format(root=str(ROOT), db=str(path), pages=listed, samples=samples)
     served = json.loads(subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
                                        text=True).stdout)
     for page in listed:
@@ -254,7 +254,7 @@ def measure(path: Path, games: int) -> dict[str, float]:
                                          "--ladder", LADDER, "--quiet", "--jobs", str(WORKERS)]
     for name, command in commands.items():
         runs = [subprocess.run([sys.executable, "-c", MEASURED, *command], check=True, capture_output=True,
-                               text=True).stdout.split() for _ in range(1 if "verify" in name else 3)]
+                               text=True).stdout.split() for _ in range(1 if "verify" in name else min(3, samples))]
         wall, cpu, rss = min(runs, key=lambda run: float(run[1]))
         found[name] = 1000 * float(cpu)
         print(f"league: games={games} command={name.replace(' ', '-')} ms={1000 * float(wall):.0f} "
@@ -266,6 +266,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=SIZES, metavar=("SMALL", "LARGE"))
     parser.add_argument("--keep", type=Path, help="folder to build the ledger in and keep (default: a temporary one)")
+    parser.add_argument("--samples", type=int, default=SAMPLES, help="requests of each page, cold and warm; each "
+                        "command's runs are the fewer of this and 3 (default: %(default)s; a test's short run: 2)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="tourney-league-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -283,7 +285,7 @@ def main() -> None:
             print(f"built: games={size} in {time.perf_counter() - began:.0f} s, {path.stat().st_size / 2**20:.0f} "
                   "MiB", flush=True)
         settle(path)
-        measured[size] = measure(path, size)
+        measured[size] = measure(path, size, args.samples)
     small, large = (measured[size] for size in sorted(args.sizes))
     growth = {name: large[name] / small[name] for name in small if "verify" not in name}
     for name, ratio in growth.items():

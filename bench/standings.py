@@ -11,7 +11,7 @@ cost, and the memory of `run` and `standings` at two sizes.
 
    (goal: cpu_s <= 5; it was 136 s before the read models and the curvature interval).
 
-2. `tourney run` of RUN_BOTS copies of bots/random_bot.py (the sandbox off, two workers), played
+2. `tourney run` of RUN_BOTS (--run-bots) copies of bots/random_bot.py (the sandbox off, two workers), played
    four times: REPORT_GAMES games with `--progress lines` (a line per game, the standings every
    10 games, no sooner than every second), the same with `--progress none`, a tenth of them and
    twice as many with `--progress none` (19,760 games: 54 s on an idle machine). The organiser's own
@@ -193,6 +193,8 @@ def main() -> None:
     parser.add_argument("--game", default=GAME, choices=GAMES_PLAYED, help="the standings' tournament's game, at "
                         "its usual seats (tails-on-fire: four, so six pairwise results a game)")
     parser.add_argument("--no-report", action="store_true", help="the standings lines only")
+    parser.add_argument("--run-bots", type=int, default=RUN_BOTS, help="copies of bots/random_bot.py the runs of "
+                        "part 2 play (default: %(default)s; a test's short run: 4)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="tourney-standings-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -226,9 +228,9 @@ def main() -> None:
     bots = folder / "run-bots"
     shutil.rmtree(bots, ignore_errors=True)
     bots.mkdir()
-    for i in range(RUN_BOTS):
+    for i in range(args.run_bots):
         (bots / f"random_{i:02d}.py").write_text((ROOT / "bots" / "random_bot.py").read_text() + f"\n# copy {i}\n")
-    tables = RUN_BOTS * (RUN_BOTS - 1) // 2
+    tables = args.run_bots * (args.run_bots - 1) // 2
     deals = max(1, round(args.report_games / (2 * tables)))
     games = deals * 2 * tables
     cpu = {}

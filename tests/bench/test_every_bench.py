@@ -51,8 +51,8 @@ BENCHES = {
                                   rf"covert: error rate: {N}"], True),
     "busy_clock": (["--work", "0.02", "--moves", "2", "--rounds", "1", "--spinners", "0,1"],
                    [rf"busy_clock: spinners=1 wall={N} cpu={N} charged={N} ratio={N} wall-clock ratio={N}"], True),
-    "league": (["--sizes", "20", "40"], [rf"growth: {N} \(worst: .*"], True),
-    "standings": (["--bots", "6", "--games", "30", "--report-games", "20"],
+    "league": (["--sizes", "20", "40", "--samples", "2"], [rf"growth: {N} \(worst: .*"], True),
+    "standings": (["--bots", "6", "--games", "30", "--report-games", "20", "--run-bots", "4"],
                   [rf"standings: bots=6 games=30 cpu_s={N} bootstrap_cpu_s={N} .*",
                    rf"memory: command=verify games=30 peak_rss_mb={N}",
                    rf"memory: command=verify-tournament-check games=30 peak_traced_mb={N}",
@@ -62,7 +62,7 @@ BENCHES = {
     "ladder_work": (["--deals", "2", "--rounds", "1"], [rf"ladder: work1={N} work2={N} games/s speedup: {N}"], True),
     "scale": (["--deals", "1", "--rounds", "1"],
               [rf"scale: local1={N} local2={N} ray2={N} games/s speedup: {N}"], True),
-    "main_job": ([], [rf"main job: clone={N} s venv={N} s install={N} s run={N} s total={N} s .*"], True),
+    "main_job": (["--games", "1"], [rf"main job: clone={N} s venv={N} s install={N} s run={N} s total={N} s .*"], True),
 }
 ELSEWHERE = {"rl": "tests/bench/test_rl_lines.py"}
 """Benches another test runs (with its own checks of their lines)."""

@@ -22,6 +22,7 @@ from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
 from replays import facts, projections
 from tests import cli
+from tests.backends import Backend, copied_ledger
 from tests.cli import invoke
 from tests.tamper import fetch, tamper
 from tests.tournaments.play.test_protocol import GAME, make_folder, run
@@ -74,17 +75,18 @@ def make_ladder(ledger: Ledger, name: str = "duel", bots: int = 3, rating: str =
                            league.MODELS[rating].start)
 
 
-@pytest.fixture
-def league_db(backend, tmp_path):
-    """A tournament (random bots, one of which forfeits) and a ladder of builtin bots on ``backend``."""
-    folder = make_folder(tmp_path, good=3, fixtures=("raises.py",))
-    result = run(folder, backend.url, "--name", "cup", "--ledger-key", str(backend.key), games=2, jobs=0)
+def build_league(template: Backend) -> None:
+    """A tournament (random bots, one of which forfeits) and a ladder of builtin bots."""
+    folder = make_folder(template.key.parent, good=3, fixtures=("raises.py",))
+    result = run(folder, template.url, "--name", "cup", "--ledger-key", str(template.key), games=2, jobs=0)
     assert result.exit_code == 0, result.output
-    ledger = Ledger(backend.url, ledger_key=backend.key)
+    ledger = Ledger(template.url, ledger_key=template.key)
     make_ladder(ledger)
     ladder_games(ledger, "duel", 6)
     ledger.close()
-    return backend
+
+
+league_templates, league_db = copied_ledger("league_db", build_league)
 
 
 @pytest.mark.slow

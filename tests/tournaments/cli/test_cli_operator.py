@@ -7,6 +7,7 @@ import csv
 import functools
 import io
 import json
+import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -139,15 +140,28 @@ def test_resume_after_removing_a_bot_is_refused_with_the_way_on(tmp_path):
 # -- ladders --------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def spring(tmp_path):
-    ledger = Ledger(str(tmp_path / "league.db"))
+@pytest.fixture(scope="module")
+def spring_built(tmp_path_factory) -> Path:
+    """A folder holding the spring ladder, built once: three bots, eight deals played (its ledger closed)."""
+    folder = tmp_path_factory.mktemp("spring")
+    ledger = Ledger(str(folder / "league.db"))
     ladder_rows.create(ledger, "spring", "lemur-tails", 2)
     ladder.submit(ledger, "spring", BOTS / "random_bot.py", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "first_legal.sh", None, FAST)
     ladder.submit(ledger, "spring", BOTS / "heuristic_lemur_tails.py", None, FAST)
     sessions.play(ledger, "spring", 8, 0, FAST, "3")
-    return ledger
+    ledger.close()
+    return folder
+
+
+@pytest.fixture
+def spring(spring_built, tmp_path):
+    """This test's own copy of the spring ladder (its ledger file and key), opened."""
+    for path in spring_built.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    ledger = Ledger(str(tmp_path / "league.db"))
+    yield ledger
+    ledger.close()
 
 
 def ratings(ledger: Ledger) -> dict[str, float]:

@@ -83,6 +83,7 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
         if progress is not None:
             progress(stored)
 
+    walked = False
     try:
         # The plan is walked a stage at a time and each stage a page at a time (Run.stages, Run.jobs): the jobs are
         # made as the executor draws them, and the stored results read from the ledger a page at a time, so what
@@ -99,14 +100,19 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
                     writer.add(result)
             finally:
                 writer.flush()  # the games finished so far are kept, whatever stopped the stage
+        walked = True
     finally:
-        close(ledger, run)
+        # A walk that reached its end found every stage stored (Run.stages gives a stage until it is): over, with
+        # no second walk of the whole plan; stopped on the way (Ctrl-C, a failure), close walks it to know.
+        close(ledger, run, True if walked else None)
     return stored
 
 
-def close(ledger: Ledger, run: Run) -> None:
-    """Checkpoint what is stored; once the tournament is over, say so and reveal a drawn seed."""
-    over = run.over()
+def close(ledger: Ledger, run: Run, over: bool | None = None) -> None:
+    """Checkpoint what is stored; once the tournament is over (``over``; None: walk the plan to know), say so and
+    reveal a drawn seed."""
+    if over is None:
+        over = run.over()
     checkpoints.write(ledger, tournament_rows.scope(run.tournament), over)
     standings.refresh_fit(ledger, run.tournament["id"])
     if over and run.spec.drawn and tournament_rows.reveal(ledger, run.tournament["id"], run.spec.seed):

@@ -86,7 +86,7 @@ def build_league(template: Backend) -> None:
     ledger.close()
 
 
-league_templates, league_db = copied_ledger("league_db", build_league)
+league_db_templates, league_db = copied_ledger("league_db", build_league)
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ import pytest
 from ledger import read_models, read_pages
 from ledger.rows import ladder_rows
 from tests import cli
-from tests.test_read_models import league_db  # noqa: F401 (a fixture: a tournament and a ladder on each backend)
+from tests.test_read_models import league_db, league_db_templates  # noqa: F401 (fixtures: a tournament and a ladder)
 from tests.web.league import LADDER, ROOT, TRIO, League, tourney
 
 MORE = ("alpha", "bravo", "charlie", "delta")

@@ -26,7 +26,7 @@ GAME_COLUMNS = tuple(column.name for column in Game.__table__.columns)
 """Every column of the games table, in the model's order (ledger.models.Game)."""
 BATCH = 500
 """Rows fetched at a time: a scope's blocks are never all in memory at once."""
-__all__ = ["GAME_COLUMNS", "TAIL", "Closing", "SeatRow", "StoredEvent", "of_games", "of_scope"]
+__all__ = ["GAME_COLUMNS", "TAIL", "Closing", "SeatRow", "StoredEvent", "of_games", "of_scope", "unnumbered"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,12 @@ def in_chunks(connection: Connection, scope: Scope | None, size: int = 500) -> I
         text(f"SELECT g.id FROM games g WHERE {_where(scope)} ORDER BY g.id"), _params(scope)).fetchall()]
     for start in range(0, len(ids), size):
         yield of_games(connection, ids[start:start + size])
+
+
+def unnumbered(connection: Connection, scope: Scope) -> list[Closing]:
+    """The scope's games not numbered among its stored ones (no store_seq): games still playing, unless a row was
+    changed (facts.check says which)."""
+    return _read(connection, f"{_where(scope)} AND g.store_seq IS NULL", _params(scope))
 
 
 def of_games(connection: Connection, game_ids: Sequence[str]) -> list[Closing]:

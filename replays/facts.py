@@ -28,8 +28,9 @@ does both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from sqlalchemy import bindparam, text
@@ -181,6 +182,38 @@ def read(ledger: Ledger, scope: Scope, connection: Connection | None = None) -> 
         stray = sorted(set(by_id) - {member.game_id for member in audit.members})
         raise Tampered(stray[0], f"finished, but not among the games of {scope}")
     return Reading(ordered, trust, {member.game_id: member.order for member in audit.members})
+
+
+def pages(ledger: Ledger, scope: Scope, connection: Connection, size: int | None = None
+          ) -> Iterator[list[tuple[int, Fact]]]:
+    """``read``'s finished games a page of ``size`` (None: checkpoints.PAGE) at a time, in chain order, each
+    with its order number (the ladder seq in a ladder), none kept: what a reader of a scope of any size holds is
+    a page. The same checks (the checkpoints first, each game's rows against its events, the signature of each
+    no checkpoint covers, a finished game left out of the chain), Tampered at the first that fails: in chain
+    order, not by game id."""
+    key = ledger.key_row(connection)
+    public, signs_from = key if key is not None else (None, None)
+    audit = checkpoints.audit(connection, scope, public, keep=False)
+    if audit.problems:
+        raise Tampered(*audit.problems[0])
+    trust = Trust()
+    size = size or checkpoints.PAGE
+    members = checkpoints.paged_members(connection, scope, size)
+    done = 0
+    while chunk := list(islice(members, size)):
+        stored = {game.game_id: game for game in closing.of_games(connection, [m.game_id for m in chunk])}
+        page = []
+        for member in chunk:
+            fact = check(stored[member.game_id])
+            if fact is not None:
+                if done >= audit.covered:
+                    _vouch(fact, public, signs_from, trust)
+                page.append((member.order, fact))
+            done += 1
+        yield page
+    for game in closing.unnumbered(connection, scope):
+        if check(game) is not None:  # a finished game is numbered: check says so first
+            raise Tampered(game.game_id, f"finished, but not among the games of {scope}")
 
 
 def trust(ledger: Ledger, scope: Scope, connection: Connection) -> Trust:

@@ -8,19 +8,21 @@ verify offline, on SQLite and on PostgreSQL alike.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
 import pytest
 
-from ledger import seeds
+from ledger import checkpoints, seeds
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
+from replays import facts
 from tests import tamper as attack
 from tests.backends import Backend, copied_ledger
 from tests.tournaments.play.test_protocol import GAME
+from tournaments.ladder import ladder_audit, rating_fold, sessions
 from tournaments.ladder import league as ladder
-from tournaments.ladder import sessions
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 FAST = ladder.Limits(move_time=2.0, time_bank=5.0)
@@ -111,6 +113,48 @@ def test_a_forged_reveal_of_a_session_seed_fails_verification(spring):
     attack.tamper(spring, "UPDATE ladder_sessions SET seed = 'forged'")
     attack.assert_verify_fails(spring, None, "session 1: its revealed seed does not match its commitment",
                                "--ladder", "spring")
+
+
+def test_a_forged_history_row_is_named_with_its_game(spring):
+    """A rating of the history (ladder_ratings) edited: verify names the game whose row differs from the fold."""
+    game_id = attack.first_game(spring)
+    attack.tamper(spring, f"UPDATE ladder_ratings SET rating = rating + 1 WHERE game_seq = (SELECT seq FROM "
+                          f"ladder_games WHERE game_id = '{game_id}')")
+    attack.assert_verify_fails(spring, game_id, "history row says", "--ladder", "spring")
+
+
+def test_a_history_row_no_rated_game_gives_is_named(spring):
+    """A history row added for a voided game (which the fold leaves out): verify names that game."""
+    game_id = attack.first_game(spring)
+    voided = attack.invoke("ladder", "void", "spring", game_id, "--reason", "a test", "--db", spring.url)
+    assert voided.exit_code == 0, voided.output
+    attack.tamper(spring, f"INSERT INTO ladder_ratings (game_seq, entry_id, rank, rating) VALUES ((SELECT seq FROM "
+                          f"ladder_games WHERE game_id = '{game_id}'), 1, 0, 1500.0)")
+    attack.assert_verify_fails(spring, game_id, "a history row for entry 1 that no rated game gives", "--ladder",
+                               "spring")
+
+
+def test_the_ladder_check_holds_a_page_of_games_not_the_ladder(spring, monkeypatch):
+    """The whole-ladder check reads its games a page at a time and keeps none: when its fold is done (every game
+    read), no more results of games are alive than a page holds, whatever the ladder's size."""
+    page = 1
+    monkeypatch.setattr(checkpoints, "PAGE", page)
+    alive: list[int] = []
+    done = rating_fold.Fold.done
+
+    def counted(fold):
+        gc.collect()
+        alive.append(sum(isinstance(thing, facts.Fact) for thing in gc.get_objects()))
+        return done(fold)
+
+    monkeypatch.setattr(rating_fold.Fold, "done", counted)
+    ledger = Ledger(spring.url, read_only=spring.path is not None)
+    try:
+        assert len(ladder_rows.game_ids(ledger, 1)) > 2 * page
+        verdict = ladder_audit.ladder(ledger, ladder_rows.get(ledger, "spring"), ledger.public_key())
+    finally:
+        ledger.close()
+    assert verdict.problems == [] and alive and max(alive) <= page, (verdict.problems, alive)
 
 
 def test_an_exported_ladder_verifies_offline_with_its_sessions(spring, tmp_path):

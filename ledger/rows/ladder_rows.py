@@ -354,11 +354,11 @@ def game_ids(ledger: Ledger, ladder_id: int) -> list[str]:
         return [row[0] for row in rows]
 
 
-def games_after(connection: Connection, ladder_id: int, after: int) -> dict[str, int]:
-    """Game id -> ladder seq of the games stored after ladder seq ``after``, in seq order."""
+def games_after(connection: Connection, ladder_id: int, after: int, through: int | None = None) -> dict[str, int]:
+    """Game id -> ladder seq of the games stored after ladder seq ``after`` (to ``through``), in seq order."""
     return dict(connection.execute(text(
-        "SELECT game_id, seq FROM ladder_games WHERE ladder_id = :ladder AND seq > :after ORDER BY seq"),
-        {"ladder": ladder_id, "after": after}).fetchall())
+        "SELECT game_id, seq FROM ladder_games WHERE ladder_id = :ladder AND seq > :after AND seq <= :through "
+        "ORDER BY seq"), {"ladder": ladder_id, "after": after, "through": 2**62 if through is None else through}).all())
 
 
 def voided(connection: Connection, ladder_id: int) -> set[str]:
@@ -380,11 +380,14 @@ def stored_ratings(connection: Connection, ladder_id: int) -> dict[int, tuple[Ra
         "SELECT id, rating, sigma, games FROM ladder_entries WHERE ladder_id = :ladder"), {"ladder": ladder_id})}
 
 
-def rating_history(connection: Connection, ladder_id: int) -> dict[tuple[int, int], tuple[int, Rating]]:
-    """(ladder seq, entry) -> (rank, (rating, sigma) after the game) as ladder_ratings holds them."""
+def rating_history(connection: Connection, ladder_id: int, after: int = 0, through: int | None = None
+                   ) -> dict[tuple[int, int], tuple[int, Rating]]:
+    """(ladder seq, entry) -> (rank, (rating, sigma) after it), as stored: games after ``after``, to ``through``."""
+    bound = "" if through is None else " AND r.game_seq <= :through"
     return {(seq, entry): (rank, (rating, sigma)) for seq, entry, rank, rating, sigma in connection.execute(text(
         "SELECT r.game_seq, r.entry_id, r.rank, r.rating, r.sigma FROM ladder_ratings r JOIN ladder_games g "
-        "ON g.seq = r.game_seq WHERE g.ladder_id = :ladder"), {"ladder": ladder_id})}
+        f"ON g.seq = r.game_seq WHERE g.ladder_id = :ladder AND r.game_seq > :after{bound}"),
+        {"ladder": ladder_id, "after": after, "through": through})}
 
 
 def scope(ladder: dict[str, Any]) -> Scope:

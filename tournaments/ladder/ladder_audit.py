@@ -9,6 +9,10 @@ Each game is verified on its own by replays.game_audit; this checks the ladder's
 * each session's seed: revealed (or chosen) and matching its commitment, and every game of
   the session dealt from the deal seed its key derives from it; a session whose seed is
   not revealed yet (its session is still being played, or its last worker was killed) is reported, not failed.
+
+The games are read a page at a time, twice (once for the seeds, once folded for the ratings, each page's history
+held against the stored rows of its games), and nothing per game is kept: the memory does not grow with the
+ladder's games (bench/league.py's `replay verify --ladder` line).
 """
 
 from __future__ import annotations
@@ -16,76 +20,124 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ledger import checkpoints, seeds
+from ledger import checkpoints, closing, seeds
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import rated_games
+from tournaments.ladder.rating_fold import Fold
+from tournaments.ladder.rating_models import model
 from tournaments.play.schedule import deal_seed
-from tournaments.play.tournament_audit import Verdict, opened
+from tournaments.play.tournament_audit import Verdict, checked_facts, hold_checkpoints
 
 SESSION_KEY = re.compile(r"s(\d+)-d(\d+)-r(\d+)")
 
 
 def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict:
     """Verify one ladder (the module docstring says what)."""
+    scope = ladder_rows.scope(row)
     with ledger.read() as connection:
-        verdict, audit, games = opened(connection, ladder_rows.scope(row), public)
+        verdict = Verdict(str(scope))
+        hold_checkpoints(verdict, checkpoints.audit(connection, scope, public, keep=False))
+        dealt = _Sessions(ledger, row)
+        for chunk in closing.in_chunks(connection, scope):
+            verdict.games += len(chunk)
+            dealt.check(checked_facts(chunk))
         try:
-            fold, _results, _reading = rated_games.folded(ledger, row, connection)
+            history = _ratings(ledger, row, connection, verdict)
         except facts.Tampered as error:
             verdict.fail(error.game_id, error.reason)
             return verdict
-        try:
-            rated_games.check_ratings(ledger, row, connection)
-        except facts.Tampered as error:
-            verdict.fail(None, error.reason)
-        expected = fold.history
-        found = ladder_rows.rating_history(connection, row["id"])
-    order = {game_id: seq for game_id, seq in _order(audit)}
-    for (seq, entry), value in expected.items():
-        if found.get((seq, entry)) != value:
-            verdict.fail(_game_at(order, seq), f"ladder game {seq}: entry {entry}'s history row says "
-                                               f"{found.get((seq, entry))}, the fold of the games {value}")
-            break
-    extra = sorted(set(found) - set(expected))
-    if extra:
-        verdict.fail(_game_at(order, extra[0][0]), f"ladder game {extra[0][0]}: a history row for entry "
-                                                   f"{extra[0][1]} that no rated game gives")
-    _sessions(ledger, verdict, row, games)
+    for game_id, what in history:
+        verdict.fail(game_id, what)
+    dealt.tell(verdict)
     return verdict
 
 
-def _order(audit: checkpoints.Audit) -> list[tuple[str, int]]:
-    return [(member.game_id, member.order) for member in audit.members]
+def _ratings(ledger: Ledger, row: dict[str, Any], connection: Any, verdict: Verdict) -> list[tuple[str | None, str]]:
+    """Fold the ladder's rated games a page at a time, holding each page's history against the stored rows of its
+    games, then the stored ratings against the fold (a failure into ``verdict``); the history's first difference
+    and first row no rated game gives, to be told after it. facts.Tampered if a game's rows disagree with its
+    events."""
+    rating = model(row)
+    observer = rated_games.observer_of(row, connection)
+    fold = Fold(ladder_rows.versions(connection, row["id"]), rating.update, rating.start, observer)
+    differs: tuple[str | None, str] | None = None
+    extra: tuple[str | None, str] | None = None
+    last = 0
+    for page in rated_games.rated_pages(ledger, row, connection):
+        fold.feed(page)
+        expected = fold.take_history()
+        through = page[-1][0] if page else None
+        found = ladder_rows.rating_history(connection, row["id"], last, through)
+        for (seq, entry), value in expected.items():
+            if differs is None and found.get((seq, entry)) != value:
+                differs = (_game_at(connection, row, seq), f"ladder game {seq}: entry {entry}'s history row says "
+                                                           f"{found.get((seq, entry))}, the fold of the games {value}")
+        extra = extra or _extra(connection, row, found, expected)
+        if through is not None:
+            last = through
+    extra = extra or _extra(connection, row, ladder_rows.rating_history(connection, row["id"], last), {})
+    try:
+        rated_games.hold_ratings(row, fold.done(), connection, observer)
+    except facts.Tampered as error:
+        verdict.fail(None, error.reason)
+    return [problem for problem in (differs, extra) if problem is not None]
 
 
-def _game_at(order: dict[str, int], seq: int) -> str | None:
-    return next((game_id for game_id, at in order.items() if at == seq), None)
+def _extra(connection: Any, row: dict[str, Any], found: dict, expected: dict) -> tuple[str | None, str] | None:
+    """The first stored history row (by ladder seq, then entry) that no rated game gives, if any."""
+    rows = sorted(set(found) - set(expected))
+    if not rows:
+        return None
+    seq, entry = rows[0]
+    return _game_at(connection, row, seq), f"ladder game {seq}: a history row for entry {entry} that no rated game " \
+                                           "gives"
 
 
-def _sessions(ledger: Ledger, verdict: Verdict, row: dict[str, Any], found: list[facts.Fact]) -> None:
-    known: dict[int, str | None] = {}
-    for session in ladder_rows.sessions(ledger, row["id"]):
-        seed = session["seed"]
-        if seed is None:
-            verdict.notes.append(f"session {session['id']}: seed not revealed yet (still being played, or its last "
-                                 "worker was killed: the next worker of the ladder ends it)")
-        elif seeds.commitment(seed) != session["commitment"]:
-            verdict.fail(None, f"session {session['id']}: its revealed seed does not match its commitment")
-            seed = None
-        known[session["id"]] = seed
-    unkeyed = 0
-    for fact in found:
-        match = SESSION_KEY.fullmatch(fact.key or "")
-        if match is None:
-            unkeyed += 1
-            continue
-        session, deal = int(match[1]), int(match[2])
-        if session not in known:
-            verdict.fail(fact.game_id, f"its key {fact.key} names session {session}, which the ladder does not have")
-        elif known[session] is not None and fact.seed != deal_seed(known[session], 0, deal):
-            verdict.fail(fact.game_id, f"it was not dealt from the seed of deal {deal} that session {session}'s "
-                                       "seed gives")
-    if unkeyed:
-        verdict.notes.append(f"{unkeyed} games played before ladder sessions: their seeds come from no commitment")
+def _game_at(connection: Any, row: dict[str, Any], seq: int) -> str | None:
+    return next(iter(ladder_rows.games_after(connection, row["id"], seq - 1, seq)), None)
+
+
+class _Sessions:
+    """The ladder's sessions' seeds, and each game held against the deal seed its key names (read as the games are
+    read, a page at a time); what it found, told to the verdict last."""
+
+    def __init__(self, ledger: Ledger, row: dict[str, Any]) -> None:
+        self.notes: list[str] = []
+        self.failures: list[tuple[str | None, str]] = []
+        self.known: dict[int, str | None] = {}
+        self.unkeyed = 0
+        for session in ladder_rows.sessions(ledger, row["id"]):
+            seed = session["seed"]
+            if seed is None:
+                self.notes.append(f"session {session['id']}: seed not revealed yet (still being played, or its last "
+                                  "worker was killed: the next worker of the ladder ends it)")
+            elif seeds.commitment(seed) != session["commitment"]:
+                self.failures.append((None, f"session {session['id']}: its revealed seed does not match its "
+                                            "commitment"))
+                seed = None
+            self.known[session["id"]] = seed
+        self.dealt: list[tuple[str | None, str]] = []
+
+    def check(self, found: list[facts.Fact]) -> None:
+        for fact in found:
+            match = SESSION_KEY.fullmatch(fact.key or "")
+            if match is None:
+                self.unkeyed += 1
+                continue
+            session, deal = int(match[1]), int(match[2])
+            if session not in self.known:
+                self.dealt.append((fact.game_id, f"its key {fact.key} names session {session}, which the ladder "
+                                                 "does not have"))
+            elif self.known[session] is not None and fact.seed != deal_seed(self.known[session], 0, deal):
+                self.dealt.append((fact.game_id, f"it was not dealt from the seed of deal {deal} that session "
+                                                 f"{session}'s seed gives"))
+
+    def tell(self, verdict: Verdict) -> None:
+        verdict.notes += self.notes
+        for game_id, what in [*self.failures, *self.dealt]:
+            verdict.fail(game_id, what)
+        if self.unkeyed:
+            verdict.notes.append(f"{self.unkeyed} games played before ladder sessions: their seeds come from no "
+                                 "commitment")

@@ -6,6 +6,7 @@ is what `tourney db audit` and `ladder standings --check` hold the stored rating
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterator
 from typing import Any
 
 from ledger.rows import ladder_rows
@@ -35,16 +36,28 @@ def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) 
     return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
 
 
-def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rating_fold.Rated:
+def rated_pages(ledger: Ledger, ladder: dict[str, Any], connection) -> Iterator[rating_fold.Rated]:
+    """``rated``'s games a page at a time (facts.pages), none kept: what a check of a ladder of any size holds."""
     entry_of = ladder_rows.entry_of_bot(connection, ladder["id"])
     void = ladder_rows.voided(connection, ladder["id"])
+    for page in facts.pages(ledger, ladder_rows.scope(ladder), connection):
+        yield _rated_of(ladder, page, entry_of, void)
+
+
+def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rating_fold.Rated:
+    return _rated_of(ladder, [(order[fact.game_id], fact) for fact in found],
+                     ladder_rows.entry_of_bot(connection, ladder["id"]), ladder_rows.voided(connection, ladder["id"]))
+
+
+def _rated_of(ladder: dict[str, Any], found: list[tuple[int, facts.Fact]], entry_of: dict[int, int],
+              void: Container[str]) -> rating_fold.Rated:
     out: rating_fold.Rated = []
-    for fact in found:
+    for seq, fact in found:
         if fact.game_id in void:
             continue
         if any(seat.bot_id not in entry_of for seat in fact.seats):
             raise facts.Tampered(fact.game_id, f"a seat's bot is not an entry of ladder {ladder['name']!r}")
-        out.append((order[fact.game_id], [(entry_of[seat.bot_id], seat.rank) for seat in fact.seats]))
+        out.append((seq, [(entry_of[seat.bot_id], seat.rank) for seat in fact.seats]))
     return out
 
 
@@ -65,9 +78,21 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
     if connection is None:
         with ledger.read() as connection:
             return check_ratings(ledger, ladder, connection)
-    rules = membership.keeper(ladder)
-    observer = None if rules is None else rules.observer(connection)
+    observer = observer_of(ladder, connection)
     fold, results, reading = folded(ledger, ladder, connection, observer)
+    hold_ratings(ladder, fold, connection, observer)
+    return results, reading
+
+
+def observer_of(ladder: dict[str, Any], connection) -> Any:
+    """The membership fold a ladder's division rules keep beside its ratings (None: a ladder without divisions)."""
+    rules = membership.keeper(ladder)
+    return None if rules is None else rules.observer(connection)
+
+
+def hold_ratings(ladder: dict[str, Any], fold: rating_fold.Folded, connection, observer: Any) -> None:
+    """The stored ratings, games counts and membership must be what ``fold`` (of every rated game, ``observer``
+    told each) gives: facts.Tampered naming the first that is not."""
     for entry, (stored, games) in sorted(ladder_rows.stored_ratings(connection, ladder["id"]).items()):
         expected = (fold.ratings.get(entry, stored), fold.games.get(entry, 0))
         if expected != (stored, games):
@@ -77,7 +102,6 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
                                        "refolds the ratings from the games)")
     if observer is not None:
         membership.check(connection, ladder, observer.finish())
-    return results, reading
 
 
 def _shown(rating: ladder_rows.Rating) -> str:

@@ -99,6 +99,11 @@ class Fold:
             if self.observe is not None:
                 self.observe(seq, seats, out.ratings)
 
+    def take_history(self) -> dict[tuple[int, int], tuple[int, ladder_rows.Rating]]:
+        """The history folded since the last take, handed over and no longer kept (a check a page at a time)."""
+        taken, self.out.history = self.out.history, {}
+        return taken
+
     def done(self) -> Folded:
         """The fold's result: every version entered, even those with no game yet."""
         self._enter(float("inf"))

@@ -96,19 +96,6 @@ def game_page(connection: Connection, where: Where, offset: int, limit: int) -> 
     return page, total
 
 
-def tournament_results(connection: Connection, tournament_id: int) -> dict[str, list[tuple[str, int]]]:
-    """A tournament's counted games by key: [(bot, rank) per seat] (what `tourney run --resume` continues from:
-    a few hundred bytes a game, no event read)."""
-    require_current(connection)
-    out: dict[str, list[tuple[str, int]]] = {}
-    for key, bot, rank in connection.execute(text(
-            "SELECT g.game_key, s.bot, s.rank FROM game_results r JOIN games g ON g.id = r.game_id "
-            "JOIN seat_results s ON s.game_id = r.game_id WHERE r.tournament_id = :id ORDER BY g.game_key, s.seat"),
-            {"id": tournament_id}).fetchall():
-        out.setdefault(key, []).append((bot, rank))
-    return out
-
-
 RESULTS_OF = text("SELECT g.game_key, s.bot, s.rank FROM games g JOIN game_results r ON r.game_id = g.id "
                   "JOIN seat_results s ON s.game_id = g.id WHERE g.tournament_id = :id AND g.game_key IN :keys "
                   "ORDER BY g.game_key, s.seat").bindparams(bindparam("keys", expanding=True))
@@ -118,8 +105,8 @@ KEYS_AFTER = text("SELECT game_key FROM games WHERE tournament_id = :id AND game
 
 def tournament_results_of(connection: Connection, tournament_id: int, keys: Sequence[str]
                           ) -> dict[str, list[tuple[str, int]]]:
-    """``tournament_results`` of the games at ``keys`` only (those counted): what `tourney run` reads of a page of
-    its plan, so that it never holds every game's result."""
+    """A tournament's counted games at ``keys`` by key: [(bot, rank) per seat] (no event read): what `tourney run`
+    and the web's progress of a match read of a page of its plan, so that they never hold every game's result."""
     out: dict[str, list[tuple[str, int]]] = {}
     if keys:
         for key, bot, rank in connection.execute(RESULTS_OF, {"id": tournament_id, "keys": list(keys)}):
@@ -129,7 +116,8 @@ def tournament_results_of(connection: Connection, tournament_id: int, keys: Sequ
 
 def tournament_result_pages(connection: Connection, tournament_id: int, page: int
                             ) -> Iterator[dict[str, list[tuple[str, int]]]]:
-    """``tournament_results`` a page of ``page`` games at a time, in key order (keyset paging on the games' keys)."""
+    """A tournament's counted games (``tournament_results_of``) a page of ``page`` games at a time, in key order
+    (keyset paging on the games' keys)."""
     after = ""
     while keys := connection.execute(KEYS_AFTER, {"id": tournament_id, "after": after, "page": page}).scalars().all():
         yield tournament_results_of(connection, tournament_id, keys)
@@ -137,7 +125,7 @@ def tournament_result_pages(connection: Connection, tournament_id: int, page: in
 
 
 def tournament_result_count(connection: Connection, tournament_id: int) -> int:
-    """How many of a tournament's games are counted (``len(tournament_results(...))``, without reading them)."""
+    """How many of a tournament's games are counted (without reading them)."""
     return connection.execute(text("SELECT COUNT(*) FROM game_results WHERE tournament_id = :id"),
                               {"id": tournament_id}).scalar_one()
 

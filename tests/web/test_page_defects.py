@@ -16,6 +16,9 @@ from contextlib import closing
 
 import pytest
 
+from ledger import read_pages
+from ledger.rows import tournament_rows
+from ledger.store import Ledger
 from tests.web.league import LADDER, ROOT, TOURNAMENT, TRIO, tourney
 from tests.web.test_api import CHATTY_BOT, upload
 from tests.web.test_owners import RAISES, Browser
@@ -227,6 +230,34 @@ def test_an_interrupted_tournament_does_not_look_finished(serve, league, tmp_pat
     home = api.get("/").text
     row = re.search(rf'<tr><td><a href="/tournaments/{found["id"]}">{name}</a>.*?</tr>', home, re.S).group(0)
     assert '<span class="state state-interrupted">interrupted</span>' in row and "<small>of 400</small>" in row
+
+
+def test_an_sprt_match_is_finished_once_the_walk_of_its_results_reaches_its_end(serve, league):
+    """A match whose length its SPRT decides is finished when the walk of its stored results (a page at a time)
+    reaches the end of its plan, in the API; the same walk with one of its games not found is not at the end."""
+    tourney("match", "random_bot", "first_legal", "--bots", str(ROOT / "bots"), "--game", "lemur-tails", "--sprt",
+            "elo0=-50", "elo1=50", "--batch", "2", "--games", "6", "--seed", "3", "--sandbox", "off", "--jobs", "0",
+            "--name", "sprt-cup", "--db", str(league.path))
+    found = serve().get("/api/tournaments/sprt-cup").json()
+    assert found["progress"] == {**found["progress"], "state": "finished", "stored": found["games"]}
+    assert found["games"] > 0 and found["progress"]["scheduled"] is None
+    ledger = Ledger(str(league.path), read_only=True)
+    try:
+        row = tournament_rows.get(ledger, "sprt-cup")
+
+        def stored(keys):
+            with ledger.read() as connection:
+                return read_pages.tournament_results_of(connection, row["id"], keys)
+
+        missing = max(stored([f"t0-d{deal}-r{r}" for deal in range(6) for r in range(2)]))
+
+        def all_but_one(keys):
+            return {key: seats for key, seats in stored(keys).items() if key != missing}
+
+        assert tournament_routes._planned(row, found["games"], stored) == (None, True)
+        assert tournament_routes._planned(row, found["games"], all_but_one) == (None, False)
+    finally:
+        ledger.close()
 
 
 # -- 7. retiring asks first -----------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ character, "/" included."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse
 from ledger import read_pages
 from ledger.canonical import loads
 from ledger.rows import tournament_rows
-from tournaments.play import formats, standings
+from tournaments.play import formats, plan_pages, standings
 from tournaments.play.candidate_match import Match
 from tournaments.play.defaults import MATCH
 from tournaments.play.schedule import ScheduleError
@@ -80,14 +80,15 @@ class _Entrants:
     bot_names: list[str]
 
 
-def _planned(row: dict, games: int, stored: Callable[[], dict[str, list[tuple[str, int]]]]) -> tuple[int | None, bool]:
+def _planned(row: dict, games: int, results: plan_pages.Results) -> tuple[int | None, bool]:
     """(the games a played tournament has when over, None if not known in advance; whether it is over), from its
     stored spec and its ``games`` stored. A drawn seed is stored as its commitment until the last game reveals it:
     a tournament whose seed is still hidden is not over (its count of games does not depend on the seed).
 
     The count is arithmetic (the format's ``counted``: a round robin of 120 bots plans 7,140 tables, too many to
     draw per view, issue 39): every game stored is one of those planned, so it is over when as many are stored.
-    Only a format whose results decide its length (an SPRT match) draws its plan, from the ``stored`` results."""
+    Only a format whose results decide its length (an SPRT match) draws its plan, walked from the stored
+    ``results`` a page at a time (plan_pages.stages): it is over when the walk reaches the plan's end."""
     spec = loads(row["spec"])
     seed = tournament_rows.revealed(row)
     entrants = _Entrants(int(spec["players"]), int(spec["games"]), seed or "", None if spec.get("deals") is None
@@ -98,10 +99,19 @@ def _planned(row: dict, games: int, stored: Callable[[], dict[str, list[tuple[st
         total = form.counted(entrants)
         if total is None:
             plan = form.plan(entrants)
-            return plan.total, seed is not None and plan.next_stage(stored()) is None
+            return plan.total, seed is not None and _walked(plan_pages.stages(plan, results))
     except (ScheduleError, KeyError, ValueError, TypeError):
         return None, seed is not None and spec.get("seed_commitment") is not None
     return total, seed is not None and games >= total
+
+
+def _walked(walking: Generator[Any, None, bool | None]) -> bool:
+    """Whether a walk of a plan's stages (plan_pages.stages) reads every stage to the plan's end."""
+    try:
+        while True:
+            next(walking)
+    except StopIteration as end:
+        return bool(end.value)
 
 
 def progress(site: Site, row: dict, games: int) -> schemas.Progress:
@@ -110,9 +120,9 @@ def progress(site: Site, row: dict, games: int) -> schemas.Progress:
     if tournament_rows.kind(row) == tournament_rows.IMPORTED:
         return schemas.Progress(state="imported", stored=games, scheduled=None, last_game_at=None)
 
-    def results() -> dict[str, list[tuple[str, int]]]:
+    def results(keys: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
         with site.ledger.read() as connection:
-            return read_pages.tournament_results(connection, row["id"])
+            return read_pages.tournament_results_of(connection, row["id"], keys)
 
     def over() -> tuple[int | None, bool]:
         whole = row if "seed" in row else tournament_rows.get(site.ledger, str(row["id"]))  # a list's row: no seed

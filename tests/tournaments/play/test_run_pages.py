@@ -85,7 +85,8 @@ def test_a_run_holds_a_page_of_its_plan_and_no_result_per_game(tmp_path, monkeyp
 def stored_results(ledger: Ledger, name: str) -> dict[str, list[tuple[str, int]]]:
     row = tournament_rows.get(ledger, name)
     with ledger.read() as connection:
-        return read_pages.tournament_results(connection, row["id"])
+        return {key: seats for page in read_pages.tournament_result_pages(connection, row["id"], 100)
+                for key, seats in page.items()}
 
 
 def played(db: Path, spec: runner.Spec, stop: int | None = None) -> tuple[Ledger, runner.Run]:

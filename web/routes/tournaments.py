@@ -5,10 +5,10 @@ character, "/" included."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -88,7 +88,7 @@ def _planned(row: dict, games: int, results: plan_pages.Results) -> tuple[int | 
     The count is arithmetic (the format's ``counted``: a round robin of 120 bots plans 7,140 tables, too many to
     draw per view, issue 39): every game stored is one of those planned, so it is over when as many are stored.
     Only a format whose results decide its length (an SPRT match) draws its plan, walked from the stored
-    ``results`` a page at a time (plan_pages.stages): it is over when the walk reaches the plan's end."""
+    ``results`` a page at a time (plan_pages.walk): it is over when the walk reaches the plan's end."""
     spec = loads(row["spec"])
     seed = tournament_rows.revealed(row)
     entrants = _Entrants(int(spec["players"]), int(spec["games"]), seed or "", None if spec.get("deals") is None
@@ -99,19 +99,10 @@ def _planned(row: dict, games: int, results: plan_pages.Results) -> tuple[int | 
         total = form.counted(entrants)
         if total is None:
             plan = form.plan(entrants)
-            return plan.total, seed is not None and _walked(plan_pages.stages(plan, results))
+            return plan.total, seed is not None and plan_pages.walk(spec, seed, results).over
     except (ScheduleError, KeyError, ValueError, TypeError):
         return None, seed is not None and spec.get("seed_commitment") is not None
     return total, seed is not None and games >= total
-
-
-def _walked(walking: Generator[Any, None, bool | None]) -> bool:
-    """Whether a walk of a plan's stages (plan_pages.stages) reads every stage to the plan's end."""
-    try:
-        while True:
-            next(walking)
-    except StopIteration as end:
-        return bool(end.value)
 
 
 def progress(site: Site, row: dict, games: int) -> schemas.Progress:

@@ -65,18 +65,18 @@ def _ratings(ledger: Ledger, row: dict[str, Any], connection: Any, verdict: Verd
     differs: tuple[str | None, str] | None = None
     extra: tuple[str | None, str] | None = None
     last = 0
-    for page in rated_games.rated_pages(ledger, row, connection):
+    for through, page in rated_games.rated_pages(ledger, row, connection):
         fold.feed(page)
         expected = fold.take_history()
-        through = page[-1][0] if page else None
+        if through is None:  # no finished game on this page: nothing to hold
+            continue
         found = ladder_rows.rating_history(connection, row["id"], last, through)
         for (seq, entry), value in expected.items():
             if differs is None and found.get((seq, entry)) != value:
                 differs = (_game_at(connection, row, seq), f"ladder game {seq}: entry {entry}'s history row says "
                                                            f"{found.get((seq, entry))}, the fold of the games {value}")
         extra = extra or _extra(connection, row, found, expected)
-        if through is not None:
-            last = through
+        last = through
     extra = extra or _extra(connection, row, ladder_rows.rating_history(connection, row["id"], last), {})
     try:
         rated_games.hold_ratings(row, fold.done(), connection, observer)

@@ -36,12 +36,13 @@ def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) 
     return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
 
 
-def rated_pages(ledger: Ledger, ladder: dict[str, Any], connection) -> Iterator[rating_fold.Rated]:
-    """``rated``'s games a page at a time (facts.pages), none kept: what a check of a ladder of any size holds."""
+def rated_pages(ledger: Ledger, ladder: dict[str, Any], connection) -> Iterator[tuple[int | None, rating_fold.Rated]]:
+    """``rated``'s games a page at a time (facts.pages), none kept: what a check of a ladder of any size holds. Each
+    page with the ladder seq it reaches (its last game's, voided or not; None for a page of no finished game)."""
     entry_of = ladder_rows.entry_of_bot(connection, ladder["id"])
     void = ladder_rows.voided(connection, ladder["id"])
     for page in facts.pages(ledger, ladder_rows.scope(ladder), connection):
-        yield _rated_of(ladder, page, entry_of, void)
+        yield (page[-1][0] if page else None), _rated_of(ladder, page, entry_of, void)
 
 
 def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rating_fold.Rated:

@@ -25,8 +25,6 @@ from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import rated_games
-from tournaments.ladder.rating_fold import Fold
-from tournaments.ladder.rating_models import model
 from tournaments.play.schedule import deal_seed
 from tournaments.play.tournament_audit import Verdict, checked_facts, hold_checkpoints
 
@@ -55,44 +53,40 @@ def ladder(ledger: Ledger, row: dict[str, Any], public: bytes | None) -> Verdict
 
 
 def _ratings(ledger: Ledger, row: dict[str, Any], connection: Any, verdict: Verdict) -> list[tuple[str | None, str]]:
-    """Fold the ladder's rated games a page at a time, holding each page's history against the stored rows of its
-    games, then the stored ratings against the fold (a failure into ``verdict``); the history's first difference
-    and first row no rated game gives, to be told after it. facts.Tampered if a game's rows disagree with its
-    events."""
-    rating = model(row)
-    observer = rated_games.observer_of(row, connection)
-    fold = Fold(ladder_rows.versions(connection, row["id"]), rating.update, rating.start, observer)
-    differs: tuple[str | None, str] | None = None
-    extra: tuple[str | None, str] | None = None
+    """The ladder's ratings held against the fold of its games (rated_games.checked_fold, a page at a time; a
+    difference into ``verdict``), and each page's history against the stored rows of its games: the history's
+    first difference and first row no rated game gives, to be told after it. facts.Tampered if a game's rows
+    disagree with its events."""
+    differs: list[tuple[str | None, str]] = []
+    extra: list[tuple[str | None, str]] = []
     last = 0
-    for through, page in rated_games.rated_pages(ledger, row, connection):
-        fold.feed(page)
-        expected = fold.take_history()
-        if through is None:  # no finished game on this page: nothing to hold
-            continue
+
+    def held(through: int, expected: dict[tuple[int, int], Any]) -> None:
+        nonlocal last
         found = ladder_rows.rating_history(connection, row["id"], last, through)
         for (seq, entry), value in expected.items():
-            if differs is None and found.get((seq, entry)) != value:
-                differs = (_game_at(connection, row, seq), f"ladder game {seq}: entry {entry}'s history row says "
-                                                           f"{found.get((seq, entry))}, the fold of the games {value}")
-        extra = extra or _extra(connection, row, found, expected)
+            if not differs and found.get((seq, entry)) != value:
+                differs.append((_game_at(connection, row, seq), f"ladder game {seq}: entry {entry}'s history row "
+                                                                f"says {found.get((seq, entry))}, the fold of the "
+                                                                f"games {value}"))
+        if not extra:
+            extra.extend(_extra(connection, row, found, expected))
         last = through
-    extra = extra or _extra(connection, row, ladder_rows.rating_history(connection, row["id"], last), {})
+
     try:
-        rated_games.hold_ratings(row, fold.done(), connection, observer)
-    except facts.Tampered as error:
+        rated_games.checked_fold(ledger, row, connection, held)
+    except rated_games.RatingsDiffer as error:
         verdict.fail(None, error.reason)
-    return [problem for problem in (differs, extra) if problem is not None]
+    if not extra:  # rows after the last rated game
+        extra.extend(_extra(connection, row, ladder_rows.rating_history(connection, row["id"], last), {}))
+    return differs + extra
 
 
-def _extra(connection: Any, row: dict[str, Any], found: dict, expected: dict) -> tuple[str | None, str] | None:
+def _extra(connection: Any, row: dict[str, Any], found: dict, expected: dict) -> list[tuple[str | None, str]]:
     """The first stored history row (by ladder seq, then entry) that no rated game gives, if any."""
-    rows = sorted(set(found) - set(expected))
-    if not rows:
-        return None
-    seq, entry = rows[0]
-    return _game_at(connection, row, seq), f"ladder game {seq}: a history row for entry {entry} that no rated game " \
-                                           "gives"
+    rows = sorted(set(found) - set(expected))[:1]
+    return [(_game_at(connection, row, seq), f"ladder game {seq}: a history row for entry {entry} that no rated "
+                                             "game gives") for seq, entry in rows]
 
 
 def _game_at(connection: Any, row: dict[str, Any], seq: int) -> str | None:

@@ -6,7 +6,7 @@ is what `tourney db audit` and `ladder standings --check` hold the stored rating
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from ledger.rows import ladder_rows
@@ -83,6 +83,34 @@ def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tu
     fold, results, reading = folded(ledger, ladder, connection, observer)
     hold_ratings(ladder, fold, connection, observer)
     return results, reading
+
+
+class RatingsDiffer(facts.Tampered):
+    """A stored rating, games count or division that is not the fold of the games' results (which read right)."""
+
+
+def checked_fold(ledger: Ledger, ladder: dict[str, Any], connection=None,
+                 told: Callable[[int, dict[tuple[int, int], tuple[int, ladder_rows.Rating]]], None] | None = None
+                 ) -> None:
+    """``check_ratings`` a page of games at a time, keeping none of them: the games read (facts.Tampered, at the
+    first whose rows disagree with its events) and folded a page at a time, each page's history told to ``told``
+    (the ladder seq its last game reaches, and the (seq, entry) -> (rank, rating) rows the fold gives), then the
+    stored ratings and divisions held against the fold (RatingsDiffer naming the first that is not)."""
+    if connection is None:
+        with ledger.read() as connection:
+            return checked_fold(ledger, ladder, connection, told)
+    rating = model(ladder)
+    observer = observer_of(ladder, connection)
+    fold = rating_fold.Fold(ladder_rows.versions(connection, ladder["id"]), rating.update, rating.start, observer)
+    for through, page in rated_pages(ledger, ladder, connection):
+        fold.feed(page)
+        history = fold.take_history()
+        if told is not None and through is not None:
+            told(through, history)
+    try:
+        hold_ratings(ladder, fold.done(), connection, observer)
+    except facts.Tampered as error:
+        raise RatingsDiffer(error.game_id, error.reason) from None
 
 
 def observer_of(ladder: dict[str, Any], connection) -> Any:

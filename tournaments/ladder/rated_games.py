@@ -1,7 +1,8 @@
 """Rated games: a ladder's results read from its games' hashed events, the stored ratings held against their fold.
 
 ``rebuild`` and ``void`` refold by ladder name (tournaments.ladder.rating_fold folds and writes); ``check_ratings``
-is what `tourney db audit` and `ladder standings --check` hold the stored ratings and membership to.
+is what `ladder standings --check` holds the stored ratings and membership to, and ``checked_fold`` the same a page
+of games at a time, keeping none (`tourney db audit`, and `replay verify --ladder` with each page's history).
 """
 
 from __future__ import annotations

@@ -165,6 +165,7 @@ def test_leaderboard_columns_sort_by_the_server(plain, api):
     expect(page.locator("th[aria-sort=ascending]")).to_contain_text("rating")
     assert bots_listed(page) == [row["bot"] for row in reversed(by_rating)]
     page.get_by_role("link", name="bot", exact=True).click()
+    expect(page.locator("th[aria-sort=ascending]")).to_contain_text("bot")  # the sorted page, not the one before
     assert bots_listed(page) == sorted(row["bot"] for row in board)
     ranks = {row["bot"]: str(row["rank"]) for row in board}
     # The rank cell: the bot's own rank first (then its 95% range; no "=" tie mark out of rank order).

@@ -149,3 +149,14 @@ def _mark_group_in_id(item: pytest.Item) -> None:
 
         group = "_".join(names).replace("@", "_").replace("[", "_").replace("]", "_")
         item._id = NodeId.parse(f"{item.nodeid}@{group}")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (tox's command): half as many workers again as the cores this process may use (3 on 2 cores).
+    The suite's tests wait on real bots, sandboxes, timeouts and servers: with one worker per core the machine was
+    27% idle (tests/tournaments/sandbox and tests/tournaments/play: 313 s with 2 workers, 73% busy; 265 s with 3,
+    90% busy; docs/benchmarks.md). PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set (pytest-xdist's own hook)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + (cores + 1) // 2

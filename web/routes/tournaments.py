@@ -6,7 +6,6 @@ character, "/" included."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
 
@@ -16,9 +15,7 @@ from fastapi.responses import HTMLResponse
 from ledger import read_pages
 from ledger.canonical import loads
 from ledger.rows import tournament_rows
-from tournaments.play import formats, plan_pages, standings
-from tournaments.play.candidate_match import Match
-from tournaments.play.defaults import MATCH
+from tournaments.play import plan_pages, standings
 from tournaments.play.schedule import ScheduleError
 from web import lists, schemas
 from web.deps import MAX_PAGE, PagingDep, Site, SiteDep
@@ -69,17 +66,6 @@ recently, and interrupted after: the database holds no heartbeat of the process 
 minutes (a bot's time bank)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Entrants:
-    """What a format needs of a stored spec to plan it (tournaments.play.formats.Entrants)."""
-
-    players: int
-    games: int
-    seed: str
-    deals: tuple[str, ...] | None
-    bot_names: list[str]
-
-
 def _planned(row: dict, games: int, results: plan_pages.Results) -> tuple[int | None, bool]:
     """(the games a played tournament has when over, None if not known in advance; whether it is over), from its
     stored spec and its ``games`` stored. A drawn seed is stored as its commitment until the last game reveals it:
@@ -91,15 +77,11 @@ def _planned(row: dict, games: int, results: plan_pages.Results) -> tuple[int | 
     ``results`` a page at a time (plan_pages.walk): it is over when the walk reaches the plan's end."""
     spec = loads(row["spec"])
     seed = tournament_rows.revealed(row)
-    entrants = _Entrants(int(spec["players"]), int(spec["games"]), seed or "", None if spec.get("deals") is None
-                         else tuple(spec["deals"]), [bot["name"] for bot in spec["bots"]])
-    described = spec.get("format")
     try:
-        form = Match.of_json(described) if described and described.get("name") == MATCH else formats.of_json(described)
+        form, entrants = plan_pages.form_of(spec)
         total = form.counted(entrants)
         if total is None:
-            plan = form.plan(entrants)
-            return plan.total, seed is not None and plan_pages.walk(spec, seed, results).over
+            return form.plan(entrants).total, seed is not None and plan_pages.walk(spec, seed, results).over
     except (ScheduleError, KeyError, ValueError, TypeError):
         return None, seed is not None and spec.get("seed_commitment") is not None
     return total, seed is not None and games >= total

@@ -133,6 +133,12 @@ def write(log: dict[str, Any], labels: dict[str, str] | None = None) -> str:
     The record is read back before it is returned, and must give back the very log, event by event:
     a record is never written of a log it would not verify as. LogError otherwise, in one line.
     """
+    return written(log, labels)[0]
+
+
+def written(log: dict[str, Any], labels: dict[str, str] | None = None) -> tuple[str, Rebuilt]:
+    """``write``'s record and what reading it back gave (``rebuild(parse(text))``, equal to ``log``): for a caller
+    that checks the rebuilt log further (the tests hold its sorted JSON to the log's), without a second rebuild."""
     game = log.get("game_id")
     if log.get("view") != "full":
         raise logfmt.LogError(f"game {game}: a text record is always the full view (its lines are every seat's "
@@ -148,14 +154,14 @@ def write(log: dict[str, Any], labels: dict[str, str] | None = None) -> str:
                               "with `tourney replay verify`") from None
     text = "\n".join([*_tags(log, labels or {}, forfeit), "", *moves]) + "\n"
     try:
-        again = rebuild(parse(text, f"game {game}")).log
+        again = rebuild(parse(text, f"game {game}"))
     except logfmt.LogError as error:
         raise logfmt.LogError(f"game {game}: its log does not verify, so no record is written of it ({error})") \
             from None
-    if again != log:
+    if again.log != log:
         raise logfmt.LogError(f"game {game}: its log does not verify (its decisions, replayed, do not give its "
                               "events), so no record is written of it")
-    return text
+    return text, again
 
 
 def _decisions(log: dict[str, Any]) -> tuple[list[str], dict[str, Any] | None]:

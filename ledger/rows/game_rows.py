@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 
 from ledger import sealing
+from ledger.rows import named
 from ledger.sealed import Damaged
 from ledger.store import Ledger
 
@@ -33,7 +34,7 @@ def seats(ledger: Ledger, game_ids: Sequence[str]) -> list[dict[str, Any]]:
     with ledger.read() as connection:
         rows = connection.execute(_SEATS, {"ids": list(game_ids)}).all()
     order = {game_id: position for position, game_id in enumerate(game_ids)}
-    found = [dict(zip(SEAT_KEYS, row, strict=True)) for row in rows]
+    found = named(SEAT_KEYS, rows)
     return sorted(found, key=lambda seat: (order[seat["game_id"]], seat["seat"]))
 
 
@@ -102,16 +103,23 @@ def store_logs(ledger: Ledger, game_id: str, logs: Sequence[tuple[int, bytes]], 
 
 def logs_of(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
     """What a bot (any version) wrote on stderr, newest game first: one page and the total."""
-    query = ("FROM bot_logs l JOIN seats s ON s.game_id = l.game_id AND s.seat = l.seat "
+    rows, total = _of_bot(ledger, "bot_logs", "l.game_id, l.seat, b.content_hash, g.created_at, l.stderr",
+                          ("game_id", "seat", "content_hash", "created_at", "stderr"), name, limit, offset)
+    return [{**row, "stderr": bytes(row["stderr"])} for row in rows], total
+
+
+def _of_bot(ledger: Ledger, table: str, columns: str, keys: Sequence[str], name: str, limit: int, offset: int
+            ) -> tuple[list[dict[str, Any]], int]:
+    """A page of ``table``'s rows (aliased ``l``) of a bot's seats (any version: seat ``s``, bot ``b``, game ``g``),
+    newest game first, its ``columns`` as ``keys``, and how many there are."""
+    query = (f"FROM {table} l JOIN seats s ON s.game_id = l.game_id AND s.seat = l.seat "
              "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = l.game_id WHERE b.name = :name")
     with ledger.read() as connection:
         total = connection.execute(text(f"SELECT COUNT(*) {query}"), {"name": name}).scalar()
         rows = connection.execute(text(
-            f"SELECT l.game_id, l.seat, b.content_hash, g.created_at, l.stderr {query} "
-            "ORDER BY g.created_at DESC, g.id DESC LIMIT :limit OFFSET :offset"),
+            f"SELECT {columns} {query} ORDER BY g.created_at DESC, g.id DESC LIMIT :limit OFFSET :offset"),
             {"name": name, "limit": limit, "offset": offset}).all()
-    return [{"game_id": game_id, "seat": seat, "content_hash": content_hash, "created_at": created,
-             "stderr": bytes(stderr)} for game_id, seat, content_hash, created, stderr in rows], total
+    return named(keys, rows), total
 
 
 DIAGNOSIS_KEYS = ("game_id", "seat", "kind", "summary", "detail", "log")
@@ -123,7 +131,7 @@ def store_diagnoses(connection, diagnoses: Sequence[tuple[str, int, str, str, st
     if diagnoses:
         values = ", ".join(f":{key}" for key in DIAGNOSIS_KEYS)
         connection.execute(text(f"INSERT INTO diagnoses ({', '.join(DIAGNOSIS_KEYS)}) VALUES ({values})"),
-            [dict(zip(DIAGNOSIS_KEYS, row, strict=True)) for row in diagnoses])
+            named(DIAGNOSIS_KEYS, diagnoses))
 
 
 def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], dict[str, Any]]:
@@ -140,17 +148,9 @@ def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], 
 def diagnoses_of_bot(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
     """Why a bot (any version) forfeited, newest game first: one page (each with the game's seat's bot version
     and when it was played) and the total. For its owner's eyes only: the caller checks who asks."""
-    query = ("FROM diagnoses d JOIN seats s ON s.game_id = d.game_id AND s.seat = d.seat "
-             "JOIN bots b ON b.id = s.bot_id JOIN games g ON g.id = d.game_id WHERE b.name = :name")
-    columns = ", ".join(f"d.{key}" for key in DIAGNOSIS_KEYS)
-    with ledger.read() as connection:
-        total = connection.execute(text(f"SELECT COUNT(*) {query}"), {"name": name}).scalar()
-        rows = connection.execute(text(
-            f"SELECT {columns}, b.name, b.content_hash, g.created_at {query} "
-            "ORDER BY g.created_at DESC, g.id DESC LIMIT :limit OFFSET :offset"),
-            {"name": name, "limit": limit, "offset": offset}).all()
-    keys = (*DIAGNOSIS_KEYS, "bot", "content_hash", "created_at")
-    return [dict(zip(keys, row, strict=True)) for row in rows], total
+    columns = ", ".join(f"l.{key}" for key in DIAGNOSIS_KEYS)
+    return _of_bot(ledger, "diagnoses", f"{columns}, b.name, b.content_hash, g.created_at",
+                   (*DIAGNOSIS_KEYS, "bot", "content_hash", "created_at"), name, limit, offset)
 
 
 PAGE = 1000

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from ledger import read_models, seeds
 from ledger.checkpoints import LADDER, Scope
 from ledger.models import Ladder
-from ledger.rows import owner_rows
+from ledger.rows import listed, owner_rows
 from ledger.store import Ledger, LedgerError, now
 
 START_RATING = 1500.0
@@ -102,14 +102,11 @@ def get(ledger: Ledger, name: str) -> dict[str, Any]:
 
 
 def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
-    with ledger.read() as connection:
-        rows = connection.execute(text(
-            "SELECT l.id, l.name, l.game, l.players, l.created_at, "
-            "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
-            "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish, l.rating, l.divisions "
-            "FROM ladders l ORDER BY l.name"))
-        keys = ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating", "divisions")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+    return listed(ledger, "SELECT l.id, l.name, l.game, l.players, l.created_at, "
+                  "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
+                  "(SELECT COUNT(*) FROM ladder_games g WHERE g.ladder_id = l.id), l.publish, l.rating, l.divisions "
+                  "FROM ladders l ORDER BY l.name",
+                  ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating", "divisions"))
 
 
 def entries(ledger: Ledger, ladder_id: int, active_only: bool = True) -> list[dict[str, Any]]:
@@ -120,11 +117,9 @@ def entries(ledger: Ledger, ladder_id: int, active_only: bool = True) -> list[di
              "WHERE e.ladder_id = :ladder")
     if active_only:
         query += " AND e.status = 'active'"
-    with ledger.read() as connection:
-        rows = connection.execute(text(query + " ORDER BY e.rating DESC, e.name, e.version"), {"ladder": ladder_id})
-        keys = ("id", "name", "version", "status", "rating", "games", "bot_id", "content_hash", "kind",
-                "submitted_at", "sigma", "joined_after", "language", "description")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+    return listed(ledger, query + " ORDER BY e.rating DESC, e.name, e.version",
+                  ("id", "name", "version", "status", "rating", "games", "bot_id", "content_hash", "kind",
+                   "submitted_at", "sigma", "joined_after", "language", "description"), {"ladder": ladder_id})
 
 
 def archive(ledger: Ledger, bot_id: int) -> tuple[str, bytes]:
@@ -338,12 +333,9 @@ def _append_event(connection: Connection, ladder_id: int, kind: str, game_id: st
 
 def events(ledger: Ledger, ladder_id: int) -> list[dict[str, Any]]:
     """The ladder's events, oldest first."""
-    with ledger.read() as connection:
-        rows = connection.execute(text(
-            "SELECT seq, kind, game_id, entry_id, reason, created_at FROM ladder_events WHERE ladder_id = :ladder "
-            "ORDER BY seq"), {"ladder": ladder_id})
-        keys = ("seq", "kind", "game_id", "entry_id", "reason", "created_at")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+    return listed(ledger, "SELECT seq, kind, game_id, entry_id, reason, created_at FROM ladder_events WHERE "
+                  "ladder_id = :ladder ORDER BY seq", ("seq", "kind", "game_id", "entry_id", "reason", "created_at"),
+                  {"ladder": ladder_id})
 
 
 def game_ids(ledger: Ledger, ladder_id: int) -> list[str]:
@@ -436,12 +428,9 @@ def committed_seed(ledger: Ledger, session_id: int) -> tuple[seeds.Committed, st
 
 def sessions(ledger: Ledger, ladder_id: int) -> list[dict[str, Any]]:
     """The ladder's sessions, oldest first (a drawn seed stays None until its session ends)."""
-    with ledger.read() as connection:
-        rows = connection.execute(text(
-            "SELECT id, seed_commitment, seed, seed_origin, started_at, ended_at FROM ladder_sessions "
-            "WHERE ladder_id = :ladder ORDER BY id"), {"ladder": ladder_id})
-        keys = ("id", "commitment", "seed", "origin", "started_at", "ended_at")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+    return listed(ledger, "SELECT id, seed_commitment, seed, seed_origin, started_at, ended_at FROM ladder_sessions "
+                  "WHERE ladder_id = :ladder ORDER BY id", ("id", "commitment", "seed", "origin", "started_at",
+                                                             "ended_at"), {"ladder": ladder_id})
 
 
 def history(ledger: Ledger, entry_id: int) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from ledger import seeds
 from ledger.canonical import canonical, loads
 from ledger.checkpoints import TOURNAMENT, Scope
 from ledger.models import Tournament
+from ledger.rows import listed, named
 from ledger.store import Ledger, LedgerError, now
 
 IMPORTED = "imported"
@@ -146,9 +147,7 @@ SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
 
 def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
     """Every tournament with its entrants and stored games counted, oldest first."""
-    with ledger.read() as connection:
-        rows = connection.execute(text(f"{SUMMARY} ORDER BY t.id"))
-        return [dict(zip(SUMMARY_KEYS, row, strict=True)) for row in rows]
+    return listed(ledger, f"{SUMMARY} ORDER BY t.id", SUMMARY_KEYS)
 
 
 def newest(ledger: Ledger, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
@@ -157,7 +156,7 @@ def newest(ledger: Ledger, offset: int, limit: int) -> tuple[list[dict[str, Any]
         total = connection.execute(text("SELECT COUNT(*) FROM tournaments")).scalar()
         rows = connection.execute(text(f"{SUMMARY} ORDER BY t.id DESC LIMIT :limit OFFSET :offset"),
                                   {"limit": limit, "offset": offset})
-        return [dict(zip(SUMMARY_KEYS, row, strict=True)) for row in rows], total
+        return named(SUMMARY_KEYS, rows), total
 
 
 def summary(ledger: Ledger, tournament_id: int) -> dict[str, Any]:

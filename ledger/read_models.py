@@ -16,8 +16,9 @@ game's events: the ledger never parses an event):
 
 Counted per rated ladder game, when ``ledger.rows.ladder_rows`` numbers it (``count_ladder``; a void
 takes it out again, ``uncount_ladder``): ``ladder_records`` (per entry: wins, draws, losses,
-forfeits, points, when it last played) and ``ladder_pairs`` (per ordered pair of entries). The
-ratings themselves are the ladder's own projection (``ladder_entries``, ``ladder_ratings``).
+forfeits, points, when it last played) and ``ladder_pairs`` (per ordered pair of entries); now and then
+their sums as of a game (``ledger.ladder_snapshots``). The ratings themselves are the ladder's own
+projection (``ladder_entries``, ``ladder_ratings``).
 
 A game's **result** for a seat: ``win`` first alone, ``draw`` first and shared, ``loss`` any
 other place. Between two seats the better place scores a win, the same place a draw; points
@@ -47,7 +48,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
-from ledger import read_fits
+from ledger import ladder_snapshots, read_fits
 from ledger.errors import LedgerError
 
 POSITION = "games"
@@ -346,6 +347,7 @@ def count_ladder(connection: Connection, ladder_id: int, game_ids: Sequence[str]
     for number, outcome in enumerate(found, start=first):
         add_ladder_game(rows, ladder_id, number, outcome, entries, outcome.game_id not in void)
     write(connection, rows)
+    ladder_snapshots.keep(connection, ladder_id)  # the ladder's sums as of a game, when one is due
 
 
 def uncount_ladder(connection: Connection, ladder_id: int, game_id: str) -> None:
@@ -354,8 +356,9 @@ def uncount_ladder(connection: Connection, ladder_id: int, game_id: str) -> None
     found = stored_outcomes(connection, [game_id])
     if not found:
         return  # not counted yet: the catch-up will see the void
-    entries = ladder_entries(connection, ladder_id)
-    add_ladder_game(rows, ladder_id, ladder_number(connection, ladder_id, game_id), found[0], entries)
+    entries, number = ladder_entries(connection, ladder_id), ladder_number(connection, ladder_id, game_id)
+    ladder_snapshots.drop(connection, ladder_id, number)  # they count it: taken again without it
+    add_ladder_game(rows, ladder_id, number, found[0], entries)
     del rows["game_results"]
     for table in ("ladder_records", "ladder_pairs"):
         for values in rows[table].values():
@@ -441,6 +444,7 @@ def clear(connection: Connection) -> None:
     for table in TABLES:
         connection.execute(text(f"DELETE FROM {table}"))
     read_fits.clear(connection)
+    ladder_snapshots.clear(connection)
     advance(connection, 0)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
+from ledger import ladder_snapshots
 from ledger.read_models import COUNTS, empty, require_current, table_rows, tournament_of
 
 
@@ -254,9 +255,16 @@ def ladder_count(connection: Connection, ladder_id: int) -> int:
 
 
 def ladder_seq(connection: Connection, ladder_id: int, number: int) -> int:
-    """The ``ladder_games.seq`` of the ladder's game ``number`` (1 its first); 0 for 0 (before its first game)."""
+    """The ``ladder_games.seq`` of the ladder's game ``number`` (1 its first); 0 for 0 (before its first game) and
+    past its latest. Found by its number (the index on game_results' ladder and number: one step, however many
+    games), or, for a game the read models do not count yet, by its place among the ladder's games."""
     if number <= 0:
         return 0
+    found = connection.execute(text(
+        "SELECT l.seq FROM game_results g JOIN ladder_games l ON l.game_id = g.game_id WHERE g.ladder_id = :ladder "
+        "AND g.ladder_number = :number"), {"ladder": ladder_id, "number": number}).scalar()
+    if found is not None:
+        return found
     return connection.execute(text("SELECT seq FROM ladder_games WHERE ladder_id = :ladder ORDER BY seq LIMIT 1 "
                                    "OFFSET :skip"), {"ladder": ladder_id, "skip": number - 1}).scalar() or 0
 
@@ -267,16 +275,21 @@ def ladder_number_before(connection: Connection, ladder_id: int, stamp: str) -> 
                                    ":ladder AND created_at <= :stamp"), {"ladder": ladder_id, "stamp": stamp}).scalar()
 
 
-def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None, int]]:
+def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int,
+                      records: dict[int, dict[str, Any]] | None = None) -> dict[int, tuple[float, float | None, int]]:
     """Each entry's rating after its latest rated ladder game at ``ladder_games.seq`` <= ``seq``, as ladder_ratings
     holds them (a void refolds them): entry -> (rating, sigma, its rated games by then). Entries that had not played
-    by then are absent."""
-    rows = connection.execute(text(
-        "SELECT r.entry_id, r.rating, r.sigma, c.games FROM (SELECT x.entry_id, MAX(x.game_seq) AS latest, "
-        "COUNT(*) AS games FROM ladder_ratings x JOIN ladder_entries e ON e.id = x.entry_id WHERE e.ladder_id = "
-        ":ladder AND x.game_seq <= :seq GROUP BY x.entry_id) c JOIN ladder_ratings r ON r.entry_id = c.entry_id "
-        "AND r.game_seq = c.latest"), {"ladder": ladder_id, "seq": seq}).fetchall()
-    return {entry: (rating, sigma, games) for entry, rating, sigma, games in rows}
+    by then are absent. The rating is ``ladder_ratings_before``'s (one index step an entry); the games are its wins,
+    draws and losses by then, from ``records`` (``ladder_at``'s as of the ladder's game at ``seq``, when the caller
+    has them; else read): never a count of every rating row."""
+    if records is None:
+        number = connection.execute(text(
+            "SELECT g.ladder_number FROM ladder_games l JOIN game_results g ON g.game_id = l.game_id "
+            "WHERE l.ladder_id = :ladder AND l.seq <= :seq ORDER BY l.seq DESC LIMIT 1"),
+            {"ladder": ladder_id, "seq": seq}).scalar() or 0
+        records = ladder_at(connection, ladder_id, number)[0]
+    return {entry: (rating, sigma, sum(records.get(entry, {}).get(key, 0) for key in ("wins", "draws", "losses")))
+            for entry, (rating, sigma) in ladder_ratings_before(connection, ladder_id, seq).items()}
 
 
 def ladder_ratings_before(connection: Connection, ladder_id: int, seq: int) -> dict[int, tuple[float, float | None]]:
@@ -293,33 +306,11 @@ def ladder_ratings_before(connection: Connection, ladder_id: int, seq: int) -> d
 def ladder_at(connection: Connection, ladder_id: int, number: int
               ) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, int], tuple[int, int, int]]]:
     """What ``ladder`` reads, counting only the rated games numbered up to ``number``: each entry's wins, draws,
-    losses, forfeits, points2 and last_played, and each ordered pair's wins-draws-losses (added up in SQL from
-    game_results and seat_results: a page read as of an earlier game, no event read)."""
+    losses, forfeits, points2 and last_played, and each ordered pair's wins-draws-losses (a page read as of an
+    earlier game, no event read): the ladder's latest snapshot at or before that game plus the sums over the games
+    since (ledger.ladder_snapshots), so the cost is the league's bots and pairs, not its games."""
     require_current(connection)
-    rated = ("g.ladder_id = :ladder AND g.ladder_number <= :number AND g.game_id NOT IN (SELECT game_id FROM "
-             "ladder_events WHERE ladder_id = :ladder AND kind = 'void')")
-    params = {"ladder": ladder_id, "number": number}
-    records: dict[int, dict[str, Any]] = {}
-    for entry, wins, draws, losses, forfeits, last in connection.execute(text(
-            "SELECT e.id, SUM(CASE WHEN s.result = 'win' THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN s.result = 'draw' THEN 1 ELSE 0 END), SUM(CASE WHEN s.result = 'loss' THEN 1 ELSE 0 END), "
-            "SUM(s.forfeited), MAX(g.created_at) FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
-            f"JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id WHERE {rated} GROUP BY e.id"),
-            params).fetchall():
-        records[entry] = {"wins": wins, "draws": draws, "losses": losses, "forfeits": forfeits, "points2": 0,
-                          "last_played": last}
-    pairs: dict[tuple[int, int], tuple[int, int, int]] = {}
-    for entry, opponent, won, drawn, lost in connection.execute(text(
-            "SELECT e.id, f.id, SUM(CASE WHEN s.rank < o.rank THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN s.rank = o.rank THEN 1 ELSE 0 END), SUM(CASE WHEN s.rank > o.rank THEN 1 ELSE 0 END) "
-            "FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
-            "JOIN seat_results o ON o.game_id = g.game_id AND o.seat <> s.seat "
-            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
-            f"JOIN ladder_entries f ON f.bot_id = o.bot_id AND f.ladder_id = g.ladder_id WHERE {rated} "
-            "GROUP BY e.id, f.id"), params).fetchall():
-        pairs[(entry, opponent)] = (won, drawn, lost)
-        records[entry]["points2"] += 2 * won + drawn
-    return records, pairs
+    return ladder_snapshots.at(connection, ladder_id, number)
 
 
 def ladder_pairs_of(connection: Connection, ladder_id: int, entries: Sequence[int],

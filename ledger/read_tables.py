@@ -25,6 +25,7 @@ class GameResult(SQLModel, table=True):
         Index("ix_game_results_store_seq", "store_seq", unique=True),
         Index("ix_game_results_tournament", "tournament_id", "store_seq"),
         Index("ix_game_results_ladder", "ladder_id", "store_seq"),
+        Index("ix_game_results_ladder_number", "ladder_id", "ladder_number"),
     )
 
     game_id: str = Field(primary_key=True)
@@ -136,6 +137,35 @@ class LadderPair(SQLModel, table=True):
     wins: int
     draws: int
     losses: int
+
+
+class LadderSnapshot(SQLModel, table=True):
+    """A ladder's sums kept as of its game ``number`` (revision 0019, ledger/ladder_snapshots.py): the mark that the
+    snapshot is whole, and how many rows it has (which spaces the next)."""
+
+    __tablename__ = "ladder_snapshots"
+
+    ladder_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    number: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    row_count: int = Field(sa_column=Column(Integer, nullable=False))
+
+
+class LadderSnapshotRow(SQLModel, table=True):
+    """One row of a ladder's snapshot: an entry's record (``opponent_id`` 0: wins, draws, losses, forfeits, when it
+    last played) or its wins, draws and losses against another entry, over the rated games numbered up to
+    ``number``."""
+
+    __tablename__ = "ladder_snapshot_rows"
+
+    ladder_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    number: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    entry_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    opponent_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    wins: int = Field(sa_column=Column(Integer, nullable=False))
+    draws: int = Field(sa_column=Column(Integer, nullable=False))
+    losses: int = Field(sa_column=Column(Integer, nullable=False))
+    forfeits: int = Field(sa_column=Column(Integer, nullable=False))
+    last_played: str | None = None
 
 
 class TournamentFit(SQLModel, table=True):

@@ -12,14 +12,15 @@ Games are read in store order, ``CHUNK`` at a time: memory holds one chunk of ga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from ledger import closing, read_audit
+from ledger import closing, ladder_snapshots, read_audit
 from ledger import read_models as models
+from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import facts
 
@@ -81,6 +82,7 @@ def catch_up(ledger: Ledger) -> int:
         with ledger.write() as connection:
             numbered = _finished(connection, models.position(connection), CHUNK)
             if not numbered:
+                ladder_snapshots.keep_all(connection)  # every ladder's sums as of its games, where one is due
                 return counted
             ladders = Ladders.read(connection)
             found = _checked(connection, [game_id for game_id, _ in numbered])
@@ -147,12 +149,14 @@ def audit(ledger: Ledger, limit: int = 20) -> Audit:
                 found.differences.append(f"{table} (game_id={extra!r}): stored, but no such game is finished")
         for table in models.TABLES[2:]:
             found.differences += read_audit.differences(models.table_rows(connection, table), sums[table], table)
+        found.differences += read_audit.snapshot_differences(connection)
     return _cut(found, limit)
 
 
-def check_tournament(connection: Connection, tournament_id: int, found: list[facts.Fact]) -> None:
+def check_tournament(connection: Connection, tournament_id: int, found: Iterable[facts.Fact]) -> None:
     """A tournament's read models must be what its games' results (``found``, read from their hashed events)
-    add up to: facts.Tampered naming the first row that is not (what `tourney standings --check` adds)."""
+    add up to: facts.Tampered naming the first row that is not (what `tourney standings --check` adds).
+    ``found`` is read once and kept nowhere (facts.pages' pages, one at a time): memory holds the sums."""
     rows = models.empty()
     for fact in found:
         models.add_tournament_game(rows, outcome_of(fact, tournament_id))
@@ -160,15 +164,38 @@ def check_tournament(connection: Connection, tournament_id: int, found: list[fac
              {"id": tournament_id})
 
 
-def check_ladder(connection: Connection, ladder_id: int, found: list[facts.Fact]) -> None:
+def check_ladder(connection: Connection, ladder_id: int, found: Iterable[facts.Fact]) -> None:
     """A ladder's read models must be what its games (``found``, from their hashed events, in ladder order) add
-    up to, voided ones left out: facts.Tampered naming the first row that is not (`ladder standings --check`)."""
-    ladders = Ladders.read(connection)
-    rows = models.empty()
-    for number, fact in enumerate(found, start=1):
-        models.add_ladder_game(rows, ladder_id, number, outcome_of(fact, None), ladders.entries.get(ladder_id, {}),
-                               fact.game_id not in ladders.void)
-    _compare(connection, rows, ("ladder_records", "ladder_pairs"), "WHERE ladder_id = :id", {"id": ladder_id})
+    up to, voided ones left out: facts.Tampered naming the first row that is not (`ladder standings --check`).
+    ``found`` is read once and kept nowhere (``LadderSums`` takes it in parts)."""
+    sums = LadderSums(connection, ladder_id)
+    sums.add(found)
+    sums.check()
+
+
+class LadderSums:
+    """``check_ladder`` fed in parts (each page of facts.pages as it is read, beside the ratings' fold): the sums
+    per entry and pair of entries, never a game."""
+
+    def __init__(self, connection: Connection, ladder_id: int) -> None:
+        self.connection, self.ladder_id = connection, ladder_id
+        self.entries, self.void = ladder_rows.entry_of_bot(connection, ladder_id), ladder_rows.voided(connection,
+                                                                                                     ladder_id)
+        self.rows = models.empty()
+        self.number = 0
+
+    def add(self, found: Iterable[facts.Fact]) -> None:
+        """The next games, in ladder order (each numbered on the ladder as it comes)."""
+        for fact in found:
+            self.number += 1
+            models.add_ladder_game(self.rows, self.ladder_id, self.number, outcome_of(fact, None), self.entries,
+                                   fact.game_id not in self.void)
+            self.rows["game_results"].clear()  # a row per game, not compared here: not kept
+
+    def check(self) -> None:
+        """The stored rows must be the sums: facts.Tampered naming the first that is not."""
+        _compare(self.connection, self.rows, ("ladder_records", "ladder_pairs"), "WHERE ladder_id = :id",
+                 {"id": self.ladder_id})
 
 
 def _compare(connection: Connection, rows: models.Rows, tables: tuple[str, ...], where: str, params: dict) -> None:

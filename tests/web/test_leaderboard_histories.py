@@ -171,7 +171,8 @@ def test_the_histories_and_the_information_on_both_backends(league_db):  # noqa:
 
 def test_the_ratings_rank_movement_compares_with_are_one_step_an_entry(tmp_path):
     """Each entry's rating as of a game, for rank movement: the same as the read that also counts each one's games,
-    and the same steps at 400 and at 4,000 games (the counting read's steps grow with them)."""
+    and the same steps at 400 and at 4,000 games (the counting read's steps grow with them here: this ladder's rows
+    are written directly, with no snapshot of its sums; tests/ledger/test_ladder_snapshots.py measures it with)."""
     small, large = long_ladder(tmp_path / "small.db", 400), long_ladder(tmp_path / "large.db", 4000)
     for ledger, seq in ((small, 1), (small, 399), (large, 3001)):
         with ledger.read() as connection:

@@ -182,8 +182,8 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
     row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
         seq = read_pages.ladder_seq(connection, row["id"], at)
-        rated = read_pages.ladder_ratings_at(connection, row["id"], seq)
         records, pairs = read_pages.ladder_at(connection, row["id"], at)
+        rated = read_pages.ladder_ratings_at(connection, row["id"], seq, records)
         gone = read_pages.ladder_retired_by(connection, row["id"], at)
     rating = league.model(row)
     # The versions there were then (submitted before that game), each active then unless a retire event or a newer

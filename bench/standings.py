@@ -33,6 +33,12 @@ cost, and the memory of `run` and `standings` at two sizes.
 
        memory: command=verify-tournament-check games=N peak_traced_mb=X
 
+   and the same of `tourney standings --check` (every game's result read a page at a time, the sums kept: flat)
+   and of `--check --interval bootstrap` (which keeps each game's (bot, rank) per seat: it grows with the games):
+
+       memory: command=standings-check games=N peak_traced_mb=X
+       memory: command=standings-bootstrap games=N peak_traced_mb=X
+
 Usage: python bench/standings.py [--keep DIR] [--bots 400] [--games 10000] [--report-games 10000]
 """
 
@@ -92,21 +98,28 @@ CHECKER = """
 import sys, tracemalloc
 from ledger.rows import tournament_rows
 from ledger.store import Ledger
-from tournaments.play import tournament_audit
+from tournaments.play import standings, tournament_audit
 ledger = Ledger(sys.argv[1], read_only=True)
 row = tournament_rows.get(ledger, "cup")
 tracemalloc.start()
-verdict = tournament_audit.tournament(ledger, row, ledger.public_key())
-print(tracemalloc.get_traced_memory()[1], verdict.ok)
+if sys.argv[2] == "verify-tournament-check":
+    verdict = tournament_audit.tournament(ledger, row, ledger.public_key())
+else:
+    interval = standings.BOOTSTRAP if sys.argv[2] == "standings-bootstrap" else standings.CURVATURE
+    standings.of_tournament(ledger, "cup", check=True, interval=interval)
+print(tracemalloc.get_traced_memory()[1])
 """
-"""The whole-tournament check of `replay verify --db` alone (tournaments.play.tournament_audit), its Python
-allocations' peak told (tracemalloc: what it holds, without the interpreter's and the imports' share of the RSS)."""
+"""One command's work alone, its Python allocations' peak told (tracemalloc: what it holds, without the interpreter's
+and the imports' share of the RSS): the whole-tournament check of `replay verify --db`
+(tournaments.play.tournament_audit), `standings --check` and `standings --check --interval bootstrap`."""
+
+CHECKED = ("verify-tournament-check", "standings-check", "standings-bootstrap")
 
 
-def check_peak(path: Path) -> float:
-    """Peak MiB of the Python allocations of the whole-tournament check of the ledger at ``path``."""
-    out = subprocess.run([sys.executable, "-c", CHECKER, str(path)], check=True, capture_output=True, text=True,
-                         cwd=ROOT)
+def check_peak(path: Path, command: str = CHECKED[0]) -> float:
+    """Peak MiB of the Python allocations of ``command`` (one of CHECKED) on the ledger at ``path``."""
+    out = subprocess.run([sys.executable, "-c", CHECKER, str(path), command], check=True, capture_output=True,
+                         text=True, cwd=ROOT)
     return int(out.stdout.split()[0]) / 2**20
 
 
@@ -219,9 +232,10 @@ def main() -> None:
         print(f"memory: command=standings games={games} peak_rss_mb={rss:.0f}", flush=True)
     for games, path in sorted(sizes.items()):
         print(f"memory: command=verify games={games} peak_rss_mb={verify_rss(path):.0f}", flush=True)
-    for games, path in sorted(sizes.items()):
-        print(f"memory: command=verify-tournament-check games={games} peak_traced_mb={check_peak(path):.1f}",
-              flush=True)
+    for command in CHECKED:
+        for games, path in sorted(sizes.items()):
+            print(f"memory: command={command} games={games} peak_traced_mb={check_peak(path, command):.1f}",
+                  flush=True)
     if args.no_report:
         return
 

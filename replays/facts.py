@@ -152,51 +152,38 @@ class Reading:
 
 
 def read(ledger: Ledger, scope: Scope, connection: Connection | None = None) -> Reading:
-    """Every finished game of a tournament or ladder, checked as the module docstring says.
+    """Every finished game of a tournament or ladder, checked as the module docstring says: ``pages`` kept in one
+    list (a reader of a scope of any size takes the pages one at a time instead).
 
-    Tampered, naming the first game that fails, if any does.
+    Tampered, naming the first game that fails (in chain order), if any does.
     """
     if connection is None:
         with ledger.read() as connection:
             return read(ledger, scope, connection)
-    key = ledger.key_row(connection)
-    public, signs_from = key if key is not None else (None, None)
-    audit = checkpoints.audit(connection, scope, public)
-    if audit.problems:
-        raise Tampered(*audit.problems[0])
-    trust = Trust(None if public is None else fingerprint(public), audit.latest, audit.covered)
-    by_id: dict[str, Fact] = {}
-    for chunk in closing.in_chunks(connection, scope):  # a chunk's events at a time: a Fact keeps none
-        for game in chunk:
-            fact = check(game)
-            if fact is None:
-                trust.unfinished += 1
-            else:
-                by_id[fact.game_id] = fact
-    covered = {member.game_id for member in audit.members[:audit.covered]}
-    for fact in by_id.values():
-        if fact.game_id not in covered:
-            _vouch(fact, public, signs_from, trust)
-    ordered = [by_id[member.game_id] for member in audit.members if member.game_id in by_id]
-    if len(ordered) != len(by_id):
-        stray = sorted(set(by_id) - {member.game_id for member in audit.members})
-        raise Tampered(stray[0], f"finished, but not among the games of {scope}")
-    return Reading(ordered, trust, {member.game_id: member.order for member in audit.members})
+    found = Reading([])
+    for page in pages(ledger, scope, connection, trust=found.trust):
+        for order, fact in page:
+            found.facts.append(fact)
+            found.order[fact.game_id] = order
+    return found
 
 
-def pages(ledger: Ledger, scope: Scope, connection: Connection, size: int | None = None
+def pages(ledger: Ledger, scope: Scope, connection: Connection, size: int | None = None, trust: Trust | None = None
           ) -> Iterator[list[tuple[int, Fact]]]:
     """``read``'s finished games a page of ``size`` (None: checkpoints.PAGE) at a time, in chain order, each
     with its order number (the ladder seq in a ladder), none kept: what a reader of a scope of any size holds is
     a page. The same checks (the checkpoints first, each game's rows against its events, the signature of each
     no checkpoint covers, a finished game left out of the chain), Tampered at the first that fails: in chain
-    order, not by game id."""
+    order, not by game id. ``trust`` (if given) is filled as the pages are read: who vouches for the games, the
+    games still playing counted, whole once the last page is read."""
     key = ledger.key_row(connection)
     public, signs_from = key if key is not None else (None, None)
     audit = checkpoints.audit(connection, scope, public, keep=False)
     if audit.problems:
         raise Tampered(*audit.problems[0])
-    trust = Trust()
+    trust = Trust() if trust is None else trust
+    trust.key = None if public is None else fingerprint(public)
+    trust.checkpoint, trust.covered = audit.latest, audit.covered
     size = size or checkpoints.PAGE
     members = checkpoints.paged_members(connection, scope, size)
     done = 0
@@ -210,10 +197,13 @@ def pages(ledger: Ledger, scope: Scope, connection: Connection, size: int | None
                     _vouch(fact, public, signs_from, trust)
                 page.append((member.order, fact))
             done += 1
+        del stored  # the page's rows and events, let go before the next page's are read (and the page itself)
         yield page
+        del page
     for game in closing.unnumbered(connection, scope):
         if check(game) is not None:  # a finished game is numbered: check says so first
             raise Tampered(game.game_id, f"finished, but not among the games of {scope}")
+        trust.unfinished += 1
 
 
 def trust(ledger: Ledger, scope: Scope, connection: Connection) -> Trust:

@@ -8,7 +8,6 @@ verify offline, on SQLite and on PostgreSQL alike.
 
 from __future__ import annotations
 
-import gc
 import json
 from pathlib import Path
 
@@ -17,9 +16,10 @@ import pytest
 from ledger import checkpoints, seeds
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
-from replays import facts
+from replays import projections
 from tests import tamper as attack
 from tests.backends import Backend, copied_ledger
+from tests.held import AliveFacts
 from tests.tournaments.play.test_protocol import GAME
 from tournaments.ladder import ladder_audit, rating_fold, sessions
 from tournaments.ladder import league as ladder
@@ -143,27 +143,46 @@ def test_the_ladder_check_holds_a_page_of_games_not_the_ladder(spring, monkeypat
     assert voided.exit_code == 0, voided.output
     page = 1
     monkeypatch.setattr(checkpoints, "PAGE", page)
-    alive: list[int] = []
-    done = rating_fold.Fold.done
-
-    # Results other tests of this worker left alive are not this check's: held here (so that no new one takes the
-    # address of one), and left out of the count.
-    before = [thing for thing in gc.get_objects() if isinstance(thing, facts.Fact)]
-    known = {id(thing) for thing in before}
-
-    def counted(fold):
-        gc.collect()
-        alive.append(sum(isinstance(thing, facts.Fact) and id(thing) not in known for thing in gc.get_objects()))
-        return done(fold)
-
-    monkeypatch.setattr(rating_fold.Fold, "done", counted)
+    alive = AliveFacts()
+    alive.before_each_call(monkeypatch, rating_fold.Fold, "done")
     ledger = Ledger(spring.url, read_only=spring.path is not None)
     try:
         assert len(ladder_rows.game_ids(ledger, 1)) > 2 * page
         verdict = ladder_audit.ladder(ledger, ladder_rows.get(ledger, "spring"), ledger.public_key())
     finally:
         ledger.close()
-    assert verdict.problems == [] and alive and max(alive) <= page, (verdict.problems, alive)
+    assert verdict.problems == [] and alive.counts and max(alive.counts) <= page, (verdict.problems, alive.counts)
+
+
+def test_ladder_standings_check_holds_a_page_and_prints_what_standings_print(spring, monkeypatch):
+    """`ladder standings --check` reads its games a page at a time (its ratings' fold and read models' sums beside
+    each other): when it compares the sums (every game read and folded), no more results of games are alive than a
+    page holds; on the sound ledger it prints what plain `ladder standings` prints, who vouches included."""
+    for extra in ((), ("--json",)):
+        plain, checked = on_spring("standings", spring, *extra), on_spring("standings", spring, "--check", *extra)
+        assert plain.exit_code == 0 and checked.output == plain.output, (plain.output, checked.output)
+    assert "checkpoint " in on_spring("standings", spring, "--check").output
+    page = 1
+    monkeypatch.setattr(checkpoints, "PAGE", page)
+    alive = AliveFacts()
+    alive.before_each_call(monkeypatch, projections.LadderSums, "check")
+    ledger = Ledger(spring.url, read_only=spring.path is not None)
+    try:
+        assert len(ladder_rows.game_ids(ledger, 1)) > 2 * page
+        _rows, trust = ladder.checked_standings(ledger, "spring", check=True)
+    finally:
+        ledger.close()
+    assert len(alive.counts) == 1 and alive.counts[0] <= page and trust.checkpoint is not None, alive.counts
+
+
+def test_a_forged_ladder_read_model_is_named_by_the_check(spring):
+    """A ladder's record changed by hand: `ladder standings --check` refuses, naming the row and what the games'
+    hashed results give; plain `ladder standings` shows it (it is the audit's and the check's to find)."""
+    entry = attack.fetch(spring, "SELECT entry_id FROM ladder_records ORDER BY entry_id LIMIT 1")[0][0]
+    attack.tamper(spring, f"UPDATE ladder_records SET wins = wins + 5 WHERE entry_id = {entry}")
+    attack.assert_refused(on_spring("standings", spring, "--check"), None,
+                          f"a read model differs from the games' hashed results: ladder_records (entry_id={entry})")
+    assert on_spring("standings", spring).exit_code == 0
 
 
 def test_an_exported_ladder_verifies_offline_with_its_sessions(spring, tmp_path):

@@ -56,6 +56,8 @@ BENCHES = {
                   [rf"standings: bots=6 games=30 cpu_s={N} bootstrap_cpu_s={N} .*",
                    rf"memory: command=verify games=30 peak_rss_mb={N}",
                    rf"memory: command=verify-tournament-check games=30 peak_traced_mb={N}",
+                   rf"memory: command=standings-check games=30 peak_traced_mb={N}",
+                   rf"memory: command=standings-bootstrap games=30 peak_traced_mb={N}",
                    rf"report: games={N} cpu_ratio={N} .*"],
                   True),
     "records": (["--games", "2"], [rf"smallest size ratio: {N}x; largest verify time ratio: {N}x"], False),

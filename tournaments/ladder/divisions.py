@@ -18,7 +18,7 @@ A division whose boss is not set promotes nobody, and relegates nobody into it f
 tournaments.ladder.rating_fold.Fold's ``observe``) and its boss events (applied after the game they were
 appended after), it gives every entry's division. The ladder stores each move as a ``promote`` or
 ``relegate`` event in the transaction of the game that caused it; ``replayed`` reads membership back from the
-stored events, and the audit checks that the two agree (tournaments.ladder.rated_games.check_ratings).
+stored events, and the audit checks that the two agree (tournaments.ladder.rated_games.checked_fold).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from ledger.store import Ledger
 from replays import facts, projections
 from tournaments.ladder import divisions, matchmaking, membership
 from tournaments.ladder.ladder_errors import LadderError
-from tournaments.ladder.rated_games import check_ratings
+from tournaments.ladder.rated_games import checked_fold
 from tournaments.ladder.rating_models import MODELS, OPENSKILL, model
 from tournaments.ratings import elo, openskill, ranks
 
@@ -159,13 +159,14 @@ def checked_standings(ledger: Ledger, ladder_name: str, include_retired: bool = 
 
     With ``check``, every game's result is read from its hashed events, and the ratings and the read
     models must be what they fold and add up to (facts.Tampered naming the first that is not): it reads
-    every game."""
+    every game, a page at a time (rated_games.checked_fold), and holds a page, the sums and the ratings."""
     ladder = ladder_rows.get(ledger, ladder_name)
     with ledger.read() as connection:
         if check:
-            _results, reading = check_ratings(ledger, ladder, connection)
-            projections.check_ladder(connection, ladder["id"], reading.facts)
-            trust = reading.trust
+            trust = facts.Trust()
+            sums = projections.LadderSums(connection, ladder["id"])
+            checked_fold(ledger, ladder, connection, trust=trust, read=sums.add)
+            sums.check()
         else:
             trust = facts.trust(ledger, ladder_rows.scope(ladder), connection)
     return standings(ledger, ladder_name, include_retired), trust

@@ -7,7 +7,7 @@ the module of its role, so callers keep writing ``league.submit``, ``league.stan
 * the bot cache (tournaments.ladder.bot_cache): ``materialize``, ``runnable``, ``stored_bot``;
 * confinement (tournaments.ladder.confinement): ``Limits``, ``confined``, ``require_sandbox``;
 * ratings (tournaments.ladder.rating_models, rated_games, rating_fold): ``model``, ``MODELS``,
-  ``check_ratings`` (``checked_fold``: the same, a page of games at a time), ``rebuild``, ``void``;
+  ``checked_fold`` (the stored ratings held against the fold, a page of games at a time), ``rebuild``, ``void``;
 * standings (tournaments.ladder.leaderboard): ``standings``, ``checked_standings``, ``history``,
   ``candidates`` (what matchmaking weighs; tournaments.ladder.matchmaking pairs them);
 * play (tournaments.ladder.sessions) and the worker (tournaments.ladder.worker), which callers import by name.
@@ -41,7 +41,7 @@ from tournaments.ladder.leaderboard import (
     placed,
     standings,
 )
-from tournaments.ladder.rated_games import check_ratings, checked_fold, folded, rated, rated_after, rebuild, void
+from tournaments.ladder.rated_games import checked_fold, folded, rated, rated_after, rebuild, void
 from tournaments.ladder.rating_models import (
     ELO,
     MODELS,
@@ -57,7 +57,7 @@ from tournaments.ladder.submitting import DESCRIPTION_CHARS, OPPONENT, package, 
 __all__ = [
     "CPU_SECONDS", "DESCRIPTION_CHARS", "ELO", "MAX_PROCESSES", "MEMORY_MB", "MODELS", "OPENSKILL", "OPPONENT",
     "RATINGS", "LadderError", "Limits", "Model", "Refused", "Standing", "Unavailable", "_ranged", "boss",
-    "cache_root", "candidates", "check_ratings", "checked_fold", "checked_standings", "confined", "create",
+    "cache_root", "candidates", "checked_fold", "checked_standings", "confined", "create",
     "default_rating", "default_workers", "folded", "history", "leaderboard_rating", "materialize", "met", "model",
     "package", "placed", "rated", "rated_after", "rebuild", "require_sandbox", "retire", "runnable", "standings",
     "stored_bot", "submit", "validate", "void",

@@ -1,8 +1,8 @@
 """Rated games: a ladder's results read from its games' hashed events, the stored ratings held against their fold.
 
-``rebuild`` and ``void`` refold by ladder name (tournaments.ladder.rating_fold folds and writes); ``check_ratings``
-is what `ladder standings --check` holds the stored ratings and membership to, and ``checked_fold`` the same a page
-of games at a time, keeping none (`tourney db audit`, and `replay verify --ladder` with each page's history).
+``rebuild`` and ``void`` refold by ladder name (tournaments.ladder.rating_fold folds and writes); ``checked_fold``
+is what `ladder standings --check`, `tourney db audit` and `replay verify --ladder` (with each page's history) hold
+the stored ratings and membership to, a page of games at a time, keeping none.
 """
 
 from __future__ import annotations
@@ -28,22 +28,31 @@ def rated(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rati
     return _rated(connection, ladder, reading.facts, reading.order), reading
 
 
-def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> rating_fold.Rated:
-    """The rated games stored after ladder seq ``after`` (0: all), in fold order, from their hashed events: a
-    refold reads the games stored while it ran this way, without auditing the whole ladder again."""
+def rated_after(ledger: Ledger, ladder: dict[str, Any], connection, after: int) -> Iterator[rating_fold.Rated]:
+    """The rated games stored after ladder seq ``after`` (0: all, a page at a time: ``rated_pages``), in fold order,
+    from their hashed events: a refold reads the games stored while it ran this way (one page), without auditing
+    the whole ladder again."""
     if after == 0:
-        return rated(ledger, ladder, connection)[0]
+        yield from (page for _through, page in rated_pages(ledger, ladder, connection))
+        return
     order = ladder_rows.games_after(connection, ladder["id"], after)
-    return _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
+    yield _rated(connection, ladder, facts.read_games(ledger, list(order), connection), order)
 
 
-def rated_pages(ledger: Ledger, ladder: dict[str, Any], connection) -> Iterator[tuple[int | None, rating_fold.Rated]]:
-    """``rated``'s games a page at a time (facts.pages), none kept: what a check of a ladder of any size holds. Each
-    page with the ladder seq it reaches (its last game's, voided or not; None for a page of no finished game)."""
+def rated_pages(ledger: Ledger, ladder: dict[str, Any], connection, trust: facts.Trust | None = None,
+                read: Callable[[list[facts.Fact]], None] | None = None
+                ) -> Iterator[tuple[int | None, rating_fold.Rated]]:
+    """``rated``'s games a page at a time (facts.pages, ``trust`` filled as it fills it), none kept: what a check of
+    a ladder of any size holds. Each page with the ladder seq it reaches (its last game's, voided or not; None for a
+    page of no finished game); its games, voided ones too, handed to ``read`` first (once checked)."""
     entry_of = ladder_rows.entry_of_bot(connection, ladder["id"])
     void = ladder_rows.voided(connection, ladder["id"])
-    for page in facts.pages(ledger, ladder_rows.scope(ladder), connection):
-        yield (page[-1][0] if page else None), _rated_of(ladder, page, entry_of, void)
+    for page in facts.pages(ledger, ladder_rows.scope(ladder), connection, trust=trust):
+        rated = _rated_of(ladder, page, entry_of, void)  # Tampered first for a seat's bot that is no entry
+        if read is not None:
+            read([fact for _seq, fact in page])
+        yield (page[-1][0] if page else None), rated
+        del page  # let go before the next page is read
 
 
 def _rated(connection, ladder: dict[str, Any], found: list[facts.Fact], order: dict[str, int]) -> rating_fold.Rated:
@@ -74,36 +83,27 @@ def folded(ledger: Ledger, ladder: dict[str, Any], connection, observe: rating_f
             results, reading)
 
 
-def check_ratings(ledger: Ledger, ladder: dict[str, Any], connection=None) -> tuple[rating_fold.Rated, facts.Reading]:
-    """The ladder's stored ratings must be the fold of its games' hashed results: facts.Tampered naming the
-    first that is not (`ladder rebuild` refolds them). The results and the reading they were checked against."""
-    if connection is None:
-        with ledger.read() as connection:
-            return check_ratings(ledger, ladder, connection)
-    observer = observer_of(ladder, connection)
-    fold, results, reading = folded(ledger, ladder, connection, observer)
-    hold_ratings(ladder, fold, connection, observer)
-    return results, reading
-
-
 class RatingsDiffer(facts.Tampered):
     """A stored rating, games count or division that is not the fold of the games' results (which read right)."""
 
 
 def checked_fold(ledger: Ledger, ladder: dict[str, Any], connection=None,
-                 told: Callable[[int, dict[tuple[int, int], tuple[int, ladder_rows.Rating]]], None] | None = None
-                 ) -> None:
-    """``check_ratings`` a page of games at a time, keeping none of them: the games read (facts.Tampered, at the
-    first whose rows disagree with its events) and folded a page at a time, each page's history told to ``told``
-    (the ladder seq its last game reaches, and the (seq, entry) -> (rank, rating) rows the fold gives), then the
-    stored ratings and divisions held against the fold (RatingsDiffer naming the first that is not)."""
+                 told: Callable[[int, dict[tuple[int, int], tuple[int, ladder_rows.Rating]]], None] | None = None,
+                 trust: facts.Trust | None = None, read: Callable[[list[facts.Fact]], None] | None = None) -> None:
+    """The ladder's stored ratings must be the fold of its games' hashed results (what `ladder standings --check`
+    and `tourney db audit` hold them to), a page of games at a time, keeping none of them: the games read
+    (facts.Tampered, at the first whose rows disagree with its events; ``trust`` filled as facts.pages fills it)
+    and folded a page at a time, each page's games (voided ones too, in ladder order) handed to ``read`` and its
+    history told to ``told`` (the ladder seq its last game reaches, and the (seq, entry) -> (rank, rating) rows the
+    fold gives), then the stored ratings and divisions held against the fold (RatingsDiffer naming the first that
+    is not; `ladder rebuild` refolds them)."""
     if connection is None:
         with ledger.read() as connection:
-            return checked_fold(ledger, ladder, connection, told)
+            return checked_fold(ledger, ladder, connection, told, trust, read)
     rating = model(ladder)
     observer = observer_of(ladder, connection)
     fold = rating_fold.Fold(ladder_rows.versions(connection, ladder["id"]), rating.update, rating.start, observer)
-    for through, page in rated_pages(ledger, ladder, connection):
+    for through, page in rated_pages(ledger, ladder, connection, trust, read):
         fold.feed(page)
         history = fold.take_history()
         if told is not None and through is not None:

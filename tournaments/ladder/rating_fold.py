@@ -10,7 +10,7 @@ told the ladder's update by its model: tournaments.ladder.rating_models).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,9 +21,9 @@ from ledger.store import Ledger, LedgerError
 
 Rated = list[tuple[int, list[tuple[int, int]]]]
 """Every rated ladder game in fold order: (ladder seq, [(entry id, rank) per seat])."""
-Results = Callable[[Connection, int], Rated]
-"""The rated games after a ladder seq (0: all), read inside the caller's transaction (from the games' hashed
-events)."""
+Results = Callable[[Connection, int], Iterable[Rated]]
+"""The rated games after a ladder seq (0: all), in fold order, a page at a time, read inside the caller's
+transaction (from the games' hashed events) as the pages are taken."""
 Observe = Callable[[int, Sequence[tuple[int, int]], dict[int, ladder_rows.Rating]], None]
 """Told after each game of a fold: its ladder seq, its (entry, rank) per seat, every entry's rating now."""
 
@@ -153,9 +153,11 @@ def _refolded(ledger: Ledger, ladder_id: int, update: ladder_rows.Update, start:
     first), holding the write lock only to write. With ``divisions``, membership is folded beside them, and
     where the stored membership differs from the fold a move to the fold's division is appended.
 
-    The games are read and folded in a read transaction, which waits for no writer and stalls none; the
-    write transaction then folds on only the games stored meanwhile (their results read alone) and the
-    versions submitted meanwhile, and writes. Workers storing games wait for the writing, never for the
+    The games are read and folded in a read transaction, a page at a time (what is held is a page of results,
+    each entry's rating and the history the fold gives: rows of the history, a few hundred bytes a game, are
+    still held until they are written), which waits for no writer and stalls none; the write transaction then
+    folds on only the games stored meanwhile (their results read alone) and the versions submitted meanwhile,
+    and writes. Workers storing games wait for the writing, never for the
     refold. An operator's fact appended meanwhile (a void, a retirement) changes what the fold must skip:
     the refold begins again (at most REFOLD_ATTEMPTS times).
     """
@@ -165,14 +167,16 @@ def _refolded(ledger: Ledger, ladder_id: int, update: ladder_rows.Update, start:
             skipped = ladder_rows.voidable(connection, ladder_id, voiding[0]) if voiding else None
             observer = None if divisions is None else divisions.observer(connection)
             refold = Fold(ladder_rows.versions(connection, ladder_id), update, start, observer)
-            refold.feed([game for game in results(connection, 0) if game[0] != skipped])
+            for page in results(connection, 0):
+                refold.feed([game for game in page if game[0] != skipped])
         with ledger.write() as connection:
             if ladder_rows.stamp(connection, ladder_id)[1] != seen[1]:
                 continue
             if voiding is not None:
                 ladder_rows.append_void(connection, ladder_id, *voiding)
             refold.join(ladder_rows.versions(connection, ladder_id))
-            refold.feed([game for game in results(connection, seen[0]) if game[0] != skipped])
+            for page in results(connection, seen[0]):
+                refold.feed([game for game in page if game[0] != skipped])
             folded = refold.done()
             written = ladder_rows.write_fold(connection, ladder_id, folded.ratings, folded.games, folded.history)
             if divisions is not None:

@@ -4,6 +4,8 @@ only when a game was stored since), never refolded from the games."""
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -152,7 +154,9 @@ def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: di
     With ``check`` every game's result is read from its hashed events too (its rows checked against
     them, as `replay verify --db` does without the refold) and the read models must be what they add
     up to (facts.Tampered naming the first row that is not); with ``interval`` BOOTSTRAP the interval
-    resamples those results. Either reads every game: time and memory grow with the tournament."""
+    resamples those results. Either reads every game, so its time grows with the tournament; the games are
+    read a page at a time (facts.pages) and ``check`` keeps only the sums, so its memory does not. The
+    bootstrap's does: it keeps each game's (bot, rank) per seat (``Resampled``), 100 to 150 bytes a game."""
     row = tournament_rows.get(ledger, ref)
     with ledger.read() as connection:
         read_models.require_current(connection)
@@ -162,15 +166,17 @@ def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: di
         fit = kept if stored == now and set(kept) == set(bots) and interval != BOOTSTRAP else None
         pairs = None if fit is not None else read_pages.tournament(connection, row["id"])[1]
         trust = facts.trust(ledger, tournament_rows.scope(row), connection) if vouched else Trust()
-        found = facts.read(ledger, tournament_rows.scope(row), connection) if check or interval == BOOTSTRAP \
-            else None
-        if check:
-            projections.check_tournament(connection, row["id"], found.facts)
-            trust = found.trust
-    ci = None
-    if found is not None and interval == BOOTSTRAP:
-        ci = ratings.bootstrap_ci([[(seat.bot, seat.rank) for seat in fact.seats]
-                                   for fact in sorted(found.facts, key=lambda fact: (fact.key or "", fact.game_id))])
+        resampled = Resampled() if interval == BOOTSTRAP else None
+        if check or resampled is not None:
+            vouching = Trust()
+            results = _results(facts.pages(ledger, tournament_rows.scope(row), connection, trust=vouching),
+                               resampled)
+            if check:
+                projections.check_tournament(connection, row["id"], results)
+                trust = vouching
+            else:
+                deque(results, maxlen=0)  # every game read and checked, only what the bootstrap resamples kept
+    ci = None if resampled is None else ratings.bootstrap_ci(resampled.games())
     if fit is None:
         fit = fit_of(bots, pairs, ci, start or {bot: values[0] for bot, values in kept.items() if bot in bots})
         if interval != BOOTSTRAP and not ledger.read_only:
@@ -185,6 +191,38 @@ def of_tournament(ledger: Ledger, ref: str, interval: str = CURVATURE, start: di
     ids = tournament_rows.entrants(ledger, row["id"])
     return replace(found, rows=[replace(r, bot_id=ids.get(r.bot)) for r in found.rows], trust=trust,
                    seed=seed_of(row))
+
+
+class Resampled:
+    """What ``--interval bootstrap`` resamples, the one reading of a tournament that must keep every game: each
+    game's (bot, rank) per seat, in the order of the games' schedule keys. Compact, not a game's Fact: a tuple of
+    (bot, rank) pairs shared between games, and the game's key (a game without one: its id, first), 100 to 150 bytes
+    a game (docs/tournaments.md, "95% CI")."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.seats: list[tuple[tuple[str, int], ...]] = []
+        self.shared: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def add(self, fact: facts.Fact) -> None:
+        # Keys are unique in a tournament (uq_games_tournament_key) and hold no NUL: the order of (key or "", id).
+        self.keys.append(fact.key or "\x00" + fact.game_id)
+        pairs = [(seat.bot, seat.rank) for seat in fact.seats]
+        self.seats.append(tuple(self.shared.setdefault(pair, pair) for pair in pairs))
+
+    def games(self) -> list[tuple[tuple[str, int], ...]]:
+        """The games in key order (the order the bootstrap's draws have always been made in)."""
+        return [self.seats[i] for i in sorted(range(len(self.keys)), key=self.keys.__getitem__)]
+
+
+def _results(pages: Iterator[list[tuple[int, facts.Fact]]], resampled: Resampled | None) -> Iterator[facts.Fact]:
+    """The facts of ``pages``, one at a time (none kept but what ``resampled``, if any, keeps of each)."""
+    for page in pages:
+        for _order, fact in page:
+            if resampled is not None:
+                resampled.add(fact)
+            yield fact
+        del page  # let go before the next page is read
 
 
 def store_fit(ledger: Ledger, tournament_id: int, now: read_fits.Stamp, fit: dict[str, read_fits.Fitted]) -> bool:

@@ -268,7 +268,7 @@ def test_a_bot_is_promoted_in_the_transaction_of_the_game_that_passed_the_boss(t
     assert division_of(ledger) == {"win": "silver", "other": "bronze", "lose": "bronze"}
     fold = folded(ledger)
     assert [(m.seq, m.entry, m.kind, NAMES[m.division]) for m in fold.moves] == [m[:4] for m in moves]
-    league.check_ratings(ledger, ladder_rows.get(ledger, "divided"))  # membership included: no Tampered
+    league.checked_fold(ledger, ladder_rows.get(ledger, "divided"))  # membership included: no Tampered
 
 
 @pytest.mark.slow
@@ -291,7 +291,7 @@ def test_relegation_a_void_and_a_tampered_membership_are_refolded_and_audited(tm
         league.void(ledger, "divided", game_id, "a test of the refold")
     assert division_of(ledger)["lose"] == "silver" == NAMES[folded(ledger).of(ids["lose"])]
     assert stored_moves(ledger)[-1][1:4] == (ids["lose"], "promote", "silver")
-    league.check_ratings(ledger, ladder)
+    league.checked_fold(ledger, ladder)
 
     db = str(tmp_path / "league.db")
     assert cli.invoke("db", "audit", "--db", db).exit_code == 0
@@ -301,7 +301,7 @@ def test_relegation_a_void_and_a_tampered_membership_are_refolded_and_audited(tm
         raw.commit()
     with pytest.raises(facts.Tampered, match=f"entry {ids['other']} \\(other v1\\) is in division gold by its stored "
                                              "events, but the games and the operator's facts fold it to silver"):
-        league.check_ratings(ledger, ladder)
+        league.checked_fold(ledger, ladder)
     audited = cli.invoke("db", "audit", "--db", db)
     assert audited.exit_code != 0 and f"entry {ids['other']} (other v1) is in division gold" in audited.output
     checked = cli.invoke("ladder", "standings", "divided", "--check", "--db", db)
@@ -463,7 +463,7 @@ def test_a_ladder_worker_promotes_past_the_boss_as_it_stores_the_games(tmp_path)
     assert stored_moves(ledger) == [(18, ids["steady"], "promote", "silver", games[17])]
     assert division_of(ledger) == {"steady": "silver", "lose": "bronze"}
     assert [(m.seq, m.entry) for m in folded(ledger).moves] == [(18, ids["steady"])]
-    league.check_ratings(ledger, ladder)
+    league.checked_fold(ledger, ladder)
 
 
 @pytest.mark.slow
@@ -491,7 +491,7 @@ def test_a_void_folds_on_the_promotions_stored_while_it_reads_without_beginning_
     assert reads == [0, 16]  # read once, then only the 6 games stored meanwhile: it did not begin again
     win = next(e["id"] for e in ladder_rows.entries(ledger, ladder["id"]) if e["name"] == "win")
     assert division_of(ledger)["win"] == "silver" == NAMES[folded(ledger).of(win)]
-    league.check_ratings(ledger, ladder)
+    league.checked_fold(ledger, ladder)
 
 
 @pytest.mark.slow
@@ -505,9 +505,9 @@ def test_an_openskill_ladder_promotes_on_mu_and_sigma_and_a_void_relegates_by_th
     win = next(e["id"] for e in ladder_rows.entries(ledger, ladder["id"]) if e["name"] == "win")
     assert [m[:4] for m in stored_moves(ledger)] == [(7, win, "promote", "silver")]
     assert [(m.seq, m.entry, m.kind) for m in folded(ledger).moves] == [(7, win, "promote")]
-    league.check_ratings(ledger, ladder)
+    league.checked_fold(ledger, ladder)
     for game_id in ladder_rows.game_ids(ledger, ladder["id"])[:2]:
         league.void(ledger, "divided", game_id, "a test")
     assert stored_moves(ledger)[-1][1:4] == (win, "relegate", "bronze")
     assert division_of(ledger)["win"] == "bronze" == NAMES[folded(ledger).of(win)]
-    league.check_ratings(ledger, ladder)
+    league.checked_fold(ledger, ladder)

@@ -252,8 +252,8 @@ def _name_odd_key(part: dict[str, Any], known: frozenset[str], path: str, name: 
                   required: frozenset[str] = frozenset()) -> None:
     """Raise LogError naming the first key of ``part`` that is not known, or the first required one missing."""
     for key in part:
-        if key not in known:
-            raise LogError(f"{name}: {path}{key}: unknown field")
+        if key not in known:  # a key of an untrusted file: escaped unless printable, so the message is one line
+            raise LogError(f"{name}: {path}{key if key.isprintable() else repr(key)}: unknown field")
     missing = sorted(required - part.keys())
     if missing:
         raise LogError(f"{name}: {path}{missing[0]}: missing")

@@ -400,6 +400,17 @@ def test_malformed_logs_never_crash_verify(paths, replacement, reseal_it):
 BASE_LOG = real_log("lemur-tails", "fuzz")
 
 
+@pytest.mark.parametrize("key", ["\n", "odd\x1b[31m", "tab\tkey"])
+def test_an_unknown_key_that_is_not_printable_is_named_escaped_on_one_line(key):
+    """A found case of the property above: an unknown field whose name holds a newline (or another control
+    character) is named escaped, so that the refusal stays one line and writes no control character."""
+    forged = copy.deepcopy(BASE_LOG)
+    forged["result"][key] = 1
+    with pytest.raises(logfmt.LogError) as refused:
+        verify_log(forged)
+    assert str(refused.value) == f"log: result.{key!r}: unknown field"
+
+
 @pytest.mark.slow
 @TAMPERED_LOGS
 @given(content=st.one_of(wild_json.map(lambda v: orjson.dumps(v)), st.binary(max_size=200),

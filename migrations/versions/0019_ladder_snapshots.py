@@ -3,14 +3,14 @@ earlier game (`?at=`) reads the latest snapshot at or before it and sums only th
 game; and an index on ``game_results`` by ladder and number (a ladder game found by its number, and a range of
 numbers summed, in one index step or range).
 
-New tables only, empty: each ladder's snapshots are taken by the catch-up that `tourney db upgrade` and every
-command that writes run (``replays.projections.catch_up``), and as games are stored, from the counted rows
-``game_results`` and ``seat_results`` (a revision reads no game). Until then a reader sums from the ladder's first
-game, as before.
+New tables only, empty: each ladder's snapshots are taken by the catch-up of `tourney db upgrade`
+(``replays.projections.catch_up``, which also runs when a command finds games the read models do not count), and
+as games are stored (one due snapshot a stored match), from the counted rows ``game_results`` and
+``seat_results`` (a revision reads no game). Until then a reader sums from the ladder's first game, as before.
 
 Revision ID: 0019
 Revises: 0018
-Create Date: 2026-12-09
+Create Date: 2026-12-03
 """
 
 from __future__ import annotations

@@ -74,12 +74,18 @@ def sums(connection: Connection, ladder_id: int, after: int, number: int) -> tup
 def at(connection: Connection, ladder_id: int, number: int) -> tuple[Records, Pairs]:
     """The ladder's records (with points2, from the pairs) and pairs as of its game ``number``: the latest snapshot
     at or before it plus the sums over the games since."""
-    base, _rows = latest(connection, ladder_id, number)
+    records, pairs = since(connection, ladder_id, latest(connection, ladder_id, number)[0], number)
+    for (entry, _opponent), (won, drawn, _lost) in pairs.items():
+        records[entry]["points2"] += 2 * won + drawn
+    return records, pairs
+
+
+def since(connection: Connection, ladder_id: int, base: int, number: int) -> tuple[Records, Pairs]:
+    """The ladder as of its game ``number`` from its stored snapshot at ``base`` (0: none) and the sums over the
+    games numbered after it (points2 left 0)."""
     records, pairs = stored(connection, ladder_id, base)
     if number > base:
         add(records, pairs, *sums(connection, ladder_id, base, number))
-    for (entry, _opponent), (won, drawn, _lost) in pairs.items():
-        records[entry]["points2"] += 2 * won + drawn
     return records, pairs
 
 
@@ -152,9 +158,7 @@ def keep(connection: Connection, ladder_id: int, most: int | None = 1) -> int:
                 "ladder_number <= :number"), {"ladder": ladder_id, "after": last, "number": number}
                 ).scalar() != number - last:
             break  # a game numbered up to it is not counted yet: the catch-up takes it later
-        records, pairs = stored(connection, ladder_id, last)
-        add(records, pairs, *sums(connection, ladder_id, last, number))
-        found = rows_of(records, pairs)
+        found = rows_of(*since(connection, ladder_id, last, number))
         if found:
             connection.execute(text(
                 "INSERT INTO ladder_snapshot_rows (ladder_id, number, entry_id, opponent_id, wins, draws, losses, "

@@ -194,6 +194,8 @@ class Opened:
         if revision == "head" and current == migrations.HEAD:
             return
         self._writable()
+        if revision == "head" and current is None and self.path is not None and self._create_at_head():
+            return
         from alembic import command
 
         config = _alembic_config(self._url)
@@ -202,6 +204,20 @@ class Opened:
                 return  # another process upgraded it while we waited for the lock
             config.attributes["connection"] = connection
             command.upgrade(config, revision)
+
+    def _create_at_head(self) -> bool:
+        """Make an empty SQLite file a ledger at head in one transaction, from the schema the revisions build
+        (migrations/schema.py: what a ledger made so is held to, and why); False if it holds tables (another
+        process made it while we waited for the lock, or a downgrade to base left Alembic's table): the revisions
+        then take it on."""
+        from migrations.schema import head_sqlite
+
+        with self._guard(), self.engine.connect() as connection, connection.begin():
+            if dialect.tables(connection):
+                return False
+            for statement in head_sqlite():
+                connection.exec_driver_sql(statement)
+        return True
 
     def downgrade(self, revision: str) -> None:
         """Take the schema back to ``revision`` (``base`` removes every table)."""

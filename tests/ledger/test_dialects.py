@@ -23,10 +23,11 @@ HOT_INSERTS = {
     ("ledger/appending.py", "dialect.hot_insert(connection, dialect.INSERT_SEAT)"),
     ("migrations/versions/0012_sealed_games.py", "hot_insert(connection, INSERT_EVENT)"),
     ("migrations/versions/0012_sealed_games.py", "EVENTS_NO_DELETE"),  # a trigger's DDL: no parameters
+    ("ledger/opening.py", "statement"),  # migrations/head_sqlite.sql (SQLite only): DDL, literal rows, no parameters
 }
 """Raw driver SQL by design: executemany in the driver's paramstyle, kept for speed (docs/benchmarks.md, "Ledger
-write path"), and one revision's trigger. Nothing rewrites ``?`` on its way to psycopg any more: anything else with
-``?`` would fail on PostgreSQL."""
+write path"), one revision's trigger, and the generated schema a new SQLite ledger is made from. Nothing rewrites
+``?`` on its way to psycopg any more: anything else with ``?`` would fail on PostgreSQL."""
 
 
 def driver_sql(path: Path) -> list[tuple[int, str]]:

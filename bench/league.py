@@ -175,8 +175,12 @@ def pages(path: Path) -> list[str]:
         "/", f"/ladders/{LADDER}", f"/ladders/{LADDER}?at={half}", f"/ladders/{LADDER}/leaderboard",
         f"/ladders/{LADDER}/games",
         f"/ladders/{LADDER}/games?offset=500", f"/ladders/{LADDER}/games?bot={bot}&result=win",
+        # The same list a page of 10 rows: the bot's ladder wins fill it at both sizes (11 at 2,000 games), where the
+        # page of 50 above lists 11 of them at 2,000 and 50 at 20,000 (its answer grows, not its reads).
+        f"/ladders/{LADDER}/games?bot={bot}&result=win&limit=10",
         f"/tournaments/{cup}", f"/tournaments/{cup}/games", f"/bots/{bot}",
-        "/api/ladders", f"/api/ladders/{LADDER}", f"/api/ladders/{LADDER}/games",
+        "/api/ladders", f"/api/ladders/{LADDER}", f"/api/ladders/{LADDER}?at={half}&limit=20",
+        f"/api/ladders/{LADDER}/games",
         f"/api/ladders/{LADDER}/games?forfeited=false", f"/api/ladders/{LADDER}/head-to-head",
         f"/api/ladders/{LADDER}/head-to-head?offset=0&limit=20",
         "/api/tournaments", f"/api/tournaments/{cup}", f"/api/tournaments/{cup}?offset=100&limit=20",

@@ -5,7 +5,11 @@ A snapshot at the ladder's game ``number`` holds what its rated games numbered u
 entry's wins, draws, losses, forfeits and last game (its record row: ``opponent_id`` 0) and each ordered pair's
 wins, draws and losses (``ladder_snapshot_rows``), with a mark saying the snapshot is whole and how many rows it
 has (``ladder_snapshots``). The ladder as of game N (``at``) is the latest snapshot at or before N plus the sums
-over the games numbered after it, up to N (``sums``: the SQL that summed every game before snapshots).
+over the games numbered after it, up to N (``sums``: the SQL that summed every game before snapshots). A reader
+that needs only a sum per entry over the pairs (a page's points and Elo information as of N:
+``ledger.read_pages.ladder_pair_sums_at``) adds them up in the database over the same rows (``AS_OF``), and reads
+a row an entry: the information is taken at the ratings as of N, which every later game moves, so it is each
+pair's count that a snapshot keeps, never a sum taken at some ratings.
 
 Taken where games are counted (``keep``: ``ledger.read_models.count_ladder`` as each match is stored, and
 ``replays.projections.catch_up``), each from the previous snapshot and the sums over the games since, for
@@ -43,12 +47,28 @@ Pairs = dict[tuple[int, int], tuple[int, int, int]]
 
 RATED = ("g.ladder_id = :ladder AND g.ladder_number > :after AND g.ladder_number <= :number AND g.game_id NOT IN "
          "(SELECT game_id FROM ladder_events WHERE ladder_id = :ladder AND kind = 'void')")
+PAIRS = ("SELECT e.id AS entry, f.id AS opponent, SUM(CASE WHEN s.rank < o.rank THEN 1 ELSE 0 END) AS wins, "
+         "SUM(CASE WHEN s.rank = o.rank THEN 1 ELSE 0 END) AS draws, SUM(CASE WHEN s.rank > o.rank THEN 1 ELSE 0 END) "
+         "AS losses FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
+         "JOIN seat_results o ON o.game_id = g.game_id AND o.seat <> s.seat "
+         "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id JOIN ladder_entries f "
+         f"ON f.bot_id = o.bot_id AND f.ladder_id = g.ladder_id WHERE {RATED} GROUP BY e.id, f.id")
+"""Each ordered pair's wins, draws and losses over the ladder's rated games numbered in (``:after``, ``:number``]."""
+AS_OF = ("SELECT entry_id AS entry, opponent_id AS opponent, wins, draws, losses FROM ladder_snapshot_rows WHERE "
+         f"ladder_id = :ladder AND number = :after AND opponent_id <> {RECORD} UNION ALL {PAIRS}")
+"""The same as of the ladder's game ``:number``: the pairs of its snapshot at ``:after`` (none: 0, or past the latest
+snapshot at or before ``:number``) and the sums over the games since (what a reader adds up in the database, so
+that it reads a row an entry rather than a row a pair)."""
 
 
-def sums(connection: Connection, ladder_id: int, after: int, number: int) -> tuple[Records, Pairs]:
+def sums(connection: Connection, ladder_id: int, after: int, number: int, pairs: bool = True
+         ) -> tuple[Records, Pairs]:
     """What the ladder's rated games numbered in (``after``, ``number``] add up to, in SQL from game_results and
-    seat_results (a range of the index on ladder and number; no event read): records (points2 left 0) and pairs."""
+    seat_results (a range of the index on ladder and number; no event read): records (points2 left 0) and, with
+    ``pairs``, pairs."""
     params = {"ladder": ladder_id, "after": after, "number": number}
+    found: Pairs = {(entry, opponent): (won, drawn, lost) for entry, opponent, won, drawn, lost
+                    in connection.execute(text(PAIRS), params).fetchall()} if pairs else {}
     records: Records = {}
     for entry, wins, draws, losses, forfeits, last in connection.execute(text(
             "SELECT e.id, SUM(CASE WHEN s.result = 'win' THEN 1 ELSE 0 END), "
@@ -58,17 +78,7 @@ def sums(connection: Connection, ladder_id: int, after: int, number: int) -> tup
             params).fetchall():
         records[entry] = {"wins": wins, "draws": draws, "losses": losses, "forfeits": forfeits, "points2": 0,
                           "last_played": last}
-    pairs: Pairs = {}
-    for entry, opponent, won, drawn, lost in connection.execute(text(
-            "SELECT e.id, f.id, SUM(CASE WHEN s.rank < o.rank THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN s.rank = o.rank THEN 1 ELSE 0 END), SUM(CASE WHEN s.rank > o.rank THEN 1 ELSE 0 END) "
-            "FROM game_results g JOIN seat_results s ON s.game_id = g.game_id "
-            "JOIN seat_results o ON o.game_id = g.game_id AND o.seat <> s.seat "
-            "JOIN ladder_entries e ON e.bot_id = s.bot_id AND e.ladder_id = g.ladder_id "
-            f"JOIN ladder_entries f ON f.bot_id = o.bot_id AND f.ladder_id = g.ladder_id WHERE {RATED} "
-            "GROUP BY e.id, f.id"), params).fetchall():
-        pairs[(entry, opponent)] = (won, drawn, lost)
-    return records, pairs
+    return records, found
 
 
 def at(connection: Connection, ladder_id: int, number: int) -> tuple[Records, Pairs]:
@@ -80,13 +90,14 @@ def at(connection: Connection, ladder_id: int, number: int) -> tuple[Records, Pa
     return records, pairs
 
 
-def since(connection: Connection, ladder_id: int, base: int, number: int) -> tuple[Records, Pairs]:
+def since(connection: Connection, ladder_id: int, base: int, number: int, pairs: bool = True
+          ) -> tuple[Records, Pairs]:
     """The ladder as of its game ``number`` from its stored snapshot at ``base`` (0: none) and the sums over the
-    games numbered after it (points2 left 0)."""
-    records, pairs = stored(connection, ladder_id, base)
+    games numbered after it (points2 left 0; without ``pairs``, the records only: a row an entry)."""
+    records, found = stored(connection, ladder_id, base, pairs)
     if number > base:
-        add(records, pairs, *sums(connection, ladder_id, base, number))
-    return records, pairs
+        add(records, found, *sums(connection, ladder_id, base, number, pairs))
+    return records, found
 
 
 def add(records: Records, pairs: Pairs, more: Records, more_pairs: Pairs) -> None:
@@ -114,21 +125,23 @@ def latest(connection: Connection, ladder_id: int, number: int | None = None) ->
     return (0, 0) if found is None else (found[0], found[1])
 
 
-def stored(connection: Connection, ladder_id: int, number: int) -> tuple[Records, Pairs]:
-    """The ladder's snapshot at ``number`` as sums (points2 left 0); empty for 0."""
+def stored(connection: Connection, ladder_id: int, number: int, pairs: bool = True) -> tuple[Records, Pairs]:
+    """The ladder's snapshot at ``number`` as sums (points2 left 0; its record rows only, without ``pairs``); empty
+    for 0."""
     records: Records = {}
-    pairs: Pairs = {}
+    found: Pairs = {}
     if number <= 0:
-        return records, pairs
+        return records, found
     for entry, opponent, wins, draws, losses, forfeits, last in connection.execute(text(
             "SELECT entry_id, opponent_id, wins, draws, losses, forfeits, last_played FROM ladder_snapshot_rows "
-            "WHERE ladder_id = :ladder AND number = :number"), {"ladder": ladder_id, "number": number}):
+            "WHERE ladder_id = :ladder AND number = :number" + ("" if pairs else f" AND opponent_id = {RECORD}")),
+            {"ladder": ladder_id, "number": number}):
         if opponent == RECORD:
             records[entry] = {"wins": wins, "draws": draws, "losses": losses, "forfeits": forfeits, "points2": 0,
                               "last_played": last}
         else:
-            pairs[(entry, opponent)] = (wins, draws, losses)
-    return records, pairs
+            found[(entry, opponent)] = (wins, draws, losses)
+    return records, found
 
 
 def rows_of(records: Records, pairs: Pairs) -> dict[tuple[int, int], tuple]:

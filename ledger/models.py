@@ -13,6 +13,7 @@ from sqlmodel import Field, SQLModel
 # the ledger on SQLModel.metadata whenever this module is imported (Alembic's env.py, the migrations test).
 from ledger.read_tables import (  # noqa: F401
     BotOpponentRecord,
+    BotResult,
     BotSeatRecord,
     GameResult,
     LadderPair,

@@ -11,8 +11,9 @@ game's events: the ledger never parses an event):
 * ``tournament_standings`` and ``tournament_pairs``: a tournament's sums per bot and its
   wins-draws-losses per ordered pair of bots (per pair of seats), which are all that its Elo
   fit, the fit's interval, the likelihood of superiority and the head-to-head read;
-* ``bot_seats`` and ``bot_opponents``: a bot's record (by name, over every finished game it
-  sat in) by seat and by opponent.
+* ``bot_seats``, ``bot_opponents`` and ``bot_results``: a bot's record (by name, over every finished
+  game it sat in) by seat, by opponent, and by result and forfeit (in every game, a tournament's, a
+  ladder's: a list of its games counts its total from these few rows, ``read_pages.game_page``).
 
 Counted per rated ladder game, when ``ledger.rows.ladder_rows`` numbers it (``count_ladder``; a void
 takes it out again, ``uncount_ladder``): ``ladder_records`` (per entry: wins, draws, losses,
@@ -56,7 +57,7 @@ WIN, DRAW, LOSS = "win", "draw", "loss"
 RESULTS = (WIN, DRAW, LOSS)
 
 TABLES = ("game_results", "seat_results", "tournament_standings", "tournament_pairs", "bot_seats", "bot_opponents",
-          "ladder_records", "ladder_pairs")
+          "bot_results", "ladder_records", "ladder_pairs")
 KEYS = {
     "game_results": ("game_id",),
     "seat_results": ("game_id", "seat"),
@@ -64,6 +65,7 @@ KEYS = {
     "tournament_pairs": ("tournament_id", "bot", "opponent"),
     "bot_seats": ("bot", "seat"),
     "bot_opponents": ("bot", "opponent"),
+    "bot_results": ("bot", "tournament_id", "ladder_id", "result", "forfeited"),
     "ladder_records": ("entry_id",),
     "ladder_pairs": ("entry_id", "opponent_id"),
 }
@@ -75,6 +77,7 @@ COUNTS = {
     "tournament_pairs": ("wins", "draws", "losses"),
     "bot_seats": ("games", "wins", "draws", "losses"),
     "bot_opponents": ("games", "wins", "draws", "losses", "points"),
+    "bot_results": ("seats",),
     "ladder_records": ("ladder_id", "wins", "draws", "losses", "forfeits", "points2", "points2_sq", "last_played"),
     "ladder_pairs": ("ladder_id", "wins", "draws", "losses"),
 }
@@ -84,6 +87,7 @@ ADDED = {
     "tournament_pairs": COUNTS["tournament_pairs"],
     "bot_seats": COUNTS["bot_seats"],
     "bot_opponents": COUNTS["bot_opponents"],
+    "bot_results": COUNTS["bot_results"],
     "ladder_records": ("wins", "draws", "losses", "forfeits", "points2", "points2_sq"),
     "ladder_pairs": COUNTS["ladder_pairs"][1:],
 }
@@ -140,12 +144,8 @@ def empty() -> Rows:
 
 
 def merge_row(rows: Rows, table: str, key: tuple, values: Sequence[Any]) -> None:
-    """Add one row's ``values`` (COUNTS' order) to ``rows``: counts add up, names are set, the latest time kept."""
-    _add(rows, table, key, values)
-
-
-def _add(rows: Rows, table: str, key: tuple, values: Sequence[Any]) -> None:
-    """Add ``values`` (in ADDED's columns; the rest set) to a row of ``table``."""
+    """Add one row's ``values`` (COUNTS' order) to ``rows``: counts (ADDED's columns) add up, names are set, the
+    latest time kept."""
     found = rows[table].get(key)
     columns = COUNTS[table]
     added = ADDED.get(table, ())
@@ -164,13 +164,15 @@ def _add(rows: Rows, table: str, key: tuple, values: Sequence[Any]) -> None:
 def add_game(rows: Rows, outcome: Outcome) -> None:
     """What one finished game adds to every table but the ladder's."""
     ranks = [seat.rank for seat in outcome.seats]
-    _add(rows, "game_results", (outcome.game_id,), (outcome.store_seq, outcome.tournament_id, None, None,
-                                                    outcome.created_at, outcome.forfeit_seat))
+    merge_row(rows, "game_results", (outcome.game_id,), (outcome.store_seq, outcome.tournament_id, None, None,
+                                                         outcome.created_at, outcome.forfeit_seat))
     for seat in outcome.seats:
         placed = result(ranks, seat.rank)
-        _add(rows, "seat_results", (outcome.game_id, seat.seat),
-             (outcome.store_seq, seat.bot_id, seat.bot, seat.rank, placed, int(seat.seat == outcome.forfeit_seat)))
-        _add(rows, "bot_seats", (seat.bot, seat.seat), (1, *(int(placed == r) for r in RESULTS)))
+        merge_row(rows, "seat_results", (outcome.game_id, seat.seat),
+                  (outcome.store_seq, seat.bot_id, seat.bot, seat.rank, placed, int(seat.seat == outcome.forfeit_seat)))
+        merge_row(rows, "bot_seats", (seat.bot, seat.seat), (1, *(int(placed == r) for r in RESULTS)))
+    for tournament_id in {0, outcome.tournament_id or 0}:  # every game, and its tournament's
+        add_results(rows, outcome, tournament_id, 0)
     add_tournament_game(rows, outcome)
     for bot in dict.fromkeys(seat.bot for seat in outcome.seats):
         # Against each opponent the game's score is the mean over the pairs of their seats (one each, unless a
@@ -183,8 +185,16 @@ def add_game(rows: Rows, outcome: Outcome) -> None:
                         scores[theirs.bot].append(halves(mine.rank, theirs.rank))
         for opponent, each in scores.items():
             mean = sum(each) / (2 * len(each))
-            _add(rows, "bot_opponents", (bot, opponent),
-                 (1, int(mean == 1.0), int(0.0 < mean < 1.0), int(mean == 0.0), mean))
+            merge_row(rows, "bot_opponents", (bot, opponent),
+                      (1, int(mean == 1.0), int(0.0 < mean < 1.0), int(mean == 0.0), mean))
+
+
+def add_results(rows: Rows, outcome: Outcome, tournament_id: int, ladder_id: int) -> None:
+    """What a game adds to its seats' ``bot_results`` rows of one place (0 and 0: every game)."""
+    ranks = [seat.rank for seat in outcome.seats]
+    for seat in outcome.seats:
+        merge_row(rows, "bot_results", (seat.bot, tournament_id, ladder_id, result(ranks, seat.rank),
+                                        int(seat.seat == outcome.forfeit_seat)), (1,))
 
 
 def add_tournament_game(rows: Rows, outcome: Outcome) -> None:
@@ -195,12 +205,12 @@ def add_tournament_game(rows: Rows, outcome: Outcome) -> None:
     for seat in outcome.seats:
         others = [other for other in outcome.seats if other.seat != seat.seat]
         points2 = sum(halves(seat.rank, other.rank) for other in others)
-        _add(rows, "tournament_standings", (outcome.tournament_id, seat.bot),
-             (1, int(seat.rank == 1), seat.rank, int(seat.seat == outcome.forfeit_seat), points2, points2 * points2))
+        merge_row(rows, "tournament_standings", (outcome.tournament_id, seat.bot), (
+            1, int(seat.rank == 1), seat.rank, int(seat.seat == outcome.forfeit_seat), points2, points2 * points2))
         for other in others:
             if other.bot != seat.bot:
-                _add(rows, "tournament_pairs", (outcome.tournament_id, seat.bot, other.bot),
-                     _wdl(halves(seat.rank, other.rank)))
+                merge_row(rows, "tournament_pairs", (outcome.tournament_id, seat.bot, other.bot),
+                          _wdl(halves(seat.rank, other.rank)))
 
 
 def tournament_of(rows: Rows, tournament_id: int) -> tuple[dict[str, dict[str, int]],
@@ -219,6 +229,7 @@ def add_ladder_game(rows: Rows, ladder_id: int, number: int, outcome: Outcome, e
     tables; ``entries``: bot version id -> its entry."""
     rows["game_results"][(outcome.game_id,)] = [outcome.store_seq, outcome.tournament_id, ladder_id, number,
                                                 outcome.created_at, outcome.forfeit_seat]
+    add_results(rows, outcome, 0, ladder_id)  # a voided game stays in the ladder's lists
     if not rated:
         return
     ranks = [seat.rank for seat in outcome.seats]
@@ -227,12 +238,12 @@ def add_ladder_game(rows: Rows, ladder_id: int, number: int, outcome: Outcome, e
         placed = result(ranks, seat.rank)
         others = [other for other in outcome.seats if other.seat != seat.seat]
         points2 = sum(halves(seat.rank, other.rank) for other in others)
-        _add(rows, "ladder_records", (entry,),
-             (ladder_id, *(int(placed == r) for r in RESULTS), int(seat.seat == outcome.forfeit_seat), points2,
-              points2 * points2, outcome.created_at))
+        merge_row(rows, "ladder_records", (entry,),
+                  (ladder_id, *(int(placed == r) for r in RESULTS), int(seat.seat == outcome.forfeit_seat), points2,
+                   points2 * points2, outcome.created_at))
         for other in others:
-            _add(rows, "ladder_pairs", (entry, entries[other.bot_id]),
-                 (ladder_id, *_wdl(halves(seat.rank, other.rank))))
+            merge_row(rows, "ladder_pairs", (entry, entries[other.bot_id]),
+                      (ladder_id, *_wdl(halves(seat.rank, other.rank))))
 
 
 def _wdl(points2: int) -> tuple[int, int, int]:
@@ -264,21 +275,28 @@ def require_current(connection: Connection) -> None:
 def outcomes(connection: Connection, forfeits: Mapping[str, int | None]) -> list[Outcome]:
     """The stored games of ``forfeits`` (game id -> the seat that forfeited, or None) as the read models count
     them, in store order."""
-    if not forfeits:
-        return []
-    ids = list(forfeits)
+    return _outcomes(connection, (
+        "SELECT g.id, g.store_seq, g.tournament_id, g.created_at, s.seat, s.bot_id, b.name, s.rank, 0 FROM games g "
+        "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id "
+        "WHERE g.id IN :ids AND g.store_seq IS NOT NULL AND s.rank IS NOT NULL ORDER BY g.id, s.seat"),
+        list(forfeits), forfeits)
+
+
+def _outcomes(connection: Connection, statement: str, game_ids: Sequence[str],
+              forfeits: Mapping[str, int | None] | None) -> list[Outcome]:
+    """The games ``statement`` reads (a row a seat), in store order; who forfeited from ``forfeits`` by game id, or
+    (None) from each seat's counted flag."""
     found: dict[str, Outcome] = {}
-    for start in range(0, len(ids), 500):  # bound the parameters of one statement
-        chunk = ids[start:start + 500]
-        rows = connection.execute(text(
-            "SELECT g.id, g.store_seq, g.tournament_id, g.created_at, s.seat, s.bot_id, b.name, s.rank FROM games g "
-            "JOIN seats s ON s.game_id = g.id JOIN bots b ON b.id = s.bot_id "
-            "WHERE g.id IN :ids AND g.store_seq IS NOT NULL AND s.rank IS NOT NULL "
-            "ORDER BY g.id, s.seat").bindparams(bindparam("ids", expanding=True)), {"ids": chunk}).fetchall()
-        for game_id, store_seq, tournament_id, created_at, seat, bot_id, bot, rank in rows:
+    for start in range(0, len(game_ids), 500):  # bound the parameters of one statement
+        for game_id, store_seq, tournament_id, created_at, seat, bot_id, bot, rank, forfeited in connection.execute(
+                text(statement).bindparams(bindparam("ids", expanding=True)),
+                {"ids": list(game_ids[start:start + 500])}).fetchall():
             before = found.get(game_id)
-            seated = (*before.seats, Seated(seat, bot_id, bot, rank)) if before else (Seated(seat, bot_id, bot, rank),)
-            found[game_id] = Outcome(game_id, store_seq, tournament_id, created_at, seated, forfeits[game_id])
+            seated = Seated(seat, bot_id, bot, rank)
+            forfeit = (forfeits[game_id] if forfeits is not None
+                       else seat if forfeited else before.forfeit_seat if before else None)
+            found[game_id] = Outcome(game_id, store_seq, tournament_id, created_at,
+                                     (*before.seats, seated) if before else (seated,), forfeit)
     return sorted(found.values(), key=lambda outcome: outcome.store_seq)
 
 
@@ -359,13 +377,13 @@ def uncount_ladder(connection: Connection, ladder_id: int, game_id: str) -> None
     entries, number = ladder_entries(connection, ladder_id), ladder_number(connection, ladder_id, game_id)
     ladder_snapshots.drop(connection, ladder_id, number)  # they count it: taken again without it
     add_ladder_game(rows, ladder_id, number, found[0], entries)
-    del rows["game_results"]
-    for table in ("ladder_records", "ladder_pairs"):
+    rated = ("ladder_records", "ladder_pairs")  # its number and its seats' results stay: it is still listed
+    for table in rated:
         for values in rows[table].values():
             for index, column in enumerate(COUNTS[table]):
                 if column in ADDED[table]:
                     values[index] = -values[index]
-    write(connection, {table: rows.get(table, {}) for table in TABLES})
+    write(connection, {table: rows[table] if table in rated else {} for table in TABLES})
     # When an entry last played counts its rated games only: the voided game may have been its latest.
     for (entry,) in rows["ladder_records"]:
         connection.execute(text(
@@ -391,23 +409,10 @@ def ladder_number(connection: Connection, ladder_id: int, game_id: str) -> int:
 
 def stored_outcomes(connection: Connection, game_ids: Sequence[str]) -> list[Outcome]:
     """Counted games as ``seat_results`` holds them, in store order."""
-    if not game_ids:
-        return []
-    found: dict[str, Outcome] = {}
-    for start in range(0, len(game_ids), 500):
-        chunk = list(game_ids[start:start + 500])
-        rows = connection.execute(text(
-            "SELECT r.game_id, r.store_seq, g.tournament_id, g.created_at, r.seat, r.bot_id, r.bot, r.rank, "
-            "r.forfeited FROM seat_results r JOIN games g ON g.id = r.game_id "
-            "WHERE r.game_id IN :ids ORDER BY r.game_id, r.seat").bindparams(bindparam("ids", expanding=True)),
-            {"ids": chunk}).fetchall()
-        for game_id, store_seq, tournament_id, created_at, seat, bot_id, bot, rank, forfeited in rows:
-            before = found.get(game_id)
-            seated = Seated(seat, bot_id, bot, rank)
-            forfeit = seat if forfeited else (before.forfeit_seat if before else None)
-            found[game_id] = Outcome(game_id, store_seq, tournament_id, created_at,
-                                     (*before.seats, seated) if before else (seated,), forfeit)
-    return sorted(found.values(), key=lambda outcome: outcome.store_seq)
+    return _outcomes(connection, (
+        "SELECT r.game_id, r.store_seq, g.tournament_id, g.created_at, r.seat, r.bot_id, r.bot, r.rank, r.forfeited "
+        "FROM seat_results r JOIN games g ON g.id = r.game_id WHERE r.game_id IN :ids ORDER BY r.game_id, r.seat"),
+        game_ids, None)
 
 
 def write(connection: Connection, rows: Rows) -> None:
@@ -421,13 +426,11 @@ def write(connection: Connection, rows: Rows) -> None:
         names = (*keys, *columns)
         if added is None:  # one row per game or seat: set (a ladder numbers its games after they are counted)
             updates = ", ".join(f"{c} = excluded.{c}" for c in columns)
-            statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) "
-                         f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
         else:
             updates = ", ".join(f"{c} = {table}.{c} + excluded.{c}" if c in added
                                 else f"{c} = {_latest(table, c)}" for c in columns)
-            statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) "
-                         f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
+        statement = (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) "
+                     f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
         connection.execute(text(statement), [dict(zip(names, (*key, *values), strict=True))
                                              for key, values in found.items()])
 

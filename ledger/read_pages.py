@@ -60,7 +60,8 @@ class Where:
 
 def game_page(connection: Connection, where: Where, offset: int, limit: int) -> tuple[list[str], int]:
     """One page of the counted games ``where`` keeps, newest (the last stored) first, and how many it keeps:
-    paged in the database (an index on the bot, the tournament or the ladder, in store order)."""
+    paged in the database (an index on the bot, the tournament or the ladder, in store order); a bot's total from
+    its kept counts (``bot_total``), not a count of its seats."""
     require_current(connection)
     clauses: list[str] = []
     params: dict[str, Any] = {}
@@ -90,11 +91,28 @@ def game_page(connection: Connection, where: Where, offset: int, limit: int) -> 
         if where.forfeited is not None:
             clauses.append(f"g.forfeit_seat IS {'NOT ' if where.forfeited else ''}NULL")
     condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    total = connection.execute(text(f"SELECT COUNT(*) FROM {source} {condition}"), params).scalar()
+    total = bot_total(connection, where)
+    if total is None:
+        total = connection.execute(text(f"SELECT COUNT(*) FROM {source} {condition}"), params).scalar()
     page = [row[0] for row in connection.execute(text(
         f"SELECT g.game_id FROM {source} {condition} ORDER BY {order} DESC LIMIT :limit OFFSET :offset"),
         {**params, "limit": limit, "offset": offset})]
     return page, total
+
+
+def bot_total(connection: Connection, where: Where) -> int | None:
+    """How many seats of ``where.bot`` ``where`` keeps (a list of its games' total; a game it sat in twice counts
+    twice, as its list shows it), from ``bot_results``: its rows of one place (every game, a tournament's or a
+    ladder's), at most one a result and forfeit, however many games it played. None: no bot, or both a tournament
+    and a ladder named (no row counts those: the caller counts the seats)."""
+    if where.bot is None or (where.tournament_id is not None and where.ladder_id is not None):
+        return None
+    params = {"bot": where.bot, "tournament": where.tournament_id or 0, "ladder": where.ladder_id or 0,
+              "result": where.result, "forfeited": None if where.forfeited is None else int(where.forfeited)}
+    return connection.execute(text(
+        "SELECT COALESCE(SUM(seats), 0) FROM bot_results WHERE bot = :bot AND tournament_id = :tournament AND "
+        "ladder_id = :ladder" + "".join(f" AND {name} = :{name}" for name in ("result", "forfeited")
+                                        if params[name] is not None)), params).scalar()
 
 
 RESULTS_OF = text("SELECT g.game_key, s.bot, s.rank FROM games g JOIN game_results r ON r.game_id = g.id "
@@ -287,7 +305,7 @@ def ladder_ratings_at(connection: Connection, ladder_id: int, seq: int,
             "SELECT g.ladder_number FROM ladder_games l JOIN game_results g ON g.game_id = l.game_id "
             "WHERE l.ladder_id = :ladder AND l.seq <= :seq ORDER BY l.seq DESC LIMIT 1"),
             {"ladder": ladder_id, "seq": seq}).scalar() or 0
-        records = ladder_at(connection, ladder_id, number)[0]
+        records = ladder_records_at(connection, ladder_id, number)
     return {entry: (rating, sigma, sum(records.get(entry, {}).get(key, 0) for key in ("wins", "draws", "losses")))
             for entry, (rating, sigma) in ladder_ratings_before(connection, ladder_id, seq).items()}
 
@@ -311,6 +329,14 @@ def ladder_at(connection: Connection, ladder_id: int, number: int
     since (ledger.ladder_snapshots), so the cost is the league's bots and pairs, not its games."""
     require_current(connection)
     return ladder_snapshots.at(connection, ladder_id, number)
+
+
+def ladder_records_at(connection: Connection, ladder_id: int, number: int) -> dict[int, dict[str, Any]]:
+    """``ladder_at``'s records (its first half) but their points2, left 0 (``ladder_pair_sums_at`` adds them up),
+    without reading a pair: its latest snapshot's record rows and the sums over the games since, a row an entry."""
+    require_current(connection)
+    return ladder_snapshots.since(connection, ladder_id, ladder_snapshots.latest(connection, ladder_id, number)[0],
+                                  number, pairs=False)[0]
 
 
 def ladder_pairs_of(connection: Connection, ladder_id: int, entries: Sequence[int],
@@ -394,3 +420,26 @@ def ladder_information(connection: Connection, ladder_id: int, entries: Sequence
     ).bindparams(bindparam("ids", expanding=True)), {"ladder": ladder_id, "ids": sorted(set(entries)),
                                                      "scale": float(scale)}).fetchall()
     return {entry: float(value) for entry, value in rows}
+
+
+def ladder_pair_sums_at(connection: Connection, ladder_id: int, number: int, seq: int, entries: Sequence[int],
+                        scale: float) -> dict[int, tuple[int, float | None]]:
+    """Per entry, as of the ladder's game ``number`` (``seq`` its ``ladder_games.seq``): its points2 over every
+    pair (what ``ladder_at`` adds to its record) and, for one of ``entries``, its information as
+    ``ladder_information`` adds it up, against the others of ``entries`` at their ratings then
+    (``ladder_ratings_before``'s; None: no such pair). Summed in the database over the pairs' results then (the
+    latest snapshot's pairs and the sums over the games since: ledger.ladder_snapshots ``AS_OF``), in one
+    statement: a row an entry comes back, never a pair."""
+    require_current(connection)
+    params = {"ladder": ladder_id, "after": ladder_snapshots.latest(connection, ladder_id, number)[0],
+              "number": number, "seq": seq, "ids": sorted(set(entries)), "scale": float(scale)}
+    rows = connection.execute(text(
+        "WITH r (entry, rating) AS (SELECT e.id, x.rating FROM ladder_entries e JOIN ladder_ratings x ON x.entry_id "
+        "= e.id AND x.game_seq = (SELECT MAX(q.game_seq) FROM ladder_ratings q WHERE q.entry_id = e.id AND "
+        "q.game_seq <= :seq) WHERE e.id IN :ids) SELECT t.entry, SUM(t.points2), SUM(t.games * t.p * (1 - t.p)) "
+        "FROM (SELECT m.entry, 2 * m.wins + m.draws AS points2, CASE WHEN m.entry <> m.opponent THEN m.wins + "
+        "m.draws + m.losses END AS games, 1.0 / (1.0 + POWER(10.0, (b.rating - a.rating) / :scale)) AS p FROM "
+        f"({ladder_snapshots.AS_OF}) m LEFT JOIN r a ON a.entry = m.entry LEFT JOIN r b ON b.entry = m.opponent) t "
+        "GROUP BY t.entry").bindparams(bindparam("ids", expanding=True)), params).fetchall()
+    return {entry: (int(points2), None if information is None else float(information))
+            for entry, points2, information in rows}

@@ -108,6 +108,21 @@ class BotOpponentRecord(SQLModel, table=True):
     points: float
 
 
+class BotResult(SQLModel, table=True):
+    """How many seats a bot (by name) had with one result (win, draw or loss) and forfeit or not (revision 0020):
+    in every game (``tournament_id`` and ``ladder_id`` 0), in one tournament's (``ladder_id`` 0) or in one ladder's
+    (``tournament_id`` 0, voided games too): a list of a bot's games counts its total from a few of these rows."""
+
+    __tablename__ = "bot_results"
+
+    bot: str = Field(primary_key=True)
+    tournament_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    ladder_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    result: str = Field(primary_key=True)
+    forfeited: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    seats: int = Field(sa_column=Column(Integer, nullable=False))
+
+
 class LadderRecord(SQLModel, table=True):
     """A ladder entry's rated games: wins, draws, losses, forfeits, half points, when it last played."""
 

@@ -437,5 +437,14 @@ CREATE TABLE ladder_snapshot_rows (
 	PRIMARY KEY (ladder_id, number, entry_id, opponent_id)
 );
 CREATE INDEX ix_game_results_ladder_number ON game_results (ladder_id, ladder_number);
-INSERT INTO "alembic_version" VALUES ('0019');
+CREATE TABLE bot_results (
+	bot VARCHAR NOT NULL, 
+	tournament_id INTEGER NOT NULL, 
+	ladder_id INTEGER NOT NULL, 
+	result VARCHAR NOT NULL, 
+	forfeited INTEGER NOT NULL, 
+	seats INTEGER NOT NULL, 
+	PRIMARY KEY (bot, tournament_id, ladder_id, result, forfeited)
+);
+INSERT INTO "alembic_version" VALUES ('0020');
 INSERT INTO "read_model_positions" VALUES ('games', 0);

@@ -45,6 +45,15 @@ def audited(url: str) -> projections.Audit:
         ledger.close()
 
 
+def audit_names(url: str, row: str, column: str) -> None:
+    """`tourney db audit` fails naming ``row`` (its table and key, as the audit writes them) with its stored
+    ``column`` and the one its games give."""
+    failed = tourney("db", "audit", "--db", url)
+    assert failed.exit_code == 1, failed.output
+    assert f"differs: {row}: stored {column}=" in failed.output and f"the events give {column}=" in failed.output, \
+        failed.output
+
+
 # -- a ladder fed through the path `ladder play` stores by, with tourney's builtin bots (no sandbox needed) --------
 
 
@@ -141,10 +150,7 @@ def test_the_audit_names_the_first_row_that_differs_and_rebuild_mends_it(league_
     before = tourney("standings", "cup", "--json", "--db", backend.url).output
     bot, opponent = fetch(backend, "SELECT bot, opponent FROM tournament_pairs ORDER BY bot, opponent LIMIT 1")[0]
     tamper(backend, ("UPDATE tournament_pairs SET wins = wins + 5 WHERE bot = ? AND opponent = ?", (bot, opponent)))
-    failed = tourney("db", "audit", "--db", backend.url)
-    assert failed.exit_code == 1, failed.output
-    assert f"differs: tournament_pairs (tournament_id=1, bot={bot!r}, opponent={opponent!r}): stored wins=" \
-           in failed.output and "the events give wins=" in failed.output, failed.output
+    audit_names(backend.url, f"tournament_pairs (tournament_id=1, bot={bot!r}, opponent={opponent!r})", "wins")
     refused = tourney("standings", "cup", "--check", "--db", backend.url)
     assert refused.exit_code == 1 and "a read model differs from the games' hashed results" in refused.output
     mended = tourney("db", "audit", "--rebuild", "--db", backend.url)

@@ -1,10 +1,13 @@
 """A ladder's snapshots of its sums (ledger/ladder_snapshots.py, revision 0019; issue 39): the ladder read as of
 any game (`?at=`) equals the sums of every game up to it, before, at and after each snapshot, through voids before
-and after a snapshot and the games stored after them; the audit names a tampered snapshot row and --rebuild mends
-it; a ledger of revision 0018 is upgraded; and the reads as of a game take the same steps at ten times the games."""
+and after a snapshot and the games stored after them, and so do its Elo margins then (each entry's information
+summed in the database, against matchmaking's sum over every pair); the audit names a tampered snapshot row and
+--rebuild mends it; a ledger of revision 0018 is upgraded; and the reads as of a game take the same steps at ten
+times the games."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -12,13 +15,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+import migrations
 from ledger import ladder_snapshots, read_models, read_pages
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests.backends import Backend
 from tests.tamper import fetch, tamper
-from tests.test_read_models import audited, ladder_games, make_ladder, tourney
+from tests.test_read_models import audit_names, audited, ladder_games, make_ladder, tourney
 from tests.web.test_leaderboard_histories import steps
+from tournaments.ladder import matchmaking
+from tournaments.ratings import elo
+from web.routes import ladders as ladder_pages
 
 SPACING = 3
 """The snapshot spacing forced here: with three bots (at most nine rows) a snapshot every 3 to 9 games."""
@@ -42,13 +49,53 @@ def snapshots(backend: Backend) -> list[int]:
     return [number for (number,) in fetch(backend, "SELECT number FROM ladder_snapshots ORDER BY number")]
 
 
+def uncertainties(ratings: dict[int, float], pairs: dict, listed: list[int]) -> dict[int, float]:
+    """Each listed entry's SE as the page computed it before (matchmaking's sum over every pair, in Python; an entry
+    that had not played by then has no pair, whatever its rating)."""
+    return matchmaking.uncertainties_of_pairs({entry: ratings.get(entry, elo.MEAN) for entry in listed},
+                                              {pair: sum(counts) for pair, counts in pairs.items()})
+
+
+def check_margins(ledger: Ledger, connection, ladder_id: int, number: int) -> None:
+    """As of game ``number``: the page's reads (records without a pair, then each entry's points and information
+    summed in the database) give the whole sum's records, and each entry's SE from its information equals
+    matchmaking's over every pair (to 1e-12), for every entry and for all but one; the page's margins are those."""
+    records, pairs = whole(connection, ladder_id, number)
+    seq = read_pages.ladder_seq(connection, ladder_id, number)
+    entries = sorted(ladder_rows.entry_of_bot(connection, ladder_id).values())
+    ratings = {entry: rating for entry, (rating, _sigma) in read_pages.ladder_ratings_before(
+        connection, ladder_id, seq).items()}
+    for listed in (entries, entries[1:]):
+        found = read_pages.ladder_records_at(connection, ladder_id, number)
+        paired = read_pages.ladder_pair_sums_at(connection, ladder_id, number, seq, listed, elo.SCALE)
+        for entry, (points2, _information) in paired.items():
+            found[entry]["points2"] = points2
+        assert found == records, number
+        expected = uncertainties(ratings, pairs, listed)
+        assert {entry for entry, (_points2, information) in paired.items() if information is not None} <= set(listed)
+        for entry, se in expected.items():
+            information = paired.get(entry, (0, None))[1] or 0.0
+            assert elo.SCALE / math.log(10) / math.sqrt(matchmaking.PRIOR_INFORMATION + information) == \
+                pytest.approx(se, rel=1e-12), (number, entry)
+    ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(ledger, ladder_id, active_only=False)}
+    for retired in (False, True):
+        board = ladder_pages.ladder_at(ledger, "duel", number, retired).leaderboard
+        expected = uncertainties(ratings, pairs, [ids[(row.bot, row.version)] for row in board])
+        assert [row.margin for row in board] == [round(1.96 * expected[ids[(row.bot, row.version)]], 1)
+                                                 for row in board], number
+        assert [row.score for row in board] == [ladder_pages.record_of(records.get(ids[(row.bot, row.version)], {}),
+                                                                       2)["score"] for row in board], number
+
+
 def check_every_game(ledger: Ledger, ladder_id: int) -> int:
-    """At every game of the ladder (and 0): the snapshot read equals the whole sum, and each entry's rating as of
-    it counts its rating rows up to it (the count before snapshots). How many games the ladder has."""
+    """At every game of the ladder (and 0): the snapshot read equals the whole sum, so do the page's Elo margins
+    (``check_margins``), and each entry's rating as of it counts its rating rows up to it (the count before
+    snapshots). How many games the ladder has."""
     with ledger.read() as connection:
         count = read_pages.ladder_count(connection, ladder_id)
         for number in range(count + 1):
             assert read_pages.ladder_at(connection, ladder_id, number) == whole(connection, ladder_id, number), number
+            check_margins(ledger, connection, ladder_id, number)
             seq = read_pages.ladder_seq(connection, ladder_id, number)
             assert seq == (connection.execute(text(
                 "SELECT seq FROM ladder_games WHERE ladder_id = :ladder ORDER BY seq LIMIT 1 OFFSET :skip"),
@@ -104,10 +151,8 @@ def test_the_audit_names_a_tampered_snapshot_row_and_rebuild_mends_it(backend, s
                                    "ORDER BY number DESC, entry_id LIMIT 1")[0]
     tamper(backend, ("UPDATE ladder_snapshot_rows SET wins = wins + 1 WHERE number = ? AND entry_id = ? AND "
                      "opponent_id = 0", (number, entry)))
-    failed = tourney("db", "audit", "--db", backend.url)
-    assert failed.exit_code == 1, failed.output
-    assert (f"differs: ladder_snapshot_rows (ladder_id=1, number={number}, entry_id={entry}, opponent_id=0): "
-            "stored wins=") in failed.output and "the events give wins=" in failed.output, failed.output
+    audit_names(backend.url, f"ladder_snapshot_rows (ladder_id=1, number={number}, entry_id={entry}, opponent_id=0)",
+                "wins")
     mended = tourney("db", "audit", "--rebuild", "--db", backend.url)
     assert mended.exit_code == 0, mended.output
     assert number in snapshots(backend)
@@ -132,7 +177,7 @@ def test_revision_0019_upgrades_a_ledger_of_0018_and_db_upgrade_takes_its_snapsh
     assert {"ladder_snapshots", "ladder_snapshot_rows"}.isdisjoint(tables(ledger))
     ledger.close()
     upgraded = tourney("db", "upgrade", "--db", backend.url)
-    assert upgraded.exit_code == 0 and "at revision 0019" in upgraded.output, upgraded.output
+    assert upgraded.exit_code == 0 and f"at revision {migrations.HEAD}" in upgraded.output, upgraded.output
     assert snapshots(backend) == taken  # those the games took as they were stored
     ledger = Ledger(backend.url, ledger_key=backend.key)
     try:
@@ -192,16 +237,18 @@ def long_ladder(path: Path, games: int) -> Ledger:
 
 
 def test_a_ladder_read_as_of_a_game_takes_the_same_steps_at_ten_times_the_games(tmp_path, monkeypatch):
-    """The same distance past a snapshot, 400 and 4,000 games in: the ladder as of that game (records, pairs, the
-    ratings with their games, the game's seq) takes the same SQLite steps; the sum of every game up to it takes
-    about ten times as many, so the count does see the rows read."""
+    """The same distance past a snapshot, 400 and 4,000 games in: the ladder as of that game as its page reads it
+    (records, each entry's points and Elo information summed from the pairs then, the ratings with their games, the
+    game's seq) takes the same SQLite steps; the sum of every game up to it takes about ten times as many, so the
+    count does see the rows read."""
     monkeypatch.setattr(ladder_snapshots, "SPACING", 100)
     small, large = long_ladder(tmp_path / "small.db", 400), long_ladder(tmp_path / "large.db", 4000)
 
-    def as_of(connection, number: int) -> None:
+    def as_of(connection, number: int) -> None:  # what the page as of a game reads (web.routes.ladders.ladder_at)
         seq = read_pages.ladder_seq(connection, 1, number)
-        records, _pairs = read_pages.ladder_at(connection, 1, number)
+        records = read_pages.ladder_records_at(connection, 1, number)
         read_pages.ladder_ratings_at(connection, 1, seq, records)
+        read_pages.ladder_pair_sums_at(connection, 1, number, seq, [1, 2, 3], elo.SCALE)
 
     try:
         for ledger, number in ((small, 350), (large, 3950)):

@@ -112,6 +112,26 @@ def test_a_ladder_as_of_a_game_counts_what_its_read_models_counted_then(serve, c
     assert then == counted(records)
 
 
+def test_an_api_page_as_of_an_earlier_game_reads_that_board_alone(serve, crowded, monkeypatch):
+    """`/api/ladders/NAME?at=N` below the latest game, cold, reads the board as of game N and not the latest board
+    too (it only needs the latest game's number, read alone): its rows are the same; at or past the latest game it
+    reads the latest board."""
+    from web.routes import ladders
+
+    api = serve()
+    whole = api.get(f"/api/ladders/{LADDER}").json()
+    before = api.get(f"/api/ladders/{LADDER}", params={"at": whole["at"] - 3, "limit": 3, "offset": 1}).json()
+    boards = []
+    latest = ladders.ladder
+    monkeypatch.setattr(ladders, "ladder", lambda *args: boards.append(args) or latest(*args))
+    for cache in api.app.state.site.caches.values():
+        cache.clear()
+    assert api.get(f"/api/ladders/{LADDER}", params={"at": whole["at"] - 3, "limit": 3, "offset": 1}).json() == before
+    assert boards == []
+    assert api.get(f"/api/ladders/{LADDER}", params={"at": whole["at"]}).json()["leaderboard"] == whole["leaderboard"]
+    assert len(boards) == 1
+
+
 def counted(records: dict[int, dict]) -> dict[int, dict]:
     """The read model's records as ``ladder_at`` sums them (what a page shows of them)."""
     return {entry: {key: record[key] for key in ("wins", "draws", "losses", "forfeits", "points2", "last_played")}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import math
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
@@ -17,6 +18,7 @@ from ledger import read_pages
 from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from tournaments.ladder import divisions, league, matchmaking
+from tournaments.ratings import elo
 from web import charts, lists, schemas
 from web.deps import MAX_PAGE, LedgerDep, PagingDep, Site, SiteDep
 from web.pages import query, render, unchanged
@@ -123,9 +125,9 @@ def with_histories(site: Site, name: str, tag: str, shown: schemas.Ladder, rows:
         ladder_id = ladder_rows.get(site.ledger, name)["id"]
         ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(site.ledger, ladder_id,
                                                                                  active_only=False)}
-        now = cached(site, name, tag, tag.endswith("-all"))  # the ladder as it is (its rows: cached by its ETag)
+        latest = latest_number(site, name, tag)
         with site.ledger.read() as connection:
-            seq = None if shown.at >= now.at else read_pages.ladder_seq(connection, ladder_id, shown.at)
+            seq = None if shown.at >= latest else read_pages.ladder_seq(connection, ladder_id, shown.at)
             read = read_pages.ladder_histories(connection, [ids[key] for key in keys], SPARKLINE, seq)
         return {key: [(number, round(rating if sigma is None else league.leaderboard_rating(
             {"rating": rating, "sigma": sigma}), 1)) for number, rating, sigma in read.get(ids[key], [])]
@@ -178,11 +180,11 @@ def leader_rows(ledger: Ledger, row: dict, standings: list[league.Standing], ent
 def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> schemas.Ladder:
     """The ladder as it stood after its game ``at``: every entry listed then, with its rating, record, rank and
     latest ratings then (ladder_ratings and the read models counted up to that game, in SQL: no game is read or
-    refolded)."""
+    refolded, and no pair: an Elo margin is from each entry's information then, summed in the database)."""
     row = ladder_rows.get(ledger, name)
     with ledger.read() as connection:
         seq = read_pages.ladder_seq(connection, row["id"], at)
-        records, pairs = read_pages.ladder_at(connection, row["id"], at)
+        records = read_pages.ladder_records_at(connection, row["id"], at)  # points2: ladder_pair_sums_at's, below
         rated = read_pages.ladder_ratings_at(connection, row["id"], seq, records)
         gone = read_pages.ladder_retired_by(connection, row["id"], at)
     rating = league.model(row)
@@ -202,14 +204,15 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
         listed.append({**entry, "status": status, "rating": then[0], "sigma": then[1], "games": then[2],
                        "shown": league.leaderboard_rating({"rating": then[0], "sigma": then[1]})})
     listed.sort(key=lambda e: (-e["shown"], e["name"], e["version"]))
-    labels = {e["id"]: f"{e['name']} v{e['version']}" if retired else e["name"] for e in listed}
-    if row["rating"] == league.OPENSKILL:
-        margins = {e["id"]: 1.96 * e["sigma"] for e in listed}
-    else:
-        se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},
-                                                league.met(ledger, row, labels, pairs))
-        margins = {e["id"]: 1.96 * se[labels[e["id"]]] for e in listed}
+    with ledger.read() as connection:
+        paired = read_pages.ladder_pair_sums_at(connection, row["id"], at, seq, [e["id"] for e in listed], elo.SCALE)
+    for entry, (points2, _information) in paired.items():
+        records[entry]["points2"] = points2
     openskill = row["rating"] == league.OPENSKILL
+    # An Elo margin as matchmaking.uncertainties_of_pairs gives it from the pairs then at the ratings then (among the
+    # rows listed), from each one's information summed in the database (equal to 1e-12).
+    margins = {e["id"]: 1.96 * (e["sigma"] if openskill else elo.SCALE / math.log(10) / math.sqrt(
+        matchmaking.PRIOR_INFORMATION + (paired.get(e["id"], (0, None))[1] or 0.0))) for e in listed}
     # A ladder with divisions labels each row with the division its bot holds now: membership as of an earlier game
     # is not rebuilt here (docs/web.md).
     standings = league.placed(ledger, row, league._ranged([
@@ -254,12 +257,22 @@ def board(shown: schemas.Ladder, order: lists.Order, words: str | None, division
 
 
 def as_of(site: Site, name: str, tag: str, at: int | None, retired: bool = False) -> schemas.Ladder:
-    """The ladder as of its game ``at`` (None, or past its latest: as it is), once per ETag and game."""
-    now = cached(site, name, tag, retired)
-    if at is None or at >= now.at:
-        return now
+    """The ladder as of its game ``at`` (None, or past its latest: as it is), once per ETag and game. The board as
+    of an earlier game is read without the latest board (an API page of rows as of a game costs one board)."""
+    if at is None or at >= latest_number(site, name, tag):
+        return cached(site, name, tag, retired)
     return site.caches["standings"].get(("ladder-at", name, tag, at, retired),
                                         lambda: ladder_at(site.ledger, name, at, retired))
+
+
+def latest_number(site: Site, name: str, tag: str) -> int:
+    """The number of the ladder's latest game, as of its ETag (``tag``; with or without its retired rows): the
+    latest board's ``at``, read without the board, once per ETag."""
+    def count() -> int:
+        with site.ledger.read() as connection:
+            return read_pages.ladder_count(connection, ladder_rows.get(site.ledger, name)["id"])
+
+    return site.caches["standings"].get(("latest-number", name, tag.removesuffix("-all")), count)
 
 
 UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}

@@ -30,7 +30,9 @@ BENCHES = {
                [rf"lemur-tails seats=2 games={N}: heuristic mean place {N}, firsts {N}%, Elo {N} \| random mean "
                 rf"place {N}, firsts {N}%, Elo {N} \| Elo gap: {N}"], True),
     "signing": (["--games", "20", "--rounds", "1"], [rf"ratio: {N}"], True),
-    "startup": (["--rounds", "1"], [rf"startup: python={N} ms tourney={N} ms ratio: {N}"], False),
+    "startup": (["--rounds", "1"], [rf"startup: python={N} ms tourney={N} ms ratio: {N}",
+                                    rf"startup: new ledger: made={N} ms revisions={N} ms at-head={N} ms ratio: {N}"],
+                False),
     "store": (["--quick"], [rf"store: tourney={N} games/s raw={N} games/s ratio: {N}",
                             *(rf"{game} rows: store: bytes/game={N} games/s={N}"
                               for game in ("tails-on-fire", "nine-tails", "lemur-tails")),

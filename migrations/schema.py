@@ -35,7 +35,7 @@ def dump(connection: sqlite3.Connection) -> str:
     for table in tables:
         columns = [row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')]
         values = " || ', ' || ".join(f'quote("{column}")' for column in columns)
-        for (row,) in connection.execute(f'SELECT {values} FROM "{table}" ORDER BY rowid'):
+        for (row,) in connection.execute(f'SELECT {values} FROM "{table}" ORDER BY 1'):  # WITHOUT ROWID too
             statements.append(f'INSERT INTO "{table}" VALUES ({row});')
     return PREAMBLE + "\n".join(statements) + "\n"
 

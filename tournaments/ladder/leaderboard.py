@@ -8,7 +8,6 @@ the active entries as matchmaking weighs them.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,8 +130,7 @@ def _standings(ledger: Ledger, ladder: dict[str, Any], listed: list[dict[str, An
     if pairs is None:  # the information added up in the database: one row per entry, whatever the pairs
         with ledger.read() as connection:
             information = read_pages.ladder_information(connection, ladder["id"], list(labels), elo.SCALE)
-        se = {labels[entry]: elo.SCALE / math.log(10) / math.sqrt(matchmaking.PRIOR_INFORMATION
-                                                                   + information.get(entry, 0.0))
+        se = {labels[entry]: matchmaking.standard_error(matchmaking.PRIOR_INFORMATION + information.get(entry, 0.0))
               for entry in labels}
     else:
         se = matchmaking.uncertainties_of_pairs({labels[e["id"]]: e["rating"] for e in listed},

@@ -58,7 +58,13 @@ def uncertainties(ratings: dict[str, float], games: Sequence[Sequence[tuple[str,
                 p = expected(ratings[a], ratings[b])
                 information[a] += p * (1 - p)
                 information[b] += p * (1 - p)
-    return {name: SCALE / math.log(10) / math.sqrt(value) for name, value in information.items()}
+    return {name: standard_error(value) for name, value in information.items()}
+
+
+def standard_error(information: float) -> float:
+    """A rating's SE in Elo points from its Fisher information (PRIOR_INFORMATION included): the one formula
+    behind every margin, whether the information is summed here or in the database."""
+    return SCALE / math.log(10) / math.sqrt(information)
 
 
 def uncertainties_of_pairs(ratings: Mapping[str, float], met: Mapping[tuple[str, str], int]) -> dict[str, float]:
@@ -69,7 +75,7 @@ def uncertainties_of_pairs(ratings: Mapping[str, float], met: Mapping[tuple[str,
         if a in ratings and b in ratings and a != b:
             p = expected(ratings[a], ratings[b])
             information[a] += count * p * (1 - p)
-    return {name: SCALE / math.log(10) / math.sqrt(value) for name, value in information.items()}
+    return {name: standard_error(value) for name, value in information.items()}
 
 
 def next_table(candidates: Sequence[Candidate], k: int, rng: random.Random, *, spread: float = SPREAD) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import math
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
@@ -211,7 +210,7 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
     openskill = row["rating"] == league.OPENSKILL
     # An Elo margin as matchmaking.uncertainties_of_pairs gives it from the pairs then at the ratings then (among the
     # rows listed), from each one's information summed in the database (equal to 1e-12).
-    margins = {e["id"]: 1.96 * (e["sigma"] if openskill else elo.SCALE / math.log(10) / math.sqrt(
+    margins = {e["id"]: 1.96 * (e["sigma"] if openskill else matchmaking.standard_error(
         matchmaking.PRIOR_INFORMATION + (paired.get(e["id"], (0, None))[1] or 0.0))) for e in listed}
     # A ladder with divisions labels each row with the division its bot holds now: membership as of an earlier game
     # is not rebuilt here (docs/web.md).

@@ -62,6 +62,8 @@ BENCHES = {
                    rf"memory: command=standings-bootstrap games=30 peak_traced_mb={N}",
                    rf"report: games={N} cpu_ratio={N} .*"],
                   True),
+    "ranks": (["--bots", "10", "--rounds", "1"], [rf"ranks: bots=10 draws={N} fresh={N} ms kept={N} ms ratio: {N}"],
+              False),
     "records": (["--games", "2"], [rf"smallest size ratio: {N}x; largest verify time ratio: {N}x"], False),
     "ladder_work": (["--deals", "2", "--rounds", "1"], [rf"ladder: work1={N} work2={N} games/s speedup: {N}"], True),
     "scale": (["--deals", "1", "--rounds", "1"],

@@ -7,6 +7,7 @@ import math
 import random
 from statistics import NormalDist
 
+from bench.ranks import fresh_ranges
 from tournaments.ratings.ranks import DRAWS, RankRange, rank_ranges, tied
 
 
@@ -59,3 +60,16 @@ def test_the_rank_shown_lies_in_its_range_for_most_bots_of_a_real_spread():
     sure, unsure = min(range(120), key=lambda i: estimates[i][1]), max(range(120), key=lambda i: estimates[i][1])
     assert ranges[sure].high - ranges[sure].low < ranges[unsure].high - ranges[unsure].low
     assert rank_ranges([]) == [] and DRAWS >= 400
+
+
+def test_the_kept_deviates_give_the_ranges_fresh_draws_give_whatever_was_asked_before():
+    """The standard normals kept per process (ranks._Normals) give the very draws a generator seeded afresh
+    gives (bench/ranks.py's fresh_ranges, the code before they were kept): boards of growing and shrinking
+    sizes, asked in turn (the kept table grows between them), ties of equal ratings with no error, and another
+    seed, each equal to its fresh draws, rank for rank."""
+    spread = random.Random(7)
+    for count, draws, seed in ((5, 40, 0), (120, DRAWS, 0), (30, 100, 0), (200, 60, 0), (12, 50, 3)):
+        estimates = sorted(((spread.gauss(1500, 150), spread.uniform(5, 80)) for _ in range(count)), reverse=True)
+        estimates[1:1] = [(1600.0, 0.0), (1600.0, 0.0)]  # two alike and certain: a tie every draw
+        kept = [(r.low, r.high) for r in rank_ranges(estimates, draws=draws, seed=seed)]
+        assert kept == fresh_ranges(estimates, draws, seed=seed), (count, draws, seed)

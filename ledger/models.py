@@ -7,7 +7,7 @@ add triggers that abort any UPDATE or DELETE on ``events``, ``sealed_games`` and
 from __future__ import annotations
 
 from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field
 
 # The read models' tables (revision 0013) live in ledger/read_tables.py; importing them here puts every table of
 # the ledger on SQLModel.metadata whenever this module is imported (Alembic's env.py, the migrations test).
@@ -20,12 +20,13 @@ from ledger.read_tables import (  # noqa: F401
     LadderRecord,
     ReadModelPosition,
     SeatResult,
+    Table,
     TournamentPair,
     TournamentStanding,
 )
 
 
-class Bot(SQLModel, table=True):
+class Bot(Table, table=True):
     """A bot version: its name and the SHA-256 of its content."""
 
     __tablename__ = "bots"
@@ -38,7 +39,7 @@ class Bot(SQLModel, table=True):
     created_at: str
 
 
-class Tournament(SQLModel, table=True):
+class Tournament(Table, table=True):
     """A tournament: its name, game, the spec it was run with, and its seed."""
 
     __tablename__ = "tournaments"
@@ -54,7 +55,7 @@ class Tournament(SQLModel, table=True):
     seed_nonce: str | None = Field(default=None, description="what a drawn seed is derived from with the ledger key")
 
 
-class TournamentBot(SQLModel, table=True):
+class TournamentBot(Table, table=True):
     """A bot entered in a tournament."""
 
     __tablename__ = "tournament_bots"
@@ -65,7 +66,7 @@ class TournamentBot(SQLModel, table=True):
     bot_id: int = Field(sa_column=Column(Integer, ForeignKey("bots.id"), primary_key=True))
 
 
-class Game(SQLModel, table=True):
+class Game(Table, table=True):
     """One game: what was played, its seed commitment and (once over) its seed, head and signature."""
 
     __tablename__ = "games"
@@ -94,7 +95,7 @@ class Game(SQLModel, table=True):
     store_seq: int | None = Field(default=None, description="1, 2, ...: the order finished games were stored in")
 
 
-class Event(SQLModel, table=True):
+class Event(Table, table=True):
     """One event of a game still playing (or of a game that could not be sealed): the exact canonical bytes
     that were hashed, the hidden part, the hash. A finished game's events are a ``SealedGame`` instead."""
 
@@ -110,7 +111,7 @@ class Event(SQLModel, table=True):
     hash: str
 
 
-class SealedGame(SQLModel, table=True):
+class SealedGame(Table, table=True):
     """A finished game's events in one compressed block (ledger.sealed), keyed by the game's store order.
 
     Append-only (revision 0012's triggers refuse UPDATE and DELETE)."""
@@ -124,7 +125,7 @@ class SealedGame(SQLModel, table=True):
     block: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
-class SealedDictionary(SQLModel, table=True):
+class SealedDictionary(Table, table=True):
     """The zstd dictionary of one game and rules version's sealed blocks (ledger.sealing). Append-only."""
 
     __tablename__ = "sealed_dictionaries"
@@ -138,7 +139,7 @@ class SealedDictionary(SQLModel, table=True):
     created_at: str
 
 
-class Seat(SQLModel, table=True):
+class Seat(Table, table=True):
     """A seat of a game: which bot sat there and, once over, its rank and score."""
 
     __tablename__ = "seats"
@@ -151,7 +152,7 @@ class Seat(SQLModel, table=True):
     score: int | None = None
 
 
-class Ladder(SQLModel, table=True):
+class Ladder(Table, table=True):
     """A long-lived league for one game: bots are submitted, matched, rated as games are stored."""
 
     __tablename__ = "ladders"
@@ -168,7 +169,7 @@ class Ladder(SQLModel, table=True):
                                   "(None: no divisions; revision 0016)")
 
 
-class LadderEntry(SQLModel, table=True):
+class LadderEntry(Table, table=True):
     """A bot version submitted to a ladder, with its incremental rating (a fold of its games)."""
 
     __tablename__ = "ladder_entries"
@@ -194,7 +195,7 @@ class LadderEntry(SQLModel, table=True):
                                     description="its author's words on it (revision 0017)")
 
 
-class BotArchive(SQLModel, table=True):
+class BotArchive(Table, table=True):
     """The files of a submitted bot (a zip), so a ladder can run it long after submission."""
 
     __tablename__ = "bot_archives"
@@ -204,7 +205,7 @@ class BotArchive(SQLModel, table=True):
     archive: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
-class LadderGame(SQLModel, table=True):
+class LadderGame(Table, table=True):
     """A game played on a ladder; seq orders the rating fold."""
 
     __tablename__ = "ladder_games"
@@ -215,7 +216,7 @@ class LadderGame(SQLModel, table=True):
     game_id: str = Field(sa_column=Column(String, ForeignKey("games.id"), unique=True, nullable=False))
 
 
-class LadderRating(SQLModel, table=True):
+class LadderRating(Table, table=True):
     """An entry's rating after one ladder game (the history `ladder history` shows)."""
 
     __tablename__ = "ladder_ratings"
@@ -228,7 +229,7 @@ class LadderRating(SQLModel, table=True):
     sigma: float | None = None
 
 
-class LadderEvent(SQLModel, table=True):
+class LadderEvent(Table, table=True):
     """A fact an operator adds to a ladder: a game voided (no longer rated) or a bot version retired.
 
     Append-only (revision 0003's triggers refuse UPDATE and DELETE): the rating fold reads them.
@@ -251,7 +252,7 @@ class LadderEvent(SQLModel, table=True):
                                   "where the membership fold applies it (revision 0016)")
 
 
-class LedgerKey(SQLModel, table=True):
+class LedgerKey(Table, table=True):
     """The public half of the ledger's signing key (the private half lives outside the database)."""
 
     __tablename__ = "ledger_keys"
@@ -262,7 +263,7 @@ class LedgerKey(SQLModel, table=True):
     created_at: str
 
 
-class Checkpoint(SQLModel, table=True):
+class Checkpoint(Table, table=True):
     """A signed root over the first ``games`` games of a tournament or a ladder, in their order.
 
     Append-only (revision 0005's triggers refuse UPDATE and DELETE).
@@ -283,7 +284,7 @@ class Checkpoint(SQLModel, table=True):
     created_at: str
 
 
-class LadderSession(SQLModel, table=True):
+class LadderSession(Table, table=True):
     """One `ladder play` run: the seed its matchmaking and deals come from, committed, then revealed."""
 
     __tablename__ = "ladder_sessions"
@@ -302,7 +303,7 @@ class LadderSession(SQLModel, table=True):
     deals: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
-class LadderMatch(SQLModel, table=True):
+class LadderMatch(Table, table=True):
     """One deal of a session at one table, waiting in the queue, claimed by a worker, or stored.
 
     A worker holds a match while its lease (on the database's clock) runs; it renews the lease
@@ -328,7 +329,7 @@ class LadderMatch(SQLModel, table=True):
     stored_at: str | None = None
 
 
-class Owner(SQLModel, table=True):
+class Owner(Table, table=True):
     """Someone who submits bots through the HTTP API; only the SHA-256 of their token is stored."""
 
     __tablename__ = "owners"
@@ -343,7 +344,7 @@ class Owner(SQLModel, table=True):
     created_at: str
 
 
-class BotOwner(SQLModel, table=True):
+class BotOwner(Table, table=True):
     """A bot name and the owner who claimed it: only they may submit versions under it."""
 
     __tablename__ = "bot_owners"
@@ -358,7 +359,7 @@ class BotOwner(SQLModel, table=True):
     claimed_at: str
 
 
-class Submission(SQLModel, table=True):
+class Submission(Table, table=True):
     """An uploaded bot waiting for (or done with) its validation game, which a worker plays."""
 
     __tablename__ = "submissions"
@@ -388,7 +389,7 @@ class Submission(SQLModel, table=True):
                                     description="its author's words on the bot, listed with it (revision 0017)")
 
 
-class ValidationGame(SQLModel, table=True):
+class ValidationGame(Table, table=True):
     """A submission's validation game, kept for its owner (issue 40 item 2; revision 0015): its whole log,
     canonical JSON compressed with zstd. Kept apart from ``games`` on purpose, so that no list, standing,
     rating, read model or audit of ladder and tournament games can ever count or show one."""
@@ -405,7 +406,7 @@ class ValidationGame(SQLModel, table=True):
     created_at: str
 
 
-class BotLog(SQLModel, table=True):
+class BotLog(Table, table=True):
     """The end of a bot process's stderr in one game (its owner may read it)."""
 
     __tablename__ = "bot_logs"
@@ -415,7 +416,7 @@ class BotLog(SQLModel, table=True):
     stderr: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
-class Diagnosis(SQLModel, table=True):
+class Diagnosis(Table, table=True):
     """Why a seat's bot forfeited a game, in its own terms (its owner may read it): a Python bot's traceback,
     or a program's last stderr lines; ``log`` is where --bot-logs wrote its whole stderr (revision 0014)."""
 
@@ -429,7 +430,7 @@ class Diagnosis(SQLModel, table=True):
     log: str | None = None
 
 
-class WebSession(SQLModel, table=True):
+class WebSession(Table, table=True):
     """An owner signed in in a browser (`tourney serve`): only the SHA-256 of the cookie's secret is kept,
     with the hash of the API token it was opened with (a new token ends it) and when it expires."""
 

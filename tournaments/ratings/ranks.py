@@ -7,7 +7,7 @@ times; in each draw the bots are ranked; a bot's range is the central 95% of the
 to the 97.5th percentile). The draws come from a fixed seed, so a page shows the same ranges until a
 game changes the estimates: the seed's standard normal deviates are made once per process and kept
 (``_Normals``), and a draw is ``value + error * deviate``, the very number ``random.gauss(value, error)``
-would give; a board of 120 bots so costs ~12 ms in place of ~45 (most of it was drawing). What it leaves
+would give; a board of 120 bots so costs ~11 ms of CPU in place of 45-58 (bench/ranks.py). What it leaves
 out: the estimates' correlation (two bots rated mostly against each other move together), which widens or
 narrows a range by little once a bot has met many.
 
@@ -27,7 +27,7 @@ from statistics import NormalDist
 
 DRAWS = 400
 """Draws of the whole leaderboard: enough for a percentile of ranks to be steady to about one rank
-(the ranks are integers), few enough for 120 bots in about 12 ms of pure Python (the deviates kept)."""
+(the ranks are integers), few enough for 120 bots in about 11 ms of pure Python (the deviates kept)."""
 LEVEL = 0.95
 
 
@@ -74,6 +74,7 @@ def _nth(counts: list[int], nth: int) -> int:
         if seen > nth:
             return rank
     raise ValueError(f"fewer than {nth + 1} draws")
+
 
 def tied(above: tuple[float, float], below: tuple[float, float], z: float = NormalDist().inv_cdf(0.975)) -> bool:
     """Whether two estimates' difference is within its ``z``-sigma margin."""

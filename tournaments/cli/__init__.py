@@ -17,7 +17,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from importlib import metadata
 from typing import Annotated, Any
 
 import typer
@@ -125,6 +124,8 @@ def _take_ctrl_c() -> Any:
 
 
 def version() -> str:
+    from importlib import metadata  # only `--version` reads it: its import (email, zipfile, csv) costs every start
+
     try:
         return metadata.version("tourney")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed

@@ -54,6 +54,15 @@ def test_help_and_version_import_no_database_or_web_library():
     assert {args: modules for args, modules in found.items() if modules} == {}
 
 
+def test_help_reads_no_package_metadata_and_version_does():
+    """importlib.metadata (email, zipfile, csv: about 15 ms of every start) is imported for `--version` alone."""
+    probe = ("import sys\nfrom tournaments.cli import app\n"
+             "try:\n    app([%r], prog_name='tourney', standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write(str('importlib.metadata' in sys.modules))")
+    found = {flag: subprocess.run([sys.executable, "-c", probe % flag], capture_output=True, text=True, timeout=120,
+                                  check=True).stderr for flag in ("--help", "--version")}
+    assert found == {"--help": "False", "--version": "True"}
+
 def test_a_command_still_imports_what_it_needs(tmp_path):
     """The lazy imports happen when a command runs: `db current` on a new database reads it through the ledger."""
     done = cli.tourney("db", "current", "--db", str(tmp_path / "x.db"), timeout=120)

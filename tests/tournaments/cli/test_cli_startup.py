@@ -63,6 +63,7 @@ def test_help_reads_no_package_metadata_and_version_does():
                                   check=True).stderr for flag in ("--help", "--version")}
     assert found == {"--help": "False", "--version": "True"}
 
+
 def test_a_command_still_imports_what_it_needs(tmp_path):
     """The lazy imports happen when a command runs: `db current` on a new database reads it through the ledger."""
     done = cli.tourney("db", "current", "--db", str(tmp_path / "x.db"), timeout=120)

@@ -378,14 +378,18 @@ def ladder_histories(connection: Connection, entries: Sequence[int], latest: int
     if not wanted or latest <= 0:
         return {}
     params: dict[str, Any] = {"ids": wanted, "skip": int(latest) - 1}
-    before = ""
+    before = after = ""
     if up_to is not None:
         before = " AND q.game_seq <= :up_to"
+        # Unary plus: the outer bound is a filter, not the index's range. SQLite's planner otherwise reads each
+        # entry's ratings from its first up to the game, the latest points' lower bound evaluated per rating read
+        # (ten times the games, ten times the steps: tests/web/test_leaderboard_histories.py).
+        after = " AND +r.game_seq <= :up_to"
         params["up_to"] = int(up_to)
     rows = connection.execute(text(
         "SELECT r.entry_id, g.ladder_number, r.rating, r.sigma FROM ladder_entries e JOIN ladder_ratings r ON "
         "r.entry_id = e.id AND r.game_seq >= COALESCE((SELECT q.game_seq FROM ladder_ratings q WHERE q.entry_id = e.id"
-        f"{before} ORDER BY q.game_seq DESC LIMIT 1 OFFSET :skip), 0){before.replace('q.', 'r.')} "
+        f"{before} ORDER BY q.game_seq DESC LIMIT 1 OFFSET :skip), 0){after} "
         "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
         "WHERE e.id IN :ids ORDER BY r.entry_id, r.game_seq").bindparams(bindparam("ids", expanding=True)),
         params).fetchall()

@@ -115,6 +115,14 @@ def add(records: Records, pairs: Pairs, more: Records, more_pairs: Pairs) -> Non
         pairs[pair] = tuple(a + b for a, b in zip(before, counts, strict=True))
 
 
+def latest_counted(connection: Connection, ladder_id: int) -> int:
+    """The number of the ladder's latest game the read models count (0: none): one step down the index on
+    game_results' ladder and number, where a count of its games would read every one of them. Once the read
+    models are current it is how many games the ladder has numbered (voided ones too: a void keeps its number)."""
+    return connection.execute(text("SELECT COALESCE(MAX(ladder_number), 0) FROM game_results WHERE ladder_id = "
+                                   ":ladder"), {"ladder": ladder_id}).scalar()
+
+
 def latest(connection: Connection, ladder_id: int, number: int | None = None) -> tuple[int, int]:
     """(number, rows) of the ladder's latest snapshot at or before its game ``number`` (None: any); (0, 0) if
     none (one step down the snapshots' key)."""
@@ -161,8 +169,7 @@ def keep(connection: Connection, ladder_id: int, most: int | None = 1) -> int:
     the sums over the games since, for games the read models count already; how many were taken. One is due
     ``max(SPACING, rows of the last)`` games after the last (the first SPACING games in)."""
     last, rows = latest(connection, ladder_id)
-    counted = connection.execute(text("SELECT MAX(ladder_number) FROM game_results WHERE ladder_id = :ladder"),
-                                 {"ladder": ladder_id}).scalar() or 0
+    counted = latest_counted(connection, ladder_id)
     taken = 0
     while most is None or taken < most:
         number = last + max(SPACING, rows)

@@ -267,9 +267,9 @@ def _paged(connection: Connection, source: str, condition: str, params: dict[str
 
 
 def ladder_count(connection: Connection, ladder_id: int) -> int:
-    """How many games the ladder has numbered (voided ones too: a void keeps its number)."""
-    return connection.execute(text("SELECT COUNT(*) FROM ladder_games WHERE ladder_id = :ladder"),
-                              {"ladder": ladder_id}).scalar()
+    """How many games the ladder has numbered (voided ones too: a void keeps its number), as the read models count
+    them: its latest game's number, one index step however many games (a reader needs them current)."""
+    return ladder_snapshots.latest_counted(connection, ladder_id)
 
 
 def ladder_seq(connection: Connection, ladder_id: int, number: int) -> int:

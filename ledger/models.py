@@ -21,6 +21,7 @@ from ledger.read_tables import (  # noqa: F401
     ReadModelPosition,
     SeatResult,
     Table,
+    TournamentGames,
     TournamentPair,
     TournamentStanding,
 )

@@ -35,9 +35,11 @@ Fitted = tuple[float, float, float, float]
 
 
 def stamp(connection: Connection, tournament_id: int) -> Stamp:
-    """The tournament's games now (counted in the read models: index on tournament, store_seq)."""
+    """The tournament's games now, as the read models count them: its kept count and its newest game's store_seq
+    (a row, and a step down the index on tournament and store_seq: never a count of its games)."""
     games, newest = connection.execute(text(
-        "SELECT COUNT(*), COALESCE(MAX(store_seq), 0) FROM game_results WHERE tournament_id = :id"),
+        "SELECT COALESCE((SELECT games FROM tournament_games WHERE tournament_id = :id), 0), "
+        "COALESCE((SELECT MAX(store_seq) FROM game_results WHERE tournament_id = :id), 0)"),
         {"id": tournament_id}).one()
     return Stamp(games, newest)
 

@@ -10,7 +10,8 @@ game's events: the ledger never parses an event):
   (highest ``store_seq``) first;
 * ``tournament_standings`` and ``tournament_pairs``: a tournament's sums per bot and its
   wins-draws-losses per ordered pair of bots (per pair of seats), which are all that its Elo
-  fit, the fit's interval, the likelihood of superiority and the head-to-head read;
+  fit, the fit's interval, the likelihood of superiority and the head-to-head read; and
+  ``tournament_games``, how many games it has (its pages and its fit's stamp read one row);
 * ``bot_seats``, ``bot_opponents`` and ``bot_results``: a bot's record (by name, over every finished
   game it sat in) by seat, by opponent, and by result and forfeit (in every game, a tournament's, a
   ladder's: a list of its games counts its total from these few rows, ``read_pages.game_page``).
@@ -56,13 +57,14 @@ POSITION = "games"
 WIN, DRAW, LOSS = "win", "draw", "loss"
 RESULTS = (WIN, DRAW, LOSS)
 
-TABLES = ("game_results", "seat_results", "tournament_standings", "tournament_pairs", "bot_seats", "bot_opponents",
-          "bot_results", "ladder_records", "ladder_pairs")
+TABLES = ("game_results", "seat_results", "tournament_standings", "tournament_pairs", "tournament_games", "bot_seats",
+          "bot_opponents", "bot_results", "ladder_records", "ladder_pairs")
 KEYS = {
     "game_results": ("game_id",),
     "seat_results": ("game_id", "seat"),
     "tournament_standings": ("tournament_id", "bot"),
     "tournament_pairs": ("tournament_id", "bot", "opponent"),
+    "tournament_games": ("tournament_id",),
     "bot_seats": ("bot", "seat"),
     "bot_opponents": ("bot", "opponent"),
     "bot_results": ("bot", "tournament_id", "ladder_id", "result", "forfeited"),
@@ -75,6 +77,7 @@ COUNTS = {
     "seat_results": ("store_seq", "bot_id", "bot", "rank", "result", "forfeited"),
     "tournament_standings": ("games", "firsts", "places", "forfeits", "points2", "points2_sq"),
     "tournament_pairs": ("wins", "draws", "losses"),
+    "tournament_games": ("games",),
     "bot_seats": ("games", "wins", "draws", "losses"),
     "bot_opponents": ("games", "wins", "draws", "losses", "points"),
     "bot_results": ("seats",),
@@ -82,15 +85,10 @@ COUNTS = {
     "ladder_pairs": ("ladder_id", "wins", "draws", "losses"),
 }
 """Each table's other columns, in the order the rows below carry them."""
-ADDED = {
-    "tournament_standings": COUNTS["tournament_standings"],
-    "tournament_pairs": COUNTS["tournament_pairs"],
-    "bot_seats": COUNTS["bot_seats"],
-    "bot_opponents": COUNTS["bot_opponents"],
-    "bot_results": COUNTS["bot_results"],
-    "ladder_records": ("wins", "draws", "losses", "forfeits", "points2", "points2_sq"),
-    "ladder_pairs": COUNTS["ladder_pairs"][1:],
-}
+ADDED = {**{table: COUNTS[table] for table in ("tournament_standings", "tournament_pairs", "tournament_games",
+                                               "bot_seats", "bot_opponents", "bot_results")},
+         "ladder_records": ("wins", "draws", "losses", "forfeits", "points2", "points2_sq"),
+         "ladder_pairs": COUNTS["ladder_pairs"][1:]}
 """The columns a game adds to (the others are set: a name, a ladder, the latest time)."""
 
 
@@ -202,6 +200,7 @@ def add_tournament_game(rows: Rows, outcome: Outcome) -> None:
     `tourney run` also adds up in memory for its running reports."""
     if outcome.tournament_id is None:
         return
+    merge_row(rows, "tournament_games", (outcome.tournament_id,), (1,))
     for seat in outcome.seats:
         others = [other for other in outcome.seats if other.seat != seat.seat]
         points2 = sum(halves(seat.rank, other.rank) for other in others)
@@ -479,23 +478,3 @@ def ladder(connection: Connection, ladder_id: int) -> tuple[dict[int, dict[str, 
         connection, "ladder_pairs", "WHERE ladder_id = :ladder", {"ladder": ladder_id}).items()}
     return records, pairs
 
-
-def ladder_history(connection: Connection, entry_id: int, latest: int | None = None, up_to: int | None = None
-                   ) -> list[dict[str, Any]]:
-    """An entry's rating after each of its ladder games (the latest ``latest`` only, when given; those at
-    ``ladder_games.seq`` <= ``up_to`` only, when given), oldest first, each with the game's number on its ladder
-    (None for a game not counted yet: callers check ``require_current`` once)."""
-    params: dict[str, Any] = {"entry": entry_id}
-    limit = "" if latest is None else " LIMIT :latest"
-    before = "" if up_to is None else " AND r.game_seq <= :up_to"
-    if latest is not None:
-        params["latest"] = int(latest)
-    if up_to is not None:
-        params["up_to"] = int(up_to)
-    rows = connection.execute(text(
-        "SELECT r.game_seq, l.game_id, g.ladder_number, r.rank, r.rating, r.sigma FROM ladder_ratings r "
-        "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
-        f"WHERE r.entry_id = :entry{before} ORDER BY r.game_seq DESC{limit}"), params).fetchall()
-    return [{"seq": seq, "game": game, "number": number, "rank": rank, "rating": rating,
-             **({} if sigma is None else {"sigma": sigma})}
-            for seq, game, number, rank, rating, sigma in reversed(rows)]

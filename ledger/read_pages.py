@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
-from ledger import ladder_snapshots
+from ledger import ladder_snapshots, read_fits
 from ledger.read_models import COUNTS, empty, require_current, table_rows, tournament_of
 
 
@@ -93,6 +93,8 @@ def game_page(connection: Connection, where: Where, offset: int, limit: int) -> 
     condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     total = bot_total(connection, where)
     if total is None:
+        total = place_total(connection, where)
+    if total is None:
         total = connection.execute(text(f"SELECT COUNT(*) FROM {source} {condition}"), params).scalar()
     page = [row[0] for row in connection.execute(text(
         f"SELECT g.game_id FROM {source} {condition} ORDER BY {order} DESC LIMIT :limit OFFSET :offset"),
@@ -113,6 +115,18 @@ def bot_total(connection: Connection, where: Where) -> int | None:
         "SELECT COALESCE(SUM(seats), 0) FROM bot_results WHERE bot = :bot AND tournament_id = :tournament AND "
         "ladder_id = :ladder" + "".join(f" AND {name} = :{name}" for name in ("result", "forfeited")
                                         if params[name] is not None)), params).scalar()
+
+
+def place_total(connection: Connection, where: Where) -> int | None:
+    """How many games a tournament's or a ladder's whole list holds, kept (the tournament's ``tournament_games``
+    row; the ladder's latest number, voided games too: they stay listed), not counted off its games. None for any
+    other list (every game, or one filtered: the caller counts them)."""
+    if where.bot is not None or where.result is not None or where.forfeited is not None or \
+            (where.tournament_id is None) == (where.ladder_id is None):
+        return None
+    if where.ladder_id is not None:
+        return ladder_snapshots.latest_counted(connection, where.ladder_id)
+    return read_fits.stamp(connection, where.tournament_id).games
 
 
 RESULTS_OF = text("SELECT g.game_key, s.bot, s.rank FROM games g JOIN game_results r ON r.game_id = g.id "
@@ -144,9 +158,8 @@ def tournament_result_pages(connection: Connection, tournament_id: int, page: in
 
 
 def tournament_result_count(connection: Connection, tournament_id: int) -> int:
-    """How many of a tournament's games are counted (without reading them)."""
-    return connection.execute(text("SELECT COUNT(*) FROM game_results WHERE tournament_id = :id"),
-                              {"id": tournament_id}).scalar_one()
+    """How many of a tournament's games are counted (its kept count: one row, whatever its games)."""
+    return read_fits.stamp(connection, tournament_id).games
 
 
 def tournament_last_game(connection: Connection, tournament_id: int) -> str | None:
@@ -369,7 +382,7 @@ def ladder_retired_by(connection: Connection, ladder_id: int, number: int) -> se
 
 def ladder_histories(connection: Connection, entries: Sequence[int], latest: int, up_to: int | None = None
                      ) -> dict[int, list[tuple[int | None, float, float | None]]]:
-    """For each of ``entries`` (a shown page's), the points ``read_models.ladder_history(connection, entry, latest,
+    """For each of ``entries`` (a shown page's), the points ``ladder_history(connection, entry, latest,
     up_to)`` gives, as (the game's number on the ladder, rating, sigma), oldest first: in one statement whose reads
     do not grow with the games (per entry, the ``game_seq`` of its ``latest``-th newest rating, one step down the
     index on entry and game seq, then its ratings from there on, a range of that index; never the older ones).
@@ -447,3 +460,24 @@ def ladder_pair_sums_at(connection: Connection, ladder_id: int, number: int, seq
         "GROUP BY t.entry").bindparams(bindparam("ids", expanding=True)), params).fetchall()
     return {entry: (int(points2), None if information is None else float(information))
             for entry, points2, information in rows}
+
+
+def ladder_history(connection: Connection, entry_id: int, latest: int | None = None, up_to: int | None = None
+                   ) -> list[dict[str, Any]]:
+    """An entry's rating after each of its ladder games (the latest ``latest`` only, when given; those at
+    ``ladder_games.seq`` <= ``up_to`` only, when given), oldest first, each with the game's number on its ladder
+    (None for a game not counted yet: callers check ``require_current`` once)."""
+    params: dict[str, Any] = {"entry": entry_id}
+    limit = "" if latest is None else " LIMIT :latest"
+    before = "" if up_to is None else " AND r.game_seq <= :up_to"
+    if latest is not None:
+        params["latest"] = int(latest)
+    if up_to is not None:
+        params["up_to"] = int(up_to)
+    rows = connection.execute(text(
+        "SELECT r.game_seq, l.game_id, g.ladder_number, r.rank, r.rating, r.sigma FROM ladder_ratings r "
+        "JOIN ladder_games l ON l.seq = r.game_seq LEFT JOIN game_results g ON g.game_id = l.game_id "
+        f"WHERE r.entry_id = :entry{before} ORDER BY r.game_seq DESC{limit}"), params).fetchall()
+    return [{"seq": seq, "game": game, "number": number, "rank": rank, "rating": rating,
+             **({} if sigma is None else {"sigma": sigma})}
+            for seq, game, number, rank, rating, sigma in reversed(rows)]

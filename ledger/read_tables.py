@@ -91,6 +91,16 @@ class TournamentPair(Table, table=True):
     losses: int
 
 
+class TournamentGames(Table, table=True):
+    """How many of a tournament's games the read models count (revision 0021): its pages, its kept fit's stamp and
+    its running standings read this row, where a count of its games reads every one of them."""
+
+    __tablename__ = "tournament_games"
+
+    tournament_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    games: int
+
+
 class BotSeatRecord(Table, table=True):
     """A bot's (by name) results from one seat, over every finished game."""
 

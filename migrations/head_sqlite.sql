@@ -446,5 +446,10 @@ CREATE TABLE bot_results (
 	seats INTEGER NOT NULL, 
 	PRIMARY KEY (bot, tournament_id, ladder_id, result, forfeited)
 );
-INSERT INTO "alembic_version" VALUES ('0020');
+CREATE TABLE tournament_games (
+	tournament_id INTEGER NOT NULL, 
+	games INTEGER NOT NULL, 
+	PRIMARY KEY (tournament_id)
+);
+INSERT INTO "alembic_version" VALUES ('0021');
 INSERT INTO "read_model_positions" VALUES ('games', 0);

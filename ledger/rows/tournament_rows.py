@@ -141,12 +141,13 @@ def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
 
 SUMMARY = ("SELECT t.id, t.name, t.game, t.spec, t.created_at, "
            "(SELECT COUNT(*) FROM tournament_bots b WHERE b.tournament_id = t.id), "
-           "(SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id) FROM tournaments t")
+           "COALESCE((SELECT c.games FROM tournament_games c WHERE c.tournament_id = t.id), 0) FROM tournaments t")
 SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
 
 
 def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
-    """Every tournament with its entrants and stored games counted, oldest first."""
+    """Every tournament with its entrants and its finished games (as the read models count them: a kept count, not
+    a count of its games), oldest first."""
     return listed(ledger, f"{SUMMARY} ORDER BY t.id", SUMMARY_KEYS)
 
 

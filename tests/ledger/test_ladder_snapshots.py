@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import text
 
 import migrations
-from ledger import ladder_snapshots, read_models, read_pages
+from ledger import ladder_snapshots, read_pages
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests.backends import Backend
@@ -102,9 +102,9 @@ def check_every_game(ledger: Ledger, ladder_id: int) -> int:
                 {"ladder": ladder_id, "skip": number - 1}).scalar() if number else 0)
             assert {entry: games for entry, (_rating, _sigma, games) in read_pages.ladder_ratings_at(
                 connection, ladder_id, seq).items()} == {
-                entry: len(read_models.ladder_history(connection, entry, None, seq)) for entry in
+                entry: len(read_pages.ladder_history(connection, entry, None, seq)) for entry in
                 ladder_rows.entry_of_bot(connection, ladder_id).values()
-                if read_models.ladder_history(connection, entry, None, seq)}
+                if read_pages.ladder_history(connection, entry, None, seq)}
     return count
 
 
@@ -267,9 +267,10 @@ def test_a_ladder_read_as_of_a_game_takes_the_same_steps_at_ten_times_the_games(
 
 
 def test_a_ladders_latest_number_takes_the_same_steps_at_ten_times_the_games(tmp_path):
-    """How many games a ladder has numbered (every page's latest game, and the number the next stored game takes)
-    is one step down the index on game_results' ladder and number: the same steps at 400 and 4,000 games, equal to
-    the count of its games, which reads each of them (about ten times the steps, so the count does see rows)."""
+    """How many games a ladder has numbered (every page's latest game, its list's total, and the number the next
+    stored game takes) is one step down the index on game_results' ladder and number: the same steps at 400 and
+    4,000 games, equal to the count of its games, which reads each of them (about ten times the steps, so the count
+    does see rows)."""
     small, large = long_ladder(tmp_path / "small.db", 400), long_ladder(tmp_path / "large.db", 4000)
 
     def counted(connection) -> int:
@@ -279,7 +280,10 @@ def test_a_ladders_latest_number_takes_the_same_steps_at_ten_times_the_games(tmp
         for ledger, games in ((small, 400), (large, 4000)):
             with ledger.read() as connection:
                 assert read_pages.ladder_count(connection, 1) == counted(connection) == games
-        latest = [steps(ledger, lambda c: read_pages.ladder_count(c, 1), every=1) for ledger in (small, large)]
+                assert read_pages.place_total(connection, read_pages.Where(ladder_id=1)) == games
+        latest = [steps(ledger, lambda c: (read_pages.ladder_count(c, 1),
+                                           read_pages.place_total(c, read_pages.Where(ladder_id=1))), every=1)
+                  for ledger in (small, large)]
         whole = [steps(ledger, counted, every=1) for ledger in (small, large)]
         assert latest[0] > 0 and latest[1] <= latest[0] + 2, latest
         assert whole[1] > 5 * whole[0], whole

@@ -48,7 +48,7 @@ def long_ladder(path: Path, games: int) -> Ledger:
 def old_way(connection, entry: int, latest: int, up_to: int | None) -> list[tuple]:
     """The points as the whole-ladder reader gave them, one statement per entry."""
     return [(point["number"], point["rating"], point.get("sigma"))
-            for point in read_models.ladder_history(connection, entry, latest, up_to)]
+            for point in read_pages.ladder_history(connection, entry, latest, up_to)]
 
 
 @pytest.mark.parametrize("latest", [1, 7, SPARKLINE, 5000])
@@ -93,7 +93,7 @@ def test_a_leaderboards_history_read_does_not_grow_with_the_games(tmp_path):
     # first rating up to the game, with the latest points' lower bound evaluated per rating read (it grew tenfold).
     up_to = [steps(ledger, lambda c, last=last: read_pages.ladder_histories(c, [1, 2, 3], SPARKLINE, last))
              for ledger, last in zip((small, large), sizes, strict=True)]
-    whole = [steps(ledger, lambda c: [read_models.ladder_history(c, entry) for entry in (1, 2, 3)])
+    whole = [steps(ledger, lambda c: [read_pages.ladder_history(c, entry) for entry in (1, 2, 3)])
              for ledger in (small, large)]
     assert bounded[0] > 0 and bounded[1] <= 1.1 * bounded[0] + 2
     assert up_to[0] > 0 and up_to[1] <= 1.1 * up_to[0] + 2

@@ -404,7 +404,7 @@ def test_a_ladder_as_of_a_game_on_both_backends(league_db):  # noqa: F811 (the f
             assert read_pages.ladder_pairs_of(connection, ladder_id, [one]) == {
                 key: value for key, value in now_pairs.items() if key[0] == one}
             assert read_pages.ladder_pairs_of(connection, ladder_id, [one], [one]) == {}
-            assert len(read_models.ladder_history(connection, one, None, seq)) == ratings[one][2]
+            assert len(read_pages.ladder_history(connection, one, None, seq)) == ratings[one][2]
             assert read_pages.ladder_retired_by(connection, ladder_id, 16) == set()
         assert tourney("ladder", "retire", "duel", "b2", "--db", league_db.url).exit_code == 0
         ladder_games(ledger, "duel", 1, seed="last")

@@ -185,5 +185,5 @@ def history(ledger: Ledger, ladder_name: str, bot: str) -> list[dict[str, Any]]:
         read_models.require_current(connection)
         for entry in sorted(found, key=lambda e: e["version"]):
             out += [{"version": entry["version"], **row}
-                    for row in read_models.ladder_history(connection, entry["id"])]
+                    for row in read_pages.ladder_history(connection, entry["id"])]
     return out

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import exc, text
+from sqlalchemy import exc
 
 from ledger import read_fits, read_models, read_pages
 from ledger.canonical import loads
@@ -21,9 +21,6 @@ from replays.facts import Trust
 from replays.record import Recorded, forfeit_seat
 from tournaments.play.defaults import BOOTSTRAP, CURVATURE
 from tournaments.ratings import elo as ratings
-
-GAMES_COUNTED = text("SELECT COUNT(*) FROM game_results WHERE tournament_id = :id")
-"""How many games a tournament's read models have counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,10 +298,9 @@ class Running:
         self.tournament = tournament
         self.rows = read_models.empty()
         with ledger.read() as connection:
-            for table in ("tournament_standings", "tournament_pairs"):
+            for table in ("tournament_standings", "tournament_pairs", "tournament_games"):
                 self.rows[table] = {key: list(values) for key, values in read_models.table_rows(
                     connection, table, "WHERE tournament_id = :id", {"id": tournament["id"]}).items()}
-            self.games = connection.execute(GAMES_COUNTED, {"id": tournament["id"]}).scalar()
         self.fitted: dict[str, float] = {}
 
     def add(self, recorded: Recorded) -> None:
@@ -313,7 +309,11 @@ class Running:
                       for seat, (info, rank) in enumerate(zip(recorded.seats, recorded.ranking, strict=True)))
         read_models.add_tournament_game(self.rows, read_models.Outcome(
             recorded.game_id, 0, self.tournament["id"], "", seats, forfeit_seat(recorded.records)))
-        self.games += 1
+
+    @property
+    def games(self) -> int:
+        """The games counted so far (the kept count as the run began, plus each one told since)."""
+        return self.rows["tournament_games"].get((self.tournament["id"],), [0])[0]
 
     def standings(self) -> Standings:
         bots, pairs = read_models.tournament_of(self.rows, self.tournament["id"])

@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Match
 from starlette.types import Scope
 
-from ledger import read_models
+from ledger import read_pages
 from ledger.rows import game_rows, ladder_rows, owner_rows
 from ledger.store import Ledger
 from web import lists, schemas, sign_in
@@ -95,7 +95,7 @@ def histories(ledger: Ledger, name: str) -> list[tuple[dict, list[tuple[str, lis
         with ledger.read() as connection:
             out.append((ladder, [(f"v{entry['version']}", [
                 (point["number"], shown_rating(point))
-                for point in read_models.ladder_history(connection, entry["id"], CHART_GAMES)]) for entry in mine]))
+                for point in read_pages.ladder_history(connection, entry["id"], CHART_GAMES)]) for entry in mine]))
     return out
 
 

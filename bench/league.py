@@ -15,7 +15,9 @@ Printed per size, page by page, with the cold p95 the goal is about:
 
     league: games=N page=P p95_ms=X warm_p95_ms=Y
 
-(and the p95 of the CPU time each cold request took, less disturbed by other work on the machine),
+(and the p95 of the CPU time each cold request took, less disturbed by other work on the machine, and the
+SQLite virtual-machine steps one more cold request took, `sqlite_steps=N`, to ten: the same on any machine,
+loaded or not, so their growth says what the reads grow with, where time's drifts with the machine),
 then the commands (each run as its own process: wall time, CPU time, peak RSS; `replay verify --db
 --ladder`, which refolds every game of the ladder, for its memory: its time grows with the games)
 
@@ -189,9 +191,7 @@ def pages(path: Path) -> list[str]:
     ]
 
 
-SERVE = """
-import json, resource, sys, time
-sys.path.insert(0, {root!r})
+APP = """
 from fastapi.testclient import TestClient
 from web.app import create_app
 from web.settings import Settings
@@ -199,23 +199,57 @@ from web.settings import Settings
 app = create_app(Settings(db={db!r}))
 client = TestClient(app)
 out = {{}}
+
+
+def cold():  # every cache of the server emptied, as after a game is stored
+    for name, cache in app.state.site.caches.items():
+        if name != "fits":  # a running server keeps its last fits (warm starts), whatever changed since
+            cache.clear()
+"""
+
+SERVE = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+""" + APP + """
 for page in {pages!r}:
-    cold, warm, cpu = [], [], []
+    cold_, warm, cpu = [], [], []
     for _ in range({samples}):
-        for name, cache in app.state.site.caches.items():
-            if name != "fits":  # a running server keeps its last fits (warm starts), whatever changed since
-                cache.clear()
+        cold()
         began, used = time.perf_counter(), time.process_time()
         answer = client.get(page, headers={{"Accept-Encoding": "gzip"}})
-        cold.append(time.perf_counter() - began)
+        cold_.append(time.perf_counter() - began)
         cpu.append(time.process_time() - used)
         assert answer.status_code == 200, (page, answer.status_code, answer.text[:200])
     for _ in range({samples}):
         began = time.perf_counter()
         client.get(page, headers={{"Accept-Encoding": "gzip"}})
         warm.append(time.perf_counter() - began)
-    out[page] = (cold, warm, cpu)
+    out[page] = (cold_, warm, cpu)
 print(json.dumps({{"pages": out, "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
+"""
+
+STEPS = """
+import json, sqlite3, sys
+sys.path.insert(0, {root!r})
+steps, connect = [0], sqlite3.connect
+
+
+def counted(*args, **kwargs):  # SQLite's virtual-machine steps, to ten: what the reads cost, the same on any machine
+    connection = connect(*args, **kwargs)
+    connection.set_progress_handler(lambda: steps.__setitem__(0, steps[0] + 10), 10)
+    return connection
+
+
+sqlite3.connect = counted
+""" + APP + """
+for page in {pages!r}:
+    cold()
+    client.get(page)  # the connections opened first
+    cold()
+    steps[0] = 0
+    client.get(page)  # cold, as the timed requests, apart from them (the count's calls would slow them)
+    out[page] = steps[0]
+print(json.dumps(out))
 """
 
 MEASURED = """
@@ -248,13 +282,17 @@ def measure(path: Path, games: int, samples: int = SAMPLES) -> dict[str, float]:
     script = SERVE.format(root=str(ROOT), db=str(path), pages=listed, samples=samples)
     served = json.loads(subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
                                        text=True).stdout)
+    stepped = STEPS.format(root=str(ROOT), db=str(path), pages=listed)
+    counted = json.loads(subprocess.run([sys.executable, "-c", stepped], check=True, capture_output=True,
+                                        text=True).stdout)
     for page in listed:
-        cold, warm, cpu = served["pages"][page]
+        (cold, warm, cpu), steps = served["pages"][page], counted[page]
         name = re.sub(r"at=\d+", "at=half", page)  # the same page at both sizes, whatever the middle game's number
         found[name] = 1000 * p95(cold)
         found[f"{name} (CPU)"] = 1000 * p95(cpu)
+        found[f"{name} (steps)"] = max(1, steps)
         print(f"league: games={games} page={page} p95_ms={found[name]:.1f} warm_p95_ms={1000 * p95(warm):.1f} "
-              f"cpu_p95_ms={1000 * p95(cpu):.1f}", flush=True)
+              f"cpu_p95_ms={1000 * p95(cpu):.1f} sqlite_steps={steps}", flush=True)
     print(f"league: games={games} command=serve-pages peak_rss_mb={served['peak_rss_kb'] / 1024:.0f}", flush=True)
     commands = {
         "tourney standings": [sys.executable, "-m", "tournaments", "standings", TOURNAMENT, "--db", str(path)],
@@ -301,10 +339,13 @@ def main() -> None:
     growth = {name: large[name] / small[name] for name in small if "verify" not in name}
     for name, ratio in growth.items():
         print(f"grew: {name} {ratio:.2f}")
-    wall = {name: ratio for name, ratio in growth.items() if "(CPU)" not in name}
+    wall = {name: ratio for name, ratio in growth.items() if not name.endswith(("(CPU)", "(steps)"))}
     worst = max(wall, key=wall.get)
+    stepped = {name: ratio for name, ratio in growth.items() if name.endswith("(steps)")}
+    most = max(stepped, key=stepped.get)
     print(f"growth: {wall[worst]:.2f} (worst: {worst}; by CPU time: "
-          f"{max(ratio for name, ratio in growth.items() if '(CPU)' in name or 'tourney' in name):.2f})")
+          f"{max(ratio for name, ratio in growth.items() if '(CPU)' in name or 'tourney' in name):.2f}; by SQLite "
+          f"steps: {stepped[most]:.2f}, {most.removesuffix(' (steps)')})")
     print(f"load: {os.getloadavg()[0]:.2f} (1-minute average)")
 
 

@@ -360,8 +360,8 @@ def count_ladder(connection: Connection, ladder_id: int, game_ids: Sequence[str]
     entries = ladder_entries(connection, ladder_id)
     rows = empty()
     # Games numbered in this transaction follow each other on the ladder: the first's number, then one more each.
-    # A writer counts its games only when every game stored before them is counted (else the catch-up does, and
-    # numbers them by ladder_number), so the first is one after the latest counted: an index step, not a count.
+    # A writer counts its games only when every game stored before them is counted (else the catch-up counts and
+    # numbers them), so the first is one after the latest counted: an index step, not a count.
     first = ladder_snapshots.latest_counted(connection, ladder_id) + 1
     for number, outcome in enumerate(found, start=first):
         add_ladder_game(rows, ladder_id, number, outcome, entries, outcome.game_id not in void)

@@ -16,9 +16,10 @@ import pytest
 from sqlalchemy import text
 
 import migrations
-from ledger import ladder_snapshots, read_pages
+from ledger import ladder_snapshots, read_models, read_pages
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
+from replays import projections
 from tests.backends import Backend
 from tests.tamper import fetch, tamper
 from tests.test_read_models import audit_names, audited, ladder_games, make_ladder, tourney
@@ -287,6 +288,29 @@ def test_a_ladders_latest_number_takes_the_same_steps_at_ten_times_the_games(tmp
         whole = [steps(ledger, counted, every=1) for ledger in (small, large)]
         assert latest[0] > 0 and latest[1] <= latest[0] + 2, latest
         assert whole[1] > 5 * whole[0], whole
+    finally:
+        small.close()
+        large.close()
+
+
+def test_the_catch_up_numbers_a_ladders_games_in_steps_that_grow_with_them_not_their_square(tmp_path):
+    """A rebuild (the catch-up from 0) numbers each ladder game: the ladder's games up to its first counted once,
+    then only those since the last numbered. Every number is the count of the ladder's games up to it; numbering
+    ten times the games takes about ten times the steps (counting each from the first took about a hundred)."""
+    small, large = long_ladder(tmp_path / "small.db", 400), long_ladder(tmp_path / "large.db", 4000)
+
+    def numbered(connection) -> list[int]:
+        ladders = projections.Ladders.read(connection)
+        numbers = projections.Numbers()
+        return [numbers.of(connection, ladders, 1, game) for game in sorted(ladders.of_game)]
+
+    try:
+        for ledger, games in ((small, 400), (large, 4000)):
+            with ledger.read() as connection:
+                assert numbered(connection) == list(range(1, games + 1))
+                assert read_models.ladder_number(connection, 1, f"g{games // 2:06d}") == games // 2
+        counted = [steps(ledger, numbered) for ledger in (small, large)]
+        assert counted[0] > 0 and counted[1] <= 15 * counted[0], counted
     finally:
         small.close()
         large.close()

@@ -12,11 +12,11 @@ Games are read in store order, ``CHUNK`` at a time: memory holds one chunk of ga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
 from ledger import closing, ladder_snapshots, read_audit
@@ -39,9 +39,12 @@ class Ladders:
     """Ladder -> bot version id -> entry."""
 
     @classmethod
-    def read(cls, connection: Connection) -> Ladders:
-        of_game = {game_id: (ladder_id, seq) for game_id, ladder_id, seq in connection.exec_driver_sql(
-            "SELECT game_id, ladder_id, seq FROM ladder_games")}
+    def read(cls, connection: Connection, game_ids: Sequence[str]) -> Ladders:
+        """What the ladders add to ``game_ids`` (a chunk's: never every ladder game, which a chunk at a time would
+        read again and again)."""
+        of_game = {game_id: (ladder_id, seq) for game_id, ladder_id, seq in connection.execute(text(
+            "SELECT game_id, ladder_id, seq FROM ladder_games WHERE game_id IN :ids").bindparams(
+            bindparam("ids", expanding=True)), {"ids": list(game_ids)})}
         void = frozenset(row[0] for row in connection.exec_driver_sql(
             "SELECT game_id FROM ladder_events WHERE kind = 'void'"))
         entries: dict[int, dict[int, int]] = {}
@@ -86,7 +89,7 @@ def catch_up(ledger: Ledger) -> int:
             if not numbered:
                 ladder_snapshots.keep_all(connection)  # every ladder's sums as of its games, where one is due
                 return counted
-            ladders = Ladders.read(connection)
+            ladders = Ladders.read(connection, [game_id for game_id, _ in numbered])
             found = _checked(connection, [game_id for game_id, _ in numbered])
             rows = models.empty()
             number = partial(numbers.of, connection, ladders)
@@ -147,7 +150,6 @@ def audit(ledger: Ledger, limit: int = 20) -> Audit:
     found = Audit()
     with ledger.read() as connection:
         models.require_current(connection)
-        ladders = Ladders.read(connection)
         sums = models.empty()
         numbers: dict[int, int] = {}
         def number(ladder_id: int, _game_id: str) -> int:
@@ -156,9 +158,9 @@ def audit(ledger: Ledger, limit: int = 20) -> Audit:
 
         for chunk in _chunks(connection):
             rows = models.empty()
-            _add(rows, chunk, ladders, number)
-            found.games += len(chunk)
             ids = tuple(fact.game_id for fact, _ in chunk)
+            _add(rows, chunk, Ladders.read(connection, ids), number)
+            found.games += len(chunk)
             for table in ("game_results", "seat_results"):
                 stored = models.table_rows(connection, table, "WHERE game_id IN :ids", {"ids": list(ids)})
                 found.differences += read_audit.differences(stored, rows.pop(table), table)

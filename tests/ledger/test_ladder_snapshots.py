@@ -294,22 +294,26 @@ def test_a_ladders_latest_number_takes_the_same_steps_at_ten_times_the_games(tmp
 
 
 def test_the_catch_up_numbers_a_ladders_games_in_steps_that_grow_with_them_not_their_square(tmp_path):
-    """A rebuild (the catch-up from 0) numbers each ladder game: the ladder's games up to its first counted once,
-    then only those since the last numbered. Every number is the count of the ladder's games up to it; numbering
-    ten times the games takes about ten times the steps (counting each from the first took about a hundred)."""
+    """A rebuild (the catch-up from 0) numbers each ladder game, a chunk at a time: the ladder's games up to its
+    first counted once, then only those since the last numbered, and a chunk reads its own games' ladder rows. Every
+    number is the count of the ladder's games up to it; numbering ten times the games takes about ten times the
+    steps (counting each from the first took about a hundred; reading every ladder game each chunk, about 80)."""
     small, large = long_ladder(tmp_path / "small.db", 400), long_ladder(tmp_path / "large.db", 4000)
 
-    def numbered(connection) -> list[int]:
-        ladders = projections.Ladders.read(connection)
-        numbers = projections.Numbers()
-        return [numbers.of(connection, ladders, 1, game) for game in sorted(ladders.of_game)]
+    def numbered(connection, games: int) -> list[int]:  # long_ladder's games, in store order, a chunk at a time
+        ids, numbers, out = [f"g{seq:06d}" for seq in range(1, games + 1)], projections.Numbers(), []
+        for start in range(0, games, projections.CHUNK):
+            chunk = ids[start:start + projections.CHUNK]
+            ladders = projections.Ladders.read(connection, chunk)
+            out += [numbers.of(connection, ladders, 1, game) for game in chunk]
+        return out
 
     try:
         for ledger, games in ((small, 400), (large, 4000)):
             with ledger.read() as connection:
-                assert numbered(connection) == list(range(1, games + 1))
+                assert numbered(connection, games) == list(range(1, games + 1))
                 assert read_models.ladder_number(connection, 1, f"g{games // 2:06d}") == games // 2
-        counted = [steps(ledger, numbered) for ledger in (small, large)]
+        counted = [steps(ledger, lambda c, n=games: numbered(c, n)) for ledger, games in ((small, 400), (large, 4000))]
         assert counted[0] > 0 and counted[1] <= 15 * counted[0], counted
     finally:
         small.close()

@@ -18,10 +18,10 @@ from ledger.read_tables import (  # noqa: F401
     GameResult,
     LadderPair,
     LadderRecord,
+    PlaceGames,
     ReadModelPosition,
     SeatResult,
     Table,
-    TournamentGames,
     TournamentPair,
     TournamentStanding,
 )

@@ -38,7 +38,7 @@ def stamp(connection: Connection, tournament_id: int) -> Stamp:
     """The tournament's games now, as the read models count them: its kept count and its newest game's store_seq
     (a row, and a step down the index on tournament and store_seq: never a count of its games)."""
     games, newest = connection.execute(text(
-        "SELECT COALESCE((SELECT games FROM tournament_games WHERE tournament_id = :id), 0), "
+        "SELECT COALESCE((SELECT SUM(games) FROM place_games WHERE tournament_id = :id AND ladder_id = 0), 0), "
         "COALESCE((SELECT MAX(store_seq) FROM game_results WHERE tournament_id = :id), 0)"),
         {"id": tournament_id}).one()
     return Stamp(games, newest)

@@ -10,11 +10,12 @@ game's events: the ledger never parses an event):
   (highest ``store_seq``) first;
 * ``tournament_standings`` and ``tournament_pairs``: a tournament's sums per bot and its
   wins-draws-losses per ordered pair of bots (per pair of seats), which are all that its Elo
-  fit, the fit's interval, the likelihood of superiority and the head-to-head read; and
-  ``tournament_games``, how many games it has (its pages and its fit's stamp read one row);
+  fit, the fit's interval, the likelihood of superiority and the head-to-head read;
 * ``bot_seats``, ``bot_opponents`` and ``bot_results``: a bot's record (by name, over every finished
   game it sat in) by seat, by opponent, and by result and forfeit (in every game, a tournament's, a
-  ladder's: a list of its games counts its total from these few rows, ``read_pages.game_page``).
+  ladder's: a list of its games counts its total from these few rows, ``read_pages.game_page``);
+* ``place_games``: the games in each place (every game, a tournament's, a ladder's), with a forfeit or
+  without: the other lists' totals, the list of tournaments and a kept fit's stamp read these rows.
 
 Counted per rated ladder game, when ``ledger.rows.ladder_rows`` numbers it (``count_ladder``; a void
 takes it out again, ``uncount_ladder``): ``ladder_records`` (per entry: wins, draws, losses,
@@ -57,17 +58,17 @@ POSITION = "games"
 WIN, DRAW, LOSS = "win", "draw", "loss"
 RESULTS = (WIN, DRAW, LOSS)
 
-TABLES = ("game_results", "seat_results", "tournament_standings", "tournament_pairs", "tournament_games", "bot_seats",
-          "bot_opponents", "bot_results", "ladder_records", "ladder_pairs")
+TABLES = ("game_results", "seat_results", "tournament_standings", "tournament_pairs", "bot_seats", "bot_opponents",
+          "bot_results", "place_games", "ladder_records", "ladder_pairs")
 KEYS = {
     "game_results": ("game_id",),
     "seat_results": ("game_id", "seat"),
     "tournament_standings": ("tournament_id", "bot"),
     "tournament_pairs": ("tournament_id", "bot", "opponent"),
-    "tournament_games": ("tournament_id",),
     "bot_seats": ("bot", "seat"),
     "bot_opponents": ("bot", "opponent"),
     "bot_results": ("bot", "tournament_id", "ladder_id", "result", "forfeited"),
+    "place_games": ("tournament_id", "ladder_id", "forfeited"),
     "ladder_records": ("entry_id",),
     "ladder_pairs": ("entry_id", "opponent_id"),
 }
@@ -77,16 +78,16 @@ COUNTS = {
     "seat_results": ("store_seq", "bot_id", "bot", "rank", "result", "forfeited"),
     "tournament_standings": ("games", "firsts", "places", "forfeits", "points2", "points2_sq"),
     "tournament_pairs": ("wins", "draws", "losses"),
-    "tournament_games": ("games",),
     "bot_seats": ("games", "wins", "draws", "losses"),
     "bot_opponents": ("games", "wins", "draws", "losses", "points"),
     "bot_results": ("seats",),
+    "place_games": ("games",),
     "ladder_records": ("ladder_id", "wins", "draws", "losses", "forfeits", "points2", "points2_sq", "last_played"),
     "ladder_pairs": ("ladder_id", "wins", "draws", "losses"),
 }
 """Each table's other columns, in the order the rows below carry them."""
-ADDED = {**{table: COUNTS[table] for table in ("tournament_standings", "tournament_pairs", "tournament_games",
-                                               "bot_seats", "bot_opponents", "bot_results")},
+ADDED = {**{table: COUNTS[table] for table in ("tournament_standings", "tournament_pairs", "bot_seats", "bot_opponents",
+                                               "bot_results", "place_games")},
          "ladder_records": ("wins", "draws", "losses", "forfeits", "points2", "points2_sq"),
          "ladder_pairs": COUNTS["ladder_pairs"][1:]}
 """The columns a game adds to (the others are set: a name, a ladder, the latest time)."""
@@ -188,7 +189,9 @@ def add_game(rows: Rows, outcome: Outcome) -> None:
 
 
 def add_results(rows: Rows, outcome: Outcome, tournament_id: int, ladder_id: int) -> None:
-    """What a game adds to its seats' ``bot_results`` rows of one place (0 and 0: every game)."""
+    """What a game adds to its seats' ``bot_results`` rows of one place (0 and 0: every game), and to the place's
+    count of games (``place_games``)."""
+    merge_row(rows, "place_games", (tournament_id, ladder_id, int(outcome.forfeit_seat is not None)), (1,))
     ranks = [seat.rank for seat in outcome.seats]
     for seat in outcome.seats:
         merge_row(rows, "bot_results", (seat.bot, tournament_id, ladder_id, result(ranks, seat.rank),
@@ -200,7 +203,6 @@ def add_tournament_game(rows: Rows, outcome: Outcome) -> None:
     `tourney run` also adds up in memory for its running reports."""
     if outcome.tournament_id is None:
         return
-    merge_row(rows, "tournament_games", (outcome.tournament_id,), (1,))
     for seat in outcome.seats:
         others = [other for other in outcome.seats if other.seat != seat.seat]
         points2 = sum(halves(seat.rank, other.rank) for other in others)

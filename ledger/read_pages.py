@@ -60,8 +60,8 @@ class Where:
 
 def game_page(connection: Connection, where: Where, offset: int, limit: int) -> tuple[list[str], int]:
     """One page of the counted games ``where`` keeps, newest (the last stored) first, and how many it keeps:
-    paged in the database (an index on the bot, the tournament or the ladder, in store order); a bot's total from
-    its kept counts (``bot_total``), not a count of its seats."""
+    paged in the database (an index on the bot, the tournament or the ladder, in store order); its total from the
+    kept counts (``kept_total``) where there are some, not a count of its games."""
     require_current(connection)
     clauses: list[str] = []
     params: dict[str, Any] = {}
@@ -91,9 +91,7 @@ def game_page(connection: Connection, where: Where, offset: int, limit: int) -> 
         if where.forfeited is not None:
             clauses.append(f"g.forfeit_seat IS {'NOT ' if where.forfeited else ''}NULL")
     condition = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    total = bot_total(connection, where)
-    if total is None:
-        total = place_total(connection, where)
+    total = kept_total(connection, where)
     if total is None:
         total = connection.execute(text(f"SELECT COUNT(*) FROM {source} {condition}"), params).scalar()
     page = [row[0] for row in connection.execute(text(
@@ -102,31 +100,22 @@ def game_page(connection: Connection, where: Where, offset: int, limit: int) -> 
     return page, total
 
 
-def bot_total(connection: Connection, where: Where) -> int | None:
-    """How many seats of ``where.bot`` ``where`` keeps (a list of its games' total; a game it sat in twice counts
-    twice, as its list shows it), from ``bot_results``: its rows of one place (every game, a tournament's or a
-    ladder's), at most one a result and forfeit, however many games it played. None: no bot, or both a tournament
-    and a ladder named (no row counts those: the caller counts the seats)."""
-    if where.bot is None or (where.tournament_id is not None and where.ladder_id is not None):
+def kept_total(connection: Connection, where: Where) -> int | None:
+    """How many rows the list ``where`` keeps, from counts kept as games are stored: a bot's seats by place, result
+    and forfeit (``bot_results``; a game it sat in twice counts twice, as its list shows it), or a place's games with
+    a forfeit or without (``place_games``: every game, a tournament's or a ladder's, voided games too: they stay
+    listed). A row or a few, however many games. None where no count is kept: both a tournament and a ladder named,
+    or a result without a bot (the caller counts the games)."""
+    if (where.tournament_id is not None and where.ladder_id is not None) or (where.bot is None and
+                                                                             where.result is not None):
         return None
-    params = {"bot": where.bot, "tournament": where.tournament_id or 0, "ladder": where.ladder_id or 0,
+    params = {"tournament": where.tournament_id or 0, "ladder": where.ladder_id or 0, "bot": where.bot,
               "result": where.result, "forfeited": None if where.forfeited is None else int(where.forfeited)}
+    table, column = ("place_games", "games") if where.bot is None else ("bot_results", "seats")
     return connection.execute(text(
-        "SELECT COALESCE(SUM(seats), 0) FROM bot_results WHERE bot = :bot AND tournament_id = :tournament AND "
-        "ladder_id = :ladder" + "".join(f" AND {name} = :{name}" for name in ("result", "forfeited")
-                                        if params[name] is not None)), params).scalar()
-
-
-def place_total(connection: Connection, where: Where) -> int | None:
-    """How many games a tournament's or a ladder's whole list holds, kept (the tournament's ``tournament_games``
-    row; the ladder's latest number, voided games too: they stay listed), not counted off its games. None for any
-    other list (every game, or one filtered: the caller counts them)."""
-    if where.bot is not None or where.result is not None or where.forfeited is not None or \
-            (where.tournament_id is None) == (where.ladder_id is None):
-        return None
-    if where.ladder_id is not None:
-        return ladder_snapshots.latest_counted(connection, where.ladder_id)
-    return read_fits.stamp(connection, where.tournament_id).games
+        f"SELECT COALESCE(SUM({column}), 0) FROM {table} WHERE tournament_id = :tournament AND ladder_id = :ladder"
+        + "".join(f" AND {name} = :{name}" for name in ("bot", "result", "forfeited") if params[name] is not None)),
+        params).scalar()
 
 
 RESULTS_OF = text("SELECT g.game_key, s.bot, s.rank FROM games g JOIN game_results r ON r.game_id = g.id "
@@ -158,7 +147,7 @@ def tournament_result_pages(connection: Connection, tournament_id: int, page: in
 
 
 def tournament_result_count(connection: Connection, tournament_id: int) -> int:
-    """How many of a tournament's games are counted (its kept count: one row, whatever its games)."""
+    """How many of a tournament's games are counted (its kept counts: a row or two, whatever its games)."""
     return read_fits.stamp(connection, tournament_id).games
 
 

@@ -91,14 +91,18 @@ class TournamentPair(Table, table=True):
     losses: int
 
 
-class TournamentGames(Table, table=True):
-    """How many of a tournament's games the read models count (revision 0021): its pages, its kept fit's stamp and
-    its running standings read this row, where a count of its games reads every one of them."""
+class PlaceGames(Table, table=True):
+    """How many games the read models count in one place, with a forfeit or without (revision 0021): in every game
+    (``tournament_id`` and ``ladder_id`` 0), in one tournament's (``ladder_id`` 0) or in one ladder's
+    (``tournament_id`` 0, voided games too: they stay listed). A list's total, the list of tournaments and a kept
+    fit's stamp read these few rows, where a count of the games reads every one of them."""
 
-    __tablename__ = "tournament_games"
+    __tablename__ = "place_games"
 
     tournament_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
-    games: int
+    ladder_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    forfeited: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    games: int = Field(sa_column=Column(Integer, nullable=False))
 
 
 class BotSeatRecord(Table, table=True):

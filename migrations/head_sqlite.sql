@@ -446,10 +446,12 @@ CREATE TABLE bot_results (
 	seats INTEGER NOT NULL, 
 	PRIMARY KEY (bot, tournament_id, ladder_id, result, forfeited)
 );
-CREATE TABLE tournament_games (
+CREATE TABLE place_games (
 	tournament_id INTEGER NOT NULL, 
+	ladder_id INTEGER NOT NULL, 
+	forfeited INTEGER NOT NULL, 
 	games INTEGER NOT NULL, 
-	PRIMARY KEY (tournament_id)
+	PRIMARY KEY (tournament_id, ladder_id, forfeited)
 );
 INSERT INTO "alembic_version" VALUES ('0021');
 INSERT INTO "read_model_positions" VALUES ('games', 0);

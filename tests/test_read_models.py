@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import migrations
 from ledger import read_models
 from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import Ledger
@@ -43,6 +44,33 @@ def audited(url: str) -> projections.Audit:
         return projections.audit(ledger)
     finally:
         ledger.close()
+
+
+def audit_names_absent(url: str, row: str, column: str, value: int) -> None:
+    """`tourney db audit` fails naming ``row``, stored with ``column`` = ``value``, which the games do not give at
+    all; `db audit --rebuild` mends it."""
+    failed = tourney("db", "audit", "--db", url)
+    assert failed.exit_code == 1 and f"{row}: stored {column}={value}; the events give absent" in failed.output, \
+        failed.output
+    assert tourney("db", "audit", "--rebuild", "--db", url).exit_code == 0
+
+
+def recounted_by_upgrade(backend: Backend, previous: str, table: str, columns: str) -> None:
+    """A ledger whose ladder has a voided game, down at revision ``previous`` (before ``table``) and up again by
+    `tourney db upgrade`: the revision counts ``table`` again in SQL, its rows (``columns``) those kept before, and
+    the audit passes (they are what the games add up to)."""
+    voided = fetch(backend, "SELECT game_id FROM ladder_games ORDER BY seq LIMIT 1")[0][0]
+    assert tourney("ladder", "void", "duel", voided, "--reason", "a test", "--db", backend.url).exit_code == 0
+    kept = sorted(fetch(backend, f"SELECT {columns} FROM {table}"))
+    assert kept
+    old = Ledger(backend.url, upgrade=False)
+    old.downgrade(previous)
+    assert old.current() == previous and table not in backend.tables()
+    old.close()
+    upgraded = tourney("db", "upgrade", "--db", backend.url)
+    assert upgraded.exit_code == 0 and f"at revision {migrations.HEAD}" in upgraded.output, upgraded.output
+    assert sorted(fetch(backend, f"SELECT {columns} FROM {table}")) == kept
+    assert audited(backend.url).differences == []
 
 
 def audit_names(url: str, row: str, column: str) -> None:

@@ -141,7 +141,8 @@ def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
 
 SUMMARY = ("SELECT t.id, t.name, t.game, t.spec, t.created_at, "
            "(SELECT COUNT(*) FROM tournament_bots b WHERE b.tournament_id = t.id), "
-           "COALESCE((SELECT c.games FROM tournament_games c WHERE c.tournament_id = t.id), 0) FROM tournaments t")
+           "COALESCE((SELECT SUM(c.games) FROM place_games c WHERE c.tournament_id = t.id AND c.ladder_id = 0), 0) "
+           "FROM tournaments t")
 SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
 
 

@@ -298,9 +298,10 @@ class Running:
         self.tournament = tournament
         self.rows = read_models.empty()
         with ledger.read() as connection:
-            for table in ("tournament_standings", "tournament_pairs", "tournament_games"):
+            for table in ("tournament_standings", "tournament_pairs"):
                 self.rows[table] = {key: list(values) for key, values in read_models.table_rows(
                     connection, table, "WHERE tournament_id = :id", {"id": tournament["id"]}).items()}
+            self.games = read_fits.stamp(connection, tournament["id"]).games
         self.fitted: dict[str, float] = {}
 
     def add(self, recorded: Recorded) -> None:
@@ -309,11 +310,7 @@ class Running:
                       for seat, (info, rank) in enumerate(zip(recorded.seats, recorded.ranking, strict=True)))
         read_models.add_tournament_game(self.rows, read_models.Outcome(
             recorded.game_id, 0, self.tournament["id"], "", seats, forfeit_seat(recorded.records)))
-
-    @property
-    def games(self) -> int:
-        """The games counted so far (the kept count as the run began, plus each one told since)."""
-        return self.rows["tournament_games"].get((self.tournament["id"],), [0])[0]
+        self.games += 1
 
     def standings(self) -> Standings:
         bots, pairs = read_models.tournament_of(self.rows, self.tournament["id"])

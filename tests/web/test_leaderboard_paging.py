@@ -5,6 +5,7 @@ relative times; the head-to-head table read a page of rows at a time."""
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -130,6 +131,52 @@ def test_an_api_page_as_of_an_earlier_game_reads_that_board_alone(serve, crowded
     assert boards == []
     assert api.get(f"/api/ladders/{LADDER}", params={"at": whole["at"]}).json()["leaderboard"] == whole["leaderboard"]
     assert len(boards) == 1
+
+
+def test_a_page_as_of_an_earlier_game_draws_its_chart_and_table_without_the_latest_board(serve, crowded, monkeypatch):
+    """`/ladders/NAME?at=N` shows the leaderboard as of game N, and the chart and head-to-head table as they are now,
+    ranked as the latest board ranks: cold, it draws the board as of game N alone (the chart and table take the
+    latest order from the entries, without the board's margins and rank ranges); both parts are the latest page's."""
+    from web.routes import ladders
+
+    api = serve()
+    whole = api.get(f"/api/ladders/{LADDER}").json()
+    latest = api.get(f"/ladders/{LADDER}").text
+    boards = []
+    board = ladders.ladder
+    monkeypatch.setattr(ladders, "ladder", lambda *args: boards.append(args) or board(*args))
+    for cache in api.app.state.site.caches.values():
+        cache.clear()
+    earlier = api.get(f"/ladders/{LADDER}", params={"at": whole["at"] - 3}).text
+    assert boards == []
+    assert f"As of the ladder's game {whole['at'] - 3} of {whole['at']}" in earlier
+    chart = re.compile(r'<svg class="chart".*?</ul>', re.S)
+    table = re.compile(r'<table class="matrix h2h">.*?</table>', re.S)
+    for part in (chart, table):
+        assert part.search(earlier).group(0) == part.search(latest).group(0)
+    def names(pattern: str, part: re.Pattern) -> list[str]:
+        return [html.unescape(name) for name in re.findall(pattern, part.search(earlier).group(0))]
+
+    legend = names(r'<li><span class="swatch series-\d+"></span>([^<]+)</li>', chart)
+    assert legend == [row["bot"] for row in whole["leaderboard"] if row["games"]][:8] and len(legend) > 1
+    heads = names(r'<th scope="col">([^<]+)</th>', table)
+    assert heads == [row["bot"] for row in whole["leaderboard"]]
+
+
+def test_an_openskill_board_ranks_by_mu_minus_three_sigma_and_its_order_says_so(serve, league):
+    """The order a page's chart and table take (ladders.ranked) is the leaderboard's, retired versions or not: on an
+    OpenSkill ladder by mu - 3 sigma, not by mu (the order its entries are stored in)."""
+    from tournaments.ladder import leaderboard
+    from web.routes import ladders
+
+    api = serve()
+    site = api.app.state.site
+    for retired in (False, True):
+        board = api.get(f"/api/ladders/{TRIO}", params={"retired": str(retired).lower()}).json()["leaderboard"]
+        assert ladders.ranked(site, TRIO, "tag", retired) == [(r["bot"], r["version"], r["games"]) for r in board]
+    sure, unsure = ({"name": "sure", "version": 1, "rating": 25.0, "sigma": 1.0},
+                    {"name": "unsure", "version": 1, "rating": 30.0, "sigma": 8.0})  # mu - 3 sigma: 22 and 6
+    assert leaderboard.ordered([unsure, sure]) == [sure, unsure]
 
 
 def counted(records: dict[int, dict]) -> dict[int, dict]:

@@ -18,7 +18,7 @@ from replays import facts, projections
 from tournaments.ladder import divisions, matchmaking, membership
 from tournaments.ladder.ladder_errors import LadderError
 from tournaments.ladder.rated_games import checked_fold
-from tournaments.ladder.rating_models import MODELS, OPENSKILL, model
+from tournaments.ladder.rating_models import MODELS, OPENSKILL, leaderboard_rating, model
 from tournaments.ratings import elo, openskill, ranks
 
 
@@ -90,12 +90,25 @@ def standings(ledger: Ledger, ladder_name: str, include_retired: bool = False,
     read; pairs None: an Elo ladder's margins from each entry's information added up in the database, without
     reading a pair): no game is read (`tourney db audit` checks them against the games' hashed results)."""
     ladder = ladder_rows.get(ledger, ladder_name)
-    listed = ladder_rows.entries(ledger, ladder["id"], active_only=not include_retired)
+    listed = ordered(ladder_rows.entries(ledger, ladder["id"], active_only=not include_retired))
     if read is None:
         with ledger.read() as connection:
             read = read_models.ladder(connection, ladder["id"])
     return placed(ledger, ladder, _standings(ledger, ladder, listed, read, include_retired),
                   {(entry["name"], entry["version"]): entry["id"] for entry in listed})
+
+
+def order(ledger: Ledger, ladder_name: str, include_retired: bool = False) -> list[dict[str, Any]]:
+    """The ladder's entries (ladder_rows.entries' rows) in its leaderboard's order, without the standings' margins
+    and rank ranges: what ranks a page's chart and head-to-head."""
+    ladder = ladder_rows.get(ledger, ladder_name)
+    return ordered(ladder_rows.entries(ledger, ladder["id"], active_only=not include_retired))
+
+
+def ordered(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entries (or entries as of a game: ``rating`` and ``sigma`` each) in the leaderboard's order: by the value it
+    shows (leaderboard_rating: Elo, or OpenSkill's mu - 3 sigma), then name and version."""
+    return sorted(listed, key=lambda e: (-leaderboard_rating(e), e["name"], e["version"]))
 
 
 def placed(ledger: Ledger, ladder: dict[str, Any], shown: list[Standing], ids: dict[tuple[str, int], int]
@@ -118,12 +131,10 @@ def _standings(ledger: Ledger, ladder: dict[str, Any], listed: list[dict[str, An
     records, pairs = read
     forfeits = {entry: record["forfeits"] for entry, record in records.items()}
     if model(ladder) is MODELS[OPENSKILL]:
-        skills = {e["id"]: openskill.Skill(e["rating"], e["sigma"]) for e in listed}
-        listed.sort(key=lambda e: (-skills[e["id"]].ordinal, e["name"], e["version"]))
         return _ranged([
-            Standing(position, e["name"], e["version"], skills[e["id"]].ordinal, 1.96 * e["sigma"], e["games"],
-                     e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"], forfeits.get(e["id"], 0),
-                     e["rating"], e["sigma"])
+            Standing(position, e["name"], e["version"], openskill.Skill(e["rating"], e["sigma"]).ordinal,
+                     1.96 * e["sigma"], e["games"], e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"],
+                     forfeits.get(e["id"], 0), e["rating"], e["sigma"])
             for position, e in enumerate(listed, start=1)
         ])
     labels = {entry["id"]: _label(entry, include_retired) for entry in listed}

@@ -38,6 +38,8 @@ from tournaments.ladder.leaderboard import (
     checked_standings,
     history,
     met,
+    order,
+    ordered,
     placed,
     standings,
 )
@@ -56,11 +58,11 @@ from tournaments.ladder.submitting import DESCRIPTION_CHARS, OPPONENT, package, 
 
 __all__ = [
     "CPU_SECONDS", "DESCRIPTION_CHARS", "ELO", "MAX_PROCESSES", "MEMORY_MB", "MODELS", "OPENSKILL", "OPPONENT",
-    "RATINGS", "LadderError", "Limits", "Model", "Refused", "Standing", "Unavailable", "_ranged", "boss",
-    "cache_root", "candidates", "checked_fold", "checked_standings", "confined", "create",
-    "default_rating", "default_workers", "folded", "history", "leaderboard_rating", "materialize", "met", "model",
-    "package", "placed", "rated", "rated_after", "rebuild", "require_sandbox", "retire", "runnable", "standings",
-    "stored_bot", "submit", "validate", "void",
+    "RATINGS", "LadderError", "Limits", "Model", "Refused", "Standing", "Unavailable", "_ranged", "boss", "cache_root",
+    "candidates", "checked_fold", "checked_standings", "confined", "create", "default_rating", "default_workers",
+    "folded", "history", "leaderboard_rating", "materialize", "met", "model", "order", "ordered", "package", "placed",
+    "rated", "rated_after", "rebuild", "require_sandbox", "retire", "runnable", "standings", "stored_bot", "submit",
+    "validate", "void",
 ]
 
 

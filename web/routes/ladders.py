@@ -115,27 +115,30 @@ def ladder(ledger: Ledger, name: str, retired: bool = False) -> schemas.Ladder:
     return summarized(ledger, row, at, leader_rows(ledger, row, standings, entries, records))
 
 
-def with_histories(site: Site, name: str, tag: str, shown: schemas.Ladder, rows: list[schemas.LeaderRow]
-                   ) -> list[schemas.LeaderRow]:
-    """``rows`` (of ``shown``, the ladder as of its game ``shown.at``) with each one's latest ``SPARKLINE`` ratings
-    up to that game ((game number, rating) each): read for these rows only, in one statement whose reads do not
-    grow with the games (read_pages.ladder_histories), once per ETag, game and rows."""
+def histories(site: Site, name: str, tag: str, at: int, keys: tuple[tuple[str, int], ...]
+              ) -> dict[tuple[str, int], list[tuple[int, float]]]:
+    """The entries ``keys`` (bot, version) with each one's latest ``SPARKLINE`` ratings up to the ladder's game
+    ``at`` ((game number, rating) each): read for these entries only, in one statement whose reads do not grow
+    with the games (read_pages.ladder_histories), once per ETag, game and entries."""
     def work() -> dict[tuple[str, int], list[tuple[int, float]]]:
         ladder_id = ladder_rows.get(site.ledger, name)["id"]
         ids = {(e["name"], e["version"]): e["id"] for e in ladder_rows.entries(site.ledger, ladder_id,
                                                                                  active_only=False)}
         latest = latest_number(site, name, tag)
         with site.ledger.read() as connection:
-            seq = None if shown.at >= latest else read_pages.ladder_seq(connection, ladder_id, shown.at)
+            seq = None if at >= latest else read_pages.ladder_seq(connection, ladder_id, at)
             read = read_pages.ladder_histories(connection, [ids[key] for key in keys], SPARKLINE, seq)
         return {key: [(number, round(rating if sigma is None else league.leaderboard_rating(
             {"rating": rating, "sigma": sigma}), 1)) for number, rating, sigma in read.get(ids[key], [])]
             for key in keys}
 
-    keys = tuple(dict.fromkeys((r.bot, r.version) for r in rows))
-    if not keys:
-        return rows
-    points = site.caches["standings"].get(("histories", name, tag, shown.at, keys), work)
+    return site.caches["standings"].get(("histories", name, tag, at, keys), work) if keys else {}
+
+
+def with_histories(site: Site, name: str, tag: str, shown: schemas.Ladder, rows: list[schemas.LeaderRow]
+                   ) -> list[schemas.LeaderRow]:
+    """``rows`` (of ``shown``, the ladder as of its game ``shown.at``) with their rating histories (``histories``)."""
+    points = histories(site, name, tag, shown.at, tuple(dict.fromkeys((r.bot, r.version) for r in rows)))
     return [r.model_copy(update={"history": [rating for _number, rating in points[(r.bot, r.version)]],
                                  "history_games": [number for number, _rating in points[(r.bot, r.version)]]})
             for r in rows]
@@ -200,9 +203,8 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
         then = rated.get(entry["id"])
         if then is None:  # it had not played yet: its first rating (its rating now, if it still has not)
             then = (entry["rating"], entry["sigma"], 0) if entry["games"] == 0 else (*rating.start(None), 0)
-        listed.append({**entry, "status": status, "rating": then[0], "sigma": then[1], "games": then[2],
-                       "shown": league.leaderboard_rating({"rating": then[0], "sigma": then[1]})})
-    listed.sort(key=lambda e: (-e["shown"], e["name"], e["version"]))
+        listed.append({**entry, "status": status, "rating": then[0], "sigma": then[1], "games": then[2]})
+    listed = league.ordered(listed)
     with ledger.read() as connection:
         paired = read_pages.ladder_pair_sums_at(connection, row["id"], at, seq, [e["id"] for e in listed], elo.SCALE)
     for entry, (points2, _information) in paired.items():
@@ -215,7 +217,7 @@ def ladder_at(ledger: Ledger, name: str, at: int, retired: bool = False) -> sche
     # A ladder with divisions labels each row with the division its bot holds now: membership as of an earlier game
     # is not rebuilt here (docs/web.md).
     standings = league.placed(ledger, row, league._ranged([
-        league.Standing(position, e["name"], e["version"], e["shown"], margins[e["id"]], e["games"],
+        league.Standing(position, e["name"], e["version"], league.leaderboard_rating(e), margins[e["id"]], e["games"],
                         e["games"] < matchmaking.PROVISIONAL_GAMES, e["status"],
                         records.get(e["id"], {}).get("forfeits", 0), e["rating"] if openskill else None,
                         e["sigma"] if openskill else None)
@@ -262,6 +264,14 @@ def as_of(site: Site, name: str, tag: str, at: int | None, retired: bool = False
         return cached(site, name, tag, retired)
     return site.caches["standings"].get(("ladder-at", name, tag, at, retired),
                                         lambda: ladder_at(site.ledger, name, at, retired))
+
+
+def ranked(site: Site, name: str, tag: str, retired: bool = False) -> list[tuple[str, int, int]]:
+    """The ladder's entries now in its leaderboard's order, (bot, version, games) each (``retired``: retired
+    versions too): what its chart and head-to-head rank, without the board's margins and rank ranges (so a page as
+    of an earlier game draws no latest board for them), once per ETag."""
+    return site.caches["standings"].get(("ranked", name, tag, retired), lambda: [
+        (e["name"], e["version"], e["games"]) for e in league.order(site.ledger, name, retired)])
 
 
 def latest_number(site: Site, name: str, tag: str) -> int:
@@ -341,7 +351,7 @@ def head_to_head(site: Site, name: str, tag: str, best: int | None = None, offse
     (voids left out), from its read models, reading only those rows, once per ETag."""
     def work() -> schemas.HeadToHead:
         # A page's table ranks the active bots; the API's names every bot that played, retired versions too.
-        bots = list(dict.fromkeys(row.bot for row in cached(site, name, tag, retired=best is None).leaderboard))
+        bots = list(dict.fromkeys(bot for bot, _version, _games in ranked(site, name, tag, retired=best is None)))
         return lists.head_to_head(site.ledger, ladder_rows.get(site.ledger, name)["id"], bots[:best], best is not None,
                                   offset, limit)
 
@@ -428,13 +438,13 @@ def ladder_page(name: str, request: Request, site: SiteDep, sort: PageSort = Non
                 q: Search = None, offset: LatestOffset = 0, at: At = None, since: Since = None, start: PageStart = 0,
                 limit: PageLimit = PAGE_ROWS, division: DivisionQuery = None):
     tag = etag(site.ledger, name)
-    shown = cached(site, name, tag)
-    rated = [row for row in shown.leaderboard if row.games]  # those with a rating history, best first
+    listed = ranked(site, name, tag)
+    rated = tuple((bot, version) for bot, version, games in listed if games)  # with a rating history, best first
+    drawn = histories(site, name, tag, latest_number(site, name, tag), rated[:charts.SERIES])
     return render(request, "ladder.html", {
         **leaderboard_context(request, site, name, tag, sort, order, q, at, since, start, limit, division),
-        "everyone": shown,
-        "series": [(row.bot, list(zip(row.history_games, row.history, strict=True)))
-                   for row in with_histories(site, name, tag, shown, rated[:charts.SERIES])],
+        "listed": len(listed),
+        "series": [(bot, drawn[(bot, version)]) for bot, version in rated[:charts.SERIES]],
         "series_of": len(rated),
         "head_to_head": head_to_head(site, name, tag, MATRIX_BOTS),
         "games": games(site, name, lists.Filter(), offset, RECENT_GAMES)})

@@ -34,11 +34,18 @@ Fitted = tuple[float, float, float, float]
 """A bot's elo, ci_low, ci_high and score (percent)."""
 
 
+def kept_games(tournament: str) -> str:
+    """SQL for the games the read models count in the tournament whose id is the SQL ``tournament`` (a parameter or a
+    column): its kept counts (``place_games``), a row or two, never a count of its games."""
+    return (f"COALESCE((SELECT SUM(c.games) FROM place_games c WHERE c.tournament_id = {tournament} "
+            "AND c.ladder_id = 0), 0)")
+
+
 def stamp(connection: Connection, tournament_id: int) -> Stamp:
     """The tournament's games now, as the read models count them: its kept count and its newest game's store_seq
     (a row, and a step down the index on tournament and store_seq: never a count of its games)."""
     games, newest = connection.execute(text(
-        "SELECT COALESCE((SELECT SUM(games) FROM place_games WHERE tournament_id = :id AND ladder_id = 0), 0), "
+        f"SELECT {kept_games(':id')}, "
         "COALESCE((SELECT MAX(store_seq) FROM game_results WHERE tournament_id = :id), 0)"),
         {"id": tournament_id}).one()
     return Stamp(games, newest)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 
-from ledger import seeds
+from ledger import read_fits, seeds
 from ledger.canonical import canonical, loads
 from ledger.checkpoints import TOURNAMENT, Scope
 from ledger.models import Tournament
@@ -141,8 +141,7 @@ def game_ids(ledger: Ledger, tournament_id: int) -> list[str]:
 
 SUMMARY = ("SELECT t.id, t.name, t.game, t.spec, t.created_at, "
            "(SELECT COUNT(*) FROM tournament_bots b WHERE b.tournament_id = t.id), "
-           "COALESCE((SELECT SUM(c.games) FROM place_games c WHERE c.tournament_id = t.id AND c.ladder_id = 0), 0) "
-           "FROM tournaments t")
+           f"{read_fits.kept_games('t.id')} FROM tournaments t")
 SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
 
 

@@ -7,6 +7,7 @@ same SQLite steps at ten times the bot's games, where a count of its seats takes
 from __future__ import annotations
 
 import itertools
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -78,16 +79,13 @@ def test_a_bots_list_counts_its_total_from_its_kept_results_through_a_void(leagu
     """On a tournament (one bot forfeits) and a ladder: every bot's total, by place, result and forfeit, is the
     count of its seats; a voided ladder game stays listed, so the ladder's totals do not change with the void; the
     audit holds the kept counts against the games' hashed results."""
-    ledger = Ledger(league_db.url, ledger_key=league_db.key)
-    try:
+    with closing(Ledger(league_db.url, ledger_key=league_db.key)) as ledger:
         before = check_totals(ledger)
         assert before == {"any": 72, "tournament": 48, "ladder": 24, "forfeits": before["forfeits"]}
         assert before["forfeits"] > 0
         voided = ladder_rows.game_ids(ledger, ladder_rows.get(ledger, "duel")["id"])[0]
         assert tourney("ladder", "void", "duel", voided, "--reason", "a test", "--db", league_db.url).exit_code == 0
         assert check_totals(ledger) == before
-    finally:
-        ledger.close()
     assert audited(league_db.url).differences == []
 
 
@@ -105,11 +103,8 @@ def test_the_audit_names_a_tampered_bot_results_row_and_rebuild_mends_it(league_
                       "('nobody', 0, 0, 'win', 0, 1)")
     audit_names_absent(league_db.url, "bot_results (bot='nobody', tournament_id=0, ladder_id=0, result='win', "
                        "forfeited=0)", "seats", 1)
-    ledger = Ledger(league_db.url, ledger_key=league_db.key)
-    try:
+    with closing(Ledger(league_db.url, ledger_key=league_db.key)) as ledger:
         check_totals(ledger)
-    finally:
-        ledger.close()
 
 
 @pytest.mark.slow
@@ -119,11 +114,8 @@ def test_revision_0020_counts_a_ledger_of_0019(league_db):  # noqa: F811 (the fi
     list's count of seats; down to 0019 it goes again."""
     backend: Backend = league_db
     recounted_by_upgrade(backend, "0019", "bot_results", "bot, tournament_id, ladder_id, result, forfeited, seats")
-    ledger = Ledger(backend.url, ledger_key=backend.key)
-    try:
+    with closing(Ledger(backend.url, ledger_key=backend.key)) as ledger:
         check_totals(ledger)
-    finally:
-        ledger.close()
 
 
 # -- the total does not grow with the bot's games -------------------------------------------------------------------

@@ -8,6 +8,7 @@ games, where a count of the games takes ten times as many."""
 from __future__ import annotations
 
 import itertools
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -73,16 +74,13 @@ def test_each_places_kept_total_is_the_count_of_its_games_through_a_void(league_
     """The cup (two games a pair of three bots, one of which forfeits) and a ladder: every list's total, by place
     and forfeit, is the count of its games; a voided ladder game stays listed, so the totals do not change with the
     void; `standings --check` and the audit hold the kept counts against the games' hashed results."""
-    ledger = Ledger(league_db.url, ledger_key=league_db.key)
-    try:
+    with closing(Ledger(league_db.url, ledger_key=league_db.key)) as ledger:
         before = check_totals(ledger)
         assert before["any"] == before["cup"] + before["duel"] == 24 + 12, before  # two seats a game
         assert before["cup forfeited"] > 0 and before["cup whole"] > 0, before
         voided = ladder_rows.game_ids(ledger, ladder_rows.get(ledger, "duel")["id"])[0]
         assert tourney("ladder", "void", "duel", voided, "--reason", "a test", "--db", league_db.url).exit_code == 0
         assert check_totals(ledger) == before
-    finally:
-        ledger.close()
     checked = tourney("standings", "cup", "--check", "--db", league_db.url)
     assert checked.exit_code == 0, checked.output
     assert audited(league_db.url).differences == []
@@ -98,11 +96,8 @@ def test_the_audit_names_a_tampered_place_count_and_rebuild_mends_it(league_db):
     assert tourney("db", "audit", "--rebuild", "--db", league_db.url).exit_code == 0
     tamper(league_db, "INSERT INTO place_games (tournament_id, ladder_id, forfeited, games) VALUES (99, 0, 1, 2)")
     audit_names_absent(league_db.url, "place_games (tournament_id=99, ladder_id=0, forfeited=1)", "games", 2)
-    ledger = Ledger(league_db.url, ledger_key=league_db.key)
-    try:
+    with closing(Ledger(league_db.url, ledger_key=league_db.key)) as ledger:
         check_totals(ledger)
-    finally:
-        ledger.close()
 
 
 @pytest.mark.slow
@@ -113,11 +108,8 @@ def test_revision_0021_counts_a_ledger_of_0020(league_db):  # noqa: F811 (the fi
     backend: Backend = league_db
     assert len(fetch(backend, "SELECT games FROM place_games")) >= 4  # every game's, the cup's, the ladder's
     recounted_by_upgrade(backend, "0020", "place_games", "tournament_id, ladder_id, forfeited, games")
-    ledger = Ledger(backend.url, ledger_key=backend.key)
-    try:
+    with closing(Ledger(backend.url, ledger_key=backend.key)) as ledger:
         check_totals(ledger)
-    finally:
-        ledger.close()
 
 
 # -- the totals do not grow with the games --------------------------------------------------------------------------

@@ -95,16 +95,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 GC_THRESHOLDS = (700, 10, 100)
-"""The collector's thresholds in a test process: Python's own for the young generations (so young cycles, a lost
-Popen or connection among them, go as soon as before), a full collection ten times less often (docs/testing.md,
-"The collector in a worker")."""
+"""Python's own thresholds for the young generations (a cycle a test lets go is collected as soon as before), a full
+collection ten times less often."""
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Once the suite is collected: freeze what the process holds (every module, the suite's items) out of the
-    collector's generations, so that no full collection walks it again, and make full collections rarer. A worker
-    spent a fifth of its CPU collecting: tests/ledger and tests/replays in one process, 120 s of CPU of which the
-    collector 27.6 s; frozen with these thresholds 97 s, of which 4.4 s (docs/benchmarks.md)."""
+    """Once the suite is collected, freeze what the process holds (every module, the collected items) out of the
+    collector's generations and make full collections rarer: they walked it all, a fifth of a worker's CPU
+    (docs/testing.md, "The collector in a worker", has the figures)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)

@@ -6,6 +6,7 @@ would, while the suite itself runs beside its own server.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,12 +45,34 @@ def clusters(base: Path) -> list[Path]:
     return sorted(base.glob("tourney-pg.*"))
 
 
-def wait_for_server(base: Path, run: subprocess.Popen) -> None:
-    """Until the server of ``run`` (a with-services process) has written its pid file."""
+def wait_for_server(base: Path, run: subprocess.Popen, errors: Path) -> int:
+    """Until the server of ``run`` (a with-services process whose stderr goes to ``errors``) is ready; its pid.
+    PostgreSQL writes postmaster.pid in steps (created empty, then line by line, its status "ready" last on line 8;
+    initdb's bootstrap backend leaves a shorter one), so a file merely present may not hold a pid yet."""
     deadline = time.monotonic() + 120
-    while not any((c / "data" / "postmaster.pid").exists() for c in clusters(base)):
-        assert time.monotonic() < deadline and run.poll() is None, "the run's server never started"
+    while True:
+        for cluster in clusters(base):
+            with contextlib.suppress(OSError):
+                lines = (cluster / "data" / "postmaster.pid").read_text().splitlines()
+                if len(lines) >= 8 and lines[7].strip() == "ready":
+                    return int(lines[0])
+        assert time.monotonic() < deadline and run.poll() is None, \
+            f"the run's server never started: {errors.read_text(errors='replace')[-2000:]}"
         time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def script(base: Path, errors: Path, *command: str) -> Iterator[subprocess.Popen]:
+    """The script running ``command``, its stderr written to ``errors``; killed and waited for if the test ends
+    first (a failed assertion leaves no process behind for the next test to trip on)."""
+    with errors.open("w") as stderr:
+        run = subprocess.Popen([str(SCRIPT), *command], env=bare_env(base), stderr=stderr)
+    try:
+        yield run
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.wait(timeout=30)
 
 
 @pytest.mark.slow
@@ -67,21 +91,19 @@ def test_two_runs_at_once_each_get_a_server_of_their_own(base):
 
 
 @pytest.mark.slow
-def test_a_killed_run_leaves_a_cluster_the_next_run_removes(base):
+def test_a_killed_run_leaves_a_cluster_the_next_run_removes(base, tmp_path):
     """SIGKILL leaves no chance to clean up: the next run finds the cluster whose owner is gone, stops its
     server and removes it, then passes on a server of its own."""
-    env = bare_env(base)
-    first = subprocess.Popen([str(SCRIPT), "sleep", "60"], env=env, stderr=subprocess.DEVNULL)
-    wait_for_server(base, first)
-    left = clusters(base)
-    server = int((left[0] / "data" / "postmaster.pid").read_text().split()[0])
-    first.send_signal(signal.SIGKILL)
-    first.wait(timeout=30)
-    subprocess.run(["pkill", "-KILL", "-P", str(first.pid)], check=False)  # its `sleep`, orphaned
+    with script(base, tmp_path / "first.err", "sleep", "60") as first:
+        server = wait_for_server(base, first, tmp_path / "first.err")
+        left = clusters(base)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        subprocess.run(["pkill", "-KILL", "-P", str(first.pid)], check=False)  # its `sleep`, orphaned
     assert clusters(base) == left  # nothing cleaned up by the killed run
 
-    second = subprocess.run([str(SCRIPT), sys.executable, "-c", CONNECT], env=env, capture_output=True, text=True,
-                            timeout=180)
+    second = subprocess.run([str(SCRIPT), sys.executable, "-c", CONNECT], env=bare_env(base), capture_output=True,
+                            text=True, timeout=180)
     assert second.returncode == 0, second.stderr
     assert f"removing the stale test cluster {left[0]}" in second.stderr
     assert clusters(base) == []
@@ -89,12 +111,11 @@ def test_a_killed_run_leaves_a_cluster_the_next_run_removes(base):
 
 
 @pytest.mark.slow
-def test_a_terminated_run_stops_its_command_and_server_at_once(base):
+def test_a_terminated_run_stops_its_command_and_server_at_once(base, tmp_path):
     """SIGTERM to the script ends the command it runs and removes its cluster, without waiting for the command."""
-    env = bare_env(base)
-    run = subprocess.Popen([str(SCRIPT), "sleep", "60"], env=env, stderr=subprocess.DEVNULL)
-    wait_for_server(base, run)
-    time.sleep(0.5)
-    run.send_signal(signal.SIGTERM)
-    assert run.wait(timeout=30) == 143  # within 30 s: not after the 60 s of its command
+    with script(base, tmp_path / "run.err", "sleep", "60") as run:
+        wait_for_server(base, run, tmp_path / "run.err")
+        time.sleep(0.5)
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=30) == 143  # within 30 s: not after the 60 s of its command
     assert clusters(base) == []

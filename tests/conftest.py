@@ -16,7 +16,7 @@ from tests import properties, tiers  # noqa: F401 (properties: Hypothesis's prof
 from tests.backends import BACKENDS, backend_for
 from tests.browser import browser, open_page  # noqa: F401 (one Chromium for every browser test, found by name)
 from tests.toy import ENGINE as TOY
-from tournaments.sandbox import cgroups, warm
+from tournaments.sandbox import cgroups, leftovers, warm
 
 registry.register(TOY)
 
@@ -32,7 +32,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # test_cgroups.py) see only its own. Named for the worker's process (pid and start time), so that two runs at once,
 # from one checkout or two, never share one, and one left by a worker that was killed is found (docs/testing.md).
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
-SUBTREE = f"tourney-tests-{os.getpid()}-{cgroups._start_time(os.getpid())}-{WORKER}"
+SUBTREE = f"tourney-tests-{leftovers.tag()}-{WORKER}"
 os.environ[cgroups.PARENT_VARIABLE] = SUBTREE
 
 
@@ -147,8 +147,8 @@ def _sweep_stale_subtrees() -> None:
     if usual is None:
         return
     for folder in usual.parents[0].glob("tourney-tests-*"):
-        parts = folder.name.split("-")
-        if len(parts) == 5 and parts[2].isdigit() and cgroups._start_time.__wrapped__(int(parts[2])) != parts[3]:
+        owner = leftovers.parse(folder.name, "tourney-tests-")
+        if owner is not None and leftovers.gone(*owner):
             with contextlib.suppress(OSError):
                 cgroups._stale_box(usual, folder.name).remove()
 

@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.sandbox import cgroup_mounts
+from tournaments.sandbox import cgroup_mounts, leftovers
 
 V1_CONTROLLERS = cgroup_mounts.V1_CONTROLLERS
 V2_CONTROLLERS = ("memory", "pids")
@@ -103,7 +103,7 @@ def _detect() -> tuple[Hierarchy | None, str | None]:
 
 def _within(found: Hierarchy, subtree: str) -> tuple[Hierarchy | None, str | None]:
     """The hierarchy whose parents are folder ``subtree`` of ``found``'s (made if absent), or None and why not."""
-    if "/" in subtree or subtree in (".", "..") or _owner(subtree) is not None:
+    if "/" in subtree or subtree in (".", "..") or leftovers.parse(subtree, PREFIX) is not None:
         return None, f"{PARENT_VARIABLE}={subtree!r} is not a folder name (one name, not tourney-<pid>-<start>-<n>)"
     parents = tuple(parent / subtree for parent in found.parents)
     for parent in parents:
@@ -182,15 +182,6 @@ def _v2_problem(parent: Path) -> str | None:
 _counter = itertools.count()
 
 
-@functools.cache
-def _start_time(pid: int) -> str:
-    """A process's start time (field 22 of /proc/PID/stat): with its pid, a name no later process has."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
-    except (OSError, IndexError):
-        return ""
-
-
 class Box:
     """One sandbox's cgroup (a folder per hierarchy), its limits set, for one game; or (``memory_mb``
     and ``max_processes`` None) a warm sandbox's, unlimited, whose games get groups ``inside`` it."""
@@ -199,7 +190,7 @@ class Box:
                  inside: Box | None = None) -> None:
         self.hierarchy = found
         self.memory_mb = memory_mb
-        name = f"{PREFIX}{os.getpid()}-{_start_time(os.getpid())}-{next(_counter)}"
+        name = f"{PREFIX}{leftovers.tag()}-{next(_counter)}"
         self.folders = tuple(parent / name for parent in (inside.folders if inside else found.parents))
         self._fds: dict[tuple[str, str, int], int] = {}
         made = []
@@ -432,18 +423,10 @@ def stale(found: Hierarchy) -> list[Path]:
     for parent in found.parents:
         with contextlib.suppress(OSError):
             for folder in parent.iterdir():
-                owner = _owner(folder.name)
-                if owner is not None and _start_time.__wrapped__(owner[0]) != owner[1]:
+                owner = leftovers.parse(folder.name, PREFIX)
+                if owner is not None and leftovers.gone(*owner):
                     out.append(folder)
     return out
-
-
-def _owner(name: str) -> tuple[int, str] | None:
-    """The (pid, start time) a group's name says made it, if it is one of tourney's."""
-    parts = name[len(PREFIX):].split("-") if name.startswith(PREFIX) else []
-    if len(parts) != 3 or not parts[0].isdigit():
-        return None
-    return int(parts[0]), parts[1]
 
 
 def _stale_box(found: Hierarchy, name: str, parents: tuple[Path, ...] | None = None) -> Box:

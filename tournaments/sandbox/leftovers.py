@@ -1,0 +1,45 @@
+"""Names that say which process made a thing, so that a later process can remove it once its maker is gone.
+
+A tourney process names what it makes outside itself (a sandbox's cgroup, the folder of a run's staged bot
+files) ``<pid>-<start time>``: a SIGKILL, or the kernel's OOM killer, leaves no chance to clean up, and the next
+tourney process on the machine removes what such a name says was made by a process that no longer runs. The
+start time (field 22 of /proc/PID/stat) tells a pid's maker from a later process that got the same pid.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+
+@functools.cache
+def start_time(pid: int) -> str:
+    """A process's start time, read once per process: with its pid, a name no later process has ("" if gone)."""
+    return _read_start_time(pid)
+
+
+def _read_start_time(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def tag() -> str:
+    """This process's ``<pid>-<start time>``."""
+    return f"{os.getpid()}-{start_time(os.getpid())}"
+
+
+def parse(name: str, prefix: str) -> tuple[int, str] | None:
+    """The (pid, start time) that ``name`` (``<prefix><pid>-<start time>-<anything>``) says made it; None if it
+    is not such a name."""
+    parts = name[len(prefix):].split("-", 2) if name.startswith(prefix) else []
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    return int(parts[0]), parts[1]
+
+
+def gone(pid: int, start: str) -> bool:
+    """Whether the process that was ``pid`` started at ``start`` runs no more (read now, never cached)."""
+    return _read_start_time(pid) != start

@@ -6,6 +6,9 @@ tournaments.play.runner plays what this prepares; the CLI's ``run`` and ``match`
 
 from __future__ import annotations
 
+import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,7 +24,7 @@ from tournaments.bots.spec import CPU, UNSANDBOXED, WALL, BotError, BotSpec, Con
 from tournaments.play.protocol import check_handshakes
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import ScheduleError, seat_count
-from tournaments.sandbox import sandbox
+from tournaments.sandbox import leftovers, sandbox
 
 
 @dataclass(slots=True)
@@ -103,6 +106,38 @@ def prepare(folder: str | Path | Sequence[BotSpec], game: str, players: int | No
     return prepared, k
 
 
+STAGING = "tourney-bots-"
+"""The prefix of a run's folder of staged bot files, in the temporary folder (TMPDIR): ``tourney-bots-<pid>-<start
+time>-<random>``, named for the process that made it (tournaments.sandbox.leftovers)."""
+
+
+def staging_folder() -> tempfile.TemporaryDirectory:
+    """A new folder for a run's staged bot files, removed when the run ends; first, those of tourney processes that
+    are gone are removed (a run SIGKILLed, or stopped by the OOM killer, cannot remove its own, and a ladder's
+    workers are started again and again: docs/security.md)."""
+    sweep_staging()
+    return tempfile.TemporaryDirectory(prefix=f"{STAGING}{leftovers.tag()}-")
+
+
+def sweep_staging() -> list[Path]:
+    """Remove the staging folders (in the temporary folder) of tourney processes that no longer run; the ones
+    removed. Only real folders of this user are touched: a name alone (another user's folder, a link someone made in
+    a shared /tmp) is never followed."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{STAGING}*"):
+        owner = leftovers.parse(folder.name, STAGING)
+        if owner is None or not leftovers.gone(*owner):
+            continue
+        try:
+            found = folder.lstat()
+            if stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid():
+                shutil.rmtree(folder)
+                removed.append(folder)
+        except OSError:
+            continue  # another run removing it too, or not ours to remove
+    return removed
+
+
 def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement
           ) -> tuple[Prepared, list[str | None]]:
     """The bots as they will play: with the sandbox, their own files staged (copied where every
@@ -113,7 +148,7 @@ def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinemen
     prepared = Prepared([], [])
     try:
         if confinement.sandbox and bots:
-            prepared.staging = tempfile.TemporaryDirectory(prefix="tourney-bots-")
+            prepared.staging = staging_folder()
             staged = []
             for spec in bots:
                 try:

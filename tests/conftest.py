@@ -54,9 +54,13 @@ def _own_cache(tmp_path_factory):
 def _own_cgroups():
     """At the end, the worker's warm sandboxes are closed (with the frozen group that keeps cgroup v1's freezer
     warm) and its cgroup subtree is swept and removed. First, the subtrees of workers that are gone (killed) are
-    emptied and removed, with whatever their groups still held."""
+    emptied and removed, with whatever their groups still held. At the end too, the staged bot files of the runs
+    the tests SIGKILLed (tournaments/play/preparation.py: the next run would remove them) are removed."""
     _sweep_stale_subtrees()
     yield
+    from tournaments.play.preparation import sweep_staging
+
+    sweep_staging()
     if cgroups._detect.cache_info().currsize:  # this worker made or looked for groups
         found = cgroups.hierarchy()
         if found is not None:

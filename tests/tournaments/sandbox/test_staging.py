@@ -57,7 +57,13 @@ def run_args(tmp_path: Path, db: str, games: int) -> list[str]:
 
 
 def staging_of(base: Path, pid: int) -> list[Path]:
+    """The staging folders of process ``pid`` in ``base``."""
     return sorted(base.glob(f"{STAGING}{pid}-*"))
+
+
+def staged(base: Path, pid: int) -> list[Path]:
+    """The bots' copies in them so far."""
+    return [copy for folder in staging_of(base, pid) for copy in folder.iterdir()]
 
 
 def test_a_killed_runs_staged_files_are_removed_by_the_next_run_and_nothing_else(tmp_path, tmpdir_base):
@@ -87,12 +93,12 @@ def test_a_killed_runs_staged_files_are_removed_by_the_next_run_and_nothing_else
                    stderr=subprocess.PIPE, text=True, start_new_session=True) as killed:
         try:
             deadline = time.monotonic() + TIMEOUT
-            while not staging_of(tmpdir_base, killed.pid):
+            while len(staged(tmpdir_base, killed.pid)) < 2:  # its folder made, and a copy of each bot in it
                 assert killed.poll() is None, f"the run ended before it was killed: {killed.communicate()}"
                 assert time.monotonic() < deadline, "the run never staged its bots"
                 time.sleep(0.02)
             own = staging_of(tmpdir_base, killed.pid)
-            assert len(own) == 1 and any(own[0].iterdir())
+            assert len(own) == 1
             # The run swept before it staged: the stale folders are gone, the rest untouched.
             assert not made["dead"].exists() and not made["pid reused"].exists()
             assert made["alive"].exists() and made["not a staging name"].exists()

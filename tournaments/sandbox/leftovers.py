@@ -13,22 +13,22 @@ import os
 from pathlib import Path
 
 
+def tag() -> str:
+    """This process's ``<pid>-<start time>`` (a child forked from it has its own)."""
+    return _tag(os.getpid())
+
+
 @functools.cache
-def start_time(pid: int) -> str:
-    """A process's start time, read once per process: with its pid, a name no later process has ("" if gone)."""
-    return _read_start_time(pid)
+def _tag(pid: int) -> str:
+    return f"{pid}-{_start_time(pid)}"
 
 
-def _read_start_time(pid: int) -> str:
+def _start_time(pid: int) -> str:
+    """A process's start time: with its pid, a name no later process has ("" if it is gone)."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
     except (OSError, IndexError):
         return ""
-
-
-def tag() -> str:
-    """This process's ``<pid>-<start time>``."""
-    return f"{os.getpid()}-{start_time(os.getpid())}"
 
 
 def parse(name: str, prefix: str) -> tuple[int, str] | None:
@@ -42,4 +42,4 @@ def parse(name: str, prefix: str) -> tuple[int, str] | None:
 
 def gone(pid: int, start: str) -> bool:
     """Whether the process that was ``pid`` started at ``start`` runs no more (read now, never cached)."""
-    return _read_start_time(pid) != start
+    return _start_time(pid) != start

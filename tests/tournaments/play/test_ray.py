@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Iterator
@@ -29,7 +30,8 @@ import pytest
 from tests import cli, tiers
 from tests.tournaments.play.test_protocol import GRACE, SHIPPED, make_folder, stored_games, wait_gone
 from tests.tournaments.play.test_runner import dawdle, descendants
-from tournaments.sandbox import sandbox
+from tournaments.play.preparation import STAGING
+from tournaments.sandbox import leftovers, sandbox
 
 pytestmark = [pytest.mark.ray, pytest.mark.sandbox]
 
@@ -51,8 +53,10 @@ LOOPBACK = {
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[object]:
-    """A local Ray cluster: a head and one more node, one CPU each, on 127.0.0.1, no dashboard."""
+def cluster(tmp_path_factory) -> Iterator[object]:
+    """A local Ray cluster: a head and one more node, one CPU each, on 127.0.0.1, no dashboard; its processes and
+    the module's commands given a temporary folder (TMPDIR) of their own, where the Ray workers stage the bots (Ray's
+    own session folder stays where it was: RAY_TMPDIR)."""
     tiers.require("ray", "a Ray cluster")
     problem = sandbox.unavailable()
     if problem is not None:
@@ -66,6 +70,8 @@ def cluster() -> Iterator[object]:
     with pytest.MonkeyPatch.context() as patch:
         for name, value in LOOPBACK.items():
             patch.setenv(name, value)
+        patch.setenv("RAY_TMPDIR", tempfile.gettempdir())
+        patch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmpdir")))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             started = Cluster(initialize_head=True, connect=False,
@@ -135,6 +141,32 @@ def test_a_two_node_cluster_plays_the_local_executors_games_and_standings(cluste
     assert ours["sandboxed"] and ours["standings"] == theirs["standings"]
     check = verified(ray, tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.slow
+def test_the_staged_bots_a_ray_worker_leaves_are_removed_by_the_next_run_once_it_is_gone(cluster, tmp_path):
+    """Each Ray worker unpacks the bots into a staging folder named for its process; Ray ends a job's workers with
+    SIGKILL once the driver leaves, so the folders outlive them, and the next tourney run on the node that stages
+    bots removes them (tournaments.play.preparation.sweep_staging), nothing else of theirs left in TMPDIR."""
+    staging = Path(os.environ["TMPDIR"])
+    before = set(staging.iterdir())
+    folder = bots_folder(tmp_path)
+    there = subprocess.run(run_args(folder, tmp_path / "ray.db", 1, "--executor", "ray", "--ray-address",
+                                    cluster.address), capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path,
+                           env=environment())
+    assert there.returncode == 0, there.stderr
+    made = set(staging.iterdir()) - before
+    owners = {leftovers.parse(path.name, STAGING) for path in made}
+    assert made and None not in owners, made  # the driver's own staging went with it: these are the workers'
+    deadline = time.monotonic() + RAY_GRACE
+    while not all(leftovers.gone(*owner) for owner in owners):
+        assert time.monotonic() < deadline, f"Ray's workers outlived the run that used them: {sorted(owners)}"
+        time.sleep(0.1)
+    assert set(staging.iterdir()) >= made
+    here = subprocess.run(run_args(folder, tmp_path / "local.db", 1, "--jobs", "1"), capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd=tmp_path, env=environment())
+    assert here.returncode == 0, here.stderr
+    assert made.isdisjoint(staging.iterdir())
 
 
 @pytest.mark.slow

@@ -19,18 +19,19 @@ imports nothing of that module: no import circle).
 * **The bots' files travel with the run.** No shared filesystem is needed: the driver packs
   each bot's own files (``BotSpec.files``, what its content hash covers) into one object in
   Ray's object store per stage; each Ray worker process unpacks them once into a private
-  temporary folder on its node (checked against the content hash), removed when the process
-  exits normally (a worker Ray kills with SIGKILL leaves it behind). Whatever a bot needs
-  beyond its own files (an interpreter, a library) must be installed on every node.
+  temporary folder on its node (checked against the content hash), a run's staging folder named
+  for the worker process (tournaments.play.preparation.staging_folder). It is removed when the
+  process exits normally; Ray ends a job's workers with SIGKILL, so most are removed instead by the
+  next tourney process on the node that stages bots (a Ray worker of a later run, a local run),
+  once their worker is gone. Whatever a bot needs beyond its own files (an interpreter, a library)
+  must be installed on every node.
 """
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import logging
 import os
-import shutil
 import socket
 import sys
 import tempfile
@@ -47,6 +48,7 @@ from tournaments.bots.discovery import read_files, staged_copy
 from tournaments.bots.spec import BotSpec
 from tournaments.play import runner
 from tournaments.play.executors.local_pool import WorkerDied
+from tournaments.play.preparation import staging_folder
 from tournaments.play.runner import ExecutorError
 from tournaments.sandbox import sandbox
 
@@ -69,13 +71,14 @@ def pack(bots: tuple[BotSpec, ...]) -> Bundle:
 
 _unpacked: dict[tuple[str, str], BotSpec] = {}
 """In a Ray worker: the bots unpacked so far, by name and content hash."""
-_folder: Path | None = None
+_folder: tempfile.TemporaryDirectory | None = None
 
 
 def here(bots: tuple[BotSpec, ...], bundle: Bundle) -> tuple[BotSpec, ...]:
     """The bots as they play in this Ray worker process: their files unpacked once per process into
-    a private temporary folder (removed when the process exits), so a later game writes nothing and
-    a Python bot playing in process (``--sandbox off``) is imported once, as in a local worker."""
+    a private temporary folder (removed when the process exits, or once it is gone: the module's docstring),
+    so a later game writes nothing and a Python bot playing in process (``--sandbox off``) is imported once,
+    as in a local worker."""
     global _folder
     out = []
     for bot in bots:
@@ -85,10 +88,9 @@ def here(bots: tuple[BotSpec, ...], bundle: Bundle) -> tuple[BotSpec, ...]:
         key = (bot.name, bot.content_hash)
         if key not in _unpacked:
             if _folder is None:
-                _folder = Path(tempfile.mkdtemp(prefix="tourney-ray-bots-"))
-                atexit.register(shutil.rmtree, _folder, True)
-            _unpacked[key] = unpack(bot, bundle[bot.name], _folder / "incoming" / str(len(_unpacked)),
-                                    _folder / "staged")
+                _folder = staging_folder()
+            folder = Path(_folder.name)
+            _unpacked[key] = unpack(bot, bundle[bot.name], folder / "incoming" / str(len(_unpacked)), folder / "staged")
         out.append(_unpacked[key])
     return tuple(out)
 

@@ -51,7 +51,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -318,8 +319,24 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=SAMPLES, help="requests of each page, cold and warm; each "
                         "command's runs are the fewer of this and 3 (default: %(default)s; a test's short run: 2)")
     args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="tourney-league-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    with workspace(args.keep, "tourney-league-") as folder:
+        measure_sizes(args, folder)
+
+
+@contextmanager
+def workspace(keep: Path | None, prefix: str) -> Iterator[Path]:
+    """The folder a bench builds its ledgers in: ``keep`` (made if missing, and kept for a later run to measure
+    again), or a temporary one removed when the bench ends."""
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
+        yield Path(folder)
+
+
+def measure_sizes(args: argparse.Namespace, folder: Path) -> None:
+    """Both sizes' ledgers built (or kept ones reused) in ``folder``, measured, and their growth printed."""
     growing = folder / "league.db"
     os.environ.setdefault("TOURNEY_LEDGER_KEY", str(folder / "league.key"))
     print(f"load: {os.getloadavg()[0]:.2f} (1-minute average), {os.cpu_count()} cores", flush=True)

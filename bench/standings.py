@@ -51,7 +51,6 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from math import comb
 from pathlib import Path
@@ -59,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.league import MEASURED  # noqa: E402 (after the sys.path line)
+from bench.league import MEASURED, workspace  # noqa: E402 (after the sys.path line)
 
 BOTS = 400
 GAMES = 10_000
@@ -209,8 +208,12 @@ def main() -> None:
     parser.add_argument("--run-bots", type=int, default=RUN_BOTS, help="copies of bots/random_bot.py the runs of "
                         "part 2 play (default: %(default)s; a test's short run: 4)")
     args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="tourney-standings-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    with workspace(args.keep, "tourney-standings-") as folder:
+        measure(args, folder)
+
+
+def measure(args: argparse.Namespace, folder: Path) -> None:
+    """Both parts, their ledgers in ``folder``."""
     env = {**os.environ, "TOURNEY_LEDGER_KEY": str(folder / "ledger.key")}
     os.environ.update(env)
     print(f"load: {os.getloadavg()[0]:.2f} (1-minute average), {os.cpu_count()} cores", flush=True)

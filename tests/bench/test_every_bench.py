@@ -3,12 +3,16 @@ so that no bench rots unseen when the code it measures changes. The long ones ar
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from tournaments.play.preparation import sweep_staging
 
 ROOT = Path(__file__).resolve().parents[2]
 N = r"-?[0-9]+(?:\.[0-9]+)?"
@@ -86,12 +90,20 @@ def test_every_bench_is_run_by_a_test():
 
 @pytest.mark.parametrize("script", [pytest.param(name, marks=pytest.mark.slow) if slow else name
                                     for name, (_args, _lines, slow) in BENCHES.items()])
-def test_a_short_run_prints_its_lines(script):
-    """The bench runs to its end with a small set of arguments and prints each line its docs quote."""
+def test_a_short_run_prints_its_lines(script, tmp_path, monkeypatch):
+    """The bench runs to its end with a small set of arguments and prints each line its docs quote; and it leaves
+    nothing in the temporary folder (TMPDIR) but what the next tourney run removes: the staged bots of a Ray worker
+    that Ray killed (tournaments.play.preparation.sweep_staging; Ray's own session folder stays where it was)."""
     args, patterns, _slow = BENCHES[script]
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "RAY_TMPDIR": tempfile.gettempdir()}
     run = subprocess.run([sys.executable, str(ROOT / "bench" / f"{script}.py"), *args], capture_output=True,
-                         text=True, timeout=900, cwd=ROOT)
+                         text=True, timeout=900, cwd=ROOT, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()
     for pattern in patterns:
         assert any(re.fullmatch(pattern, line) for line in lines), (pattern, run.stdout)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    sweep_staging()
+    assert sorted(path.name for path in scratch.iterdir()) == []

@@ -22,6 +22,12 @@ from ledger.store import Ledger
 from tournaments.bots.discovery import describe
 from tournaments.bots.spec import BotError, BotSpec
 from tournaments.ladder.ladder_errors import LadderError
+from tournaments.sandbox import leftovers
+
+WORKING = ".working-"
+"""The prefix of a process's working folders in the cache (a copy being unpacked, a bad copy being removed):
+``.working-<pid>-<start time>-<random>``, removed by the process when done; one whose process was killed is removed
+by the next unpack into the cache (tournaments.sandbox.leftovers)."""
 
 
 def cache_root() -> Path:
@@ -42,7 +48,35 @@ def materialize(content_hash: str, entry_point: str, files: bytes) -> Path:
     target = root / f"{content_hash}-{re.sub(r'[^A-Za-z0-9._-]', '_', entry_point)}"
     if target.is_dir() and _hash_of(target, entry_point) == content_hash:
         return target
-    staging = Path(tempfile.mkdtemp(dir=root))
+    leftovers.sweep(root, WORKING)
+    staging = _working_folder(root)
+    try:
+        _unpack(content_hash, files, staging)
+        if _hash_of(staging, entry_point) != content_hash:
+            raise LadderError(f"stored bot {content_hash[:12]}: its files do not match its content hash")
+    except BaseException:  # a bad archive, a full disk, Ctrl-C: the half-made copy goes
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    # A good copy is never removed: another process (a second ladder worker) may be playing from it. A copy that
+    # does not match is moved aside whole, then removed; the new one comes in by one rename, which fails if
+    # another process's good copy came in first (then that one is used).
+    if target.exists() and _hash_of(target, entry_point) != content_hash:
+        aside = _working_folder(root)
+        with contextlib.suppress(OSError):  # another process moved it first
+            target.rename(aside / "bot")
+        shutil.rmtree(aside, ignore_errors=True)
+    try:
+        staging.rename(target)
+    except OSError:  # another process's copy came in first: the same files, checked by their hash on each use
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _working_folder(root: Path) -> Path:
+    return Path(tempfile.mkdtemp(dir=root, prefix=f"{WORKING}{leftovers.tag()}-"))
+
+
+def _unpack(content_hash: str, files: bytes, staging: Path) -> None:
     with zipfile.ZipFile(io.BytesIO(files)) as archive:
         for info in archive.infolist():
             destination = staging / info.filename
@@ -53,22 +87,6 @@ def materialize(content_hash: str, entry_point: str, files: bytes) -> Path:
             # Readable by the sandbox's uid; the cache's own 0700 keeps other users out.
             destination.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
     staging.chmod(0o755)
-    if _hash_of(staging, entry_point) != content_hash:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise LadderError(f"stored bot {content_hash[:12]}: its files do not match its content hash")
-    # A good copy is never removed: another process (a second ladder worker) may be playing from it. A copy that
-    # does not match is moved aside whole, then removed; the new one comes in by one rename, which fails if
-    # another process's good copy came in first (then that one is used).
-    if target.exists() and _hash_of(target, entry_point) != content_hash:
-        aside = Path(tempfile.mkdtemp(dir=root, prefix=".stale-"))
-        with contextlib.suppress(OSError):  # another process moved it first
-            target.rename(aside / "bot")
-        shutil.rmtree(aside, ignore_errors=True)
-    try:
-        staging.rename(target)
-    except OSError:  # another process's copy came in first: the same files, checked by their hash on each use
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
 
 
 def _hash_of(folder: Path, entry_point: str) -> str | None:

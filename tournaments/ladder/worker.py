@@ -19,7 +19,6 @@ refuses it (``queue.MAX_ATTEMPTS``), so no submission is handed out forever.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from replays import log as logfmt
 from replays.record import Recorded
 from tournaments.bots.spec import BotError
 from tournaments.ladder import confinement, ladder_errors, sessions, submitting, uploads
+from tournaments.sandbox import leftovers
 from tournaments.sandbox.sandbox import SandboxError
 
 
@@ -57,6 +57,9 @@ class Decided:
 
 MACHINE_REASON = 300
 """How much of an unforeseen error's text the worker prints."""
+UPLOADED = "tourney-upload-"
+"""The prefix of the folder a submission's files are unpacked into while it is validated, in the temporary folder:
+named for the worker, removed when it is done, or by a later worker if this one was killed (leftovers)."""
 MACHINE_REFUSAL = ("it could not be validated, {attempts} times, for the fault of the machines validating it (the "
                    "operator sees why in the worker's output): it is not tried again; submit it again later")
 
@@ -72,7 +75,7 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: confinement.Limits, 
         return None
     row, upload = claimed
     played: list[tuple[Recorded, int]] = []
-    with tempfile.TemporaryDirectory(prefix="tourney-upload-") as folder:
+    with leftovers.temporary_folder(UPLOADED) as folder:
         def said(error: BaseException | str) -> str:
             # Said to the uploader: without this machine's temporary folder in it.
             return str(error).replace(f"{folder}/", "")

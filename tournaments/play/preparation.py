@@ -6,9 +6,6 @@ tournaments.play.runner plays what this prepares; the CLI's ``run`` and ``match`
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -115,27 +112,13 @@ def staging_folder() -> tempfile.TemporaryDirectory:
     """A new folder for a run's staged bot files, removed when the run ends; first, those of tourney processes that
     are gone are removed (a run SIGKILLed, or stopped by the OOM killer, cannot remove its own, and a ladder's
     workers are started again and again: docs/security.md)."""
-    sweep_staging()
-    return tempfile.TemporaryDirectory(prefix=f"{STAGING}{leftovers.tag()}-")
+    return leftovers.temporary_folder(STAGING)
 
 
 def sweep_staging() -> list[Path]:
     """Remove the staging folders (in the temporary folder) of tourney processes that no longer run; the ones
-    removed. Only real folders of this user are touched: a name alone (another user's folder, a link someone made in
-    a shared /tmp) is never followed."""
-    removed = []
-    for folder in Path(tempfile.gettempdir()).glob(f"{STAGING}*"):
-        owner = leftovers.parse(folder.name, STAGING)
-        if owner is None or not leftovers.gone(*owner):
-            continue
-        try:
-            found = folder.lstat()
-            if stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid():
-                shutil.rmtree(folder)
-                removed.append(folder)
-        except OSError:
-            continue  # another run removing it too, or not ours to remove
-    return removed
+    removed (tournaments.sandbox.leftovers.sweep)."""
+    return leftovers.sweep(Path(tempfile.gettempdir()), STAGING)
 
 
 def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement

@@ -9,7 +9,11 @@ start time (field 22 of /proc/PID/stat) tells a pid's maker from a later process
 from __future__ import annotations
 
 import functools
+import glob
 import os
+import shutil
+import stat
+import tempfile
 from pathlib import Path
 
 
@@ -43,3 +47,30 @@ def parse(name: str, prefix: str) -> tuple[int, str] | None:
 def gone(pid: int, start: str) -> bool:
     """Whether the process that was ``pid`` started at ``start`` runs no more (read now, never cached)."""
     return _start_time(pid) != start
+
+
+def temporary_folder(prefix: str) -> tempfile.TemporaryDirectory:
+    """A new folder in the temporary folder (TMPDIR), ``<prefix><pid>-<start time>-<random>``, removed when it is
+    cleaned up (its ``with`` ends, the process exits); first, the folders of that prefix whose process is gone are
+    removed (one SIGKILLed, or stopped by the OOM killer, cannot remove its own)."""
+    sweep(Path(tempfile.gettempdir()), prefix)
+    return tempfile.TemporaryDirectory(prefix=f"{prefix}{tag()}-")
+
+
+def sweep(folder: Path, prefix: str) -> list[Path]:
+    """Remove the folders in ``folder`` named ``<prefix><pid>-<start time>-...`` whose maker runs no more; the ones
+    removed. Only real folders of this user are touched: a name alone (another user's folder, a link someone made in
+    a shared /tmp) is never followed."""
+    removed = []
+    for path in folder.glob(f"{glob.escape(prefix)}*"):
+        owner = parse(path.name, prefix)
+        if owner is None or not gone(*owner):
+            continue
+        try:
+            found = path.lstat()
+            if stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid():
+                shutil.rmtree(path)
+                removed.append(path)
+        except OSError:
+            continue  # another process removing it too, or not ours to remove
+    return removed

@@ -33,7 +33,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ import orjson
 
 import engines
 from tournaments.bots.spec import CPU, PROGRAM, PYTHON, WALL, BotError, Confinement, Resources
-from tournaments.sandbox import cgroups, interrupts, seccomp
+from tournaments.sandbox import cgroups, interrupts, leftovers, seccomp
 
 INSTALL = "apt-get install bubblewrap"
 BOT_FILES = "/bot"
@@ -342,7 +341,7 @@ def unavailable() -> str | None:
     if os.geteuid() == 0 and not _uids_mapped():
         return (f"tourney runs as root in a user namespace without the host uids {HOST_UID_BASE:#x} and up, "
                 "which each sandbox runs as; run tourney as an ordinary user instead")
-    empty = tempfile.TemporaryDirectory(prefix="tourney-probe-")
+    empty = leftovers.temporary_folder("tourney-probe-")
     try:
         os.chmod(empty.name, 0o755)
         process = start(["/bin/true"], empty.name, Resources(), subprocess.PIPE)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import sqlite3
 import struct
 import subprocess
+import tempfile
 import time
 import zipfile
 from contextlib import closing
@@ -24,6 +26,7 @@ from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.play.test_protocol import GAME, SHIPPED
 from tournaments.ladder import owner_tokens, uploads
+from tournaments.ladder.worker import UPLOADED
 
 pytestmark = pytest.mark.sandbox
 
@@ -171,3 +174,35 @@ def test_a_worker_stopped_by_sigterm_gives_its_submission_back(league):
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     back = submission(league, waiting)
     assert (back["status"], back["attempts"], back["claimed_at"]) == (submission_rows.PENDING, 0, None)
+
+
+def test_a_killed_workers_copies_of_an_upload_are_removed_by_the_next_worker(league, tmp_path):
+    """A `ladder work` SIGKILLed (by the OOM killer, an operator) in the middle of a validation leaves the upload's
+    files in the temporary folder, in a folder named for its process; the next worker that validates a submission
+    removes it (tournaments.sandbox.leftovers), so a ladder's workers started again and again fill nothing."""
+    scratch = Path(tempfile.mkdtemp(prefix="tourney-uploads-test-"))  # reachable by the sandboxes' own uids
+    scratch.chmod(0o1777)
+    env = {"TMPDIR": str(scratch)}
+    try:
+        waiting = queued(league, "slow", "slow.py", THOUGHTFUL)
+        process = cli.spawn("ladder", "work", "spring", "--rounds", "1", "--games", "1", "--jobs", "0",
+                            "--move-time", "2", "--db", str(league), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, cwd=league.parent, env={**os.environ, **env})
+        try:
+            deadline = time.monotonic() + 60
+            while not list(scratch.glob(f"{UPLOADED}{process.pid}-*/*")):  # validating, the upload unpacked
+                assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+                time.sleep(0.05)
+            process.send_signal(signal.SIGKILL)
+            process.communicate(timeout=60)
+        finally:
+            process.kill()
+        left = sorted(scratch.glob(f"*-{process.pid}-*"))
+        assert [path.name.split(str(process.pid))[0] for path in left] == [UPLOADED], left
+        assert list(left[0].iterdir()) == [left[0] / "slow.py"]
+        assert submission(league, waiting)["status"] == submission_rows.VALIDATING
+        good = queued(league, "good", "good.py", RANDOM_BOT)
+        assert f"submission {good}: listed good" in work(league, env).stdout
+        assert list(scratch.iterdir()) == []
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

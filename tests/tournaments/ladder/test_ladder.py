@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import stat
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from ledger.rows import ladder_rows, match_rows
 from ledger.store import Ledger
 from tests import cli
+from tests.tournaments.ladder.test_hostile_uploads import lying_zip
 from tournaments.ladder import bot_cache, sessions
 from tournaments.ladder import league as ladder
 from tournaments.play.schedule import Scheduled
@@ -256,7 +259,52 @@ def test_a_good_cached_bot_is_never_removed_under_another_process(league, monkey
     (directory / entry_point).write_text("changed on disk\n")
     assert ladder.materialize(entry["content_hash"], entry_point, files) == directory
     assert real(directory, entry_point) == entry["content_hash"]
-    assert not [stale for stale in directory.parent.iterdir() if stale.name.startswith(".stale-")]
+    assert not [stale for stale in directory.parent.iterdir() if stale.name.startswith(bot_cache.WORKING)]
+
+
+KILLED_MID_UNPACK = """
+import os, signal, sys, zipfile
+from pathlib import Path
+from tournaments.ladder import bot_cache
+zipfile.ZipFile.read = lambda *_args, **_kwargs: os.kill(os.getpid(), signal.SIGKILL)
+bot_cache.materialize(sys.argv[1], sys.argv[2], Path(sys.argv[3]).read_bytes())
+"""
+"""A process SIGKILLed in the middle of unpacking a bot into the cache (as it reads the archive's first file)."""
+
+
+def test_a_copy_half_unpacked_by_a_killed_process_is_removed_by_the_next_unpack(league, tmp_path):
+    """A ladder worker killed while it unpacks a bot leaves its working folder, named for its process; the next
+    unpack into the cache, once that process is gone, removes it and puts the good copy in place."""
+    ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
+    entry = ladder_rows.entries(league, ladder_rows.get(league, "spring")["id"])[0]
+    entry_point, files = ladder_rows.archive(league, entry["bot_id"])
+    archive = tmp_path / "bot.zip"
+    archive.write_bytes(files)
+    root = bot_cache.cache_root()
+    shutil.rmtree(root)  # the submission's own validation unpacked it already
+    killed = subprocess.Popen([sys.executable, "-c", KILLED_MID_UNPACK, entry["content_hash"], entry_point,
+                               str(archive)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert killed.communicate(timeout=60)[1] == "" and killed.returncode == -9
+    left = list(root.iterdir())
+    assert [path.name.split("-")[1] for path in left] == [str(killed.pid)]
+    directory = ladder.materialize(entry["content_hash"], entry_point, files)
+    assert list(root.iterdir()) == [directory]
+    assert bot_cache._hash_of(directory, entry_point) == entry["content_hash"]
+
+
+def test_a_stored_bot_that_cannot_be_unpacked_leaves_nothing_in_the_cache(tmp_path):
+    """A stored archive that names a file outside its folder, or whose member is cut short, is refused, and the
+    copy it was unpacking into is removed with the refusal (a hostile upload retried never fills the cache)."""
+    escaping = io.BytesIO()
+    with zipfile.ZipFile(escaping, "w") as archive:
+        archive.writestr("bot.py", "GAMES = '*'\n")
+        archive.writestr("../../escaped.py", "GAMES = '*'\n")
+    with pytest.raises(ladder.LadderError, match="a file outside its folder"):
+        ladder.materialize("0" * 64, "bot.py", escaping.getvalue())
+    with pytest.raises(zipfile.BadZipFile):
+        ladder.materialize("1" * 64, "lying.py", lying_zip())
+    assert list(bot_cache.cache_root().iterdir()) == []
+    assert not (tmp_path / "cache" / "tourney" / "escaped.py").exists()
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ import io
 import os
 import re
 import shutil
+import socket
 import tempfile
 import zipfile
 from pathlib import Path
@@ -26,8 +27,9 @@ from tournaments.sandbox import leftovers
 
 WORKING = ".working-"
 """The prefix of a process's working folders in the cache (a copy being unpacked, a bad copy being removed):
-``.working-<pid>-<start time>-<random>``, removed by the process when done; one whose process was killed is removed
-by the next unpack into the cache (tournaments.sandbox.leftovers)."""
+``.working-<host>-<pid>-<start time>-<random>``, removed by the process when done; one whose process was killed is
+removed by the next unpack into the cache on the same machine (tournaments.sandbox.leftovers: a pid means nothing on
+another machine, and a home folder, with its cache, may be shared by several)."""
 
 
 def cache_root() -> Path:
@@ -48,7 +50,7 @@ def materialize(content_hash: str, entry_point: str, files: bytes) -> Path:
     target = root / f"{content_hash}-{re.sub(r'[^A-Za-z0-9._-]', '_', entry_point)}"
     if target.is_dir() and _hash_of(target, entry_point) == content_hash:
         return target
-    leftovers.sweep(root, WORKING)
+    leftovers.sweep(root, _working_prefix())
     staging = _working_folder(root)
     try:
         _unpack(content_hash, files, staging)
@@ -73,7 +75,11 @@ def materialize(content_hash: str, entry_point: str, files: bytes) -> Path:
 
 
 def _working_folder(root: Path) -> Path:
-    return Path(tempfile.mkdtemp(dir=root, prefix=f"{WORKING}{leftovers.tag()}-"))
+    return Path(tempfile.mkdtemp(dir=root, prefix=f"{_working_prefix()}{leftovers.tag()}-"))
+
+
+def _working_prefix() -> str:
+    return f"{WORKING}{socket.gethostname()}-"
 
 
 def _unpack(content_hash: str, files: bytes, staging: Path) -> None:

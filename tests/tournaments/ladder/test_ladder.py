@@ -6,6 +6,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tests.tournaments.ladder.test_hostile_uploads import lying_zip
 from tournaments.ladder import bot_cache, sessions
 from tournaments.ladder import league as ladder
 from tournaments.play.schedule import Scheduled
+from tournaments.sandbox import leftovers
 
 ROOT = Path(__file__).resolve().parents[3]
 BOTS = ROOT / "bots"
@@ -273,8 +275,9 @@ bot_cache.materialize(sys.argv[1], sys.argv[2], Path(sys.argv[3]).read_bytes())
 
 
 def test_a_copy_half_unpacked_by_a_killed_process_is_removed_by_the_next_unpack(league, tmp_path):
-    """A ladder worker killed while it unpacks a bot leaves its working folder, named for its process; the next
-    unpack into the cache, once that process is gone, removes it and puts the good copy in place."""
+    """A ladder worker killed while it unpacks a bot leaves its working folder, named for its machine and process;
+    the next unpack into the cache on that machine, once that process is gone, removes it and puts the good copy in
+    place (another machine's, in a shared home folder, is left to that machine)."""
     ladder.submit(league, "spring", BOTS / "random_bot.py", None, FAST)
     entry = ladder_rows.entries(league, ladder_rows.get(league, "spring")["id"])[0]
     entry_point, files = ladder_rows.archive(league, entry["bot_id"])
@@ -286,9 +289,12 @@ def test_a_copy_half_unpacked_by_a_killed_process_is_removed_by_the_next_unpack(
                                str(archive)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert killed.communicate(timeout=60)[1] == "" and killed.returncode == -9
     left = list(root.iterdir())
-    assert [path.name.split("-")[1] for path in left] == [str(killed.pid)]
+    assert [leftovers.parse(path.name, f"{bot_cache.WORKING}{socket.gethostname()}-")[0] for path in left] == [
+        killed.pid]
+    elsewhere = root / f"{bot_cache.WORKING}another-host-{killed.pid}-1-aaaaaaaa"  # a shared home: not ours to judge
+    elsewhere.mkdir()
     directory = ladder.materialize(entry["content_hash"], entry_point, files)
-    assert list(root.iterdir()) == [directory]
+    assert sorted(root.iterdir()) == sorted([directory, elsewhere])
     assert bot_cache._hash_of(directory, entry_point) == entry["content_hash"]
 
 

@@ -1,9 +1,11 @@
 """Names that say which process made a thing, so that a later process can remove it once its maker is gone.
 
-A tourney process names what it makes outside itself (a sandbox's cgroup, the folder of a run's staged bot
-files) ``<pid>-<start time>``: a SIGKILL, or the kernel's OOM killer, leaves no chance to clean up, and the next
-tourney process on the machine removes what such a name says was made by a process that no longer runs. The
-start time (field 22 of /proc/PID/stat) tells a pid's maker from a later process that got the same pid.
+A tourney process names what it makes outside itself ``<pid>-<start time>``: a sandbox's cgroup, and every
+folder it makes for itself alone (``temporary_folder``: a run's staged bot files, a ladder worker's copy of an
+upload; the bot cache's working folders through ``sweep``). A SIGKILL, or the kernel's OOM killer, leaves no chance
+to clean up, and the next tourney process on the machine removes what such a name says was made by a process that
+no longer runs. The start time (field 22 of /proc/PID/stat) tells a pid's maker from a later process that got the
+same pid.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments.play.test_ray import ray_sessions
 from tournaments.play.preparation import sweep_staging
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,13 +94,15 @@ def test_every_bench_is_run_by_a_test():
 def test_a_short_run_prints_its_lines(script, tmp_path, monkeypatch):
     """The bench runs to its end with a small set of arguments and prints each line its docs quote; and it leaves
     nothing in the temporary folder (TMPDIR) but what the next tourney run removes: the staged bots of a Ray worker
-    that Ray killed (tournaments.play.preparation.sweep_staging; Ray's own session folder stays where it was)."""
+    that Ray killed (tournaments.play.preparation.sweep_staging). Ray's own sessions, if any, go in a folder of
+    their own, removed after the run."""
     args, patterns, _slow = BENCHES[script]
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    env = {**os.environ, "TMPDIR": str(scratch), "RAY_TMPDIR": tempfile.gettempdir()}
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / f"{script}.py"), *args], capture_output=True,
-                         text=True, timeout=900, cwd=ROOT, env=env)
+    with ray_sessions() as sessions:
+        env = {**os.environ, "TMPDIR": str(scratch), "RAY_TMPDIR": sessions}
+        run = subprocess.run([sys.executable, str(ROOT / "bench" / f"{script}.py"), *args], capture_output=True,
+                             text=True, timeout=900, cwd=ROOT, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()
     for pattern in patterns:

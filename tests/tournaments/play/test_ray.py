@@ -22,7 +22,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,11 +52,26 @@ LOOPBACK = {
 }
 
 
+@contextmanager
+def ray_sessions() -> Iterator[str]:
+    """A folder for the Ray sessions started within (for RAY_TMPDIR), removed after them: Ray keeps each session's
+    folder of sockets and logs, under /tmp/ray by default, for good. Short, as a socket's path must be (107 bytes)."""
+    folder = tempfile.mkdtemp(prefix="tourney-ray-")
+    try:
+        yield folder
+    finally:
+        for _ in range(10):  # a Ray process that is ending may still write its last log line
+            shutil.rmtree(folder, ignore_errors=True)
+            if not os.path.exists(folder):
+                break
+            time.sleep(0.2)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory) -> Iterator[object]:
     """A local Ray cluster: a head and one more node, one CPU each, on 127.0.0.1, no dashboard; its processes and
-    the module's commands given a temporary folder (TMPDIR) of their own, where the Ray workers stage the bots (Ray's
-    own session folder stays where it was: RAY_TMPDIR)."""
+    the module's commands given a temporary folder (TMPDIR) of their own, where the Ray workers stage the bots, and
+    Ray its session's folder (ray_sessions)."""
     tiers.require("ray", "a Ray cluster")
     problem = sandbox.unavailable()
     if problem is not None:
@@ -67,10 +82,10 @@ def cluster(tmp_path_factory) -> Iterator[object]:
             from ray.cluster_utils import Cluster
     except ImportError:
         pytest.fail("the Ray executor's tests need Ray: pip install -e '.[test]' (it installs tourney[ray])")
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, ray_sessions() as sessions:
         for name, value in LOOPBACK.items():
             patch.setenv(name, value)
-        patch.setenv("RAY_TMPDIR", tempfile.gettempdir())
+        patch.setenv("RAY_TMPDIR", sessions)
         patch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmpdir")))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -7,13 +7,13 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from tests.tournaments.play.test_ray import ray_sessions
-from tournaments.play.preparation import sweep_staging
+from tournaments.play.preparation import STAGING
+from tournaments.sandbox import leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 N = r"-?[0-9]+(?:\.[0-9]+)?"
@@ -91,10 +91,10 @@ def test_every_bench_is_run_by_a_test():
 
 @pytest.mark.parametrize("script", [pytest.param(name, marks=pytest.mark.slow) if slow else name
                                     for name, (_args, _lines, slow) in BENCHES.items()])
-def test_a_short_run_prints_its_lines(script, tmp_path, monkeypatch):
+def test_a_short_run_prints_its_lines(script, tmp_path):
     """The bench runs to its end with a small set of arguments and prints each line its docs quote; and it leaves
     nothing in the temporary folder (TMPDIR) but what the next tourney run removes: the staged bots of a Ray worker
-    that Ray killed (tournaments.play.preparation.sweep_staging). Ray's own sessions, if any, go in a folder of
+    that Ray killed (tournaments.sandbox.leftovers.sweep). Ray's own sessions, if any, go in a folder of
     their own, removed after the run."""
     args, patterns, _slow = BENCHES[script]
     scratch = tmp_path / "tmp"
@@ -107,6 +107,5 @@ def test_a_short_run_prints_its_lines(script, tmp_path, monkeypatch):
     lines = run.stdout.splitlines()
     for pattern in patterns:
         assert any(re.fullmatch(pattern, line) for line in lines), (pattern, run.stdout)
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    sweep_staging()
+    leftovers.sweep(scratch, STAGING)
     assert sorted(path.name for path in scratch.iterdir()) == []

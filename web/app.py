@@ -6,9 +6,10 @@ from __future__ import annotations
 import gc
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -29,7 +30,7 @@ from web.deps import Site
 from web.openapi import HeadAsGet, complete
 from web.pages import render, templates
 from web.routes import account, bots, games, home, ladders, owners, submissions, tournaments
-from web.security import BodyLimit, RateLimit, SecurityHeaders
+from web.security import BodyLimit, FormEnd, RateLimit, SecurityHeaders
 from web.settings import Settings
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -81,7 +82,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     complete(app)
     # Pages and answers over 1 KiB go compressed to a client that accepts gzip (a leaderboard, a replay).
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=GZIP_LEVEL)
-    app.add_middleware(BodyLimit, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD)
+    app.add_middleware(FormEnd)
+    app.add_middleware(BodyLimit, limit=settings.max_upload_bytes + MULTIPART_OVERHEAD,
+                       upload=settings.max_upload_bytes)
     app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)
     # What is alive once the app is built (modules, routes, templates) is kept for the process's life: moved out of
@@ -114,11 +117,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> Response:
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"detail": _plain(error.errors())}, status_code=422)
-        first = error.errors()[0] if error.errors() else {}
-        where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("query", "path", "body"))
-        return answer(request, 422, f"{where}: {first.get('msg', 'invalid')}" if where else "invalid request")
+        # One line, as every error: which parameter or field, and what is wrong with it (never pydantic's list).
+        unreadable = _not_a_form(request, error.errors())
+        return answer(request, 400, unreadable) if unreadable else answer(request, 422, _said(error.errors()))
 
     @app.exception_handler(LedgerError)
     async def ledger_error(request: Request, error: LedgerError) -> Response:
@@ -158,9 +159,40 @@ def _allowed(app: FastAPI, request: Request, named: str) -> str:
     return ", ".join(sorted(methods)) if methods else named
 
 
-def _plain(errors: list) -> list:
-    """Validation errors as JSON can carry them (pydantic puts the raw input, maybe bytes, in each)."""
-    return [{key: value for key, value in error.items() if key in ("type", "loc", "msg")} for error in errors]
+FORMS = ("multipart/form-data", "application/x-www-form-urlencoded")
+WHERE = ("query", "path", "body", "header", "cookie")
+
+
+def _said(errors: Sequence[Any]) -> str:
+    """Validation errors in one line: each parameter or field named, with what is wrong with it (pydantic's
+    messages, but for a missing field and a text field sent where a file belongs)."""
+    said: list[str] = []
+    for error in errors:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part not in WHERE)
+        message = str(error.get("msg", "invalid"))
+        if error.get("type") == "missing":
+            message = "missing"
+        elif "Expected UploadFile" in message:
+            message = "not a file: send it as a file part (curl -F NAME=@PATH), not as text"
+        else:
+            message = message[:1].lower() + message[1:]
+        line = f"{where}: {message}" if where else message
+        if line not in said:
+            said.append(line)
+    return "; ".join(said) or "invalid request"
+
+
+def _not_a_form(request: Request, errors: Sequence[Any]) -> str | None:
+    """Why a request's body cannot be read at all, if a form's fields are missing because it is not a form (JSON,
+    text): Starlette reads such a body as an empty form. None otherwise (an empty body: its fields are missing)."""
+    if not any(tuple(error.get("loc", ()))[:1] == ("body",) for error in errors):
+        return None
+    sent = request.headers.get("content-length", "0") != "0" or "transfer-encoding" in request.headers
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if not sent or kind in FORMS:
+        return None
+    return (f"the body is not a form: send it as multipart/form-data (curl -F), not "
+            f"{kind or 'without a Content-Type'}")
 
 
 def _version() -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Header, HTTPException, Query, Request
+from fastapi import Path as InPath
 from fastapi.templating import Jinja2Templates
 
 from ledger.store import Ledger
@@ -99,6 +100,12 @@ def paging(offset: Annotated[int, Query(ge=0, le=10**9, description="How many it
 
 
 PagingDep = Annotated[Paging, Depends(paging)]
+
+SQL_INT_MAX = 2**63 - 1
+"""The largest integer SQL stores (SQLite's INTEGER, PostgreSQL's BIGINT): every number a path names is bounded by
+it (a query's by far less), so a larger one is a 422, never an overflow in the database (a 500)."""
+SubmissionId = Annotated[int, InPath(ge=1, le=SQL_INT_MAX, description="the submission's number")]
+ValidationNumber = Annotated[int, InPath(ge=1, le=SQL_INT_MAX, description="the validation game's number (1 first)")]
 
 
 def unauthorized(detail: str) -> HTTPException:

@@ -28,12 +28,12 @@ from web.security import App, Receive, Scope, Send
 
 DESCRIPTIONS = {
     303: "done: see the page in Location",
-    400: "a body that cannot be read as the form its Content-Type names (malformed multipart or urlencoded)",
+    400: "a body that cannot be read as a form (not multipart or urlencoded, or malformed: no boundary, cut short)",
     401: "no valid API token (API) or no sign-in (pages)",
     403: "not allowed: not yours, a read-only server, or a form without its CSRF token",
     404: "no such ladder, tournament, bot, game or submission",
     409: "the ledger refused the request",
-    413: "the request body is larger than this server accepts",
+    413: "the upload (the request body) is larger than this server accepts",
     422: "a parameter or an upload that cannot be used (the answer says which, and why)",
     429: "too many requests, or too many wrong tokens from here: wait the seconds in Retry-After",
     503: "this league's database does not verify (rows disagree with the games' hashed events)",

@@ -327,16 +327,10 @@ class LogExcerpt(BaseModel):
     stderr: str = Field(description="the end of what the bot's process wrote on stderr in that game")
 
 
-class ValidationIssue(BaseModel):
-    type: str
-    loc: list[str | int]
-    msg: str
-
-
 class Error(BaseModel):
-    """Every error of the API: a sentence, or (422 from parameter checks) one issue per bad parameter."""
+    """Every error of the API: one line (a 422 names each bad parameter or field, and what is wrong with it)."""
 
-    detail: str | list[ValidationIssue]
+    detail: str
 
 
 class PairScore(BaseModel):

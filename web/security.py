@@ -7,7 +7,8 @@ sign-ins (docs/web.md, "Security").
   and frame only this site's replay pages; the replay route sets the replay document's own,
   stricter policy (its inline script and style by hash, no request at all).
 * Request bodies are counted as they arrive: past the limit the request is answered 413
-  before the body is read further, whatever its Content-Length claims.
+  before the body is read further, whatever its Content-Length claims; a multipart body that
+  ends before its closing boundary is a 400 (a part cut short is never taken as whole).
 * Every response says how it may be cached (``caching``, docs/web.md "Caching"): an owner's
   answers and any answer that sets a cookie not at all, other errors and writes not at all,
   static files for a few minutes, every other page and API answer by anyone as long as they ask
@@ -25,6 +26,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
+from python_multipart.multipart import parse_options_header
 from starlette.exceptions import HTTPException
 
 SITE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -112,16 +115,23 @@ class BodyTooLarge(HTTPException):
     """Raised from the body's stream: an HTTPException, so that the route's body parsing lets it through
     (FastAPI turns any other error while reading a body into a 400) and the app answers 413."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"the request body is larger than this server accepts ({limit // 1024} KiB)")
+    def __init__(self, upload: int) -> None:
+        super().__init__(413, too_large(upload))
+
+
+def too_large(upload: int) -> str:
+    """What a 413 says: the upload limit the owner can act on (the body's own limit leaves room for the form)."""
+    return f"the upload is larger than {upload // 1024} KiB"
 
 
 class BodyLimit:
-    """Answers 413 to a request whose body is larger than ``limit`` bytes, reading no more of it."""
+    """Answers 413 to a request whose body is larger than ``limit`` bytes, reading no more of it; the answer names
+    ``upload``, the largest upload accepted (``limit`` adds the room a form's other fields take)."""
 
-    def __init__(self, app: App, limit: int) -> None:
+    def __init__(self, app: App, limit: int, upload: int) -> None:
         self.app = app
         self.limit = limit
+        self.upload = upload
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -130,7 +140,7 @@ class BodyLimit:
         declared = dict(scope.get("headers", [])).get(b"content-length")
         page = not scope.get("path", "").startswith("/api/")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await _too_large(send, self.limit, page)
+            await _too_large(send, self.upload, page)
             return
         seen = 0
         started = False
@@ -141,7 +151,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    raise BodyTooLarge(self.limit)
+                    raise BodyTooLarge(self.upload)
             return message
 
         async def sending(message: dict[str, Any]) -> None:
@@ -153,7 +163,45 @@ class BodyLimit:
             await self.app(scope, receiving, sending)
         except BodyTooLarge:
             if not started:
-                await _too_large(send, self.limit, page)
+                await _too_large(send, self.upload, page)
+
+
+class CutShort(HTTPException):
+    """Raised from the body's stream (as BodyTooLarge) when a multipart body ends before its closing boundary."""
+
+    def __init__(self) -> None:
+        super().__init__(400, "the multipart body ends before its closing boundary: it was cut short")
+
+
+class FormEnd:
+    """Answers 400 to a multipart body that ends before its closing boundary (``--BOUNDARY--``): python-multipart
+    reads such a body as the parts it finished, leaving out, without a word, the one cut short (a file, a name)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind, options = parse_options_header(dict(scope.get("headers", [])).get(b"content-type", b""))
+        boundary = options.get(b"boundary") if scope["type"] == "http" else None
+        if kind != b"multipart/form-data" or not boundary:  # no boundary: Starlette's own 400
+            await self.app(scope, receive, send)
+            return
+        close = b"\r\n--" + boundary + b"--"
+        tail = b"\r\n"  # a body of no part is its closing boundary alone
+        closed = False
+
+        async def receiving() -> dict[str, Any]:
+            nonlocal tail, closed
+            message = await receive()
+            if message["type"] == "http.request" and not closed:
+                seen = tail + message.get("body", b"")
+                closed = close in seen  # a part's content never holds it: it would have ended the part
+                tail = seen[-len(close):]
+                if not closed and not message.get("more_body", False):
+                    raise CutShort()
+            return message
+
+        await self.app(scope, receiving, send)
 
 
 TOO_LARGE_PAGE = (b'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>413 \xc2\xb7 tourney</title>'
@@ -163,12 +211,11 @@ TOO_LARGE_PAGE = (b'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><
 """A page form's answer (the body was not read, so the page cannot be drawn from the request)."""
 
 
-async def _too_large(send: Send, limit: int, page: bool = False) -> None:
+async def _too_large(send: Send, upload: int, page: bool = False) -> None:
     if page:
-        body, kind = TOO_LARGE_PAGE % (limit // 1024), b"text/html; charset=utf-8"
+        body, kind = TOO_LARGE_PAGE % (upload // 1024), b"text/html; charset=utf-8"
     else:
-        body = b'{"detail":"the request body is larger than this server accepts (%d KiB)"}' % (limit // 1024)
-        kind = b"application/json"
+        body, kind = orjson.dumps({"detail": too_large(upload)}), b"application/json"
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})

@@ -3,7 +3,9 @@
 An upload is one bot file (a Python file, a ``.bot.json`` manifest is useless alone, a
 program with a ``#!`` line, or a compiled program: an ELF executable) or a zip of a bot's
 files with its entry point named (or found: the only ``.bot.json`` at the top, else the only
-``.py`` at the top). Nothing here runs or imports anything of it. An upload is hostile input:
+``.py`` at the top). A bot started from a Python file or a program is that one file (docs/bot-protocol.md), so
+a zip that holds more beside such an entry is refused rather than its other files dropped: only a manifest
+names more files. Nothing here runs or imports anything of it. An upload is hostile input:
 ``check`` reads every member of a zip in full, as unpacking will, and refuses the upload
 (UploadError, with the reason) for anything it cannot read or trust: a damaged or lying
 directory (a size or CRC that is not the member's), an encrypted member, a compression it
@@ -28,6 +30,8 @@ from tournaments.bots.spec import MANIFEST_SUFFIX
 MAX_FILES = 64
 MAX_UNPACKED = 16 * 1024 * 1024
 ZIP_MAGIC = b"PK\x03\x04"
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+"""How a zip of no member begins (its end of central directory record alone)."""
 PROGRAM_MAGIC = (b"#!", b"\x7fELF")
 """How a single uploaded file that is a program begins: a script's #! line, or an ELF executable's magic (a compiled
 bot, which `ladder submit` takes as any executable)."""
@@ -56,9 +60,10 @@ def check(filename: str, data: bytes, entry: str | None = None) -> Checked:
     name = PurePosixPath(filename.replace("\\", "/")).name
     if not data:
         raise UploadError("the upload is empty")
-    if data.startswith(ZIP_MAGIC):
+    if data.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
         files = _members(data)
-        return Checked(_safe(name or "bot.zip", "file name"), _entry_of([path for path, _, _ in files], entry), files)
+        names = [path for path, _, _ in files]
+        return Checked(_safe(name or "bot.zip", "file name"), _alone(_entry_of(names, entry), names), files)
     name = _safe(name, "file name")
     if entry not in (None, name):
         raise UploadError(f"entry {entry!r} names a file inside a zip, and {name} is a single file")
@@ -108,7 +113,8 @@ def _members(data: bytes) -> tuple[tuple[str, bytes, bool], ...]:
 def _check_directory(infos: list[zipfile.ZipInfo]) -> None:
     """What the zip's directory says, before anything is read: counts, sizes, names, encryption."""
     if not infos:
-        raise UploadError("the zip holds no files")
+        raise UploadError("the zip is empty: it holds no bot (a .py file, a program, or a .bot.json manifest and "
+                          "its files)")
     if len(infos) > MAX_FILES:
         raise UploadError(f"the zip holds {len(infos)} files, more than {MAX_FILES}")
     if sum(info.file_size for info in infos) > MAX_UNPACKED:
@@ -145,6 +151,19 @@ def _entry_of(names: list[str], entry: str | None) -> str:
             raise UploadError(f"the zip holds several {suffix} files at its top ({', '.join(sorted(found))}): "
                               "name the one to start with (entry)")
     raise UploadError(f"the zip holds no {MANIFEST_SUFFIX} manifest or .py file at its top: name the entry point")
+
+
+def _alone(entry: str, names: list[str]) -> str:
+    """``entry``, if the bot started from it keeps every file of the zip: a manifest (it names the files its command
+    needs); a Python file or a program only when it is the zip's one file (the bot is that file alone, and anything
+    beside it would be dropped: its imports of it would fail only when the worker plays it)."""
+    others = sorted(name for name in names if name != entry)
+    if entry.endswith(MANIFEST_SUFFIX) or not others:
+        return entry
+    listed = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+    raise UploadError(f"the zip holds {listed} beside its entry {entry}, but a bot started from {entry} is that one "
+                      f"file alone: upload {entry} by itself, or add a {MANIFEST_SUFFIX} manifest whose command names "
+                      "every file it needs (docs/bot-protocol.md)")
 
 
 def _safe(name: str, what: str) -> str:

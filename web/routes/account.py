@@ -26,7 +26,7 @@ from replays import log as logfmt
 from tournaments.ladder import owner_tokens
 from web import schemas
 from web import sign_in as sessions
-from web.deps import Paging, PagingDep, Site, SiteDep
+from web.deps import Paging, PagingDep, Site, SiteDep, SubmissionId, ValidationNumber
 from web.pages import query, render, unchanged
 from web.routes import bots, ladders
 from web.routes.games import replay_response
@@ -34,6 +34,7 @@ from web.routes.submissions import (
     NOT_EMPTY,
     Described,
     accept,
+    own_bot,
     owned_submission,
     retire_bot,
     shown,
@@ -188,7 +189,7 @@ def _state(site: Site, owner: dict[str, Any], submission_id: int) -> dict[str, A
 @pages.get("/account/submissions/{submission_id}", response_class=HTMLResponse,
            summary="One of your submissions: its validation, and why it was refused", openapi_extra=SignedIn,
            responses={403: {"description": "a read-only server"}})
-def submission(submission_id: int, request: Request, site: SiteDep):
+def submission(submission_id: SubmissionId, request: Request, site: SiteDep):
     owner = sessions.signed_in(request)
     state = _state(site, owner, submission_id)
     return render(request, "submission.html", {**state, "etag": tag_of("submission", owner, state)})
@@ -199,7 +200,7 @@ def submission(submission_id: int, request: Request, site: SiteDep):
                    "the validation ends)",
            responses={**NOT_MODIFIED, 403: {"description": "a read-only server"},
                       404: {"description": "not your submission"}})
-def submission_state(submission_id: int, request: Request, site: SiteDep):
+def submission_state(submission_id: SubmissionId, request: Request, site: SiteDep):
     owner = sessions.signed_in(request)
     state = _state(site, owner, submission_id)
     return _fragment(request, "submission_state.html", tag_of("submission", owner, state), state)
@@ -208,7 +209,8 @@ def submission_state(submission_id: int, request: Request, site: SiteDep):
 @pages.get("/account/submissions/{submission_id}/validation/{number}", response_class=HTMLResponse,
            summary="A validation game of your submission, replayed from your bot's seat", openapi_extra=SignedIn,
            responses={404: {"description": "not your submission, or no such game"}})
-def validation_replay(submission_id: int, number: int, request: Request, site: SiteDep):
+def validation_replay(submission_id: SubmissionId, number: ValidationNumber, request: Request,
+                      site: SiteDep):
     owner = sessions.signed_in(request)
     game_id, log = validation_log(site.ledger, owner, submission_id, number)
     try:
@@ -219,11 +221,11 @@ def validation_replay(submission_id: int, number: int, request: Request, site: S
 
 
 def _entry(site: Site, owner: dict[str, Any], ladder: str, bot: str) -> schemas.Entry:
-    """The owner's active entry of ``bot`` on ``ladder``, as retiring it would: 403 if the bot is not theirs, 404 if
-    it has no active version there (the checks retire_bot makes, made before its confirmation is asked)."""
+    """The owner's active entry of ``bot`` on ``ladder``, as retiring it would: 404 if there is no such bot, 403 if
+    it is not theirs, 404 if it has no active version there (the checks retire_bot makes, made before its
+    confirmation is asked)."""
     ladder_rows.get(site.ledger, ladder)
-    if bot not in owner_rows.bots_of(site.ledger, owner["id"]):
-        raise HTTPException(403, f"only the owner of {bot!r} may retire it")
+    own_bot(site.ledger, owner, bot)
     for entry in bots.bot(site.ledger, bot, mine=True).entries:
         if entry.ladder == ladder and entry.status == "active":
             return entry

@@ -15,12 +15,12 @@ import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 
-from ledger.rows import ladder_rows, owner_rows, submission_rows
+from ledger.rows import game_rows, ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
 from replays import log as logfmt
 from tournaments.ladder import league, owner_tokens, uploads
 from web import schemas
-from web.deps import LedgerDep, OwnerDep, PagingDep, Site, SiteDep, WritableDep
+from web.deps import LedgerDep, OwnerDep, PagingDep, Site, SiteDep, SubmissionId, ValidationNumber, WritableDep
 
 api = APIRouter(prefix="/api", tags=["submissions"])
 
@@ -62,12 +62,21 @@ async def accept(site: Site, owner: dict[str, Any], ladder_name: str, upload: Up
     return submission_rows.get(site.ledger, submission)
 
 
+def own_bot(ledger: Ledger, owner: dict[str, Any], bot: str) -> None:
+    """Nothing if ``bot`` is the owner's; 404 if there is no such bot to be seen (no version stored: a name nobody
+    holds, or one only claimed by another owner, which stays theirs alone as on its page); else 403, another's."""
+    if bot in owner_rows.bots_of(ledger, owner["id"]):
+        return
+    if not game_rows.versions(ledger, bot):
+        raise HTTPException(404, f"no bot {bot!r}")
+    raise HTTPException(403, f"only the owner of {bot!r} may retire it")
+
+
 def retire_bot(ledger: Ledger, owner: dict[str, Any], ladder_name: str, bot: str) -> schemas.Retired:
-    """Retire the owner's bot from a ladder (the API's and the account page's): 403 if it is not theirs,
-    404 if it has no active version there."""
+    """Retire the owner's bot from a ladder (the API's and the account page's): 404 if there is no such bot, 403 if
+    it is not theirs, 404 if it has no active version there."""
     ladder_rows.get(ledger, ladder_name)
-    if bot not in owner_rows.bots_of(ledger, owner["id"]):
-        raise HTTPException(403, f"only the owner of {bot!r} may retire it")
+    own_bot(ledger, owner, bot)
     try:
         version = league.retire(ledger, ladder_name, bot, f"retired by its owner {owner['name']}")
     except (league.LadderError, ladder_rows.LedgerError) as error:
@@ -113,7 +122,7 @@ async def submit(
 
 @api.get("/submissions/{submission_id}", response_model=schemas.Submission, responses=AUTH,
          summary="What became of one of your submissions")
-def get_submission(submission_id: int, owner: OwnerDep, ledger: LedgerDep) -> schemas.Submission:
+def get_submission(submission_id: SubmissionId, owner: OwnerDep, ledger: LedgerDep) -> schemas.Submission:
     row = owned_submission(ledger, owner, submission_id)
     return shown({**row, "diagnosis": owner_tokens.submission_diagnosis(ledger, owner, submission_id),
                   "validation_games": submission_rows.validation_games(ledger, submission_id, owner["id"])})
@@ -134,7 +143,8 @@ def validation_log(ledger: Ledger, owner: dict[str, Any], submission_id: int, nu
 
 @api.get("/submissions/{submission_id}/validation/{number}/log", responses=AUTH,
          summary="One of your submission's validation games: its JSON log from your bot's seat")
-def get_validation_log(submission_id: int, number: int, owner: OwnerDep, ledger: LedgerDep) -> Response:
+def get_validation_log(submission_id: SubmissionId, number: ValidationNumber, owner: OwnerDep,
+                       ledger: LedgerDep) -> Response:
     game_id, log = validation_log(ledger, owner, submission_id, number)
     name = f"validation-{submission_id}-{number}-{game_id}-{log['view'].replace(':', '')}.json"
     return Response(logfmt.dumps(log), media_type="application/json",
@@ -155,7 +165,8 @@ def my_submissions(owner: OwnerDep, ledger: LedgerDep, paging: PagingDep) -> sch
 
 
 @api.post("/ladders/{name}/bots/{bot}/retire", response_model=schemas.Retired, dependencies=[WritableDep],
-          responses={**AUTH, 403: {"description": "not your bot"}, 404: {"description": "no such ladder or bot"}},
+          responses={**AUTH, 403: {"description": "not your bot"},
+                     404: {"description": "no such ladder or bot, or no active version of it there"}},
           summary="Retire your bot from a ladder: it plays no more; its games and rating stay")
 def retire(name: str, bot: str, owner: OwnerDep, ledger: LedgerDep) -> schemas.Retired:
     return retire_bot(ledger, owner, name, bot)

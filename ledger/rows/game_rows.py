@@ -13,7 +13,22 @@ from sqlalchemy import bindparam, text
 from ledger import sealing
 from ledger.rows import named
 from ledger.sealed import Damaged
-from ledger.store import Ledger
+from ledger.store import Ledger, LedgerError
+
+MIN_GAME_PREFIX = 4
+"""The fewest characters of a game id a command takes (git's minimum for an abbreviated hash): a shorter one,
+such as a ladder game's number typed by mistake, would match some game by chance."""
+
+
+def check_game_prefix(ref: str) -> str:
+    """``ref`` if it may name a game (a whole id, or a prefix of ``MIN_GAME_PREFIX`` characters or more); else
+    LedgerError in one line, saying what to give. Every command that takes a game id by prefix checks it here."""
+    if not ref:
+        raise LedgerError("give a game id, as `tourney games` and `ladder history` print it")
+    if len(ref) < MIN_GAME_PREFIX:
+        raise LedgerError(f"{ref!r} is too short for a game id: give the game id (at least {MIN_GAME_PREFIX} "
+                          "characters of it) as `tourney games` and `ladder history` print it")
+    return ref
 
 SEAT_KEYS = ("key", "game_id", "end_reason", "created_at", "seat", "bot", "rank", "score")
 _IDS = bindparam("ids", expanding=True)

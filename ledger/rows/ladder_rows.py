@@ -79,10 +79,15 @@ class Submitted:
 
 def create(ledger: Ledger, name: str, game: str, players: int, rating: str = "elo", divisions: str | None = None
            ) -> int:
-    """A new ladder; ``divisions``: its divisions, lowest first, as a JSON list (None: none)."""
+    """A new ladder; ``divisions``: its divisions, lowest first, as a JSON list (None: none). LedgerError if a
+    ladder has the name, or one that reads as it (owner_rows.name_form: ``Spring`` beside ``spring``)."""
     with ledger.write() as connection:
-        if connection.execute(select(Ladder.id).where(Ladder.name == name)).first() is not None:
+        found = [row[0] for row in connection.execute(text("SELECT name FROM ladders"))]
+        if name in found:
             raise LedgerError(f"a ladder named {name!r} already exists")
+        alike = next((other for other in found if owner_rows.name_form(other) == owner_rows.name_form(name)), None)
+        if alike is not None:
+            raise LedgerError(f"the ladder name {name!r} reads as {alike!r}, a ladder already: pick another name")
         return connection.execute(text(
             "INSERT INTO ladders (name, game, players, created_at, rating, divisions) "
             "VALUES (:name, :game, :players, :created_at, :rating, :divisions) RETURNING id"),

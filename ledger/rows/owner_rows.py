@@ -140,14 +140,20 @@ def claim(connection: Connection, name: str, owner_id: int) -> bool:
 
 def check_operators_name(connection: Connection, name: str) -> None:
     """NameTaken if the operator may not list a bot under ``name``: it, or a name that reads as it, is an
-    owner's (an owner's bots are listed only from their own uploads)."""
+    owner's (an owner's bots are listed only from their own uploads), or it is new and reads as another bot's
+    the ledger holds (``LEMUR-PRO`` beside ``lemur-pro``; a new version keeps its name's exact spelling)."""
+    form = name_form(name)
     found = connection.execute(text(
         "SELECT b.name, o.name FROM bot_owners b JOIN owners o ON o.id = b.owner_id WHERE b.name = :name OR "
-        "b.name_form = :form ORDER BY b.name = :name DESC LIMIT 1"), {"name": name, "form": name_form(name)}).first()
+        "b.name_form = :form ORDER BY b.name = :name DESC LIMIT 1"), {"name": name, "form": form}).first()
     if found is not None and found[0] == name:
         raise NameTaken(f"the bot name {name!r} belongs to the owner {found[1]!r}: only their uploads list it")
     if found is not None:
         raise NameTaken(f"the bot name {name!r} reads as {found[0]!r}, the owner {found[1]!r}'s: pick another name")
+    alike = _operators_alike(connection, name, form)
+    if alike is not None and alike != name:
+        raise NameTaken(f"the bot name {name!r} reads as {alike!r}, a bot this league runs already: submit "
+                        f"under {alike!r} (a new version of it) or pick another name")
 
 
 def _operators_alike(connection: Connection, name: str, form: str) -> str | None:

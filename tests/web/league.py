@@ -52,6 +52,24 @@ def token_of(output: str) -> str:
     return output.strip().splitlines()[-1]
 
 
+def listed_as_before(path: Path, ladder: str, bot: Path, name: str) -> None:
+    """List ``bot`` on ``ladder`` as ``name`` as `ladder submit --as NAME` did before bot names were checked
+    (docs/ladders.md "Names"): a database an older tourney wrote may hold any name, and the pages escape it."""
+    from ledger.rows import ladder_rows
+    from ledger.store import Ledger
+    from tournaments.bots.discovery import language
+    from tournaments.ladder import league
+
+    ledger = Ledger(str(path))
+    try:
+        row = ladder_rows.get(ledger, ladder)
+        spec, entry_point, files = league.package(bot)
+        ladder_rows.submit(ledger, row["id"], name, spec.content_hash, spec.kind, entry_point, files,
+                           league.model(row).start, language=language(spec))
+    finally:
+        ledger.close()
+
+
 def seed(path: Path, work: Path) -> League:
     """Seed a league database at ``path`` (``work``: a folder for the bots)."""
     bots = work / "bots"
@@ -62,7 +80,7 @@ def seed(path: Path, work: Path) -> League:
     db = ["--db", str(path)]
     tourney("run", bots, "--game", GAME, "--players", "2", "--games", "2", "--jobs", "0", "--name", TOURNAMENT, *db)
     tourney("ladder", "create", LADDER, "--game", GAME, "--players", "2", *db)
-    tourney("ladder", "submit", LADDER, ROOT / "bots" / "heuristic_tails_on_fire.py", "--as", XSS, *db)
+    listed_as_before(path, LADDER, ROOT / "bots" / "heuristic_tails_on_fire.py", XSS)
     tourney("ladder", "submit", LADDER, ROOT / "bots" / "random_bot.py", *db)
     tourney("ladder", "play", LADDER, "--games", "4", "--jobs", "0", "--seed", "1", *db)
     pair = work / "pair"

@@ -53,13 +53,13 @@ def test_a_description_over_200_characters_is_refused(serve, league):
 @pytest.mark.slow
 def test_ladder_submit_takes_a_description_and_tells_the_language(api, league):
     """`ladder submit --description` lists the program with it and its language (a #!/bin/sh program: shell); a
-    description over 200 characters is one line and a non-zero exit, and lists nothing."""
+    description over 200 characters is one line and exit 2 (a bad option value), and lists nothing."""
     tourney("ladder", "submit", LADDER, str(ROOT / "bots" / "first_legal.sh"), "--as", "shelly", "--description",
             "first legal move, in sh", "--db", league.path)
     refused = invoke("ladder", "submit", LADDER, str(ROOT / "bots" / "first_legal.sh"), "--as", "shelly-2",
                      "--description", "y" * 201, "--db", str(league.path))
-    assert refused.exit_code != 0 and refused.output.strip().splitlines() == [
-        "error: a bot's description is at most 200 characters, not 201"]
+    assert refused.exit_code == 2 and refused.output.strip().splitlines() == [
+        "error: Invalid value: --description is at most 200 characters, not 201 (see `tourney ladder submit --help`)"]
     board = {row["bot"]: row for row in api.get(f"/api/ladders/{LADDER}").json()["leaderboard"]}
     assert (board["shelly"]["language"], board["shelly"]["description"]) == ("shell", "first legal move, in sh")
     assert "shelly-2" not in board

@@ -24,12 +24,12 @@ from tournaments.cli.options import (
     MaxProcesses,
     MemoryMb,
     MoveTime,
+    NewDatabase,
     TimeBank,
     games_option,
     jobs_for,
     plural,
     reading,
-    require_database,
     whole_option,
     writing,
 )
@@ -66,13 +66,23 @@ def create(
     Example: tourney ladder create spring --game lemur-tails --divisions bronze,silver,gold
     """
     from engines import registry
-    from tournaments.ladder import league
+    from tournaments.ladder import divisions as division_rules
+    from tournaments.ladder import league, owner_tokens
 
+    try:
+        league.check_ladder_name(name)
+    except owner_tokens.BadName as error:
+        raise typer.BadParameter(str(error)) from None
     engine = registry.get(game)
     k = players if players is not None else engine.default_seats
     engine.configure(k)
     if rating is not None and rating not in league.RATINGS:
         raise typer.BadParameter(f"--rating is {' or '.join(league.RATINGS)}, not {rating!r}")
+    if divisions is not None:
+        try:
+            division_rules.parse(divisions)
+        except division_rules.DivisionsError as error:
+            raise typer.BadParameter(str(error)) from None
     chosen = league.create(writing(db), name, engine.name, k, rating, divisions)
     split = "" if divisions is None else f"; divisions {', '.join(part.strip() for part in divisions.split(','))}"
     typer.echo(f"created ladder {name} ({engine.name}, {k} players per game, {chosen} ratings{split})")
@@ -117,8 +127,12 @@ def list_(db: Db = None) -> None:
 
 
 def on_a_ladder(ledger, name: str):
-    """``ledger``, unless it is a database not made yet: then there is no ladder ``name`` in it (and none is made)."""
-    require_database(ledger, f"do on ladder {name!r} (`tourney ladder create` makes one)")
+    """``ledger``, unless it is a database not made yet: then there is no ladder ``name`` in it (and none is made):
+    NoDatabase, worded as a reading command's (`tourney standings --db missing.db`)."""
+    from ledger.store import NoDatabase
+
+    if isinstance(ledger, NewDatabase) and not ledger.exists:
+        raise NoDatabase(f"no database at {ledger.where}")
     return ledger
 
 
@@ -199,15 +213,21 @@ def submit(
 
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
-    from tournaments.ladder import league
+    from tournaments.ladder import league, owner_tokens
 
+    if description is not None and len(description) > league.DESCRIPTION_CHARS:
+        raise typer.BadParameter(f"--description is at most {league.DESCRIPTION_CHARS} characters, not "
+                                 f"{len(description)}")
     ledger = on_a_ladder(writing(db), name)
     name = ladder_named(ledger, name)
     limits = limits_of(move_time, time_bank, cpu_seconds, memory_mb, max_processes)
     console = terminal.console()
-    result = league.submit(ledger, name, path, as_name, limits, say=lambda line: console.print(Text(line),
-                                                                                              soft_wrap=True),
-                           description=description)
+    try:
+        result = league.submit(ledger, name, path, as_name, limits, say=lambda line: console.print(Text(line),
+                                                                                                  soft_wrap=True),
+                               description=description)
+    except owner_tokens.BadName as error:
+        raise typer.BadParameter(str(error)) from None
     if not result.new:
         typer.echo(f"{result.name} v{result.version} is already on {name} with this content: nothing changed")
     else:

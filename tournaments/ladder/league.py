@@ -15,11 +15,13 @@ the module of its role, so callers keep writing ``league.submit``, ``league.stan
 
 from __future__ import annotations
 
+import re
+
 import orjson
 
 from ledger.rows import division_rows, ladder_rows
 from ledger.store import Ledger
-from tournaments.ladder import divisions
+from tournaments.ladder import divisions, owner_tokens
 from tournaments.ladder.bot_cache import cache_root, materialize, runnable, stored_bot
 from tournaments.ladder.confinement import (
     CPU_SECONDS,
@@ -59,17 +61,35 @@ from tournaments.ladder.submitting import DESCRIPTION_CHARS, OPPONENT, package, 
 __all__ = [
     "CPU_SECONDS", "DESCRIPTION_CHARS", "ELO", "MAX_PROCESSES", "MEMORY_MB", "MODELS", "OPENSKILL", "OPPONENT",
     "RATINGS", "LadderError", "Limits", "Model", "Refused", "Standing", "Unavailable", "_ranged", "boss", "cache_root",
-    "candidates", "checked_fold", "checked_standings", "confined", "create", "default_rating", "default_workers",
+    "candidates", "check_ladder_name", "checked_fold", "checked_standings", "confined", "create", "default_rating",
+    "default_workers",
     "folded", "history", "leaderboard_rating", "materialize", "met", "model", "order", "ordered", "package", "placed",
     "rated", "rated_after", "rebuild", "require_sandbox", "retire", "runnable", "standings", "stored_bot", "submit",
     "validate", "void",
 ]
 
 
+SHORT_ID = re.compile(r"[Ll]?[0-9]+")
+"""The shape of the short ids `tourney list` prints (a tournament's ``3``, a ladder's ``L1``), which every command
+that takes a ladder takes too: no new ladder is named so."""
+
+
+def check_ladder_name(name: str) -> str:
+    """A new ladder's name: an owner's or a bot's rule (owner_tokens.NAME), and not the shape of a short id;
+    owner_tokens.BadName (one line) otherwise. Ladders named before this rule keep their names."""
+    owner_tokens.check_name(name, "ladder name")
+    if SHORT_ID.fullmatch(name):
+        raise owner_tokens.BadName(f"ladder name {name!r} reads as a short id (`tourney list` prints a ladder's as "
+                                   "L1, a tournament's as 3): pick another name")
+    return name
+
+
 def create(ledger: Ledger, name: str, game: str, players: int, rating: str | None = None,
            division_names: str | None = None) -> str:
     """Create a ladder; its rating model (default by seats) is fixed for its life, and so are its divisions
-    (``"bronze,silver,gold"``, lowest first; None: none). Returns the model."""
+    (``"bronze,silver,gold"``, lowest first; None: none). Returns the model. Its name is checked
+    (``check_ladder_name``; one that reads as another ladder's is refused by ladder_rows.create)."""
+    check_ladder_name(name)
     chosen = rating or default_rating(players)
     if chosen not in RATINGS:
         raise LadderError(f"--rating is {' or '.join(RATINGS)}, not {chosen!r}")

@@ -21,16 +21,21 @@ TOKEN_BYTES = 32
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """The names an owner, or a bot submitted through the API, may have: letters, digits, ".", "_"
 and "-", starting with a letter or digit, at most 64 characters (they appear in URLs)."""
+TEAM_NAME = re.compile(r"(?=.{1,64}\Z)[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
+"""The names the operator may give a bot (`ladder submit --as`): ``NAME``'s parts joined by "/" (``team/bot``,
+which the web serves at /bots/team%2Fbot: docs/web.md), at most 64 characters."""
 
 
 class BadName(ValueError):
     """A name outside ``NAME``; the message is one line."""
 
 
-def check_name(name: str, what: str) -> str:
-    if not NAME.fullmatch(name):
-        raise BadName(f"{what} {name!r} is not a name here: use letters, digits, '.', '_' and '-' "
-                         "(starting with a letter or digit, at most 64 characters)")
+def check_name(name: str, what: str, teams: bool = False) -> str:
+    """``name`` if it is one (``NAME``; ``teams``: ``TEAM_NAME``, the operator's bot names), else BadName."""
+    if not (TEAM_NAME if teams else NAME).fullmatch(name):
+        parts = " ('/' between parts)" if teams else ""
+        raise BadName(f"{what} {name!r} is not a name here: use letters, digits, '.', '_' and '-'{parts} "
+                      "(starting with a letter or digit, at most 64 characters)")
     return name
 
 

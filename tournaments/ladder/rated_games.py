@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Iterator
 from typing import Any
 
-from ledger.rows import ladder_rows
+from ledger.rows import game_rows, ladder_rows
 from ledger.store import Ledger
 from replays import facts
 from tournaments.ladder import membership, rating_fold
@@ -140,10 +140,12 @@ def _shown(rating: ladder_rows.Rating) -> str:
 
 
 def void(ledger: Ledger, ladder_name: str, game_ref: str, reason: str) -> tuple[str, int]:
-    """Void a ladder game (found by id or unique prefix): ratings are refolded without it. (game id, seq)."""
+    """Void a ladder game (found by id or a unique prefix of game_rows.MIN_GAME_PREFIX characters or more: never a
+    ladder game's number read as a prefix): ratings are refolded without it. (game id, seq)."""
     ladder = ladder_rows.get(ledger, ladder_name)
     if not reason.strip():
         raise LadderError("a void needs a --reason (it is kept with the ladder's events)")
+    game_rows.check_game_prefix(game_ref)
     found = [game_id for game_id in ladder_rows.game_ids(ledger, ladder["id"]) if game_id.startswith(game_ref)]
     if len(found) != 1:
         raise LadderError(f"no game {game_ref!r} on ladder {ladder_name!r}" if not found else

@@ -44,6 +44,7 @@ from tournaments.ladder import (
     rating_models,
 )
 from tournaments.ladder.ladder_defaults import LEASE
+from tournaments.play import store_loop
 from tournaments.play.runner import Job, Result, Spec, diagnosis_row, write_logs
 from tournaments.play.runner import results as played
 from tournaments.play.schedule import Scheduled, deal_seed
@@ -161,6 +162,7 @@ class Worker:
 
     def __post_init__(self) -> None:
         confinement.require_sandbox()
+        ready_bot_logs(self.bot_logs)  # before any session opens or any game is played
         self.engine = registry.get(self.ladder["game"])
         self.players = self.ladder["players"]
         self.rating = rating_models.model(self.ladder)
@@ -241,12 +243,17 @@ class Worker:
                 return True
         return False
 
-    def _tables(self, session: int, first_deal: int, count: int) -> list[list[int]]:
+    def require_players(self) -> list[dict[str, Any]]:
+        """The ladder's active entries; LadderError if they are fewer than its seats (nothing can be played)."""
         active = ladder_rows.entries(self.ledger, self.ladder["id"])
         if len(active) < self.players:
             raise ladder_errors.LadderError(
                 f"ladder {self.ladder['name']!r} needs {self.players} active bots to play, it has {len(active)}: "
                 "submit more with `tourney ladder submit`")
+        return active
+
+    def _tables(self, session: int, first_deal: int, count: int) -> list[list[int]]:
+        active = self.require_players()
         rng = random.Random(matchmaking_seed(self._seed(session), first_deal))
         candidates = leaderboard.candidates(self.ledger, self.ladder, active)
         ids = {entry["name"]: entry["id"] for entry in active}
@@ -337,6 +344,14 @@ class Worker:
         self._end_if_done(match.session_id)
 
 
+def ready_bot_logs(folder: Path | None) -> None:
+    """Make the --bot-logs folder (None: none asked for), or LadderError in one line: a file there, a folder that
+    cannot be made or written to."""
+    unusable = folder and store_loop.unwritable(folder)
+    if unusable:
+        raise ladder_errors.LadderError(f"cannot write bot logs to {folder}: {unusable}")
+
+
 def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: confinement.Limits,
          seed: str | None = None,
          progress: Callable[[int], None] | None = None, announce: Callable[[str], None] | None = None,
@@ -352,6 +367,7 @@ def play(ledger: Ledger, ladder_name: str, games: int, workers: int, limits: con
     """
     worker = Worker(ledger, ladder_rows.get(ledger, ladder_name), limits, workers, say=announce or (lambda _line: None),
                     progress=progress, bot_logs=bot_logs, rated=rated)
+    worker.require_players()  # before the session opens: a ladder too small to play stores nothing
     session = worker.open(games, seed)
     try:
         return worker.drive(session)

@@ -23,6 +23,7 @@ from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec
 from tournaments.ladder.bot_cache import materialize, runnable
 from tournaments.ladder.confinement import Limits, confined, require_sandbox
 from tournaments.ladder.ladder_errors import LadderError, Refused
+from tournaments.ladder.owner_tokens import BadName, check_name
 from tournaments.ladder.rating_models import model
 from tournaments.play.runner import Job, Spec
 from tournaments.play.runner import results as played
@@ -34,6 +35,8 @@ OPPONENT = Path(__file__).with_name("validation_opponent.py")
 
 def package(path: Path) -> tuple[BotSpec, str, bytes]:
     """The spec of a submission, its entry point, and its files as a zip."""
+    if not path.exists():
+        raise LadderError(f"{path}: no such file")
     if not path.is_file():
         raise LadderError(f"{path}: not a bot file (a .py file, an executable, or a {MANIFEST_SUFFIX} manifest)")
     try:
@@ -66,12 +69,20 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
     the owner whose upload it is (None: the operator's, under a name that reads as no owner's, else
     owner_rows.NameTaken, before any game). ``say`` is told a line as validation starts and as each of its
     games ends; ``played``, when given, gets each validation game (as validate's). It is listed with what it is
-    written in (discovery.language) and its author's ``description``."""
+    written in (discovery.language) and its author's ``description``. The operator's bot name (``as_name``, else
+    the file's) follows owner_tokens.TEAM_NAME (an owner's NAME, or its parts joined by "/"; BadName otherwise)."""
     ladder = ladder_rows.get(ledger, ladder_name)
     if description is not None and len(description) > DESCRIPTION_CHARS:
         raise LadderError(f"a bot's description is at most {DESCRIPTION_CHARS} characters, not {len(description)}")
+    if owner_id is None and as_name is not None:
+        check_name(as_name, "bot name", teams=True)
     spec, entry_point, files = package(path)
     name = as_name or spec.name
+    if owner_id is None and as_name is None:
+        try:
+            check_name(name, "bot name", teams=True)
+        except BadName as error:
+            raise BadName(f"{error}; it comes from the file name {path.name!r}: name the bot with --as") from None
     if spec.plays(ladder["game"]) is False:
         raise LadderError(f"{path.name} plays {', '.join(spec.games or ())}, not {ladder['game']}")
     if owner_id is None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ledger.rows import ladder_rows, match_rows, owner_rows, submission_rows
@@ -45,8 +45,13 @@ class Decided:
     status: str
     reason: str | None = None
     version: int | None = None
+    again: bool = False
+    """Listed already: the same content under the same name (no new version)."""
 
     def line(self) -> str:
+        if self.status == submission_rows.LISTED and self.again:
+            return (f"submission {self.submission}: {self.name} v{self.version} (owner {self.owner}) was listed "
+                    "already with this content: no new version")
         if self.status == submission_rows.LISTED:
             return f"submission {self.submission}: listed {self.name} v{self.version} (owner {self.owner})"
         if self.status == submission_rows.VALIDATING:
@@ -55,6 +60,8 @@ class Decided:
         return f"submission {self.submission}: refused {self.name} (owner {self.owner}): {self.reason}"
 
 
+ALREADY_LISTED = "the same content was already listed"
+"""The reason kept with a submission of a version listed already (the API shows it)."""
 MACHINE_REASON = 300
 """How much of an unforeseen error's text the worker prints."""
 UPLOADED = "tourney-upload-"
@@ -97,8 +104,9 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: confinement.Limits, 
             return _decided(ledger, row, submission_rows.REFUSED, said(error), games=_kept(played))
         except Exception as error:  # a worker never dies on a submission: counted as the machine's fault
             return _machine_failed(ledger, row, f"{type(error).__name__}: {said(error)}"[:MACHINE_REASON])
-    return _decided(ledger, row, submission_rows.LISTED, None if listed.new else "the same content was already listed",
-                    listed.entry_id, listed.version, games=_kept(played))
+    decided = _decided(ledger, row, submission_rows.LISTED, None if listed.new else ALREADY_LISTED, listed.entry_id,
+                       listed.version, games=_kept(played))
+    return decided if listed.new else replace(decided, again=True)
 
 
 def _machine_failed(ledger: Ledger, row: dict, error: str) -> Decided:

@@ -4,6 +4,7 @@ them; the tournament closed (its drawn seed revealed) when it is over."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,11 +45,9 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
     with ledger.write() as connection:
         for bot in run.spec.bots:
             bot_ids[bot.name] = ledger.ensure_bot(bot.name, bot.content_hash, bot.kind, connection)
-    if bot_logs is not None:
-        try:
-            bot_logs.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise TournamentError(f"cannot write bot logs to {bot_logs}: {error.strerror or error}") from None
+    unusable = bot_logs and unwritable(bot_logs)
+    if unusable:
+        raise TournamentError(f"cannot write bot logs to {bot_logs}: {unusable}")
     stored = 0
 
     def store(connection: Connection, group: list[Result]) -> None:
@@ -147,3 +146,17 @@ def diagnosis_row(result: Result, told: diagnosis.Diagnosis, name: str, bot_logs
     log = (str(diagnosis.log_path(bot_logs.resolve(), result.bots()[told.seat], name, told.seat))
            if bot_logs is not None and kept else None)
     return (result.recorded.game_id, told.seat, told.kind, told.summary, told.detail, log)
+
+
+def unwritable(folder: Path) -> str | None:
+    """Make ``folder`` (and its parents) if missing; why files cannot be written in it (one clause), or None. For
+    every folder a command writes files into (--bot-logs, --out), checked before anything is played or written."""
+    if folder.exists() and not folder.is_dir():
+        return "a file is there, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot make the folder ({error.strerror or error})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "the folder is not writable"
+    return None

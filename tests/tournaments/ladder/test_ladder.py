@@ -212,7 +212,9 @@ def test_cli_ladder_commands(tmp_path):
     unknown = cli.invoke("ladder", "standings", "nope", *db)
     assert unknown.exit_code == 1 and "no ladder 'nope'" in unknown.output
     missing = cli.invoke("ladder", "submit", "cup", str(tmp_path / "none.py"), *db)
-    assert missing.exit_code == 1 and "not a bot file" in missing.output
+    assert missing.exit_code == 1 and missing.output == f"error: {tmp_path / 'none.py'}: no such file\n"
+    folder = cli.invoke("ladder", "submit", "cup", str(tmp_path), *db)
+    assert folder.exit_code == 1 and "not a bot file" in folder.output
 
 
 def test_play_needs_enough_active_bots(league):

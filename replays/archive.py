@@ -21,6 +21,9 @@ class Imported:
     events: int
     new: bool
     tournament: str | None = None
+    """The tournament the game is stored in (for a game already stored: where it was, a ladder's games in none)."""
+    place: str | None = None
+    """Where the game is stored, as import prints it: a tournament's name, ``ladder NAME`` (None: in neither)."""
 
 
 def export(ledger: Ledger, game_id: str) -> dict[str, Any]:
@@ -62,25 +65,28 @@ def labels(ledger: Ledger, game_id: str) -> dict[str, str]:
     return out
 
 
-def import_file(ledger: Ledger, path: str | Path, tournament: str | None = None) -> Imported:
+def import_file(ledger: Ledger, path: str | Path, tournament: str | None = None,
+                public_key: bytes | None = None) -> Imported:
     """``import_log`` of a JSON log file or a text record (a record's failure named by its line)."""
     log, rebuilt = read_file(path)
     try:
-        return import_log(ledger, log, str(path), tournament or f"imported-{log.get('game')}")
+        return import_log(ledger, log, str(path), tournament or f"imported-{log.get('game')}", public_key)
     except logfmt.LogError as error:
         if rebuilt is None:
             raise
         raise rebuilt.located(error) from None
 
 
-def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournament: str | None = None) -> Imported:
+def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournament: str | None = None,
+               public_key: bytes | None = None) -> Imported:
     """Verify a full log completely and store it; the same log twice stores one game.
 
     With ``tournament``, the game is recorded as that tournament's (one that collects imports,
-    made if new), so standings can be computed from imported games. Nothing of a log that
-    fails verification is stored.
+    made if new), so standings can be computed from imported games. With ``public_key`` (raw
+    Ed25519), the log must carry a valid signature by that key. Nothing of a log that fails
+    verification is stored.
     """
-    verify_log(log, name)
+    verify_log(log, name, public_key)
     if log.get("view") != "full" or any("private" not in e for e in log["events"] if e.get("commitment")):
         raise logfmt.LogError(f"{name}: only full logs can be imported; this is a {log.get('view')} view")
     records = logfmt.records_of(log, name)
@@ -91,28 +97,39 @@ def import_log(ledger: Ledger, log: dict[str, Any], name: str = "log", tournamen
     ranking = last["data"]["ranking"]
     with ledger.write() as connection:
         existing = ledger.game(game_id, connection)
-        if existing is not None:
-            if existing["head"] == log["head"]:
-                return Imported(game_id, len(records), False, tournament)
+        if existing is not None and existing["head"] != log["head"]:
             raise GameExists(f"{name}: game {game_id} is already stored with a different history "
                              f"(head {existing['head']})")
-        seats = [
-            SeatRow(s["seat"], ledger.ensure_bot(s["bot"], s["hash"], "imported", connection), ranking[i], None)
-            for i, s in enumerate(log["seats"])
-        ]
-        game = {
-            "id": game_id,
-            "game": log["game"],
-            "engine_version": log["engine_version"],
-            "config": canonical(log["config"]).decode(),
-            "seed_commitment": log["seed_commitment"],
-        }
-        if tournament is not None:
-            game["tournament_id"] = tournament_rows.collecting_imports(
-                connection, tournament, log["game"], [seat.bot_id for seat in seats])
-            game["game_key"] = game_id
-        ledger.store_game(game, records, log["seed"], last["data"]["reason"], seats, connection, forfeit_seat(records))
-    return Imported(game_id, len(records), True, tournament)
+        if existing is None:
+            seats = [
+                SeatRow(s["seat"], ledger.ensure_bot(s["bot"], s["hash"], "imported", connection), ranking[i], None)
+                for i, s in enumerate(log["seats"])
+            ]
+            game = {
+                "id": game_id,
+                "game": log["game"],
+                "engine_version": log["engine_version"],
+                "config": canonical(log["config"]).decode(),
+                "seed_commitment": log["seed_commitment"],
+            }
+            if tournament is not None:
+                game["tournament_id"] = tournament_rows.collecting_imports(
+                    connection, tournament, log["game"], [seat.bot_id for seat in seats])
+                game["game_key"] = game_id
+            ledger.store_game(game, records, log["seed"], last["data"]["reason"], seats, connection,
+                              forfeit_seat(records))
+    if existing is not None:
+        return _already_stored(ledger, existing, len(records))
+    return Imported(game_id, len(records), True, tournament, tournament)
+
+
+def _already_stored(ledger: Ledger, game: dict[str, Any], events: int) -> Imported:
+    """A game stored before, named by where it really is (not the tournament the import would have put it in)."""
+    if game["tournament_id"] is not None:
+        name = tournament_rows.get(ledger, str(game["tournament_id"]))["name"]
+        return Imported(game["id"], events, False, name, name)
+    ladder = ladder_rows.ladder_of_game(ledger, game["id"])
+    return Imported(game["id"], events, False, None, None if ladder is None else f"ladder {ladder['name']}")
 
 
 def store_recorded(ledger: Ledger, recorded: Recorded, bot_ids: list[int], scores: list[int] | None = None,

@@ -39,7 +39,8 @@ from replays import delta
 from replays import log as logfmt
 from replays.narration import Narrator
 from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED
-from replays.verify import verify_log
+from replays.render import verified
+from replays.verify import read_file
 
 PAGE_FORMAT = 2
 """The version of the data block the page's script reads (``"page"`` in it)."""
@@ -59,16 +60,16 @@ _ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x202
 def page_data(log: dict[str, Any], view: str | None = None, name: str = "log") -> dict[str, Any]:
     """Everything the page of ``log`` as ``view`` (default: the log's own) shows; LogError if the
     log does not verify or cannot be shown that way (a redacted log shows only what its view allows)."""
-    logfmt.check_shape(log, name, events=False)
-    view = logfmt.view_to_show(log, view, name)
-    seats = len(log["seats"])
-    engine = registry.get(log["game"], log["engine_version"])
     watched: dict[int, tuple[int, Any]] = {}  # step -> (who acted, the state after it)
 
     def watch(actor: int, group: list[dict[str, Any]], state: Any) -> None:
         watched[group[0]["step"]] = (actor, state)
 
-    report = verify_log(log, name, watch=watch)
+    # Checked as `replay show` checks a log; the rules version is looked up only once the header is known
+    # to be the hashed events' (a header naming another game or version gets verification's verdict).
+    view, report = verified(log, view, name, watch)
+    seats = len(log["seats"])
+    engine = registry.get(log["game"], log["engine_version"])
     shown = logfmt.redact(log, view)
     narrator = Narrator(log["game"])
     own_seats = range(seats) if view == "full" else [] if view == "spectator" else [int(view.split(":")[1])]
@@ -177,7 +178,7 @@ def write_folder(logs: Iterable[tuple[str, Path]], out: Path, view: str | None =
     for name, path in logs:
         try:
             page = f"{path.stem}.html"
-            folder.pages.append((page, write_page(logfmt.read(path), out / page, view, name)))
+            folder.pages.append((page, write_page(read_file(path)[0], out / page, view, name)))
         except logfmt.LogError as error:
             folder.failures.append(f"{name}: {error}")
     _write(out / "index.html", index(folder.pages))

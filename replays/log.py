@@ -8,6 +8,7 @@ checked for shape with a one-line error naming what is wrong and where.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any, NoReturn
@@ -161,18 +162,88 @@ def read(path: str | Path) -> dict[str, Any]:
 
 
 def parse(raw: bytes | str, name: str = "log") -> dict[str, Any]:
-    try:
-        log = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        raise LogError(f"{name}: not JSON ({error})") from None
+    log = loads_strictly(raw, name)
     check_header(log, name)
     return log
+
+
+_WRITTEN = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+
+
+def loads_strictly(raw: bytes | str, name: str = "log", written: bool = True) -> Any:
+    """JSON text's value; LogError for text that is not JSON, or whose objects repeat a key (``result: duplicate
+    key``, by the path of the first): orjson keeps a repeated key's last value, and a reader keeping the first
+    would see another log than the one verified.
+
+    Cheap where it can be: text that is exactly what ``dumps`` writes of the value it parses to (every log tourney
+    writes) repeats no key, for a serializer writes each key of an object once; any other text (``written=False``:
+    text never in that form) is parsed again by the standard library, whose hook sees every pair, and its value is
+    the one returned (an integer past 64 bits stays that integer, where orjson reads a float: ``1e+30``).
+    """
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise LogError(f"{name}: not JSON ({error})") from None
+    if written:
+        data = raw.encode() if isinstance(raw, str) else raw
+        try:
+            again = orjson.dumps(value, option=_WRITTEN)
+        except orjson.JSONEncodeError:
+            again = b""
+        if data.startswith(again) and data[len(again):] in (b"", b"\n"):
+            return value
+    return _unique_keys(raw, name)
+
+
+class _Repeated(dict):
+    """An object whose text repeats ``key``."""
+
+    key: str
+
+
+def _unique_keys(raw: bytes | str, name: str) -> Any:
+    """The value of JSON text (which orjson read); LogError naming the first object, in the text's order, that
+    repeats a key, by its path."""
+    found = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        seen: set[str] = set()
+        repeated = _Repeated(obj)
+        repeated.key = next(key for key, _value in items if key in seen or seen.add(key))
+        found.append(repeated)
+        return repeated
+
+    try:
+        tree = json.loads(raw, object_pairs_hook=pairs)
+    except (ValueError, RecursionError) as error:  # text orjson read: only nesting deeper than Python's limit
+        raise LogError(f"{name}: not JSON ({type(error).__name__}: {str(error)[:80]})") from None
+    if not found:
+        return tree
+    stack: list[tuple[str, Any]] = [("", tree)]
+    while stack:  # the first repeat in the text's order, without recursion (the nesting may be deep)
+        path, value = stack.pop()
+        if isinstance(value, _Repeated):
+            raise LogError(f"{name}: {path}{_key(value.key)}: duplicate key")
+        if isinstance(value, dict):
+            stack.extend((f"{path}{_key(key)}.", item) for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{path.removesuffix('.')}[{index}].", item)
+                         for index, item in reversed(list(enumerate(value))))
+    raise LogError(f"{name}: an object repeats a key")  # not reached: a repeat is in the tree
+
+
+def _key(key: str) -> str:
+    """A key of an untrusted file as a path names it: escaped unless printable, so the message is one line."""
+    return key if key.isprintable() else repr(key)
 
 
 def check_header(log: Any, name: str = "log") -> None:
     """Format name and version first, so a future log is refused before anything else."""
     if not isinstance(log, dict):
-        raise LogError(f"{name}: a log is a JSON object, found {type(log).__name__}")
+        raise LogError(f"{name}: a log is a JSON object, found {json_type(log)}")
     if log.get("format") != FORMAT:
         raise LogError(f"{name}: not a tourney log (format is {log.get('format')!r}, expected {FORMAT!r})")
     version = log.get("format_version")
@@ -253,7 +324,7 @@ def _name_odd_key(part: dict[str, Any], known: frozenset[str], path: str, name: 
     """Raise LogError naming the first key of ``part`` that is not known, or the first required one missing."""
     for key in part:
         if key not in known:  # a key of an untrusted file: escaped unless printable, so the message is one line
-            raise LogError(f"{name}: {path}{key if key.isprintable() else repr(key)}: unknown field")
+            raise LogError(f"{name}: {path}{_key(key)}: unknown field")
     missing = sorted(required - part.keys())
     if missing:
         raise LogError(f"{name}: {path}{missing[0]}: missing")
@@ -392,6 +463,14 @@ def started(log: dict[str, Any]) -> dict[str, Any]:
     if first["type"] != GAME_STARTED:
         raise LogError(f"seq 0: expected {GAME_STARTED}, found {first['type']}", 0)
     return first["data"]
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type (null, boolean, integer, number, string, array, object)."""
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object"}.get(type(value), type(value).__name__)
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:

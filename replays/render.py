@@ -1,12 +1,12 @@
 """A game turn by turn, as one viewer saw it: the frames that `tourney replay show` prints.
 
-The log is verified first (a game that does not verify is not shown), folding it with
-the engine; after each step the viewer's frame holds the step's events in the game's words
-(replays/narration, the sentences of the replay page, with a hidden part only where the
-viewer may see it) and the table as the viewer saw it: the engine's view, plus the own
-view of each seat whose hidden cards the viewer may see (every seat for the full view).
-The table is told by the game's own summary (narration ``summary``), drawn from those
-views alone; a game without one is shown as its view's fields.
+The log is verified first, as the replay page's is (``verified``: a game that does not verify
+is not shown), folding it with the engine; after each step the viewer's frame holds the
+step's events in the game's words (replays/narration, the sentences of the replay page,
+with a hidden part only where the viewer may see it) and the table as the viewer saw it:
+the engine's view, plus the own view of each seat whose hidden cards the viewer may see
+(every seat for the full view). The table is told by the game's own summary (narration
+``summary``), drawn from those views alone; a game without one is shown as its view's fields.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from engines.words import seat_name
 from ledger.chain import PUBLIC
 from replays import log as logfmt
 from replays.narration import Narrator
-from replays.verify import Refold, Report, check_envelope
+from replays.verify import Refold, Report, Watcher, verify_log
 
 ACTORS = {SETUP: "setup", CHANCE: "chance"}
 
@@ -64,17 +64,34 @@ def words(event: dict[str, Any], seat: int | str | None, narrator: Narrator) -> 
     return told
 
 
+def verified(log: dict[str, Any], view: str | None = None, name: str = "log",
+             watch: Watcher | None = None) -> tuple[str, Report]:
+    """The view to show ``log`` as (``view``, or None: the log's own) once the log verifies as `replay verify`
+    verifies it (shape, chain, header, seed, every step, result, signature), and the report; LogError naming
+    ``name`` otherwise. `replay show` and `replay html` both check a log here, so that neither shows a log the
+    other, or `replay verify`, refuses; ``watch`` sees each step as it is checked."""
+    logfmt.check_shape(log, name, events=False)
+    view = logfmt.view_to_show(log, view, name)
+    return view, verify_log(log, name, watch=watch)
+
+
 def frames(log: dict[str, Any], view: str = "full") -> list[Frame]:
-    """Every step of a (verified) log as ``view`` saw it; each frame that ends a turn has its summary."""
-    check_envelope(log)
+    """Every step of ``log`` as ``view`` saw it (LogError if the log does not verify)."""
+    return shown(log, view)[1]
+
+
+def shown(log: dict[str, Any], view: str | None = None, name: str = "log") -> tuple[str, list[Frame]]:
+    """The view ``log`` is shown as (``verified``) and every step as that view saw it; each frame that ends a
+    turn has its summary. Nothing is told of a log that does not verify."""
+    watched: list[tuple[int, list[dict[str, Any]], Any]] = []
+    view, _ = verified(log, view, name, lambda actor, group, state: watched.append((actor, group, state)))
     seat = logfmt.parse_view(view, len(log["seats"]))
-    engine = registry.get(log["game"], log["engine_version"])
+    engine = registry.get(log["game"], log["engine_version"])  # known: verification folded the log with it
     narrator = Narrator(log["game"])
     names = seat_labels(log)
     seats = len(log["seats"])
     out: list[Frame] = []
-
-    def watch(actor: int, group: list[dict[str, Any]], state: Any) -> None:
+    for actor, group, state in watched:
         who = ACTORS[actor] if actor in ACTORS else names[actor]
         lines = [words(event, seat, narrator) for event in group]
         if seat == "full":
@@ -88,8 +105,6 @@ def frames(log: dict[str, Any], view: str = "full") -> list[Frame]:
         if out and out[-1].actor == who:
             out[-1].turn_over = False
         out.append(Frame(group[0]["step"], who, lines, table, own, turn_over=actor >= 0))
-
-    Refold(engine, log, Report(log["game_id"], view, len(log["events"])), watch).run()
     ending = [words(event, seat, narrator) for event in log["events"]
               if event["step"] > (out[-1].step if out else 0)]
     if ending:
@@ -99,7 +114,7 @@ def frames(log: dict[str, Any], view: str = "full") -> list[Frame]:
     for frame in out:
         if frame.turn_over and frame.table:
             frame.summary = narrator.summary(frame.table, names, frame.own)
-    return out
+    return view, out
 
 
 def label(key: str) -> str:

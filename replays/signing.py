@@ -8,6 +8,8 @@ hashes has another head, and the signature no longer holds. Keys are PEM files
 
 from __future__ import annotations
 
+import stat
+import string
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from ledger import signing_keys
 from ledger.signing_keys import ALGORITHM, fingerprint, raw_public
-from replays.log import LogError
+from replays.log import LogError, json_type
 
 __all__ = ["ALGORITHM", "SignatureError", "check_signature", "fingerprint", "load_private", "load_public",
            "message", "new_keys", "raw_public", "sign", "signature"]
@@ -38,7 +40,26 @@ def new_keys(private_path: Path, public_path: Path) -> str:
         raise SignatureError(str(error)) from None
 
 
+MAX_KEY_FILE = 64 * 1024
+"""A PEM key file is well under this (an Ed25519 key's is about 120 bytes): a larger file is not read."""
+
+
+def _key_file(path: Path) -> None:
+    """SignatureError, before reading a byte, for a key path that is not a regular file of at most MAX_KEY_FILE
+    bytes (a device such as /dev/zero, or a FIFO, would be read without end)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return  # missing or unreadable: reading it says why
+    if not stat.S_ISREG(found.st_mode):
+        raise SignatureError(f"{path}: not a regular file: a key is a PEM file")
+    if found.st_size > MAX_KEY_FILE:
+        raise SignatureError(f"{path}: {found.st_size} bytes, larger than a PEM key file ({MAX_KEY_FILE // 1024} KiB "
+                             "at most)")
+
+
 def load_private(path: Path) -> Ed25519PrivateKey:
+    _key_file(Path(path))
     try:
         return signing_keys.load_private(path)
     except signing_keys.KeyFileError as error:
@@ -47,6 +68,7 @@ def load_private(path: Path) -> Ed25519PrivateKey:
 
 def load_public(path: Path) -> bytes:
     """The raw 32-byte public key of a PEM public key file."""
+    _key_file(Path(path))
     try:
         return signing_keys.load_public(path)
     except signing_keys.KeyFileError as error:
@@ -63,6 +85,28 @@ def signature(public: bytes, value: str) -> dict[str, str]:
     return {"algorithm": ALGORITHM, "public_key": public.hex(), "signature": value}
 
 
+_HEX_DIGITS = {"public_key": 64, "signature": 128}  # an Ed25519 public key (32 bytes) and signature (64)
+
+
+def shape_problem(signature: Any) -> str | None:
+    """What is wrong with the shape of a log's ``signature`` field, by its path (``signature.public_key:
+    missing``); None if nothing."""
+    if not isinstance(signature, dict):
+        return f"signature: must be an object, found {json_type(signature)}"
+    for key in ("algorithm", "public_key", "signature"):
+        if key not in signature:
+            return f"signature.{key}: missing"
+        if not isinstance(signature[key], str):
+            return f"signature.{key}: must be a string, found {json_type(signature[key])}"
+    if signature["algorithm"] != ALGORITHM:
+        shown = signature["algorithm"][:40]
+        return f"signature.algorithm: must be {ALGORITHM!r}, found {shown if shown.isprintable() else repr(shown)}"
+    for key, digits in _HEX_DIGITS.items():
+        if len(signature[key]) != digits or not all(c in string.hexdigits for c in signature[key]):
+            return f"signature.{key}: must be {digits} hex digits"
+    return None
+
+
 def check_signature(log: dict[str, Any], trusted: bytes | None = None) -> str:
     """Check a log's signature; with ``trusted`` (a raw public key) it must be that key's.
 
@@ -73,15 +117,14 @@ def check_signature(log: dict[str, Any], trusted: bytes | None = None) -> str:
         if trusted is not None:
             raise SignatureError(f"game {log['game_id']}: the log is not signed, but a key was given to check")
         return "unsigned"
+    problem = shape_problem(signature)
+    if problem is not None:
+        raise SignatureError(f"game {log['game_id']}: {problem}")
+    public = bytes.fromhex(signature["public_key"])
     try:
-        public = bytes.fromhex(signature["public_key"])
-        value = bytes.fromhex(signature["signature"])
-        if signature.get("algorithm") != ALGORITHM:
-            raise ValueError(f"algorithm {signature.get('algorithm')!r}")
-        Ed25519PublicKey.from_public_bytes(public).verify(value, message(log))
-    except (InvalidSignature, ValueError, KeyError, TypeError) as error:
-        detail = "does not match the head" if isinstance(error, InvalidSignature) else str(error)
-        raise SignatureError(f"game {log['game_id']}: signature {detail}") from None
+        Ed25519PublicKey.from_public_bytes(public).verify(bytes.fromhex(signature["signature"]), message(log))
+    except (InvalidSignature, ValueError):
+        raise SignatureError(f"game {log['game_id']}: signature does not match the head") from None
     if trusted is not None and public != trusted:
         raise SignatureError(f"game {log['game_id']}: signed by key {fingerprint(public)}, "
                              f"not the given key {fingerprint(trusted)}")

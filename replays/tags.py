@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from replays.log import LogError
+from replays.log import LogError, loads_strictly
 
 _TAG = re.compile(r"\[([A-Za-z][A-Za-z0-9]*) (.+)\]")
 
@@ -102,9 +102,13 @@ def parse_tag(name: str, number: int, line: str, tags: dict[str, Tag]) -> None:
     if key in tags:
         raise TextError(name, number, f"tag {key} again (first on line {tags[key].line})")
     try:
-        value = orjson.loads(text)
+        orjson.loads(text)
     except orjson.JSONDecodeError:
         raise TextError(name, number, f"the value of {key} is not one JSON value: {shown(text)}") from None
+    try:  # a key twice in an object of the value is refused, as in a JSON log
+        value = loads_strictly(text, f"the value of {key}", written=False)
+    except LogError as error:
+        raise TextError(name, number, str(error)) from None
     tags[key] = Tag(value, number)
 
 

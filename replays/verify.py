@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -371,8 +372,11 @@ def _actor(actor: int) -> str:
 def _short(value: Any, limit: int = 80) -> str:
     try:
         text = canonical(value).decode() if not isinstance(value, str) else repr(value)
-    except CanonicalError:
-        text = repr(value)
+    except CanonicalError:  # a float, or an integer past 64 bits: shown as JSON spells it, never as Python does
+        try:
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError):
+            text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -400,7 +404,10 @@ def read_file(path: str | Path) -> tuple[dict[str, Any], text_record.Rebuilt | N
     """A log file, or a text record rebuilt into its full log with the record line behind each event (else None).
 
     A file is a text record by its name (``.record``) or its first line (replays.text_record.is_record).
+    LogError for a path that is not a regular file (a device or a FIFO would be read without end).
     """
+    if Path(path).exists() and not Path(path).is_file():
+        raise logfmt.LogError(f"{path}: not a regular file: a log or a text record is a file")
     if text_record.is_record(path):
         rebuilt = text_record.read(path)
         return rebuilt.log, rebuilt

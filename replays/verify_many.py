@@ -26,6 +26,8 @@ class Summary:
         rate = self.events / self.seconds if self.seconds > 0 else 0.0
         verdict = "all passed" if not self.failures else f"{self.failures} FAILED"
         games, events = ("game" if self.games == 1 else "games"), ("event" if self.events == 1 else "events")
+        if self.games and not self.events:  # every game failed (one that passes has an event): no events to count
+            return f"verified {self.games} {games} in {self.seconds:.2f} s: none passed, {self.failures} FAILED"
         return (f"verified {self.games} {games}, {self.events} {events} in {self.seconds:.2f} s "
                 f"({rate:,.0f} events/s): {verdict}")
 
@@ -98,11 +100,11 @@ def verify_file(name: str, path: str | Path, public_key: bytes | None = None) ->
     try:
         with collector_paused():
             log, rebuilt = read_file(path)
-            hash(log["game_id"])  # KeyError, or TypeError for an id no manifest could list
-            known = True
+            known = isinstance(log.get("game_id"), str)  # else no manifest could list it (verify names the field)
             report = verify_read(log, rebuilt, name, public_key)
     except (logfmt.LogError, KeyError, TypeError) as error:
-        report, failure = None, str(error)
+        # Printed after ``name``: a message that opens with the file (as read names it) does not name it twice.
+        report, failure = None, str(error).removeprefix(f"{path}: ").removeprefix(f"{name}: ")
     else:
         report.final, failure = None, None  # the last state is not sent back from a worker
     if not known:

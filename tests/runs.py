@@ -6,11 +6,22 @@ import json
 import os
 import pty
 import select
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 from tests import cli, tiers
+
+BOTS = Path(__file__).resolve().parents[1] / "bots"
+
+
+def random_pair(folder: Path) -> Path:
+    """``folder`` made with two copies of the random bot in it (a.py, b.py): the smallest field a tournament takes."""
+    folder.mkdir()
+    for name in ("a", "b"):
+        shutil.copy(BOTS / "random_bot.py", folder / f"{name}.py")
+    return folder
 
 
 def run_and_verify(folder: Path, game: str, db: Path, players: int = 2) -> list[dict]:

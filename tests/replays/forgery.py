@@ -42,3 +42,34 @@ def reseal(log: dict) -> dict:
         prev = event["hash"] = link(prev, body)
     forged["head"] = prev
     return forged
+
+
+def forge_forfeit(log: dict, step: int = 1) -> dict:
+    """The log cut after ``step`` (>= 1; or the first step after it where a seat is to act), that seat made to
+    forfeit: a seat_forfeited and its game_ended appended, ``signature`` dropped, every hash and the head recomputed
+    (as docs/log-format.md hashes them). It verifies on its own (an unsigned log proves only its own consistency)
+    and differs from the real one from that step on."""
+    from engines.driver import forfeit_ranking
+    from replays.verify import verify_log
+
+    engine = registry.get(log["game"], log["engine_version"])
+    states: dict[int, object] = {}
+    verify_log({k: v for k, v in log.items() if k != "signature"},
+               watch=lambda _actor, events, state: states.setdefault(events[0]["step"], state))
+    step = next(s for s in sorted(states) if s >= step and engine.actor(states[s]) >= 0)
+    state = states[step]
+    seat = engine.actor(state)
+    forged = copy.deepcopy({k: v for k, v in log.items() if k != "signature"})
+    forged["events"] = [event for event in forged["events"] if event["step"] <= step]
+    ended = {"opening": forged["events"][0]["hash"], "ranking": list(forfeit_ranking(engine.ranking(state), seat)),
+             "reason": "forfeit", "seed": log["seed"]}
+    scores = engine.scores(state)
+    if scores is not None:
+        ended["scores"] = list(scores)
+    forged["events"] += [
+        {"seq": 0, "step": step + 1, "type": "seat_forfeited", "audience": "public",
+         "data": {"reason": "timeout", "seat": seat}, "commitment": None, "hash": ""},
+        {"seq": 0, "step": step + 2, "type": "game_ended", "audience": "public", "data": ended,
+         "commitment": None, "hash": ""}]
+    forged["result"] = {"ranking": ended["ranking"], "reason": "forfeit"}
+    return reseal(forged)

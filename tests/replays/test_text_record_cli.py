@@ -75,7 +75,9 @@ def test_import_of_records_stores_the_very_games(cup, records, tmp_path):
     assert heads(mirror) == heads(cup)
     assert invoke("replay", "verify", "--db", str(mirror), "-q").exit_code == 0
     again = invoke("replay", "import", str(records), "--db", str(mirror))
-    assert again.stdout.endswith("12 logs read, 0 new games stored\n")
+    assert again.exit_code == 0
+    assert again.stdout.endswith("12 logs read, 0 new games stored (every game was already stored)\n")
+    assert again.stdout.count("already stored in imported-nine-tails") == 12
     json_out = tmp_path / "json"
     invoke("replay", "export", "--tournament", "imported-nine-tails", "--out", str(json_out), "--db", str(mirror))
     original = tmp_path / "original"

@@ -48,21 +48,58 @@ def new(
     private, public = Path(f"{name}.key"), Path(f"{name}.pub")
     if not private.parent.is_dir():
         raise signing.SignatureError(f"no folder {private.parent} for the keys: make it first")
-    fingerprint = signing.new_keys(private, public)
+    try:
+        fingerprint = signing.new_keys(private, public)
+    except OSError as error:  # named by the path given, not by the file staged beside it
+        raise signing.SignatureError(f"{private}: cannot write the key: {error.strerror or error}") from None
     typer.echo(f"wrote {private} (keep it secret) and {public}; fingerprint {fingerprint}")
 
 
 def _new_ledger_key(db: str | None, ledger_key: Path | None) -> None:
     from ledger import signing_keys
-    from ledger.store import Ledger, LedgerError
+    from ledger.store import Ledger, LedgerError, default_path, resolve_url
 
-    store = Ledger(db, ledger_key=ledger_key)
+    database = default_path(resolve_url(db))
+    made = None
+    if database is not None and not database.exists():
+        # A new database: the key is made first, so that a key that cannot be made leaves no database behind.
+        made = signing_keys.key_path(ledger_key, database)
+        _refuse_existing(made)
+        _made_key(made)
+    try:
+        store = Ledger(db, ledger_key=ledger_key)
+    except BaseException:
+        if made is not None:  # nor a key without its database
+            for path in (made, signing_keys.public_path(made)):
+                path.unlink(missing_ok=True)
+        raise
     stored = store.public_key()
     if stored is not None:
         raise LedgerError(f"{store.where} has a ledger key already (fingerprint {signing_keys.fingerprint(stored)}); "
                           "a ledger has one key")
-    if store.key_path is not None and store.key_path.exists():
-        raise LedgerError(f"{store.key_path} already exists; not overwriting a key (`tourney db upgrade` adopts it)")
-    key = store.signing_key()
+    if made is None and store.key_path is not None:
+        _refuse_existing(store.key_path)
+        _made_key(store.key_path)
+    key = store.signing_key()  # the key just made, adopted: its public half stored
     typer.echo(f"wrote {key.path} (keep it secret, outside every bot's reach) and "
                f"{signing_keys.public_path(key.path)}; ledger key {key.fingerprint}")
+
+
+def _refuse_existing(path: Path) -> None:
+    from ledger.store import LedgerError
+
+    if path.exists():
+        raise LedgerError(f"{path} already exists; not overwriting a key (`tourney db upgrade` adopts it)")
+
+
+def _made_key(path: Path) -> None:
+    """A new ledger key at ``path`` (and its .pub beside it); LedgerError naming ``path`` if it cannot be made."""
+    from ledger import signing_keys
+    from ledger.store import LedgerError
+
+    try:
+        signing_keys.open_or_create(path)
+    except signing_keys.KeyFileError as error:
+        raise LedgerError(f"ledger key: {error}") from None
+    except OSError as error:  # named by the path given, not by the file staged beside it
+        raise LedgerError(f"ledger key: {path}: cannot write the key: {error.strerror or error}") from None

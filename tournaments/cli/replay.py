@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,18 +12,19 @@ from rich.text import Text
 
 import tournaments.cli.terminal as terminal
 from tournaments.cli.options import (
+    JOBS_PER_CPU,
     Db,
-    Executor,
     LedgerKey,
     NewDatabase,
     RayAddress,
-    check_jobs,
     cpu_count,
+    max_jobs,
     one_of,
     plural,
     reading,
     writing,
 )
+from tournaments.cli.replay_sources import check_view, log_named, resolve_game
 from tournaments.play import defaults
 
 if TYPE_CHECKING:  # the library is imported by the commands, never for --help
@@ -34,13 +35,27 @@ if TYPE_CHECKING:  # the library is imported by the commands, never for --help
 app = typer.Typer(help="JSON game logs and text records: export, import, verify, show, and HTML replays.",
                   no_args_is_help=True)
 
-View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.")]
+View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spectator or seat:K.",
+                                   callback=check_view)]
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
 LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name (or the id `tourney list` shows): "
                                                                  "every game played on it.")]
+def check_verify_jobs(value: int) -> int:
+    """verify's --jobs: 0 (verify in this process) up to JOBS_PER_CPU x the CPU count, as run's --jobs."""
+    top = max_jobs()
+    if not 0 <= value <= top:
+        raise typer.BadParameter(f"{value} is out of range: 0 (verify here) to {top} ({JOBS_PER_CPU} per CPU, "
+                                 f"{cpu_count()} CPUs)")
+    return value
+
+
 VerifyJobs = Annotated[int | None, typer.Option(
-    "--jobs", help="Worker processes that verify games (default: the CPU count; 0: verify here).",
-    callback=lambda value: None if value is None else check_jobs(value), show_default=False)]
+    "--jobs", help=f"Worker processes that verify games (default: the CPU count; 0: verify here; at most "
+    f"{JOBS_PER_CPU} per CPU).", callback=lambda value: None if value is None else check_verify_jobs(value),
+    show_default=False)]
+VerifyExecutor = Annotated[str, typer.Option(
+    "--executor", help="Where games are verified: local (worker processes here, see --jobs) or ray (tasks on a Ray "
+    "cluster; needs tourney[ray]; see docs/scaling.md).", callback=one_of(defaults.EXECUTORS))]
 
 
 def log_files(paths: list[Path], records: bool = False) -> list[Path]:
@@ -48,18 +63,6 @@ def log_files(paths: list[Path], records: bool = False) -> list[Path]:
     from tournaments.library.verification import log_files as found
 
     return found(paths, records)
-
-
-def resolve_game(ledger: Ledger, game_id: str) -> str:
-    """A full game id from a unique prefix; LogError if none or several match."""
-    from replays import log as logfmt
-
-    found = ledger.find_games(game_id)
-    if not found:
-        raise logfmt.LogError(f"no game {game_id!r} in {ledger.url}")
-    if len(found) > 1 and found[0] != game_id:
-        raise logfmt.LogError(f"game id {game_id!r} is ambiguous: give more characters")
-    return found[0]
 
 
 def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, ladder: str | None = None) -> list[str]:
@@ -79,15 +82,11 @@ def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, la
 def out_folder(out: Path) -> Path:
     """The folder exports go to, made if missing; LogError if it cannot be (a file there, no rights)."""
     from replays import log as logfmt
+    from tournaments.play.store_loop import unwritable
 
-    if out.exists() and not out.is_dir():
-        raise logfmt.LogError(f"--out {out}: a file is there; exports need a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise logfmt.LogError(f"--out {out}: cannot make the folder ({error.strerror or error})") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise logfmt.LogError(f"--out {out}: the folder is not writable")
+    unusable = unwritable(out)
+    if unusable:
+        raise logfmt.LogError(f"--out {out}: {unusable}")
     return out
 
 
@@ -127,17 +126,26 @@ def export_(
     ledger = reading(db)
     ladder = ladder_named(ledger, ladder) if ladder is not None else None
     key = signing.load_private(sign) if sign is not None else None
+    made = not out.exists()
     out_folder(out)
-    games = stored_games(ledger, game_id, tournament, ladder)
-    whole = None
-    if tournament is not None:
-        row = tournament_rows.get(ledger, tournament)
-        whole = manifest.build(ledger, tournament_rows.scope(row), row["game"])
-    elif ladder is not None:
-        row = ladder_rows.get(ledger, ladder)
-        whole = manifest.build(ledger, ladder_rows.scope(row), row["game"])
-    for full_id in games:
-        log = logfmt.redact(archive.export(ledger, full_id), view)
+    try:  # what can refuse the export is asked before a file is written: a refused export writes nothing
+        games = stored_games(ledger, game_id, tournament, ladder)
+        whole = None
+        if tournament is not None:
+            row = tournament_rows.get(ledger, tournament)
+            whole = manifest.build(ledger, tournament_rows.scope(row), row["game"])
+        elif ladder is not None:
+            row = ladder_rows.get(ledger, ladder)
+            whole = manifest.build(ledger, ladder_rows.scope(row), row["game"])
+        manifest.refuse_other(out, whole, games)
+        first = logfmt.redact(archive.export(ledger, games[0]), view) if games else None  # --view seat:5, refused
+    except BaseException:
+        if made:  # nor leaves the folder it made
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+    for index, full_id in enumerate(games):
+        log = first if index == 0 else logfmt.redact(archive.export(ledger, full_id), view)
         if key is not None:
             log = signing.sign(log, key)
         if text:
@@ -161,22 +169,27 @@ def import_(
         show_default=False)] = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
+    key: Annotated[Path | None, typer.Option(
+        "--key", help="Ed25519 public key file every log must be signed by (as for `replay verify`); a log that is "
+        "not is refused and not stored.", show_default=False)] = None,
 ) -> None:
     """Verify JSON logs (or text records) and store them in the ledger (the same game twice stores one game).
 
     Every file is tried; each one that fails is reported and stores nothing, and the command
     then exits 1. The games are recorded as members of a tournament (--tournament, or
-    imported-<game>), so `tourney standings` works on imported games.
+    imported-<game>), so `tourney standings` works on imported games. An unsigned log proves
+    only that it holds together: give --key to store only the games a key you trust signed.
 
-    Example: tourney replay import logs/ --db league.db
+    Example: tourney replay import logs/ --db league.db --key league.pub
     Example: tourney replay import records/3f2a.record --db league.db
     """
     from ledger import checkpoints
     from ledger.rows import tournament_rows
     from ledger.store import LedgerError
-    from replays import archive
+    from replays import archive, signing
     from replays import log as logfmt
 
+    trusted = signing.load_public(key) if key is not None else None
     files = log_files(paths, records=True)
     ledger = writing(db, ledger_key)
     if not isinstance(ledger, NewDatabase):  # a new database (and its key) is made with its first game
@@ -185,18 +198,20 @@ def import_(
     imported: set[str] = set()
     for path in files:
         try:
-            result = archive.import_file(ledger, path, tournament)
+            result = archive.import_file(ledger, path, tournament, trusted)
         except (logfmt.LogError, LedgerError) as error:
             failed += 1
             typer.echo(f"FAIL {error}" if str(error).startswith(str(path)) else f"FAIL {path}: {error}", err=True)
             continue
         new += result.new
-        imported.add(result.tournament)
-        typer.echo(f"{path}: game {result.game_id} {'stored' if result.new else 'already stored'}"
-                   f" in {result.tournament}")
+        if result.new and result.tournament is not None:
+            imported.add(result.tournament)  # its checkpoint is written again below
+        where = f" in {result.place}" if result.place is not None else ""
+        typer.echo(f"{path}: game {result.game_id} {'stored' if result.new else 'already stored'}{where}")
     for name in sorted(imported):
         checkpoints.write(ledger, tournament_rows.scope(tournament_rows.get(ledger, name)))
-    typer.echo(f"{plural(len(files), 'log')} read, {plural(new, 'new game')} stored")
+    every = " (every game was already stored)" if files and not new and not failed else ""
+    typer.echo(f"{plural(len(files), 'log')} read, {plural(new, 'new game')} stored{every}")
     if failed:
         raise logfmt.LogError(f"{failed} of {plural(len(files), 'log')} failed (each named above) and stored nothing")
 
@@ -214,7 +229,7 @@ def verify(
                                            show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures and the summary.")] = False,
     jobs: VerifyJobs = None,
-    executor: Executor = defaults.LOCAL,
+    executor: VerifyExecutor = defaults.LOCAL,
     ray_address: RayAddress = None,
 ) -> None:
     """Re-derive every game of the logs (or text records) and check it: chain, seed, chance, moves, result, signature.
@@ -318,7 +333,7 @@ def show(
     view: Annotated[str | None, typer.Option("--view", help="Who to show it as: full, spectator or seat:K (default: "
                                                             "the log's own view; a redacted log can only be shown as "
                                                             "its own view or the spectator's).",
-                                             show_default=False)] = None,
+                                             show_default=False, callback=check_view)] = None,
     step: Annotated[bool, typer.Option("--step", help="Wait for a key after each turn.")] = False,
     db: Db = None,
 ) -> None:
@@ -331,23 +346,19 @@ def show(
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
     from engines.words import seat_name
-    from replays import archive, render
-    from replays import log as logfmt
+    from replays import render
 
-    if Path(source).is_file():
-        log, name = logfmt.read(source), source
-    else:
-        ledger = reading(db)
-        log = archive.export(ledger, resolve_game(ledger, source))
-        name = f"game {log['game_id']}"
-    view = logfmt.view_to_show(log, view, name)  # as `replay html`: a seat:1 log is never shown as seat:2
+    log, name, _ = log_named(source, db)
+    # Verified first, as `replay html` verifies a log (render.verified): nothing is printed of a log that does
+    # not hold, and a seat:1 log is never shown as seat:2.
+    view, frames = render.shown(log, view, name)
     # Everything printed comes from the log (bot names, values): never read as markup or emoji codes, its
     # control characters escaped; the console's own colours reach a terminal, and only a terminal.
     console = terminal.console()
     console.print(Text(f"{log['game']} game {log['game_id']} as seen by {view}: "
                        + ", ".join(f"seat {s['seat']} {seat_name(s['seat'])} {s['bot']}" for s in log["seats"]),
                        style="bold"))
-    for frame in render.frames(log, view):
+    for frame in frames:
         console.rule(Text(f"step {frame.step}: {frame.actor}"))
         told = frame.lines + (frame.summary or []) if frame.turn_over else frame.lines
         # One line per sentence and per summary line, never broken by us: the terminal wraps them,
@@ -391,7 +402,7 @@ def html_(
     view: Annotated[str | None, typer.Option("--view", help="Who the page is for: full, spectator or seat:K "
                                                             "(default: the log's own view; a redacted log can only be "
                                                             "shown as its own view or the spectator's).",
-                                             show_default=False)] = None,
+                                             show_default=False, callback=check_view)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="The HTML file to write (default: the log's name, or "
                                                                  "the game id, with .html, here); for a directory of "
                                                                  "logs, the folder for the pages and index.html.")]
@@ -405,8 +416,7 @@ def html_(
 
     Example: tourney replay html logs/3f2a.json --view spectator -o 3f2a.html
     """
-    from replays import archive, html
-    from replays import log as logfmt
+    from replays import html
 
     path = Path(source)
     if path.is_dir():
@@ -419,16 +429,10 @@ def html_(
         if folder.failures:
             raise typer.Exit(1)
         return
-    if path.is_file():
-        log, default = logfmt.read(path), path.with_suffix(".html").name
-    elif path.suffix == ".json" or "/" in source:
-        raise logfmt.LogError(f"{source}: no such file or directory")
-    else:
-        ledger = reading(db)
-        log = archive.export(ledger, resolve_game(ledger, source))
-        default = html.file_name(log["game_id"])
+    log, name, read = log_named(source, db)
+    default = read.with_suffix(".html").name if read is not None else html.file_name(log["game_id"])
     target = out if out is not None else Path(default)
-    data = html.write_page(log, target, view, str(path) if path.is_file() else f"game {log['game_id']}")
+    data = html.write_page(log, target, view, name)
     typer.echo(f"wrote {target}: {data['title']} game {data['game_id']}, {len(data['steps'])} steps, "
                f"{data['view']} view")
 

@@ -96,14 +96,15 @@ def verify_paths(paths: list[Path], trusted: bytes | None, pool: Pool, tell: Cal
     summary = found.summary
     began = clock()
     manifests = manifest_files(paths)
-    seen: dict[Path, dict[str, dict]] = {}
+    seen: dict[Path, list[dict[str, Any]]] = {}  # each folder's log files, as its manifest checks them
     # A manifest named alone is checked with the logs of its folder, which are verified too.
     files = log_files(list(dict.fromkeys(p.parent if p.suffix == manifest.SUFFIX else p for p in paths)), records=True)
     verdicts = verified_files([(str(path), str(path.resolve())) for path in files], trusted, pool)
     for path, verdict in zip(files, verdicts, strict=True):
         summary.games += 1
-        if verdict.game_id is not None:
-            seen.setdefault(path.parent, {})[verdict.game_id] = {"head": verdict.head, "seed": verdict.seed}
+        seen.setdefault(path.parent, []).append({"file": verdict.name, "game_id": verdict.game_id,
+                                                 "head": verdict.head, "seed": verdict.seed,
+                                                 "ok": verdict.report is not None})
         if verdict.report is None:
             summary.failures += 1
         else:
@@ -111,7 +112,7 @@ def verify_paths(paths: list[Path], trusted: bytes | None, pool: Pool, tell: Cal
             found.withheld += verdict.report.hidden_decisions
         tell(verdict)
     for path in manifests:
-        found.manifests.append((path, manifest.check(manifest.read(path), seen.get(path.parent, {}), trusted)))
+        found.manifests.append((path, manifest.check(manifest.read(path), seen.get(path.parent, []), trusted)))
     summary.seconds = clock() - began
     return found
 

@@ -17,9 +17,10 @@ that the deals came from a seed fixed before play. ``replay export --tournament`
 the checkpoint's signature (against ``--key`` if given; an export ``--sign``ed with a key of its
 own has the checkpoint signed by that key, ``signed``) over its root, the root recomputed
 from the listed games (ledger.checkpoints), every listed game's log present with that head
-and no other log, a revealed seed against its commitment, and every game's seed derived from
-it and the game's key (tournaments.play.schedule.deal_seed), or for a tournament played from a
-deal book, the book's seed of the game's deal.
+and no other log, one log per game and every log of the folder verified, a revealed seed against
+its commitment, and every game's seed derived from it and the game's key
+(tournaments.play.schedule.deal_seed), or for a tournament played from a deal book, the book's seed of
+the game's deal.
 """
 
 from __future__ import annotations
@@ -110,6 +111,29 @@ def write(folder: Path, manifest: dict[str, Any]) -> Path:
     return path
 
 
+def refuse_other(folder: Path, manifest: dict[str, Any] | None, games: list[str]) -> None:
+    """LogError if an export folder holds a manifest the export does not belong beside: another tournament's or
+    ladder's than ``manifest`` (the export's own), or, for single games (``manifest`` None), one that does not list
+    them. Their logs would make the folder fail verification, so `replay export` asks before writing anything."""
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob(f"*{SUFFIX}")):
+        try:
+            before = read(path)
+            scope = (before["kind"], before["name"])
+            listed = {entry["game_id"] for entry in before["games"]} | set(before["playing"])
+        except (logfmt.LogError, KeyError, TypeError):
+            raise logfmt.LogError(f"{path}: a manifest this tourney cannot read is there: export to another "
+                                  "folder") from None
+        if manifest is not None and scope != (manifest["kind"], manifest["name"]):
+            raise logfmt.LogError(f"{path} is the manifest of {scope[0]} {scope[1]!r}: export {manifest['kind']} "
+                                  f"{manifest['name']!r} to another folder")
+        unlisted = [game for game in games if game not in listed]
+        if manifest is None and unlisted:
+            raise logfmt.LogError(f"{path} is the manifest of {scope[0]} {scope[1]!r}, which does not list game "
+                                  f"{unlisted[0]}: export it to another folder")
+
+
 def read(path: Path) -> dict[str, Any]:
     try:
         manifest = orjson.loads(path.read_bytes())
@@ -123,13 +147,16 @@ def read(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def check(manifest: dict[str, Any], logs: dict[str, dict[str, Any]], trusted: bytes | None) -> list[str]:
-    """What is wrong with a manifest and the logs of its folder (game id -> parsed log); [] if nothing.
+def check(manifest: dict[str, Any], files: list[dict[str, Any]], trusted: bytes | None) -> list[str]:
+    """What is wrong with a manifest and the log files of its folder ({"file", "game_id", "head", "seed", "ok"}
+    each: its name, what it says, and whether it verified); [] if nothing.
 
-    The logs themselves are verified one by one elsewhere; this checks what they say together.
+    The logs themselves are verified one by one elsewhere; this checks what they say together. The manifest
+    holds only if every file of its folder verified, each listed game has one file, and every file of a listed
+    game has the listed head.
     """
     try:
-        return _check(manifest, logs, trusted)
+        return _files(files) + _check(manifest, _logs(files), trusted) + _heads(manifest, files)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         return [f"malformed manifest ({type(error).__name__}: {error})"]
 
@@ -158,16 +185,51 @@ def _check(manifest: dict[str, Any], logs: dict[str, dict[str, Any]], trusted: b
             problems.append(f"the checkpoint says the {manifest['kind']} is complete with {checkpoint['games']} "
                             f"games; {len(games)} are listed")
     listed = {g["game_id"]: g for g in games}
-    for game_id, entry in listed.items():
-        log = logs.get(game_id)
-        if log is None:
+    for game_id in listed:
+        if game_id not in logs:
             problems.append(f"game {game_id} is listed but its log is not in the folder")
-        elif log.get("head") != entry["head"]:
-            problems.append(f"game {game_id}: its log's head is not the listed one")
     for game_id in sorted(set(logs) - set(listed) - set(manifest["playing"])):
         problems.append(f"game {game_id}: its log is in the folder but not in the manifest")
     problems += _seeds(manifest, logs)
     return problems
+
+
+def _logs(files: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Game id -> the first file of that game (a second one is a problem of its own: ``_files``)."""
+    logs: dict[str, dict[str, Any]] = {}
+    for entry in files:
+        if entry["game_id"] is not None:
+            logs.setdefault(entry["game_id"], entry)
+    return logs
+
+
+def _files(files: list[dict[str, Any]]) -> list[str]:
+    """Every file verified, and one file per game: a forged copy beside the real log (or a second copy of it)
+    is never passed over because another file holds that game id."""
+    failed = [entry["file"] for entry in files if not entry["ok"]]
+    problems = [f"{len(failed)} of the folder's logs failed to verify (each named above): {_some(failed)}"
+                if len(failed) > 1 else f"{failed[0]} failed to verify"] if failed else []
+    by_game: dict[str, list[str]] = {}
+    for entry in files:
+        if entry["game_id"] is not None:
+            by_game.setdefault(entry["game_id"], []).append(entry["file"])
+    for game_id, names in by_game.items():
+        if len(names) > 1:
+            problems.append(f"game {game_id} is in {len(names)} files ({_some(names)}): a folder holds one log "
+                            "per game")
+    return problems
+
+
+def _heads(manifest: dict[str, Any], files: list[dict[str, Any]]) -> list[str]:
+    """Every file of a listed game with the head the manifest lists for it."""
+    listed = {g["game_id"]: g["head"] for g in manifest["games"]}
+    return [f"game {entry['game_id']}: {entry['file']}: its head is not the listed one" for entry in files
+            if entry["game_id"] in listed and entry["head"] != listed[entry["game_id"]]]
+
+
+def _some(names: list[str], limit: int = 5) -> str:
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 
 
 def _seeds(manifest: dict[str, Any], logs: dict[str, dict[str, Any]]) -> list[str]:

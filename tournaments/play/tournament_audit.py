@@ -70,10 +70,10 @@ def hold_checkpoints(verdict: Verdict, audit: checkpoints.Audit) -> None:
         if audit.stored:
             verdict.notes.append("no checkpoint yet")
     else:
-        verdict.notes.append(f"checkpoint {audit.latest.fingerprint} over {audit.latest.games} games "
-                             f"({audit.latest.state})")
+        games = f"{audit.latest.games} game{'' if audit.latest.games == 1 else 's'}"
+        verdict.notes.append(f"checkpoint {audit.latest.fingerprint} over {games} ({audit.latest.state})")
         if audit.stored_after and not audit.problems:
-            verdict.notes.append(f"{audit.stored_after} games stored after it")
+            verdict.notes.append(f"{audit.stored_after} game{'' if audit.stored_after == 1 else 's'} stored after it")
 
 
 def opened(connection: Connection, scope: checkpoints.Scope, public: bytes | None

@@ -115,7 +115,7 @@ CASES = [
      "(Python's own sqlite3 needs none: use sqlite:///PATH)"),
     # Files the user names for output.
     ("export-onto-file", "ledger", ("replay", "export", "--tournament", "cup", "--out", "{db}"), 1,
-     "error: --out {db}: a file is there; exports need a folder"),
+     "error: --out {db}: a file is there, not a folder"),
     ("export-under-file", "ledger", ("replay", "export", "--tournament", "cup", "--out", "{db}/logs"), 1,
      "error: --out {db}/logs: cannot make the folder (Not a directory)"),
     ("export-proc", "ledger", ("replay", "export", "--tournament", "cup", "--out", "/proc/tourney-logs"), 1,

@@ -42,8 +42,7 @@ FAILING = {
     "run --resume, no database": ([
         "run", BOTS, "--game", "lemur-tails", "--resume"], "error: no database at tourney.db: nothing to resume\n"),
     "ladder submit, no database": (["ladder", "submit", "spring", BOTS / "random_bot.py"],
-                                   "error: no database at tourney.db: nothing to do on ladder 'spring' "
-                                   "(`tourney ladder create` makes one)\n"),
+                                   "error: no database at tourney.db\n"),
     "users token, no database": (["users", "token", "bob"], "error: no database at tourney.db: nothing to give owner "
                                  "'bob' a token (`tourney users add` adds one)\n"),
     "run, too many players": (["run", BOTS, "--game", "lemur-tails", "--players", "5"],
@@ -160,7 +159,9 @@ def test_a_signed_export_verifies_with_its_key_and_a_failing_manifest_is_named(t
     assert verified.exit_code == 0 and verified.output.endswith(": all passed; 1 manifest passed\n")
     other = tourney("replay", "verify", "signed/", "--key", "tourney.db.pub", "--quiet")
     assert other.exit_code == 1
-    assert other.stdout.endswith("; manifest FAILED: signed/tournament.manifest (1 problem)\n")
+    # The checkpoint's key, and the two logs that failed (a manifest holds only if every log of its folder does).
+    assert other.stdout.endswith("; manifest FAILED: signed/tournament.manifest (2 problems)\n")
+    assert "FAIL signed/tournament.manifest: 2 of the folder's logs failed to verify" in other.stderr
 
 
 def test_serve_says_how_to_add_the_web_extra_where_tourney_came_from(tmp_path):

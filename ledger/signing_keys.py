@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import hmac
 import os
+import stat
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -99,12 +100,35 @@ def _write_new(path: Path, content: bytes) -> None:
             os.unlink(staging)
 
 
-def load_private(path: Path) -> Ed25519PrivateKey:
+MAX_KEY_FILE = 64 * 1024
+"""A PEM key file is well under this (an Ed25519 key's is about 120 bytes): a larger file is not read."""
+
+
+def key_bytes(path: Path) -> bytes:
+    """A key file's bytes; KeyFileError, before reading a byte, for a path that is missing or not a regular file of
+    at most MAX_KEY_FILE bytes (a device such as /dev/zero, or a FIFO, would be read without end)."""
     try:
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+        found = os.stat(path)
     except FileNotFoundError:
         raise KeyFileError(f"{path}: no such key file") from None
-    except (OSError, ValueError, TypeError) as error:
+    except OSError as error:
+        raise KeyFileError(f"{path}: cannot read the key file ({error.strerror or error})") from None
+    if not stat.S_ISREG(found.st_mode):
+        raise KeyFileError(f"{path}: not a regular file: a key is a PEM file")
+    if found.st_size > MAX_KEY_FILE:
+        raise KeyFileError(f"{path}: {found.st_size} bytes, larger than a PEM key file ({MAX_KEY_FILE // 1024} KiB "
+                           "at most)")
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise KeyFileError(f"{path}: cannot read the key file ({error.strerror or error})") from None
+
+
+def load_private(path: Path) -> Ed25519PrivateKey:
+    raw = key_bytes(path)
+    try:
+        key = serialization.load_pem_private_key(raw, password=None)
+    except (ValueError, TypeError) as error:
         raise KeyFileError(f"{path}: not an unencrypted Ed25519 private key PEM ({error})") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyFileError(f"{path}: not an Ed25519 private key")
@@ -113,9 +137,10 @@ def load_private(path: Path) -> Ed25519PrivateKey:
 
 def load_public(path: Path) -> bytes:
     """The raw 32-byte public key of a PEM public key file."""
+    raw = key_bytes(path)
     try:
-        key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except (OSError, ValueError) as error:
+        key = serialization.load_pem_public_key(raw)
+    except ValueError as error:
         raise KeyFileError(f"{path}: not an Ed25519 public key PEM ({error})") from None
     if not isinstance(key, Ed25519PublicKey):
         raise KeyFileError(f"{path}: not an Ed25519 public key")

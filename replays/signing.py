@@ -8,7 +8,6 @@ hashes has another head, and the signature no longer holds. Keys are PEM files
 
 from __future__ import annotations
 
-import stat
 import string
 from pathlib import Path
 from typing import Any
@@ -40,26 +39,7 @@ def new_keys(private_path: Path, public_path: Path) -> str:
         raise SignatureError(str(error)) from None
 
 
-MAX_KEY_FILE = 64 * 1024
-"""A PEM key file is well under this (an Ed25519 key's is about 120 bytes): a larger file is not read."""
-
-
-def _key_file(path: Path) -> None:
-    """SignatureError, before reading a byte, for a key path that is not a regular file of at most MAX_KEY_FILE
-    bytes (a device such as /dev/zero, or a FIFO, would be read without end)."""
-    try:
-        found = path.stat()
-    except OSError:
-        return  # missing or unreadable: reading it says why
-    if not stat.S_ISREG(found.st_mode):
-        raise SignatureError(f"{path}: not a regular file: a key is a PEM file")
-    if found.st_size > MAX_KEY_FILE:
-        raise SignatureError(f"{path}: {found.st_size} bytes, larger than a PEM key file ({MAX_KEY_FILE // 1024} KiB "
-                             "at most)")
-
-
 def load_private(path: Path) -> Ed25519PrivateKey:
-    _key_file(Path(path))
     try:
         return signing_keys.load_private(path)
     except signing_keys.KeyFileError as error:
@@ -68,7 +48,6 @@ def load_private(path: Path) -> Ed25519PrivateKey:
 
 def load_public(path: Path) -> bytes:
     """The raw 32-byte public key of a PEM public key file."""
-    _key_file(Path(path))
     try:
         return signing_keys.load_public(path)
     except signing_keys.KeyFileError as error:

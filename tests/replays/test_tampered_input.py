@@ -98,6 +98,18 @@ def test_an_exact_copy_of_a_log_fails_the_manifest(cup, tmp_path):
     assert verify(out).stdout.endswith(": all passed; 1 manifest passed\n")
 
 
+def test_a_manifest_that_repeats_a_key_fails(cup, tmp_path):
+    """A manifest is read as strictly as a log: a second "name" written before the real one (a reader keeping the
+    first would see another tournament) fails it, named by its path."""
+    out = export(cup, tmp_path / "logs")
+    manifest = out / "tournament.manifest"
+    text = manifest.read_text()
+    manifest.write_text(text.replace("{", '{\n  "name": "other",', 1))
+    result = verify(out)
+    assert result.exit_code == 1, result.output
+    assert any(f"{manifest}: name: duplicate key" in line for line in result.output.splitlines()), result.output
+
+
 # -- 2. a key written twice ------------------------------------------------------------------------------------------
 
 

@@ -136,9 +136,10 @@ def refuse_other(folder: Path, manifest: dict[str, Any] | None, games: list[str]
 
 def read(path: Path) -> dict[str, Any]:
     try:
-        manifest = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError) as error:
-        raise logfmt.LogError(f"{path}: not a readable manifest ({error})") from None
+        raw = path.read_bytes()
+    except OSError as error:
+        raise logfmt.LogError(f"{path}: not a readable manifest ({error.strerror or error})") from None
+    manifest = logfmt.loads_strictly(raw, str(path))  # a repeated key refused, as in a log
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise logfmt.LogError(f"{path}: not a tourney manifest")
     if manifest.get("format_version") != FORMAT_VERSION:

@@ -93,3 +93,16 @@ def test_a_key_file_far_larger_than_a_pem_key_is_refused_unread(cup, tmp_path):
         assert (result.exit_code, result.output) == (
             1, f"error: {big}: 100000 bytes, larger than a PEM key file (64 KiB at most)\n")
     assert not (cup / "signed").exists()
+
+
+def test_a_ledger_key_that_is_no_regular_file_is_refused_unread(cup):
+    """`--ledger-key /dev/zero` (any command that signs with the ledger's key) was read without end: the same
+    check as every key file (ledger.signing_keys.key_bytes), one line, exit 1, in a real process bounded in time."""
+    result = cli.tourney("db", "sign", "--db", cup / "t.db", "--ledger-key", "/dev/zero", timeout=120)
+    assert (result.returncode, result.stderr) == (1, "error: ledger key: /dev/zero: not a regular file: a key is a "
+                                                     "PEM file\n")
+
+
+def test_a_missing_public_key_file_is_named_in_plain_words(cup, tmp_path):
+    result = tourney("replay", "verify", cup / "logs", "--key", tmp_path / "nope.pub", "--jobs", "0")
+    assert (result.exit_code, result.output) == (1, f"error: {tmp_path / 'nope.pub'}: no such key file\n")

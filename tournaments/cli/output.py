@@ -179,8 +179,8 @@ def lines(stats: candidate_match.Statistics) -> list[str]:
     if not stats.deals:
         out.append(f"Elo: n/a, nElo: n/a (no {unit} complete yet)")
     elif sample.bound is not None:
-        side = ">=" if sample.bound[0] > 0 else "<="
-        verdict = "won" if sample.bound[0] > 0 else "lost"
+        won = sample.bound_side == "lower"  # from the tally's extreme: a lower bound may be negative
+        side, verdict = (">=", "won") if won else ("<=", "lost")
         out.append(f"Elo: {side} {sample.bound[0]:+.2f}, nElo: {side} {sample.bound[1]:+.2f} (every {unit} {verdict}: "
                    "one-sided 95% bounds)")
     else:

@@ -18,6 +18,12 @@ Normalized Elo", section 4).
   t = (E - 1/2) / sigma = sqrt(games_per_sample) * elo / (800 / ln 10)) is found, and
   LLR = N * sum_i p^_i (ln p1_i - ln p0_i). Counts of 0 count as 0.001, so that an
   outcome not seen yet is not impossible (as fishtest, OpenBench and fastchess do).
+* ``hypothesis_limit``: how far from 0 a hypothesis may lie for that maximum to be found. Logistic: the
+  expected score must lie inside the scores shown, [0.001, 0.999], so |elo| < 1199.8. Normalised: the
+  iteration starts from the uniform distribution, where phi_i = d_i - t sigma (1 + d_i^2 / sigma^2) / 2
+  (d_i = a_i - 1/2) must take both signs, i.e. |t| < max_i 2 d_i sigma / (sigma^2 + d_i^2); that is
+  2 sqrt(2) / 3 for pairs, the least over every tally's scores (up to 1 for finer ones), so
+  |t| < 2 sqrt(2) / 3 per sample: |elo| < 231.6 for pairs, 163.8 for blocks of 4.
 * ``Sprt.bounds``: stop when LLR <= ln(beta / (1 - alpha)) (H0 accepted) or
   LLR >= ln((1 - beta) / alpha) (H1 accepted).
 * ``estimate``: mean score and its 95% interval mu +- 1.96 sqrt(var / N), shown as logistic
@@ -28,9 +34,12 @@ Normalized Elo", section 4).
   interval is a point and its normalised Elo infinite. What can be said is a one-sided bound:
   the exact (Clopper-Pearson) 95% bound on the chance p that a sample wins, p = 0.025^(1/N)
   (the lower end of the two-sided 95% interval of N wins in N), shown as the logistic Elo of p and
-  the normalised Elo of a sample that scores 1 with chance p and 0 otherwise (for a given mean the
-  largest variance, so the smallest normalised Elo): both are bounds the true values exceed with
-  95% confidence (below which they fall, for every sample lost).
+  the normalised Elo of a sample that scores 1 with chance p and 0 otherwise: of all the score
+  distributions that win with chance at least p, that one has the smallest mean and the smallest
+  t-value (mu - 1/2) / sigma (its t-value rises with p and with any score put in place of the 0).
+  Both are LOWER bounds, which the true values exceed with 95% confidence, whatever their sign: below
+  6 samples p is under 1/2 and the bounds are negative. For every sample lost the same reasoning
+  on the chance of a loss gives UPPER bounds, the negation of those (``Estimate.bound_side``).
 * ``expected_samples``: how many samples the test takes in all if the LLR keeps the mean slope it
   has had so far (Wald's approximation: the bound it heads for over its drift per sample).
 """
@@ -55,6 +64,10 @@ SCORE_CLAMP = 1e-3
 
 H0 = "H0"
 H1 = "H1"
+LOWER = "lower"
+UPPER = "upper"
+T_LIMIT = 2.0 * math.sqrt(2.0) / 3.0
+"""A normalised hypothesis' t-value per sample stays below this (``hypothesis_limit``)."""
 
 Tally = Sequence[tuple[float, float]]
 """One sample's score distribution: (score in [0, 1], count) per possible score."""
@@ -129,6 +142,23 @@ def logistic_elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
+def hypothesis_limit(model: str, games_per_sample: int) -> float:
+    """The |elo| a hypothesis of the test must stay below (see the module docstring)."""
+    if model == LOGISTIC:
+        return logistic_elo(1.0 - SCORE_CLAMP)
+    return T_LIMIT * NELO_PER_T / math.sqrt(games_per_sample)
+
+
+def check_hypotheses(test: Sprt, games_per_sample: int) -> None:
+    """SprtError unless elo0 and elo1 are finite and inside ``hypothesis_limit``, where the LLR is defined."""
+    limit = hypothesis_limit(test.model, games_per_sample)
+    for name, value in (("elo0", test.elo0), ("elo1", test.elo1)):
+        if not -limit < value < limit:  # NaN and infinities fail too
+            per = f" with {games_per_sample} games a sample" if test.model == NORMALIZED else ""
+            raise SprtError(f"{name} ({value:g}) must lie strictly between {-limit:+.2f} and {limit:+.2f} for the "
+                            f"{test.model} test{per}: beyond that its likelihood ratio is not defined")
+
+
 def llr(tally: Tally, elo0: float, elo1: float, games_per_sample: int, model: str = NORMALIZED) -> float:
     """The generalized SPRT's log-likelihood ratio of H1 (elo1) against H0 (elo0)."""
     scores, counts = _checked(tally, games_per_sample)
@@ -159,13 +189,15 @@ class Estimate:
     los: float
     bound: tuple[float, float] | None = None
     """Every sample won (or lost): the one-sided 95% bounds (logistic Elo, normalised Elo), ``one_sided``."""
+    bound_side: str | None = None
+    """LOWER when every sample won (the true Elo is at least ``bound``), UPPER when every one lost."""
 
     def to_json(self) -> dict[str, object]:
         finite = [None if not math.isfinite(x) else round(x, 2) for x in self.nelo]
         out: dict[str, object] = {"samples": self.samples, "score": round(self.score, 6), "los": round(self.los, 6),
                                   "elo": [round(x, 2) for x in self.elo], "nelo": finite}
         if self.bound is not None:
-            out["bound"] = {"side": "lower" if self.bound[0] > 0 else "upper", "elo": round(self.bound[0], 2),
+            out["bound"] = {"side": self.bound_side, "elo": round(self.bound[0], 2),
                             "nelo": round(self.bound[1], 2)}
         return out
 
@@ -185,8 +217,11 @@ def estimate(tally: Tally, games_per_sample: int) -> Estimate:
         los = 0.5 * (1.0 + math.erf((mu - 0.5) / math.sqrt(2.0 * var / n)))
     else:
         los = 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
-    bound = one_sided(n, games_per_sample, mu > 0.5) if var == 0 and mu in (0.0, 1.0) else None
-    return Estimate(n, mu, var, elo, nelo, los, bound)  # type: ignore[arg-type]
+    if var == 0 and mu in (0.0, 1.0):  # the side is the extreme the tally is at, never the bound's sign
+        won = mu == 1.0
+        return Estimate(n, mu, var, elo, nelo, los, one_sided(n, games_per_sample, won),  # type: ignore[arg-type]
+                        LOWER if won else UPPER)
+    return Estimate(n, mu, var, elo, nelo, los)  # type: ignore[arg-type]
 
 
 ONE_SIDED_TAIL = (1.0 - 0.95) / 2
@@ -194,8 +229,8 @@ ONE_SIDED_TAIL = (1.0 - 0.95) / 2
 
 
 def one_sided(samples: float, games_per_sample: int, won: bool) -> tuple[float, float]:
-    """(logistic Elo, normalised Elo) bounds of ``samples`` samples that all won (lower bounds) or all lost
-    (upper bounds), at 95% (see the module docstring)."""
+    """(logistic Elo, normalised Elo) bounds of ``samples`` samples that all won (lower bounds, negative below 6
+    samples) or all lost (upper bounds, their negation), at 95% (see the module docstring)."""
     if samples <= 0:
         raise SprtError("a one-sided bound needs at least one sample")
     p = ONE_SIDED_TAIL ** (1.0 / samples)  # the chance of a win that N wins in N leave at the 95% edge

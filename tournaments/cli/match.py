@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -32,15 +33,18 @@ from tournaments.cli.options import (
     TimeBank,
     TimeControl,
     games_option,
+    given_on_command_line,
     plural,
     require_database,
+    text_option,
     time_limits,
+    undone_on_failure,
     writing,
 )
 from tournaments.cli.output import lines, samples
 from tournaments.cli.run import book_line, seed_line
 from tournaments.play import defaults
-from tournaments.ratings.sprt import MODELS, Sprt, SprtError
+from tournaments.ratings.sprt import MODELS, Sprt, SprtError, check_hypotheses
 
 if TYPE_CHECKING:
     from tournaments.library import runs
@@ -65,9 +69,11 @@ def parse_sprt(items: list[str]) -> Sprt:
             values[key] = value
             continue
         try:
-            values[key] = float(value)
+            values[key] = number = float(value)
         except ValueError:
             raise typer.BadParameter(f"--sprt {key} must be a number, not {value!r}") from None
+        if not math.isfinite(number):
+            raise typer.BadParameter(f"--sprt {key} must be a finite number, not {value!r}")
     try:
         return Sprt(**values)  # type: ignore[arg-type]
     except SprtError as error:
@@ -92,11 +98,11 @@ def match(
     folder: Annotated[str, typer.Option("--bots", help="Folder to find bots named by name in.")] = "bots",
     batch: Annotated[int, typer.Option("--batch", help="Deals per SPRT look: the test decides after each batch.")]
     = defaults.BATCH,
-    seed: Annotated[str | None, typer.Option(
-        "--seed", help="Seed of every deal, chosen by you (default: a secret seed drawn at random, committed now and "
+    seed: Annotated[str | None, text_option(
+        "--seed", "Seed of every deal, chosen by you (default: a secret seed drawn at random, committed now and "
         "revealed when the match ends).", show_default=False)] = None,
-    name: Annotated[str | None, typer.Option("--name", help="Match name (default: match-A-vs-B-<game>-seed<seed>, "
-                                                            "or -<commitment> for a drawn seed).")] = None,
+    name: Annotated[str | None, text_option("--name", "Match name (default: match-A-vs-B-<game>-seed<seed>, "
+                                                      "or -<commitment> for a drawn seed).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted match (or show a finished one).")]
     = False,
     deals: Deals = None,
@@ -126,6 +132,7 @@ def match(
     """
     from engines import registry
     from tournaments.library import runs
+    from tournaments.play import naming
     from tournaments.play.executors import choice
 
     names = [item for item in bots if "=" not in item]
@@ -135,10 +142,20 @@ def match(
     if extra and sprt is None:
         raise typer.BadParameter(f"{extra[0]!r} is an --sprt value: give it after --sprt")
     test = parse_sprt([sprt, *extra]) if sprt is not None else None
-    if batch < 1:
-        raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
+    check_batch(ctx, batch, test is not None, games)
+    try:  # options that contradict each other, or a name that would be read as another: usage errors (exit 2)
+        choice.conflicts(executor, ray_address, jobs)
+        if name is not None and not resume:
+            naming.check_new_name(name)
+    except runs.TournamentError as error:
+        raise typer.BadParameter(str(error)) from None
     choice.check(executor, ray_address, jobs)
-    registry.get(game)
+    engine = registry.get(game)
+    if test is not None:
+        try:  # the hypotheses the LLR can weigh depend on the games a sample holds: the seats
+            check_hypotheses(test, players if players is not None else engine.default_seats)
+        except SprtError as error:
+            raise typer.BadParameter(f"--sprt: {error}") from None
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if resume:
         require_database(ledger, "resume")
@@ -146,18 +163,37 @@ def match(
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     shown = Shown(as_json, progress, report_every)
     try:
-        result = runs.run_match(
-            names[0], names[1], game, field=field or (), players=players, games=games, sprt=test, batch=batch,
-            folder=folder, seed=seed, name=name, resume=resume, deals=deals, jobs=jobs, limits=limits,
-            sandbox=sandbox, clock=clock, ponder=ponder, resources=resources, bot_logs=bot_logs, executor=executor,
-            ray_address=ray_address, db=ledger, observer=shown)
+        with undone_on_failure(ledger):  # a database it made is removed if it fails before storing a game
+            result = runs.run_match(
+                names[0], names[1], game, field=field or (), players=players, games=games, sprt=test, batch=batch,
+                folder=folder, seed=seed, name=name, resume=resume, deals=deals, jobs=jobs, limits=limits,
+                sandbox=sandbox, clock=clock, ponder=ponder, resources=resources, bot_logs=bot_logs,
+                executor=executor, ray_address=ray_address, db=ledger, observer=shown)
+        if result.revealed is not None and not as_json:
+            typer.echo(f"the match is over: seed revealed: {result.revealed}")
+        output.renderer(as_json).match(result.statistics, result.plan)
     except runs.Interrupted as stop:
         shown.errors.print(f"interrupted: {plural(stop.stored, 'game')} stored; continue with the same command plus "
                            "--resume")
         raise typer.Exit(130) from None
-    if result.revealed is not None and not as_json:
-        typer.echo(f"the match is over: seed revealed: {result.revealed}")
-    output.renderer(as_json).match(result.statistics, result.plan)
+    except SprtError as error:  # a test the checks above let through (a resumed match's own): one line, not a trace
+        typer.echo(f"error: the match's SPRT: {error}", err=True)
+        raise typer.Exit(1) from None
+
+
+def check_batch(ctx: typer.Context, batch: int, with_sprt: bool, games: int | None) -> None:
+    """--batch is the SPRT's step: refused without --sprt (it would change nothing), and never above the match's
+    deals (--games, or the SPRT's default cap), where the test would not look until the match's end."""
+    if not given_on_command_line(ctx, "batch"):
+        return
+    if not with_sprt:
+        raise typer.BadParameter("--batch is the number of deals between two looks of the SPRT: it needs --sprt")
+    if batch < 1:
+        raise typer.BadParameter(f"--batch is at least 1 deal, not {batch}")
+    most = games if games is not None else defaults.SPRT_DEALS
+    if batch > most:
+        where = f"--games {games:,}" if games is not None else f"the default --games with --sprt, {most:,}"
+        raise typer.BadParameter(f"--batch is at most the match's deals ({where}), not {batch:,}")
 
 
 class Shown:
@@ -198,7 +234,8 @@ class Shown:
 
         plan = self.plan = started.run.plan
         running = self.running = candidate_match.Running(plan, started.run.stored)  # read a page at a time
-        self.display = report.Display(self.console, report.mode_for(self.progress, self.console, self.as_json),
+        shown = self.errors if self.as_json else self.console  # with --json, stdout is the JSON alone
+        self.display = report.Display(shown, report.mode_for(self.progress, shown, self.as_json),
                                       self.every, expected_games(running.statistics(), plan), started.done,
                                       lambda: Text("\n".join(lines(running.statistics()))), rate=False)
         return self.display

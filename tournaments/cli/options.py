@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -24,25 +25,37 @@ if TYPE_CHECKING:  # the ledger (SQLAlchemy) is imported when a command opens it
     from ledger.store import Ledger
     from tournaments.bots.spec import Limits
 
-Db = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        envvar="TOURNEY_DB",
-        help="Database URL or SQLite file path (default: sqlite:///tourney.db in the working directory).",
-        show_default=False,
-    ),
-]
 
-LedgerKey = Annotated[
-    Path | None,
-    typer.Option(
-        "--ledger-key",
-        envvar="TOURNEY_LEDGER_KEY",
-        help="The ledger's private signing key (default: the database file's path plus .key; made if missing).",
-        show_default=False,
-    ),
-]
+def given(convert: Callable[[str], object] = str, *, optional: bool = True) -> Callable[[str], object]:
+    """The parser of an option (or argument) whose value is text or a path: an empty (or blank) value is a bad value
+    (exit 2), never read as "not given" or as the working directory (``Path("")`` is ``.``)."""
+    instead = ", or leave the option out for its default" if optional else ""
+
+    def parse(value: str) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise typer.BadParameter(f"it is empty: give a value{instead}")
+        return convert(value)
+
+    return parse
+
+
+def text_option(flag: str, help_: str, **extra) -> typer.models.OptionInfo:
+    """An option that takes text: never empty."""
+    return typer.Option(flag, help=help_, parser=given(), metavar="<str>", **extra)
+
+
+def path_option(flag: str, help_: str, **extra) -> typer.models.OptionInfo:
+    """An option that takes a file or folder: never empty."""
+    return typer.Option(flag, help=help_, parser=given(Path), metavar="<path>", **extra)
+
+
+Db = Annotated[str | None, text_option(
+    "--db", "Database URL or SQLite file path (default: sqlite:///tourney.db in the working directory).",
+    envvar="TOURNEY_DB", show_default=False)]
+
+LedgerKey = Annotated[Path | None, path_option(
+    "--ledger-key", "The ledger's private signing key (default: the database file's path plus .key; made if missing).",
+    envvar="TOURNEY_LEDGER_KEY", show_default=False)]
 
 MAX_SECONDS = 3600.0
 """The longest move time or time bank accepted (an hour: longer is a typo, not a setting)."""
@@ -51,6 +64,8 @@ MIN_MEMORY_MB = 64
 """Below this a Python bot cannot even start (its interpreter maps more address space)."""
 MAX_MEMORY_MB = 1_048_576
 MAX_GAMES = 1_000_000
+MAX_ROUNDS = MAX_GAMES
+"""A Swiss tournament's rounds, capped as --games is (each round is a table's deals at least)."""
 MAX_SEATS = 64
 """More seats than any game has: the game's own limits are checked by its engine."""
 JOBS_PER_CPU = 4
@@ -189,8 +204,8 @@ Ponder = Annotated[bool | None, typer.Option(
     "--ponder/--no-ponder", help="Let bots keep running between their turns (trusted bots only). By default, "
     "where cgroups exist, a sandboxed bot is frozen from its answer to its next request, so it cannot use its "
     "opponents' time. A resumed tournament keeps its own.", show_default=False)]
-BotLogs = Annotated[Path | None, typer.Option(
-    "--bot-logs", help="Keep the end (64 KiB) of each bot process's stderr in each game, as files in a folder per "
+BotLogs = Annotated[Path | None, path_option(
+    "--bot-logs", "Keep the end (64 KiB) of each bot process's stderr in each game, as files in a folder per "
     "bot here, named by game and seat (DIR/BOT/KEY-seatN.log; DIR/KEY-seatN.log links to it).", show_default=False)]
 Jobs = Annotated[int | None, typer.Option(
     "--jobs", help=f"Worker processes that play games while this process stores them (default: the CPU count; "
@@ -198,8 +213,8 @@ Jobs = Annotated[int | None, typer.Option(
 Executor = Annotated[str, typer.Option(
     "--executor", help="Where games are played: local (worker processes here, see --jobs) or ray (tasks on a Ray "
     "cluster; needs tourney[ray]; see docs/scaling.md).", callback=one_of(EXECUTORS))]
-RayAddress = Annotated[str | None, typer.Option(
-    "--ray-address", help="The Ray cluster to join, host:port of its head (default: RAY_ADDRESS, else a cluster "
+RayAddress = Annotated[str | None, text_option(
+    "--ray-address", "The Ray cluster to join, host:port of its head (default: RAY_ADDRESS, else a cluster "
     "started on this machine with `ray start`, else a Ray instance of this run's own).", show_default=False)]
 Players = Annotated[int | None, whole_option(
     "--players", "Seats per table (default: the game's usual count, at most the number of bots).", 1, MAX_SEATS,
@@ -234,8 +249,8 @@ def given_on_command_line(ctx: typer.Context, parameter: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-Deals = Annotated[Path | None, typer.Option(
-    "--deals", help="A deal book (`tourney deals new`): every table plays its deals, each from every seat rotation "
+Deals = Annotated[Path | None, path_option(
+    "--deals", "A deal book (`tourney deals new`): every table plays its deals, each from every seat rotation "
     "(--games: the first N of them; default: all). A resumed tournament keeps its own. See docs/tournaments.md.",
     show_default=False)]
 
@@ -283,6 +298,7 @@ class NewDatabase:
     """
 
     def __init__(self, db: str | None, ledger_key: Path | None, path: Path) -> None:
+        from ledger import signing_keys
         from ledger.store import resolve_url
 
         self._args = (db, ledger_key)
@@ -290,6 +306,9 @@ class NewDatabase:
         self.path = path
         self.where = str(path)
         self.url = resolve_url(db)  # an SQLite URL holds no password to hide
+        key = signing_keys.key_path(ledger_key, path)
+        # The key files this command would make (none where a key is already there: it is someone's).
+        self._new_keys = () if key is None or os.path.lexists(key) else (key, signing_keys.public_path(key))
 
     @property
     def exists(self) -> bool:
@@ -307,6 +326,36 @@ class NewDatabase:
             typer.echo(f"note: new database {self.where}: there was none at this path (check --db if you meant "
                        "another)", err=True)
         return getattr(self._ledger, name)
+
+
+    def discard(self) -> bool:
+        """Remove the database this command made, with the key files it made, if it holds no game (the command
+        failed before it stored any): a failed command leaves no database behind. Whether it was removed."""
+        if self._ledger is None:
+            return False
+        from sqlalchemy import text
+
+        with self._ledger.read() as connection:
+            if connection.execute(text("SELECT EXISTS (SELECT 1 FROM games)")).scalar():
+                return False
+        self._ledger.close()
+        for made in (*(self.path.with_name(self.path.name + end) for end in ("", "-wal", "-shm", "-journal")),
+                     *self._new_keys):
+            made.unlink(missing_ok=True)
+        return True
+
+
+@contextmanager
+def undone_on_failure(ledger: Ledger) -> Iterator[None]:
+    """A command's work: if it fails (an error, not Ctrl-C) before storing a game in a database it made, the
+    database and the key files made with it are removed (``NewDatabase.discard``)."""
+    try:
+        yield
+    except Exception:
+        if isinstance(ledger, NewDatabase):
+            with suppress(Exception):  # the command's own error is the one to tell
+                ledger.discard()
+        raise
 
 
 def require_database(ledger: Ledger, why: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -13,8 +14,9 @@ import tournaments.cli.output as output
 import tournaments.cli.report as report
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.bots.spec import Resources
+from tournaments.bots.spec import CPU, Resources
 from tournaments.cli.options import (
+    MAX_ROUNDS,
     BotLogs,
     Check,
     Clock,
@@ -38,12 +40,16 @@ from tournaments.cli.options import (
     TimeBank,
     TimeControl,
     games_option,
+    given,
     given_on_command_line,
     plural,
     reading,
     require_database,
+    text_option,
     time_limits,
     tournament_or_newest,
+    undone_on_failure,
+    whole_option,
     writing,
 )
 from tournaments.cli.output import LEGEND as LEGEND  # where tests have read it
@@ -59,16 +65,17 @@ DEFAULTS = Resources()
 
 def run(
     ctx: typer.Context,
-    folder: Annotated[Path, typer.Argument(help="Folder of bots (Python files, executables, *.bot.json manifests).")],
+    folder: Annotated[str, typer.Argument(help="Folder of bots (Python files, executables, *.bot.json manifests).",
+                                          callback=given(optional=False))],
     game: Annotated[str, typer.Option("--game", help="Game to play: tails-on-fire, nine-tails or lemur-tails.")],
     players: Players = None,
     games: Annotated[int, games_option("Deals per table; each is played from every seat rotation.")]
     = defaults.DEFAULT_GAMES,
-    seed: Annotated[str | None, typer.Option(
-        "--seed", help="Seed of the schedule and of every deal, chosen by you (default: a secret seed drawn at "
+    seed: Annotated[str | None, text_option(
+        "--seed", "Seed of the schedule and of every deal, chosen by you (default: a secret seed drawn at "
         "random, committed now and revealed when the tournament ends).", show_default=False)] = None,
-    name: Annotated[str | None, typer.Option("--name", help="Tournament name (default: <folder>-<game>-seed<seed>, "
-                                                            "or -<commitment> for a drawn seed).")] = None,
+    name: Annotated[str | None, text_option("--name", "Tournament name (default: <folder>-<game>-seed<seed>, "
+                                                      "or -<commitment> for a drawn seed).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a tournament that was interrupted.")] = False,
     jobs: Jobs = None,
     move_time: MoveTime = 1.0,
@@ -78,9 +85,9 @@ def run(
     form: Annotated[str, typer.Option("--format", help="round-robin (every table), gauntlet (--candidate at every "
                                       "table of the others) or swiss (--rounds rounds of tables of similar score).")]
     = formats.ROUND_ROBIN,
-    candidate: Annotated[str | None, typer.Option("--candidate", help="The gauntlet's candidate bot (by name).")]
-    = None,
-    rounds: Annotated[int | None, typer.Option("--rounds", help="Swiss rounds (default: ceil(log_k(bots))).")] = None,
+    candidate: Annotated[str | None, text_option("--candidate", "The gauntlet's candidate bot (by name).")] = None,
+    rounds: Annotated[int | None, whole_option("--rounds", "Swiss rounds (default: ceil(log_k(bots))).", 1, MAX_ROUNDS,
+                                               "rounds", show_default=False)] = None,
     deals: Deals = None,
     sandbox: Sandbox = "auto",
     clock: Clock = None,
@@ -107,33 +114,57 @@ def run(
     """
     from engines import registry
     from tournaments.library import runs
+    from tournaments.play import naming
     from tournaments.play.executors import choice
 
     registry.get(game)
     ledger = writing(db, ledger_key)  # first: a database it cannot use is refused before any bot starts
     if resume:
         require_database(ledger, "resume")
-    try:
+    try:  # options that contradict each other, or a name that would be read as another: usage errors (exit 2)
         runs.check_format(form, candidate, rounds)
+        choice.conflicts(executor, ray_address, jobs)
+        if name is not None and not resume:
+            naming.check_new_name(name)
     except runs.TournamentError as error:
         raise typer.BadParameter(str(error)) from None
+    if sandbox == "off" and (clock == CPU or ponder is False):
+        raise typer.BadParameter("--clock cpu and --no-ponder need the sandbox (its cgroups): not with --sandbox off")
     choice.check(executor, ray_address, jobs)
     limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     shown = Shown(as_json, progress, report_every, report_seconds)
     try:
-        result = runs.run_tournament(
-            folder, game, players=players, games=games if given_on_command_line(ctx, "games") else None, seed=seed,
-            name=name, resume=resume, jobs=jobs, limits=limits, form=form, candidate=candidate, rounds=rounds,
-            deals=deals, sandbox=sandbox, clock=clock, ponder=ponder, resources=resources, bot_logs=bot_logs,
-            executor=executor, ray_address=ray_address, interval=interval, db=ledger, observer=shown)
+        result = _played(shown, ledger, runs.run_tournament, Path(folder), game, players=players,
+                         games=games if given_on_command_line(ctx, "games") else None, seed=seed, name=name,
+                         resume=resume, jobs=jobs, limits=limits, form=form, candidate=candidate, rounds=rounds,
+                         deals=deals, sandbox=sandbox, clock=clock, ponder=ponder, resources=resources,
+                         bot_logs=bot_logs, executor=executor, ray_address=ray_address, interval=interval, db=ledger,
+                         observer=shown)
+        if result.revealed is not None and not as_json:
+            shown.console.print(Text(f"the tournament is over: seed revealed: {result.revealed}"), soft_wrap=True)
+        output.renderer(as_json).standings(result.standings, legend=True, game_id=result.first_game, db=db)
+    except (terminal.OutputClosed, BrokenPipeError):  # before the first game, or at the standings: nothing is lost
+        terminal.to_devnull(sys.stdout)
+        shown.errors.print("error: stdout was closed (its reader went away); every game played is stored",
+                           highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+
+def _played(shown: Shown, ledger, play, *args, **kwargs):
+    """``play(*args, **kwargs)`` (the library's run): a database it made is removed if it fails before storing a
+    game; stopped while playing (Ctrl-C, or stdout closed), the one line of how many games are stored and how to go
+    on, exit 130 (Ctrl-C) or 1 (stdout closed)."""
+    from tournaments.library import runs
+
+    try:
+        with undone_on_failure(ledger):
+            return play(*args, **kwargs)
     except runs.Interrupted as stop:
-        shown.errors.print(f"interrupted: {stop.stored} of {stop.total} games stored; continue with the same command "
-                           "plus --resume", highlight=False)
-        raise typer.Exit(130) from None
-    if result.revealed is not None and not as_json:
-        shown.console.print(Text(f"the tournament is over: seed revealed: {result.revealed}"), soft_wrap=True)
-    output.renderer(as_json).standings(result.standings, legend=True, game_id=result.first_game, db=db)
+        closed = isinstance(stop.reason, terminal.OutputClosed)
+        shown.errors.print(f"{'stdout was closed' if closed else 'interrupted'}: {stop.stored} of {stop.total} games "
+                           "stored; continue with the same command plus --resume", highlight=False, soft_wrap=True)
+        raise typer.Exit(1 if closed else 130) from None
 
 
 class Shown:
@@ -175,9 +206,10 @@ class Shown:
 
         the_run = started.run
         running = self.running = standings.Running(started.ledger, the_run.tournament)
-        self.display = report.Display(self.console, report.mode_for(self.progress, self.console, self.as_json),
+        shown = self.errors if self.as_json else self.console  # with --json, stdout is the JSON alone
+        self.display = report.Display(shown, report.mode_for(self.progress, shown, self.as_json),
                                       self.every, the_run.total, started.done,
-                                      lambda: running_standings(running, the_run, self.console),
+                                      lambda: running_standings(running, the_run, shown),
                                       seconds=self.seconds)
         return self.display
 

@@ -15,8 +15,6 @@ the module of its role, so callers keep writing ``league.submit``, ``league.stan
 
 from __future__ import annotations
 
-import re
-
 import orjson
 
 from ledger.rows import division_rows, ladder_rows
@@ -57,6 +55,7 @@ from tournaments.ladder.rating_models import (
     model,
 )
 from tournaments.ladder.submitting import DESCRIPTION_CHARS, OPPONENT, package, submit, validate
+from tournaments.play import naming
 
 __all__ = [
     "CPU_SECONDS", "DESCRIPTION_CHARS", "ELO", "MAX_PROCESSES", "MEMORY_MB", "MODELS", "OPENSKILL", "OPPONENT",
@@ -69,9 +68,9 @@ __all__ = [
 ]
 
 
-SHORT_ID = re.compile(r"[Ll]?[0-9]+")
-"""The shape of the short ids `tourney list` prints (a tournament's ``3``, a ladder's ``L1``), which every command
-that takes a ladder takes too: no new ladder is named so."""
+SHORT_ID = naming.SHORT_ID
+"""The shape of the short ids `tourney list` prints (tournaments.play.naming, where a new tournament's --name is held
+to it too): no new ladder is named so."""
 
 
 def check_ladder_name(name: str) -> str:

@@ -70,13 +70,15 @@ class Observer:
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C while games were played: what was stored is kept; the same call with ``resume=True`` continues."""
+    """Ctrl-C while games were played: what was stored is kept; the same call with ``resume=True`` continues.
+    ``reason`` is the KeyboardInterrupt that stopped it (an observer may raise one of its own to stop the run)."""
 
-    def __init__(self, name: str, stored: int, total: int | None) -> None:
+    def __init__(self, name: str, stored: int, total: int | None, reason: KeyboardInterrupt | None = None) -> None:
         super().__init__(f"interrupted: {stored} games of {name} stored")
         self.name = name
         self.stored = stored
         self.total = total
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +171,9 @@ def run_tournament(bots: str | Path | Sequence[BotSpec], game: str, *, players: 
     with prepared:  # the staged copies of the bots' files are removed at the end
         for text in prepared.notices:
             observer.notice(BOTS, text)
+        swiss_rounds = formats.default_rounds(len(prepared.bots), k) if rounds is None else rounds  # 0: refused
         chosen = (formats.Gauntlet(candidate) if form == formats.GAUNTLET
-                  else formats.Swiss(rounds or formats.default_rounds(len(prepared.bots), k)) if form == formats.SWISS
+                  else formats.Swiss(swiss_rounds) if form == formats.SWISS
                   else None)
         spec = runner.Spec(engine.name, k, games, seed, limits.move_time, limits.time_bank, tuple(prepared.bots),
                            format=chosen, sandbox=confinement.sandbox, resources=resources, clock=confinement.clock,
@@ -243,5 +246,5 @@ def _play(started: Started, bot_logs: Path | None, observer: Observer, showing: 
         with started.executor, showing:
             return runner.execute(ledger, the_run, started.workers, None, bot_logs,
                                   lambda text: observer.notice(WORKER, text), started.executor, observer.game)
-    except KeyboardInterrupt:
-        raise Interrupted(the_run.name, the_run.done, the_run.total) from None
+    except KeyboardInterrupt as stop:
+        raise Interrupted(the_run.name, the_run.done, the_run.total, stop) from None

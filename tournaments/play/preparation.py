@@ -83,6 +83,7 @@ def prepare(folder: str | Path | Sequence[BotSpec], game: str, players: int | No
     (``ready``: one that fails its handshake is left out with a notice), and fix k."""
     engine = registry.get(game)
     found, notices = discover(folder, game) if isinstance(folder, str | Path) else (list(folder), [])
+    unique_names(found)
     prepared, failures = ready(found, game, engine.default_seats, limits, confinement)
     try:
         prepared.notices[:0] = notices
@@ -101,6 +102,16 @@ def prepare(folder: str | Path | Sequence[BotSpec], game: str, players: int | No
         prepared.__exit__()
         raise
     return prepared, k
+
+
+def unique_names(bots: Sequence[BotSpec]) -> None:
+    """TournamentError naming the bot and both files if two bots have one name (a bot is known by its name), before
+    any bot starts or anything is stored."""
+    seen: dict[str, BotSpec] = {}
+    for bot in bots:
+        first = seen.setdefault(bot.name, bot)
+        if first is not bot:
+            raise TournamentError(f"two bots are named {bot.name!r}: {first.path} and {bot.path}; rename one")
 
 
 STAGING = "tourney-bots-"

@@ -9,7 +9,8 @@ from typing import Any
 
 from ledger import seeds
 from tournaments.bots.spec import WALL, BotSpec, Confinement, Limits, Resources
-from tournaments.play.formats import Plan, RoundRobin
+from tournaments.play.defaults import MATCH
+from tournaments.play.formats import ROUND_ROBIN, Plan, RoundRobin
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +118,9 @@ def resume_refusal(name: str, stored: dict[str, Any], wanted: dict[str, Any]) ->
         changed = [key for key in changed if key not in ("move_time_ms", "time_bank_ms")]
     hint = (": to play without (or with changed) bots, start a new tournament with another --name"
             if "bots" in changed else "")
-    differ = ", ".join(_difference(key, stored.get(key), wanted.get(key)) for key in changed)
-    return f"cannot resume {name!r}: its {differ} differ from this command's{hint}"
+    told = [told for key in changed for told in _differences(key, stored.get(key), wanted.get(key), _match(wanted))]
+    verb = "differs" if len(told) == 1 else "differ"
+    return f"cannot resume {name!r}: its {_listed(told)} {verb} from this command's{hint}"
 
 
 def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -> str:
@@ -135,25 +137,69 @@ def book_changed(name: str, stored: list[str] | None, given: list[str] | None) -
 
 SPEC_OPTIONS = {
     "games": "--games", "players": "--players", "move_time_ms": "--move-time", "time_bank_ms": "--time-bank",
-    "sandbox": "--sandbox", "resources": "--memory-mb, --cpu-seconds, --max-processes", "format": "--format",
-    "tc": "--tc",
+    "sandbox": "--sandbox", "clock": "--clock", "ponder": "--ponder", "tc": "--tc",
+    "memory_mb": "--memory-mb", "cpu_seconds": "--cpu-seconds", "max_processes": "--max-processes",
 }
-"""The option of the command that sets each key of a stored spec, for the message of a refused resume."""
+"""The option of `tourney run` and `tourney match` that sets each key of a stored spec (or of its resources), for the
+message of a refused resume."""
+FORMAT_OPTIONS = {"name": "--format", "candidate": "--candidate", "rounds": "--rounds"}
+"""`tourney run`'s options that set each key of a stored format."""
+MATCH_OPTIONS = {"sprt": "--sprt", "batch": "--batch", "candidate": "CANDIDATE", "baselines": "BASELINE",
+                 "field": "--field"}
+"""`tourney match`'s options (and arguments) that set each key of a stored match."""
 
 
-def _difference(key: str, stored: Any, given: Any) -> str:
-    """One changed key of a spec, as the user can act on it: ``games (--games: stored 10, given 4)``."""
+def _match(spec: dict[str, Any]) -> bool:
+    """Whether ``spec`` is a match's (`tourney match`), whose format is set by other options than run's."""
+    return isinstance(spec.get("format"), dict) and spec["format"].get("name") == MATCH
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _differences(key: str, stored: Any, given: Any, match: bool) -> list[str]:
+    """One changed key of a spec, as the option the user typed for the command they ran, with both values:
+    ``--games (stored 10, given 4)``; a key of no option (``bots``) by its name."""
+    if key == "resources":
+        stored, given = stored or {}, given or {}
+        return [_told(SPEC_OPTIONS.get(k, k), stored.get(k), given.get(k))
+                for k in sorted({*stored, *given}) if stored.get(k) != given.get(k)]
+    if key == "format":
+        if match:
+            stored, given = stored or {}, given or {}
+            return [_told(MATCH_OPTIONS.get(k, k), _shown(stored.get(k)), _shown(given.get(k)))
+                    for k in sorted({*stored, *given}) if stored.get(k) != given.get(k)]
+        stored_name, given_name = ((form or {}).get("name", ROUND_ROBIN) for form in (stored, given))
+        if stored_name != given_name:
+            return [_told("--format", stored_name, given_name)]
+        return [_told(FORMAT_OPTIONS.get(k, k), stored.get(k), given.get(k))
+                for k in sorted({*stored, *given}) if stored.get(k) != given.get(k)]
     option = SPEC_OPTIONS.get(key)
     if option is None:
-        return key
+        return [key]
     if key == "tc":
         def clock(tc: Any) -> str:
             return "none" if tc is None else f"{tc['base_ms'] / 1000:g}+{tc['increment_ms'] / 1000:g}"
 
-        return f"{key} ({option}: stored {clock(stored)}, given {clock(given)})"
-    if isinstance(stored, dict) or isinstance(given, dict):
-        return f"{key} ({option})"
+        return [_told(option, clock(stored), clock(given))]
+    if key in ("move_time_ms", "time_bank_ms"):
+        return [_told(option, *(f"{value / 1000:g} s" for value in (stored, given)))]
+    return [_told(option, stored, given)]
+
+
+def _shown(value: Any) -> Any:
+    """A stored value as the user gave it: a list as its items, an SPRT as its parameters, nothing as none."""
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "none"
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items())
+    return value
+
+
+def _told(option: str, stored: Any, given: Any) -> str:
     if isinstance(stored, bool) or isinstance(given, bool):
         stored, given = ("on" if stored else "off"), ("on" if given else "off")
-    unit = {"move_time_ms": " ms", "time_bank_ms": " ms"}.get(key, "")
-    return f"{key} ({option}: stored {stored}{unit}, given {given}{unit})"
+    return f"{option} (stored {stored}, given {given})"

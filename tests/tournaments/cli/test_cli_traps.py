@@ -116,8 +116,8 @@ def test_a_refused_resume_names_the_option_that_differs(tmp_path):
     assert tourney("run", folder, "--games", "1", *common).exit_code == 0
     result = tourney("run", folder, "--games", "2", "--resume", *common)
     assert result.exit_code == 1
-    assert result.output.splitlines()[-1] == ("error: cannot resume 'pair-lemur-tails-seed1': its games (--games: "
-                                              "stored 1, given 2) differ from this command's")
+    assert result.output.splitlines()[-1] == ("error: cannot resume 'pair-lemur-tails-seed1': its --games (stored 1, "
+                                              "given 2) differs from this command's")
 
 
 def test_counts_of_one_are_worded_in_the_singular(tmp_path):

@@ -341,12 +341,12 @@ def test_the_ray_executor_without_ray_is_one_line_error(tmp_path, command):
 
 @pytest.mark.parametrize(("options", "code", "words"), [
     (["--executor", "cluster"], 2, "'cluster' is not one of local, ray"),
-    (["--executor", "ray", "--jobs", "2"], 1, "--jobs is for --executor local"),
-    (["--ray-address", "127.0.0.1:6379"], 1, "--ray-address is for --executor ray only"),
+    (["--executor", "ray", "--jobs", "2"], 2, "--jobs is for --executor local"),
+    (["--ray-address", "127.0.0.1:6379"], 2, "--ray-address is for --executor ray only"),
 ])
 def test_executor_options_that_do_not_fit_are_refused_in_one_line(tmp_path, options, code, words):
-    """An unknown executor is a usage error (2); --jobs with Ray, or --ray-address without it, is refused
-    (1); each in one line, before any game is played."""
+    """An unknown executor, --jobs with Ray, or --ray-address without it: usage errors (2), each in one line, before
+    any game is played."""
     folder = bots_folder(tmp_path)
     db = tmp_path / "t.db"
     done = cli.tourney("run", str(folder), "--game", GAME, *options,

@@ -409,11 +409,12 @@ def test_a_resumed_tournament_keeps_its_clock_and_pondering(tmp_path):
 
 
 def test_without_the_sandbox_no_cpu_clock_is_offered(tmp_path):
-    """--clock cpu and --no-ponder need the sandbox's cgroups: with --sandbox off they are refused in one line."""
+    """--clock cpu and --no-ponder need the sandbox's cgroups: with --sandbox off they are a usage error, one line."""
     folder, _ = hostile_folder(tmp_path, good=2)
     done = tourney(tmp_path, "run", str(folder), "--game", GAME, "--sandbox", "off", "--clock", "cpu",
                    "--db", str(tmp_path / "t.db"))
-    assert (done.returncode, done.stderr) == (1, "error: --clock cpu and --no-ponder need the sandbox (its cgroups)\n")
+    assert (done.returncode, done.stderr) == (2, "error: Invalid value: --clock cpu and --no-ponder need the sandbox "
+                                                 "(its cgroups): not with --sandbox off (see `tourney run --help`)\n")
 
 
 def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):

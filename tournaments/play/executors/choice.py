@@ -109,6 +109,14 @@ def ray_installed() -> bool:
 def check(name: str, ray_address: str | None = None, jobs: int | None = None) -> None:
     """ExecutorError if the executor called ``name`` cannot be used here, or an option is not its own
     (checked before any bot starts)."""
+    conflicts(name, ray_address, jobs)
+    if name == RAY and not ray_installed():
+        raise ExecutorError("--executor ray needs Ray, which is not installed here: pip install 'tourney[ray]'")
+
+
+def conflicts(name: str, ray_address: str | None = None, jobs: int | None = None) -> None:
+    """ExecutorError if ``name`` is no executor, or an option given is not its own (a usage error, whatever is
+    installed here)."""
     if name not in EXECUTORS:
         raise ExecutorError(f"--executor is one of {', '.join(EXECUTORS)}, not {name!r}")
     if name == LOCAL and ray_address is not None:
@@ -116,8 +124,6 @@ def check(name: str, ray_address: str | None = None, jobs: int | None = None) ->
     if name == RAY and jobs is not None:
         raise ExecutorError("--jobs is for --executor local: on Ray as many games play at once as the cluster has "
                             "CPUs")
-    if name == RAY and not ray_installed():
-        raise ExecutorError("--executor ray needs Ray, which is not installed here: pip install 'tourney[ray]'")
 
 
 def open_executor(name: str, workers: int, ray_address: str | None = None, quiet_stdout: bool = True) -> Executor:

@@ -163,7 +163,7 @@ def match(
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     shown = Shown(as_json, progress, report_every)
     try:
-        with undone_on_failure(ledger):  # a database it made is removed if it fails before storing a game
+        with undone_on_failure(ledger):  # a database it made is removed if it fails before a tournament begins
             result = runs.run_match(
                 names[0], names[1], game, field=field or (), players=players, games=games, sprt=test, batch=batch,
                 folder=folder, seed=seed, name=name, resume=resume, deals=deals, jobs=jobs, limits=limits,

@@ -329,14 +329,17 @@ class NewDatabase:
 
 
     def discard(self) -> bool:
-        """Remove the database this command made, with the key files it made, if it holds no game (the command
-        failed before it stored any): a failed command leaves no database behind. Whether it was removed."""
+        """Remove the database this command made, with the key files it made, if it holds no tournament, ladder or
+        game (the command failed before it began one: a ledger key that cannot be made, say): a failed command leaves
+        no database behind. A tournament begun is kept, played games or not (its row, its seed's commitment: what a
+        --resume or an audit reads). Whether it was removed."""
         if self._ledger is None:
             return False
         from sqlalchemy import text
 
         with self._ledger.read() as connection:
-            if connection.execute(text("SELECT EXISTS (SELECT 1 FROM games)")).scalar():
+            if connection.execute(text("SELECT EXISTS (SELECT 1 FROM games) OR EXISTS (SELECT 1 FROM tournaments) "
+                                       "OR EXISTS (SELECT 1 FROM ladders)")).scalar():
                 return False
         self._ledger.close()
         for made in (*(self.path.with_name(self.path.name + end) for end in ("", "-wal", "-shm", "-journal")),
@@ -347,8 +350,8 @@ class NewDatabase:
 
 @contextmanager
 def undone_on_failure(ledger: Ledger) -> Iterator[None]:
-    """A command's work: if it fails (an error, not Ctrl-C) before storing a game in a database it made, the
-    database and the key files made with it are removed (``NewDatabase.discard``)."""
+    """A command's work: if it fails (an error, not Ctrl-C) before beginning a tournament in a database it made,
+    the database and the key files made with it are removed (``NewDatabase.discard``)."""
     try:
         yield
     except Exception:

@@ -128,10 +128,10 @@ def run(
             naming.check_new_name(name)
     except runs.TournamentError as error:
         raise typer.BadParameter(str(error)) from None
-    if sandbox == "off" and (clock == CPU or ponder is False):
-        raise typer.BadParameter("--clock cpu and --no-ponder need the sandbox (its cgroups): not with --sandbox off")
     choice.check(executor, ray_address, jobs)
     limits, clock = time_limits(ctx, tc, move_time, time_bank, clock)
+    if sandbox == "off" and (clock == CPU or ponder is False):
+        raise typer.BadParameter("--clock cpu and --no-ponder need the sandbox (its cgroups): not with --sandbox off")
     resources = Resources(memory_mb=memory_mb, cpu_seconds=cpu_seconds, max_processes=max_processes)
     shown = Shown(as_json, progress, report_every, report_seconds)
     try:
@@ -152,9 +152,9 @@ def run(
 
 
 def _played(shown: Shown, ledger, play, *args, **kwargs):
-    """``play(*args, **kwargs)`` (the library's run): a database it made is removed if it fails before storing a
-    game; stopped while playing (Ctrl-C, or stdout closed), the one line of how many games are stored and how to go
-    on, exit 130 (Ctrl-C) or 1 (stdout closed)."""
+    """``play(*args, **kwargs)`` (the library's run): a database it made is removed if it fails before its
+    tournament begins; stopped while playing (Ctrl-C, or stdout closed), the one line of how many games are stored
+    and how to go on, exit 130 (Ctrl-C) or 1 (stdout closed)."""
     from tournaments.library import runs
 
     try:

@@ -105,7 +105,7 @@ NOTE = "note: new database {db}: there was none at this path (check --db if you 
 @pytest.mark.parametrize("where", ["missing-folder", "a-folder"])
 def test_a_ledger_key_that_cannot_be_made_leaves_no_database(tmp_path, duo, where):
     """--ledger-key in a folder that does not exist, or naming a folder: the new database made for the run is removed
-    with the error (it held no game), and a folder given as the key is left as it was."""
+    with the error (it held no tournament), and a folder given as the key is left as it was."""
     (tmp_path / "keys").mkdir()
     key = tmp_path / "no" / "such" / "k.key" if where == "missing-folder" else tmp_path / "keys"
     result = tourney(*run(duo, "--ledger-key", str(key), db="n.db"), cwd=tmp_path)

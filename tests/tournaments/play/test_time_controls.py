@@ -142,9 +142,9 @@ def test_tc_is_kept_with_the_tournament_and_refused_beside_the_move_clock(tmp_pa
             "--db", "t.db")
     assert tourney(tmp_path, *base, "--tc", "5+0.1").returncode == 0
     other = tourney(tmp_path, *base, "--tc", "6+0.1", "--resume")
-    assert other.returncode == 1 and "its tc (--tc: stored 5+0.1, given 6+0.1) differ" in other.stderr, other.stderr
+    assert other.returncode == 1 and "its --tc (stored 5+0.1, given 6+0.1) differs" in other.stderr, other.stderr
     moved = tourney(tmp_path, *base, "--resume")
-    assert moved.returncode == 1 and "its tc (--tc: stored 5+0.1, given none) differ" in moved.stderr, moved.stderr
+    assert moved.returncode == 1 and "its --tc (stored 5+0.1, given none) differs" in moved.stderr, moved.stderr
     same = tourney(tmp_path, *base, "--tc", "5+0.1", "--resume")
     assert same.returncode == 0 and "(2 already stored)" in same.stdout, same.stderr
     both = tourney(tmp_path, *base, "--tc", "5+0.1", "--move-time", "2", "--name", "x")

@@ -96,13 +96,21 @@ def max_jobs() -> int:
     return JOBS_PER_CPU * cpu_count()
 
 
-def check_jobs(value: int) -> int:
-    """0 (play in this process) up to JOBS_PER_CPU x the CPU count; never negative."""
-    top = max_jobs()
-    if not 0 <= value <= top:
-        raise typer.BadParameter(f"{value} is out of range: 0 (play here) to {top} ({JOBS_PER_CPU} per CPU, "
-                                 f"{cpu_count()} CPUs)")
-    return value
+def jobs_check(here: str) -> Callable[[int], int]:
+    """The check of a --jobs: 0 (``here``: the work in this process) up to JOBS_PER_CPU x the CPU count."""
+
+    def check(value: int) -> int:
+        top = max_jobs()
+        if not 0 <= value <= top:
+            raise typer.BadParameter(f"{value} is out of range: 0 ({here}) to {top} ({JOBS_PER_CPU} per CPU, "
+                                     f"{cpu_count()} CPUs)")
+        return value
+
+    return check
+
+
+check_jobs = jobs_check("play here")
+"""run's and match's --jobs: 0 plays in this process."""
 
 
 def _optional(check: Callable) -> Callable:

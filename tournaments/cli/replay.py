@@ -18,7 +18,7 @@ from tournaments.cli.options import (
     NewDatabase,
     RayAddress,
     cpu_count,
-    max_jobs,
+    jobs_check,
     one_of,
     plural,
     reading,
@@ -40,13 +40,8 @@ View = Annotated[str, typer.Option("--view", help="Who the log is for: full, spe
 TournamentRef = Annotated[str | None, typer.Option("--tournament", help="A tournament's id or name.")]
 LadderRef = Annotated[str | None, typer.Option("--ladder", help="A ladder's name (or the id `tourney list` shows): "
                                                                  "every game played on it.")]
-def check_verify_jobs(value: int) -> int:
-    """verify's --jobs: 0 (verify in this process) up to JOBS_PER_CPU x the CPU count, as run's --jobs."""
-    top = max_jobs()
-    if not 0 <= value <= top:
-        raise typer.BadParameter(f"{value} is out of range: 0 (verify here) to {top} ({JOBS_PER_CPU} per CPU, "
-                                 f"{cpu_count()} CPUs)")
-    return value
+check_verify_jobs = jobs_check("verify here")
+"""verify's --jobs: 0 verifies in this process."""
 
 
 VerifyJobs = Annotated[int | None, typer.Option(

@@ -269,8 +269,9 @@ def require_current(connection: Connection) -> None:
     """Behind, in one line saying what to do, unless every stored game is counted."""
     counted, stored = position(connection), newest(connection)
     if counted < stored:
-        raise Behind(f"the read models count {counted:,} of the {stored:,} stored games (the ledger was written by "
-                     "an older tourney): run `tourney db upgrade` to count the rest")
+        raise Behind(f"the read models count {counted:,} of the {stored:,} stored games (a ledger an older tourney "
+                     "wrote, or a `db audit --rebuild` stopped before its end): run `tourney db upgrade` to count the "
+                     "rest")
 
 
 def outcomes(connection: Connection, forfeits: Mapping[str, int | None]) -> list[Outcome]:

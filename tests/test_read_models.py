@@ -186,6 +186,31 @@ def test_the_audit_names_the_first_row_that_differs_and_rebuild_mends_it(league_
     assert tourney("standings", "cup", "--json", "--db", backend.url).output == before
 
 
+def test_a_rebuild_stopped_half_way_is_refused_by_every_reader_until_db_upgrade_counts_the_rest(league_db):
+    """`db audit --rebuild` empties the read models in one transaction and counts the games again in others: stopped
+    between them (Ctrl-C, a kill), the lists refuse in one line naming the cure, as standings do, where they showed
+    a part's counts; `tourney db upgrade` counts the rest, and the lists and the audit are whole again."""
+    backend = league_db
+    listed = tourney("list", "--json", "--db", backend.url)
+    ladders = tourney("ladder", "list", "--db", backend.url)
+    assert listed.exit_code == 0 and ladders.exit_code == 0
+    ledger = Ledger(backend.url)
+    with ledger.write() as connection:  # what the rebuild's first transaction leaves
+        read_models.clear(connection)
+    ledger.close()
+    for args in (("list",), ("list", "--json"), ("ladder", "list"), ("standings", "cup"),
+                 ("ladder", "standings", "duel")):
+        refused = tourney(*args, "--db", backend.url)
+        assert refused.exit_code == 1 and refused.output.startswith(
+            "error: the read models count 0 of the 36 stored games (a ledger an older tourney wrote, or a `db audit "
+            "--rebuild` stopped before its end): run `tourney db upgrade` to count the rest"), (args, refused.output)
+    upgraded = tourney("db", "upgrade", "--db", backend.url, "--ledger-key", backend.key)
+    assert upgraded.exit_code == 0 and "counted 36 stored games into the read models" in upgraded.output
+    assert tourney("list", "--json", "--db", backend.url).output == listed.output
+    assert tourney("ladder", "list", "--db", backend.url).output == ladders.output
+    assert audited(backend.url).differences == []
+
+
 @pytest.mark.slow
 def test_a_ledger_upgraded_from_before_the_read_models_is_counted_by_db_upgrade(league_db):
     """A ledger written before revision 0013 (its games stored, its read models absent): after the schema

@@ -130,7 +130,7 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(read_models.Behind)
     async def behind(request: Request, error: read_models.Behind) -> Response:
-        # A ledger upgraded from before the read models, not counted yet: the operator runs `tourney db upgrade`.
+        # Read models counting some games only (an older tourney's ledger, a rebuild stopped): `tourney db upgrade`.
         return answer(request, 503, "this league's read models are being brought up to date; its operator runs "
                                     "`tourney db upgrade`")
 

@@ -106,14 +106,16 @@ def get(ledger: Ledger, name: str) -> dict[str, Any]:
         return dict(row)
 
 
-def all_ladders(ledger: Ledger) -> list[dict[str, Any]]:
+def all_ladders(ledger: Ledger, counted: bool = False) -> list[dict[str, Any]]:
     """Every ladder by name, with its active entries and its games: its latest game's number as the read models
-    count it (ladder_snapshots.latest_counted: an index step, where a count of its games reads every one)."""
+    count it (ladder_snapshots.latest_counted: an index step, where a count of its games reads every one).
+    ``counted``: where the games are shown, refuse unless the read models count every game (``rows.listed``)."""
     return listed(ledger, "SELECT l.id, l.name, l.game, l.players, l.created_at, "
                   "(SELECT COUNT(*) FROM ladder_entries e WHERE e.ladder_id = l.id AND e.status = 'active'), "
                   "(SELECT COALESCE(MAX(g.ladder_number), 0) FROM game_results g WHERE g.ladder_id = l.id), "
                   "l.publish, l.rating, l.divisions FROM ladders l ORDER BY l.name",
-                  ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating", "divisions"))
+                  ("id", "name", "game", "players", "created_at", "active", "games", "publish", "rating", "divisions"),
+                  counted=counted)
 
 
 def entries(ledger: Ledger, ladder_id: int, active_only: bool = True) -> list[dict[str, Any]]:

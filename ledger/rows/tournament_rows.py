@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 
-from ledger import read_fits, seeds
+from ledger import read_fits, read_models, seeds
 from ledger.canonical import canonical, loads
 from ledger.checkpoints import TOURNAMENT, Scope
 from ledger.models import Tournament
@@ -145,15 +145,17 @@ SUMMARY = ("SELECT t.id, t.name, t.game, t.spec, t.created_at, "
 SUMMARY_KEYS = ("id", "name", "game", "spec", "created_at", "bots", "games")
 
 
-def all_tournaments(ledger: Ledger) -> list[dict[str, Any]]:
+def all_tournaments(ledger: Ledger, counted: bool = False) -> list[dict[str, Any]]:
     """Every tournament with its entrants and its finished games (as the read models count them: a kept count, not
-    a count of its games), oldest first."""
-    return listed(ledger, f"{SUMMARY} ORDER BY t.id", SUMMARY_KEYS)
+    a count of its games), oldest first. ``counted``: where the games are shown, refuse unless the read models
+    count every game (``rows.listed``)."""
+    return listed(ledger, f"{SUMMARY} ORDER BY t.id", SUMMARY_KEYS, counted=counted)
 
 
 def newest(ledger: Ledger, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
     """One page of the tournaments, newest first, as ``all_tournaments`` gives them, and how many there are."""
     with ledger.read() as connection:
+        read_models.require_current(connection)  # the games shown are the read models' count
         total = connection.execute(text("SELECT COUNT(*) FROM tournaments")).scalar()
         rows = connection.execute(text(f"{SUMMARY} ORDER BY t.id DESC LIMIT :limit OFFSET :offset"),
                                   {"limit": limit, "offset": offset})
@@ -163,6 +165,7 @@ def newest(ledger: Ledger, offset: int, limit: int) -> tuple[list[dict[str, Any]
 def summary(ledger: Ledger, tournament_id: int) -> dict[str, Any]:
     """One tournament as ``all_tournaments`` gives it."""
     with ledger.read() as connection:
+        read_models.require_current(connection)
         row = connection.execute(text(f"{SUMMARY} WHERE t.id = :id"), {"id": tournament_id}).first()
         return dict(zip(SUMMARY_KEYS, row, strict=True))
 

@@ -13,6 +13,7 @@ import zipfile
 import orjson
 import pytest
 
+from ledger import read_models
 from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from replays import log as logfmt
@@ -95,6 +96,23 @@ def test_tournament_standings_are_the_clis(serve, league):
     assert shown["standings"] == expected["standings"] and shown["los"] == expected["los"]
     assert shown["head_to_head"] == expected["head_to_head"]
     assert api.get(f"/api/tournaments/{shown['id']}").json()["name"] == TOURNAMENT
+
+
+def test_read_models_emptied_by_a_rebuild_stopped_half_way_are_a_503_not_a_parts_counts(serve, league):
+    """A `db audit --rebuild` stopped after emptying the read models: the lists (which show each tournament's and
+    ladder's games as the read models count them) and the home page answer 503 saying the operator is on it, as the
+    standings do, where they showed counts of 0; once `tourney db upgrade` has counted the games again, 200."""
+    whole = serve().get("/api/tournaments").json()
+    ledger = Ledger(str(league.path))
+    with ledger.write() as connection:  # what the rebuild's first transaction leaves
+        read_models.clear(connection)
+    ledger.close()
+    api = serve()
+    for url in ("/api/tournaments", "/api/ladders", "/", f"/api/tournaments/{TOURNAMENT}"):
+        refused = api.get(url)
+        assert refused.status_code == 503 and "being brought up to date" in refused.text, (url, refused.text)
+    assert "counted" in tourney("db", "upgrade", "--db", league.path)
+    assert serve().get("/api/tournaments").json() == whole
 
 
 def test_tournament_games_paginated_with_forfeits(serve):

@@ -121,7 +121,7 @@ def list_(db: Db = None) -> None:
     columns = [tables.Column("id"), tables.Column("ladder", tables.NAME), tables.Column("game", tables.WORD),
                tables.Column("players"), tables.Column("active bots"), tables.Column("games")]
     shown = [(ladder_id(row["id"]), Text(row["name"]), row["game"], str(row["players"]), str(row["active"]),
-              str(row["games"])) for row in ladder_rows.all_ladders(reading(db))]
+              str(row["games"])) for row in ladder_rows.all_ladders(reading(db), counted=True)]
     console = terminal.console()
     console.print(tables.fitted(console, columns, shown))
 

@@ -30,10 +30,10 @@ def list_(as_json: Json = False, db: Db = None) -> None:
 
     ledger = reading(db)
     tournaments = [{"kind": tournament_rows.kind(row), **{k: v for k, v in row.items() if k != "spec"},
-                    "ref": str(row["id"])} for row in tournament_rows.all_tournaments(ledger)]
+                    "ref": str(row["id"])} for row in tournament_rows.all_tournaments(ledger, counted=True)]
     ladders = [{"kind": "ladder", "id": row["id"], "name": row["name"], "game": row["game"], "bots": row["active"],
                 "games": row["games"], "created_at": row["created_at"], "ref": ladder_id(row["id"])}
-               for row in ladder_rows.all_ladders(ledger)]
+               for row in ladder_rows.all_ladders(ledger, counted=True)]
     if as_json:
         typer.echo(orjson.dumps({"tournaments": tournaments, "ladders": ladders}, option=orjson.OPT_INDENT_2).decode())
         return

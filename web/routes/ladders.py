@@ -73,7 +73,7 @@ past them, however many bots play."""
 
 def summaries(ledger: Ledger) -> list[schemas.LadderSummary]:
     return [schemas.LadderSummary(**{k: row[k] for k in schemas.LadderSummary.model_fields})
-            for row in ladder_rows.all_ladders(ledger)]
+            for row in ladder_rows.all_ladders(ledger, counted=True)]
 
 
 def shown_rating(point: dict) -> float:

@@ -91,11 +91,11 @@ def check_signature(log: dict[str, Any], trusted: bytes | None = None) -> str:
 
     Returns a short description; SignatureError if it does not hold.
     """
-    signature = log.get("signature")
-    if signature is None:
+    if "signature" not in log:  # absent, not null: a null signature is a malformed one (shape_problem)
         if trusted is not None:
             raise SignatureError(f"game {log['game_id']}: the log is not signed, but a key was given to check")
         return "unsigned"
+    signature = log["signature"]
     problem = shape_problem(signature)
     if problem is not None:
         raise SignatureError(f"game {log['game_id']}: {problem}")

@@ -9,8 +9,9 @@ and control characters included, fits on one line and reads back exactly. Lines 
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import orjson
 from replays.log import LogError, loads_strictly
 
 _TAG = re.compile(r"\[([A-Za-z][A-Za-z0-9]*) (.+)\]")
+_HEX64 = re.compile("[0-9a-f]{64}")
 
 
 class TextError(LogError):
@@ -38,6 +40,28 @@ class Tag:
 
     value: Any
     line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """What a tag's value must be: the words a refusal says it in, and the test of a value."""
+
+    said: str
+    holds: Callable[[Any], bool]
+
+
+STRING = Kind("a string", lambda value: type(value) is str)
+WHOLE = Kind("a whole number", lambda value: type(value) is int and value >= 0)
+OBJECT = Kind("an object", lambda value: type(value) is dict)
+HASH = Kind("a string of 64 hex digits (0-9a-f)", lambda value: type(value) is str and bool(_HEX64.fullmatch(value)))
+STRINGS = Kind("a list of strings", lambda value: type(value) is list and all(type(item) is str for item in value))
+
+
+def check_kind(name: str, key: str, tag: Tag, kind: Kind) -> None:
+    """TextError at the tag's line unless its value is of ``kind``: null, 0, false, "" or [] where an object
+    belongs, 1.0 where a whole number does, a number where a string does, is refused, never read as another."""
+    if not kind.holds(tag.value):
+        raise TextError(name, tag.line, f"{key} must be {kind.said}, found {shown(_spelt(tag.value))}")
 
 
 def tag_line(name: str, value: Any) -> str:
@@ -81,12 +105,12 @@ def after_first_line(text: str, name: str, first_line: str, what: str) -> Iterat
 def check_version(name: str, tag: Tag, supported: int, what: str) -> None:
     """A format's version tag: TextError at its line unless it is ``supported``, saying to upgrade for a newer one."""
     value = tag.value
-    if value == supported and not isinstance(value, bool):
+    if type(value) is int and value == supported:  # not 1.0, not true: a version is a whole number
         return
-    if isinstance(value, int) and not isinstance(value, bool) and value > supported:
+    if type(value) is int and value > supported:
         raise TextError(name, tag.line, f"{what} format version {value} is newer than this tourney reads "
                         f"({supported}); upgrade tourney")
-    raise TextError(name, tag.line, f"unknown {what} format version {shown(repr(value))}")
+    raise TextError(name, tag.line, f"unknown {what} format version {shown(_spelt(value))}")
 
 
 def is_tag(line: str) -> bool:
@@ -116,3 +140,8 @@ def shown(text: str, limit: int = 60) -> str:
     """A piece of a line for a message: quoted, escaped (no control character reaches a terminal), cut."""
     quoted = repr(text)
     return quoted if len(quoted) <= limit else quoted[: limit - 1] + "…"
+
+
+def _spelt(value: Any) -> str:
+    """A tag's value as its line spells it, compact JSON (json, not orjson: an integer past 64 bits too)."""
+    return json.dumps(value, separators=(",", ":"))

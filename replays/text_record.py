@@ -37,9 +37,15 @@ from ledger.seeds import commitment as seed_commitment
 from replays import log as logfmt
 from replays.record import GAME_ENDED, GAME_STARTED, SEAT_FORFEITED, Sealer, SeatInfo, started_data
 from replays.tags import (
+    HASH,
+    OBJECT,
+    STRING,
+    STRINGS,
+    WHOLE,
     Tag,
     TextError,
     after_first_line,
+    check_kind,
     check_version,
     is_tag,
     parse_tag,
@@ -61,10 +67,13 @@ _REQUIRED = ("FormatVersion", "Game", "Rules", "Seats", "Options", "Result", "Te
              "SeedCommitment", "Seed", "Opening", "Head")
 OPENING_TAGS = "Game, Rules, Seats, Options, the seats' tags, GameId, Prng and SeedCommitment"
 """The tags game_started is made of: the Opening tag, its hash, holds them."""
-_OPTIONAL = (*LABELS, "ForfeitSeat", "ForfeitReason", "EndedKeys", "Signature")
+_KINDS = {"FormatVersion": WHOLE, **dict.fromkeys(LABELS, STRING), "Game": STRING, "Rules": WHOLE, "Seats": WHOLE,
+          "Options": OBJECT, "Result": STRING, "Termination": STRING, "ForfeitSeat": WHOLE, "ForfeitReason": STRING,
+          "GameId": STRING, "Prng": STRING, "SeedCommitment": HASH, "Seed": STRING, "EndedKeys": STRINGS,
+          "Opening": HASH, "Head": HASH, "Signature": OBJECT}
+"""Every tag of the format (and the seats', ``_SEAT_TAG``: strings) by the kind of its value, checked as it is read."""
 _SEAT_TAG = re.compile(r"Seat(0|[1-9][0-9]*)(Hash)?")
 _MOVE = re.compile(rf"(0|[1-9][0-9]*) ([!-~]+)((?: ~[0-9a-f]{{32}})*) #([0-9a-f]{{{CHECK_DIGITS}}})")
-_HEX64 = re.compile("[0-9a-f]{64}")
 _ACTION = re.compile("[!-~]+")
 FINISHED, FORFEIT = "finished", "forfeit"
 _ENDED_KEYS = ("opening", "ranking", "reason", "scores", "seed")
@@ -212,7 +221,7 @@ def _tags(log: dict[str, Any], labels: dict[str, str], forfeit: dict[str, Any] |
     if not {"opening", "ranking", "reason", "seed"} <= ended.keys():  # a log written before game_ended named them
         out.append(tag_line("EndedKeys", sorted(ended)))
     out += [tag_line("Opening", log["events"][0]["hash"]), tag_line("Head", log["head"])]
-    if log.get("signature") is not None:
+    if "signature" in log:  # null too: the reader refuses it, as verify does a JSON log's
         out.append(tag_line("Signature", log["signature"]))
     return out
 
@@ -286,17 +295,19 @@ def parse(text: str, name: str = "record") -> Parsed:
 
 
 def _known_tag(name: str, number: int, line: str, tags: dict[str, Tag]) -> None:
-    """A tag of the format; the format's version is checked as soon as it is read, so that a newer record is
-    refused for what it is rather than for a line this version does not know."""
+    """A tag of the format, its value of the tag's kind; the format's version is checked as soon as it is read, so
+    that a newer record is refused for what it is rather than for a line this version does not know."""
     key = line[1:].split(" ", 1)[0]
+    kind = STRING if _SEAT_TAG.fullmatch(key) else _KINDS.get(key)
+    if kind is None:
+        raise TextError(name, number, f"unknown tag {key} (a record holds only the tags of its format)")
+    check_kind(name, key, tags[key], kind)
     if key == "FormatVersion":
         check_version(name, tags[key], FORMAT_VERSION, "record")
-    if key not in _REQUIRED and key not in _OPTIONAL and not _SEAT_TAG.fullmatch(key):
-        raise TextError(name, number, f"unknown tag {key} (a record holds only the tags of its format)")
 
 
 class _Tags:
-    """A parsed record's tags, each read as the type it must have (TextError naming its line otherwise)."""
+    """A parsed record's tags, each of its kind (``parse`` checked them, ``_KINDS``)."""
 
     def __init__(self, parsed: Parsed) -> None:
         self.name = parsed.name
@@ -308,21 +319,8 @@ class _Tags:
     def fail(self, key: str, message: str) -> TextError:
         return TextError(self.name, self.line(key), message)
 
-    def text(self, key: str, pattern: re.Pattern[str] | None = None) -> str:
-        value = self.tags[key].value
-        if not isinstance(value, str) or (pattern is not None and not pattern.fullmatch(value)):
-            what = "a string" if pattern is None else f"a string of the form {pattern.pattern}"
-            raise self.fail(key, f"{key} must be {what}, found {shown(repr(value))}")
-        return value
-
-    def whole(self, key: str) -> int:
-        value = self.tags[key].value
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise self.fail(key, f"{key} must be a whole number, found {shown(repr(value))}")
-        return value
-
-    def get(self, key: str) -> Tag | None:
-        return self.tags.get(key)
+    def value(self, key: str) -> Any:
+        return self.tags[key].value
 
 
 def rebuild(parsed: Parsed) -> Rebuilt:
@@ -336,7 +334,7 @@ class _Rebuild:
     def __init__(self, parsed: Parsed) -> None:
         self.parsed = parsed
         self.tags = _Tags(parsed)
-        self.game = self.tags.text("GameId")
+        self.game = self.tags.value("GameId")
         self.line_of: list[int] = []
 
     def fail(self, line: int | None, expected: str, found: str) -> RecordError:
@@ -345,31 +343,31 @@ class _Rebuild:
     def run(self) -> Rebuilt:
         tags = self.tags
         engine = self._engine()
-        seats = tags.whole("Seats")
+        seats = tags.value("Seats")
         try:
-            config = engine.configure(seats, tags.tags["Options"].value)
+            config = engine.configure(seats, tags.value("Options"))
         except Exception as error:  # untrusted input: any refusal is a bad line, never a crash
             raise self.fail(tags.line("Options"), f"a configuration {engine.name} accepts", _reason(error)) from None
         bots = self._seats(config.seats)
-        commitment = tags.text("SeedCommitment", _HEX64)
-        seed = tags.text("Seed")
+        commitment = tags.value("SeedCommitment")
+        seed = tags.value("Seed")
         if seed_commitment(seed) != commitment:
             raise self.fail(tags.line("Seed"), f"a seed matching the commitment {commitment[:16]}…",
                             f"seed {shown(seed)}")
-        ranking = ranking_of(tags.text("Result"), config.seats)
+        ranking = ranking_of(tags.value("Result"), config.seats)
         if ranking is None:
             raise tags.fail("Result", f"Result must be 1-0, 0-1 or 1/2-1/2 for two seats, places A-B-... (a place per "
-                            f"seat) for more; found {shown(tags.text('Result'))}")
+                            f"seat) for more; found {shown(tags.value('Result'))}")
         forfeit = self._forfeit()
         ended_keys = self._ended_keys()
-        head = tags.text("Head", _HEX64)
+        head = tags.value("Head")
         salts = deque[bytes]()
         sealer = Sealer(self.game, seed, lambda _seq: salts.popleft())
         moves = self.parsed.moves
         pending = moves[0].line if moves else self.parsed.end  # the line whose check covers the events sealed next
-        opened = tags.text("Opening", _HEX64)
+        opened = tags.value("Opening")
         self._seal(sealer, [Event(GAME_STARTED, {**started_data(engine, config, bots, seed),
-                                                 "prng": tags.text("Prng")})], True, tags.line("Opening"), own=True)
+                                                 "prng": tags.value("Prng")})], True, tags.line("Opening"), own=True)
         if sealer.records[0].hash != opened:
             raise self.fail(tags.line("Opening"), f"opening {sealer.records[0].hash} (the hash of game_started as "
                             f"the tags {OPENING_TAGS} give it)", f"opening {opened}")
@@ -414,16 +412,16 @@ class _Rebuild:
                             f"head {head}")
         log = logfmt.build(self.game, engine.name, engine.version, config.to_json(),
                            [{"seat": i, "bot": s.name, "hash": s.hash} for i, s in enumerate(bots)], sealer.records)
-        signature = tags.get("Signature")
+        signature = tags.tags.get("Signature")
         if signature is not None:
             log["signature"] = signature.value
         return Rebuilt(log, self.line_of, signature.line if signature is not None else None)
 
     def _engine(self) -> Any:
         tags = self.tags
-        for key, version in (("Game", None), ("Rules", tags.whole("Rules"))):
+        for key, version in (("Game", None), ("Rules", tags.value("Rules"))):
             try:
-                engine = registry.get(tags.text("Game"), version)
+                engine = registry.get(tags.value("Game"), version)
             except EngineError as error:
                 raise self.fail(tags.line(key), "a game and rules version this tourney knows", str(error)) from None
         return engine
@@ -439,12 +437,12 @@ class _Rebuild:
             for key in (f"Seat{seat}", f"Seat{seat}Hash"):
                 if key not in tags.tags:
                     raise TextError(self.parsed.name, tags.line("Seats"), f"tag {key} missing: Seats says {count}")
-            bots.append(SeatInfo(tags.text(f"Seat{seat}"), tags.text(f"Seat{seat}Hash")))
+            bots.append(SeatInfo(tags.value(f"Seat{seat}"), tags.value(f"Seat{seat}Hash")))
         return bots
 
     def _forfeit(self) -> tuple[int, str] | None:
         tags = self.tags
-        termination = tags.text("Termination")
+        termination = tags.value("Termination")
         if termination not in (FINISHED, FORFEIT):
             raise tags.fail("Termination", f"Termination must be {FINISHED} or {FORFEIT}, found {shown(termination)}")
         given = [key for key in ("ForfeitSeat", "ForfeitReason") if key in tags.tags]
@@ -455,13 +453,13 @@ class _Rebuild:
         for key in ("ForfeitSeat", "ForfeitReason"):
             if key not in tags.tags:
                 raise tags.fail("Termination", f"tag {key} missing: the game ended by a forfeit (Termination)")
-        return tags.whole("ForfeitSeat"), tags.text("ForfeitReason")
+        return tags.value("ForfeitSeat"), tags.value("ForfeitReason")
 
     def _ended_keys(self) -> frozenset[str] | None:
-        tag = self.tags.get("EndedKeys")
+        tag = self.tags.tags.get("EndedKeys")
         if tag is None:
             return None
-        if not (isinstance(tag.value, list) and {"ranking", "reason", "seed"} <= set(tag.value) <= set(_ENDED_KEYS)):
+        if not {"ranking", "reason", "seed"} <= set(tag.value) <= set(_ENDED_KEYS):
             raise self.tags.fail("EndedKeys", f"EndedKeys must list ranking, reason and seed, and only keys of "
                                  f"game_ended ({', '.join(_ENDED_KEYS)}); found {shown(repr(tag.value))}")
         return frozenset(tag.value)

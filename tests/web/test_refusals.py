@@ -188,6 +188,6 @@ def test_a_zip_whose_other_files_a_bot_would_lose_is_refused(api, league):
     assert many.status_code == 422 and "lib0.sh, lib1.sh, lib2.sh and 2 more beside its entry run" in many.text
     assert queued(api, token) == 0
     assert upload(api, token, zipped({"bot.py": RANDOM_BOT}), "bot.zip").status_code == 202
-    manifest = b'{"command": ["python3", "bot.py"], "name": "alices-program"}'
+    manifest = b'{"command": ["python3", "bot.py", "helper.py"], "name": "alices-program"}'
     both = zipped({"alices.bot.json": manifest, **files})
     assert upload(api, token, both, "alices.zip", bot="alices-program").status_code == 202

@@ -29,9 +29,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import posixpath
 import re
 import stat
 import time
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -261,9 +263,25 @@ def _declared_games(source: bytes, path: Path):
     return games
 
 
-def _manifest(path: Path, budget: _Budget) -> BotSpec:
-    folder = path.parent
-    text = read_bot_file(path, folder, budget, MAX_MANIFEST_BYTES)
+def manifest_files(manifest: str, text: bytes, names: Collection[str]) -> tuple[str, ...]:
+    """The files of a bot's folder not yet on disk (``names``: each file's path in it, "/" between parts; an uploaded
+    zip's) that the manifest at ``manifest``, of content ``text``, makes the bot's own: itself and each file its
+    command names, as ``describe`` finds them once the folder is unpacked. Any other file of the folder the bot
+    would never see. BotError if ``text`` is no manifest."""
+    if len(text) > MAX_MANIFEST_BYTES:
+        raise BotError(f"{manifest} is larger than {_mib(MAX_MANIFEST_BYTES)}")
+    folder = posixpath.dirname(manifest)
+    own = [manifest]
+    for part in _parsed(text)[1]:
+        written = _written(part)
+        name = None if written is None else posixpath.join(folder, written)
+        if name in names and name not in own:
+            own.append(name)
+    return tuple(own)
+
+
+def _parsed(text: bytes) -> tuple[dict, list[str], list[str] | None]:
+    """A manifest's JSON, its command (a string split into words) and its games; BotError if it is no manifest."""
     try:
         manifest = orjson.loads(text)
     except orjson.JSONDecodeError as error:
@@ -276,6 +294,13 @@ def _manifest(path: Path, budget: _Budget) -> BotSpec:
     games = manifest.get("games")
     if games is not None and not (isinstance(games, list) and all(isinstance(g, str) for g in games)):
         raise BotError('"games" must be a list of game names')
+    return manifest, command, games
+
+
+def _manifest(path: Path, budget: _Budget) -> BotSpec:
+    folder = path.parent
+    text = read_bot_file(path, folder, budget, MAX_MANIFEST_BYTES)
+    manifest, command, games = _parsed(text)
     digest = hashlib.sha256(text)
     files = [path.name]
     for part in command:
@@ -294,11 +319,19 @@ def _own_file(folder: Path, part: str) -> str | None:
     None: a word that names nothing there, a folder, or a path leading out of the folder as written
     (``/usr/bin/python3``, ``../lib.py``), which is a word for the sandbox's system, never read here.
     A name inside that is not a regular file inside the folder (a FIFO, a symlink out) is BotError."""
-    written = os.path.normpath(part)
-    if not part or os.path.isabs(written) or written == ".." or written.startswith("../"):
+    written = _written(part)
+    if written is None:
         return None
     named = folder / written
     if not os.path.lexists(named) or named.is_dir():
+        return None
+    return written
+
+
+def _written(part: str) -> str | None:
+    """A word of a command as a path inside the bot's folder (normalized), or None if it leads out as written."""
+    written = os.path.normpath(part)
+    if not part or os.path.isabs(written) or written == ".." or written.startswith("../"):
         return None
     return written
 

@@ -22,6 +22,7 @@ from tournaments.cli.options import (
     one_of,
     plural,
     reading,
+    text_option,
     writing,
 )
 from tournaments.cli.replay_sources import check_view, log_named, resolve_game
@@ -159,8 +160,8 @@ def export_(
 def import_(
     paths: Annotated[list[Path], typer.Argument(help="Log files or text records, or directories of .json logs and "
                                                      ".record text records.")],
-    tournament: Annotated[str | None, typer.Option(
-        "--tournament", help="Record the games as this tournament's (made if new; default: imported-<game>).",
+    tournament: Annotated[str | None, text_option(
+        "--tournament", "Record the games as this tournament's (made if new; default: imported-<game>).",
         show_default=False)] = None,
     db: Db = None,
     ledger_key: LedgerKey = None,
@@ -183,7 +184,14 @@ def import_(
     from ledger.store import LedgerError
     from replays import archive, signing
     from replays import log as logfmt
+    from tournaments.play import naming
+    from tournaments.play.play_errors import TournamentError
 
+    if tournament is not None:  # a name that may be new: held to a new tournament's rule (run's --name), exit 2
+        try:
+            naming.check_new_name(tournament, "--tournament")
+        except TournamentError as error:
+            raise typer.BadParameter(str(error)) from None
     trusted = signing.load_public(key) if key is not None else None
     files = log_files(paths, records=True)
     ledger = writing(db, ledger_key)

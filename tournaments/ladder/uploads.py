@@ -3,9 +3,9 @@
 An upload is one bot file (a Python file, a ``.bot.json`` manifest is useless alone, a
 program with a ``#!`` line, or a compiled program: an ELF executable) or a zip of a bot's
 files with its entry point named (or found: the only ``.bot.json`` at the top, else the only
-``.py`` at the top). A bot started from a Python file or a program is that one file (docs/bot-protocol.md), so
-a zip that holds more beside such an entry is refused rather than its other files dropped: only a manifest
-names more files. Nothing here runs or imports anything of it. An upload is hostile input:
+``.py`` at the top). A bot started from a Python file or a program is that one file, and one started from a
+manifest is the manifest and the files its command names (docs/bot-protocol.md), so a zip that holds more is
+refused rather than its other files dropped. Nothing here runs or imports anything of it. An upload is hostile input:
 ``check`` reads every member of a zip in full, as unpacking will, and refuses the upload
 (UploadError, with the reason) for anything it cannot read or trust: a damaged or lying
 directory (a size or CRC that is not the member's), an encrypted member, a compression it
@@ -25,7 +25,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from tournaments.bots.spec import MANIFEST_SUFFIX
+from tournaments.bots.discovery import manifest_files
+from tournaments.bots.spec import MANIFEST_SUFFIX, BotError
 
 MAX_FILES = 64
 MAX_UNPACKED = 16 * 1024 * 1024
@@ -62,8 +63,8 @@ def check(filename: str, data: bytes, entry: str | None = None) -> Checked:
         raise UploadError("the upload is empty")
     if data.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
         files = _members(data)
-        names = [path for path, _, _ in files]
-        return Checked(_safe(name or "bot.zip", "file name"), _alone(_entry_of(names, entry), names), files)
+        return Checked(_safe(name or "bot.zip", "file name"), _alone(_entry_of([path for path, _, _ in files], entry),
+                                                                      files), files)
     name = _safe(name, "file name")
     if entry not in (None, name):
         raise UploadError(f"entry {entry!r} names a file inside a zip, and {name} is a single file")
@@ -153,14 +154,26 @@ def _entry_of(names: list[str], entry: str | None) -> str:
     raise UploadError(f"the zip holds no {MANIFEST_SUFFIX} manifest or .py file at its top: name the entry point")
 
 
-def _alone(entry: str, names: list[str]) -> str:
-    """``entry``, if the bot started from it keeps every file of the zip: a manifest (it names the files its command
-    needs); a Python file or a program only when it is the zip's one file (the bot is that file alone, and anything
-    beside it would be dropped: its imports of it would fail only when the worker plays it)."""
-    others = sorted(name for name in names if name != entry)
-    if entry.endswith(MANIFEST_SUFFIX) or not others:
+def _alone(entry: str, files: tuple[tuple[str, bytes, bool], ...]) -> str:
+    """``entry``, if the bot started from it keeps every file of the zip: a Python file or a program only when it is
+    the zip's one file (the bot is that file alone), a manifest when its command names every other file (the bot is
+    the manifest and those: discovery.manifest_files). Anything else would be dropped, and the bot fail for its lack
+    only when the worker plays it."""
+    names = [path for path, _, _ in files]
+    kept: tuple[str, ...] = (entry,)
+    if entry.endswith(MANIFEST_SUFFIX):
+        try:
+            kept = manifest_files(entry, next(content for path, content, _ in files if path == entry), names)
+        except BotError as error:
+            raise UploadError(f"{entry}: {error}") from None
+    others = sorted(name for name in names if name not in kept)
+    if not others:
         return entry
     listed = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+    if entry.endswith(MANIFEST_SUFFIX):
+        raise UploadError(f"the zip holds {listed} beside its manifest {entry}, whose command does not name "
+                          f"{'it' if len(others) == 1 else 'them'}: a bot has only the files its command names, so "
+                          "name each file it needs in the command, or leave it out of the zip (docs/bot-protocol.md)")
     raise UploadError(f"the zip holds {listed} beside its entry {entry}, but a bot started from {entry} is that one "
                       f"file alone: upload {entry} by itself, or add a {MANIFEST_SUFFIX} manifest whose command names "
                       "every file it needs (docs/bot-protocol.md)")

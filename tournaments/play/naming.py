@@ -45,10 +45,15 @@ def known_name(ledger: Ledger, name: str | None, seed: str | None, resume: bool,
     return None if existing is None else existing["name"]
 
 
-def check_new_name(name: str) -> str:
-    """A new tournament's (or match's) --name: TournamentError if it has the shape of a short id, which every command
-    that takes a tournament reads as its id (`run --name 1` would find tournament 1). Older ones keep their names."""
+def check_new_name(name: str, flag: str = "--name") -> str:
+    """A new tournament's (or match's) name, given with ``flag``: TournamentError if it is not one line of printable
+    text (ESC, a newline or a NUL would be stored as given and shown differently by every list and page), or if it has
+    the shape of a short id, which every command that takes a tournament reads as its id (`run --name 1` would find
+    tournament 1). Older ones keep their names."""
+    unprintable = next((character for character in name if not character.isprintable()), None)
+    if unprintable is not None:
+        raise TournamentError(f"{flag} {name!r} holds {unprintable!r}: a name is one line of printable text")
     if SHORT_ID.fullmatch(name):
-        raise TournamentError(f"--name {name!r} reads as a short id (`tourney list` prints a tournament's as 3, a "
+        raise TournamentError(f"{flag} {name!r} reads as a short id (`tourney list` prints a tournament's as 3, a "
                               "ladder's as L1): pick another name")
     return name

@@ -99,7 +99,8 @@ def test_a_zip_unpacks_with_its_executable_bits_only(tmp_path):
     """Unpacking writes the files under the folder, executables 0755 and the rest 0644."""
     program = zipfile.ZipInfo("run.sh")
     program.external_attr = 0o4777 << 16  # setuid asked for: never given
-    data = zipped([(program, b"#!/bin/sh\n"), ("bot.bot.json", b'{"command": ["./run.sh"]}'), ("lib/x.txt", b"x")])
+    data = zipped([(program, b"#!/bin/sh\n"), ("bot.bot.json", b'{"command": ["./run.sh", "lib/x.txt"]}'),
+                   ("lib/x.txt", b"x")])
     checked = uploads.check("bot.zip", data)
     entry = uploads.unpack(checked, tmp_path)
     assert entry == tmp_path / "bot.bot.json"

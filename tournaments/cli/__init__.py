@@ -4,7 +4,7 @@ Each command opens what it needs, calls one library function, and turns the
 library's errors into one clear line on stderr and a non-zero exit (never a
 traceback for bad input): ``error: <one line>``, exit 1; a usage error (an unknown
 option, a value out of range) is one such line too, with exit 2; Ctrl-C is one line
-and exit 130.
+and exit 130 (a second press, while the command stops, is ignored).
 
 Starting is cheap: `tourney --help`, `--version` and every command's `--help` import no
 database or web library (issue 30.5, bench/startup.py). The command modules import the
@@ -104,8 +104,8 @@ class CleanErrors(TyperGroup):
                 raise typer.Exit(1) from None
             raise
         finally:
-            if handler is not None:
-                signal.signal(signal.SIGINT, handler)
+            if handler is not None and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+                signal.signal(signal.SIGINT, handler)  # once stopped by Ctrl-C, the process ends ignoring it
             # A command's warm sandboxes end with it (in a test's process too, which lives on), and
             # what its dead workers' sandboxes left (groups frozen when a worker was SIGKILLed) with them.
             warm = sys.modules.get("tournaments.sandbox.warm")
@@ -115,12 +115,19 @@ class CleanErrors(TyperGroup):
 
 
 def _take_ctrl_c() -> Any:
-    """Make Ctrl-C Python's KeyboardInterrupt while a command runs; the handler it replaced."""
+    """Make Ctrl-C Python's KeyboardInterrupt while a command runs, once (_stopped); the handler it replaced."""
     if threading.current_thread() is not threading.main_thread():
         return None
     previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, _stopped)
     return previous
+
+
+def _stopped(_signum: int, _frame: Any) -> None:
+    """The first Ctrl-C stops the command; the next ones are ignored, so that none cuts short what it stores as it
+    stops, or adds a second line to the one that says what was stored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def version() -> str:

@@ -21,6 +21,7 @@ def upgrade(db: Db = None, ledger_key: LedgerKey = None) -> None:
     stored before the read models existed (revision 0013) are counted into them, from their hashed
     events.
 
+    \b
     Example: tourney db upgrade --db league.db
     """
     from ledger.store import Ledger
@@ -53,6 +54,7 @@ def audit(
     nothing is written (the database is opened read-only) unless --rebuild is given, which
     counts every game again from its events and then audits the result.
 
+    \b
     Example: tourney db audit --db league.db
     """
     from ledger.rows import ladder_rows
@@ -87,6 +89,7 @@ def audit(
 def current(db: Db = None) -> None:
     """Show the schema revision of the database and the newest one this tourney knows (read-only).
 
+    \b
     Example: tourney db current --db league.db
     """
     from ledger.store import Ledger
@@ -108,6 +111,7 @@ def sign(db: Db = None, ledger_key: LedgerKey = None) -> None:
     signatures vouch for the games as they are now: they cannot prove what happened to them
     before (docs/security.md).
 
+    \b
     Example: tourney db sign --db league.db
     """
     from ledger import signing_keys
@@ -123,6 +127,6 @@ def sign(db: Db = None, ledger_key: LedgerKey = None) -> None:
                           "fix the database or restore it from a backup first")
     signed = ledger.sign_stored_heads()
     scopes = tournament_audit.checkpoint_all(ledger)
-    typer.echo(f"signed {plural(signed, 'game')} written before ledger keys and checkpointed "
-               f"{plural(scopes, 'tournament or ladder', )} with ledger key {key.fingerprint} "
+    typer.echo(f"signed {plural(signed, 'game')} written before ledger keys and wrote {plural(scopes, 'checkpoint')} "
+               f"(one for each tournament and ladder) with ledger key {key.fingerprint} "
                f"({signing_keys.public_path(key.path)} holds its public half)")

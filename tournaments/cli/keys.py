@@ -33,6 +33,7 @@ def new(
 
     With --ledger, make the ledger's signing key (refused if the ledger has one already).
 
+    \b
     Example: tourney keys new league
     Example: tourney keys new --ledger --db league.db
     """

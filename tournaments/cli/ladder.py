@@ -63,6 +63,7 @@ def create(
 ) -> None:
     """Create a ladder for one game.
 
+    \b
     Example: tourney ladder create spring --game lemur-tails --divisions bronze,silver,gold
     """
     from engines import registry
@@ -99,6 +100,7 @@ def boss(
 ) -> None:
     """Make a bot's active version the boss of a division (an operator's fact, kept with the ladder's events).
 
+    \b
     Example: tourney ladder boss spring lemur-pro --division bronze
     """
     from tournaments.ladder import league
@@ -114,6 +116,7 @@ def boss(
 def list_(db: Db = None) -> None:
     """List the ladders with their active bots and games played.
 
+    \b
     Example: tourney ladder list --db league.db
     """
     from ledger.rows import ladder_rows
@@ -211,6 +214,7 @@ def submit(
 ) -> None:
     """Submit a bot: it must pass a validation game against random bots before it is listed.
 
+    \b
     Example: tourney ladder submit spring bots/heuristic_lemur_tails.py --as lemur-pro
     """
     from tournaments.ladder import league, owner_tokens
@@ -254,6 +258,7 @@ def play(
 ) -> None:
     """Play matchmade games on a ladder; each is stored and rated as soon as it ends.
 
+    \b
     Example: tourney ladder play spring --games 200 --jobs 2
     """
     from tournaments.ladder import sessions
@@ -296,6 +301,7 @@ def standings(
     """Show a ladder's ratings with their 95% margin, games, a provisional mark, and which ranks are
     statistically tied (--json: the ranks each bot holds with 95% confidence).
 
+    \b
     Example: tourney ladder standings spring --json
     """
     from tournaments.ladder import league
@@ -373,6 +379,7 @@ def history(
 ) -> None:
     """Show a bot's rating after each of its ladder games (every version).
 
+    \b
     Example: tourney ladder history spring lemur-pro
     """
     from tournaments.ladder import league
@@ -403,6 +410,7 @@ def rebuild(
 ) -> None:
     """Recompute every rating of a ladder from the stored games alone, and compare.
 
+    \b
     Example: tourney ladder rebuild spring
     """
     from tournaments.ladder import league, membership
@@ -433,6 +441,7 @@ def void(
 ) -> None:
     """Void a ladder game: it stays stored, but no rating counts it (every rating is refolded without it).
 
+    \b
     Example: tourney ladder void spring 3f2a9c --reason "played with a leaked seed"
     """
     from tournaments.ladder import league
@@ -452,6 +461,7 @@ def retire(
 ) -> None:
     """Retire a bot: its active version plays no more games; its games, rating and history stay.
 
+    \b
     Example: tourney ladder retire spring lemur-pro --reason "author withdrew it"
     """
     from tournaments.ladder import league

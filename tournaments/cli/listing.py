@@ -24,6 +24,7 @@ def list_(as_json: Json = False, db: Db = None) -> None:
     Every command that takes a tournament (or a ladder) accepts the id printed here or the name: a
     tournament's is a number (1), a ladder's an L and a number (L1), so that no two read alike.
 
+    \b
     Example: tourney list --db league.db
     """
     from ledger.rows import ladder_rows, tournament_rows
@@ -74,6 +75,7 @@ def games(
     run kept logs (--bot-logs); --json has the whole traceback. --bot takes the bot's name or the short
     id `tourney standings` shows.
 
+    \b
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
     """
     from ledger.rows import game_rows, tournament_rows

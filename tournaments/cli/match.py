@@ -127,6 +127,7 @@ def match(
 ) -> None:
     """Play CANDIDATE against BASELINE on paired deals (each deal from every seat rotation) and say which is better.
 
+    \b
     Example: tourney match bots/heuristic_lemur_tails.py random_bot --game lemur-tails --sprt elo0=0 elo1=5
     Example: tourney match new.py old.py --game lemur-tails --deals lemur-tails-50.deals
     """

@@ -36,11 +36,11 @@ class Renderer:
     def standings(self, result: standings.Standings, los: bool = False, head_to_head: bool = False,
                   legend: bool = False, game_id: str | None = None, db: str | None = None) -> None:
         """A tournament's standings; a table with ``los``, ``head_to_head`` matrices and the ``legend`` (and how
-        to look at ``game_id``) as asked; CSV: ``head_to_head`` gives the pairs' counts instead."""
+        to look at ``game_id``) as asked; CSV: ``head_to_head`` or ``los`` gives the pairs instead, with those."""
         if self.form == JSON:
             typer.echo(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
         elif self.form == CSV:
-            typer.echo(to_csv(result, head_to_head), nl=False)
+            typer.echo(to_csv(result, head_to_head, los), nl=False)
         else:
             _table(result, los, head_to_head, legend, game_id, db)
 
@@ -63,15 +63,21 @@ def renderer(as_json: bool = False, as_csv: bool = False) -> Renderer:
 CSV_COLUMNS = ("rank", "bot", "games", "first", "mean_place", "score", "elo", "ci_low", "ci_high", "forfeits")
 
 
-def to_csv(result: standings.Standings, pairs: bool) -> str:
-    """The standings (or, with ``pairs``, the head-to-head counts) as CSV with a header row."""
+def to_csv(result: standings.Standings, head_to_head: bool = False, los: bool = False) -> str:
+    """The standings as CSV with a header row; with ``head_to_head`` or ``los``, the ordered pairs that met instead,
+    with their wins, draws and losses, their likelihood of superiority, or both."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    if pairs:
-        writer.writerow(("bot", "opponent", "wins", "draws", "losses"))
+    if head_to_head or los:
+        writer.writerow(["bot", "opponent", *(["wins", "draws", "losses"] if head_to_head else []),
+                         *(["los"] if los else [])])
         for bot, row in result.head_to_head.items():
             for opponent, counts in row.items():
-                writer.writerow((bot, opponent, *counts))
+                cells = [bot, opponent, *(counts if head_to_head else [])]
+                if los:  # rounded as --json rounds it
+                    likely = result.los[bot].get(opponent)
+                    cells.append("" if likely is None else f"{likely:.4f}")
+                writer.writerow(cells)
         return buffer.getvalue()
     writer.writerow(CSV_COLUMNS)
     for row in result.rows:

@@ -67,6 +67,7 @@ def work(
     is stored with the game for its owner to read on the web (and, with --bot-logs, written to files too).
     SIGTERM stops a worker as Ctrl-C does: the matches it holds go back to the queue at once.
 
+    \b
     Example: tourney ladder work spring --games 50 --jobs 2 --db league.db
     """
     from tournaments.ladder import worker
@@ -100,6 +101,7 @@ def queue(
 ) -> None:
     """Show a ladder's match queue: the matches waiting or being played, with their table and worker.
 
+    \b
     Example: tourney ladder queue spring --all --json
     """
     from ledger.rows import ladder_rows, match_rows
@@ -135,6 +137,7 @@ def publish(
 ) -> None:
     """Choose what `tourney serve` shows of a ladder's finished games: the spectator view, or the full one too.
 
+    \b
     Example: tourney ladder publish spring full --db league.db
     """
     from ledger.rows import ladder_rows

@@ -105,6 +105,7 @@ def export_(
 ) -> None:
     """Export stored games as self-contained JSON logs (or text records), one file per game (reads the database only).
 
+    \b
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out logs/ --view spectator
     Example: tourney replay export --tournament bots-tails-on-fire-seed1 --out records/ --format text
     """
@@ -176,6 +177,7 @@ def import_(
     imported-<game>), so `tourney standings` works on imported games. An unsigned log proves
     only that it holds together: give --key to store only the games a key you trust signed.
 
+    \b
     Example: tourney replay import logs/ --db league.db --key league.pub
     Example: tourney replay import records/3f2a.record --db league.db
     """
@@ -242,6 +244,7 @@ def verify(
     The games are verified on every core (--jobs) or on a Ray cluster (--executor ray), and
     reported in the same order, with the same lines, however many verify them.
 
+    \b
     Example: tourney replay verify logs/ --key league.pub
     """
     from replays import log as logfmt
@@ -346,6 +349,7 @@ def show(
     their bots); a hand shows only where the view may see it (--view full: every hand). Colours only
     on a terminal (and not with NO_COLOR set).
 
+    \b
     Example: tourney replay show logs/3f2a.json --view seat:1 --step
     """
     from engines.words import seat_name
@@ -417,6 +421,7 @@ def html_(
     The page needs no network: open it from disk in Chromium or Firefox. For a directory of
     logs, -o names a folder that gets one page per log and an index.html listing them.
 
+    \b
     Example: tourney replay html logs/3f2a.json --view spectator -o 3f2a.html
     """
     from replays import html

@@ -107,6 +107,7 @@ def run(
 ) -> None:
     """Play a tournament between the bots in FOLDER (round robin unless --format) and print the standings.
 
+    \b
     Example: tourney run bots/ --game tails-on-fire --games 20 --seed 7
     Example: tourney run bots/ --game lemur-tails --format swiss --rounds 5
     Example: tourney run bots/ --game lemur-tails --deals lemur-tails-50.deals
@@ -241,10 +242,11 @@ def running_standings(running: standings.Running, the_run: runner.Run, console) 
 
 def standings_(
     tournament: Annotated[str | None, typer.Argument(help="Tournament id or name (default: the newest).")] = None,
-    los: Annotated[bool, typer.Option("--los", help="Also print the likelihood-of-superiority matrix.")] = False,
+    los: Annotated[bool, typer.Option("--los", help="Also print the likelihood-of-superiority matrix (with --csv: "
+                                      "one row a pair instead of the standings, as --head-to-head).")] = False,
     head_to_head: Annotated[bool, typer.Option(
-        "--head-to-head", help="Also print wins-draws-losses of every pair (with --csv: only these, one row a pair)."
-    )] = False,
+        "--head-to-head", help="Also print wins-draws-losses of every pair (with --csv: one row a pair instead of the "
+        "standings).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the standings as CSV.")] = False,
     interval: Interval = defaults.CURVATURE,
@@ -253,6 +255,7 @@ def standings_(
 ) -> None:
     """Print a tournament's standings again, from the database alone (read-only).
 
+    \b
     Example: tourney standings bots-tails-on-fire-seed1 --los --head-to-head
     """
     from tournaments.play import standings

@@ -65,6 +65,7 @@ def serve(
     Read-only unless --submissions; bots submitted are validated and played by `tourney ladder work`,
     never by the server. Needs the web extra (in a clone: pip install '.[web]'); docs/web.md runs it in public.
 
+    \b
     Example: tourney serve --db league.db --submissions --port 8000
     """
     missing = [module for module in WEB_MODULES if not _importable(module)]

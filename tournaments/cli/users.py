@@ -26,6 +26,7 @@ def _shown(name: str, token: str) -> None:
 def add(name: Name, db: Db = None) -> None:
     """Add an owner and print their API token, once (they send it as `Authorization: Bearer TOKEN`).
 
+    \b
     Example: tourney users add alice --db league.db
     """
     from tournaments.ladder import owner_tokens
@@ -41,6 +42,7 @@ def add(name: Name, db: Db = None) -> None:
 def token(name: Name, db: Db = None) -> None:
     """Give an owner a new API token and print it once; their old token stops working at once.
 
+    \b
     Example: tourney users token alice --db league.db
     """
     from tournaments.ladder import owner_tokens
@@ -54,6 +56,7 @@ def token(name: Name, db: Db = None) -> None:
 def list_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False, db: Db = None) -> None:
     """List the owners and the bot names they own (read-only; tokens are never shown again).
 
+    \b
     Example: tourney users list --db league.db
     """
     from ledger.rows import owner_rows

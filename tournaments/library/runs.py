@@ -9,7 +9,7 @@ line each; Ctrl-C during play raises ``Interrupted``, a KeyboardInterrupt that s
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -180,8 +180,8 @@ def run_tournament(bots: str | Path | Sequence[BotSpec], game: str, *, players: 
                            ponder=confinement.ponder, deals=None if book is None else book.seeds,
                            increment=limits.increment)
         the_run = runner.open_run(ledger, name, spec, resume, namer)
-        started = _start(ledger, the_run, len(prepared.bots), k, jobs, executor, ray_address, confinement, observer)
-        stored = _play(started, bot_logs, observer, observer.playing(started))
+        stored = _play(the_run, bot_logs, observer, lambda: _start(
+            ledger, the_run, len(prepared.bots), k, jobs, executor, ray_address, confinement, observer))
     first = tournament_rows.first_game_id(ledger, the_run.tournament["id"])
     return TournamentResult(the_run.name, the_run.tournament,
                             standings.of_tournament(ledger, str(the_run.tournament["id"]), interval), stored,
@@ -221,9 +221,9 @@ def run_match(candidate: str | BotSpec, baseline: str | BotSpec, game: str, *, f
             observer.notice(SETUP, notice)
         the_run = runner.open_run(ledger, name, spec, resume, candidate_match.namer(spec))
         plan: candidate_match.MatchPlan = the_run.plan  # type: ignore[assignment]
-        started = _start(ledger, the_run, len(spec.bots), spec.players, jobs, executor, ray_address,
-                         spec.confinement, observer, plan.limit - the_run.done)
-        stored = _play(started, bot_logs, observer, observer.playing(started))
+        stored = _play(the_run, bot_logs, observer, lambda: _start(
+            ledger, the_run, len(spec.bots), spec.players, jobs, executor, ray_address, spec.confinement, observer,
+            plan.limit - the_run.done))
     return MatchResult(the_run.name, the_run.tournament, candidate_match.statistics(plan, the_run.stored), plan, stored,
                        the_run.revealed)
 
@@ -239,12 +239,13 @@ def _start(ledger: Ledger, the_run: runner.Run, bots: int, players: int, jobs: i
     return started
 
 
-def _play(started: Started, bot_logs: Path | None, observer: Observer, showing: ContextManager[Any]) -> int:
-    """Play and store the run's games (``showing`` entered meanwhile); Interrupted on Ctrl-C."""
-    ledger, the_run = started.ledger, started.run
+def _play(the_run: runner.Run, bot_logs: Path | None, observer: Observer, start: Callable[[], Started]) -> int:
+    """Start the run's executor (``start``) and play and store its games, the observer's ``playing`` entered
+    meanwhile; Interrupted on Ctrl-C from the start on (the tournament is begun: the line says how to resume it)."""
     try:
-        with started.executor, showing:
-            return runner.execute(ledger, the_run, started.workers, None, bot_logs,
+        started = start()
+        with started.executor, observer.playing(started):
+            return runner.execute(started.ledger, the_run, started.workers, None, bot_logs,
                                   lambda text: observer.notice(WORKER, text), started.executor, observer.game)
     except KeyboardInterrupt as stop:
         raise Interrupted(the_run.name, the_run.done, the_run.total, stop) from None

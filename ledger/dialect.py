@@ -3,7 +3,10 @@
 * what an SQLite file holds, read before anything may write to it (``probe``): not
   SQLite at all, another application's database, or a ledger at some revision;
 * read-only connections (``read_only_engine``): the file opened with ``mode=ro``, so
-  a command that only reads cannot write a byte, even through a bug;
+  a command that only reads cannot write a byte, even through a bug; closed, they leave no
+  -wal or -shm behind that no other connection uses (``leave_no_sidecars``);
+* why nothing can be made beside a file (``unwritable_folder``): a new database, or the
+  -wal and -shm SQLite makes beside a WAL database even to read it;
 * connection pragmas: WAL, synchronous=NORMAL, foreign_keys=ON, busy_timeout (a
   read-only connection sets query_only instead of WAL: switching the journal writes);
 * transactions that take the write lock at BEGIN (BEGIN IMMEDIATE), so a game is
@@ -21,7 +24,9 @@ The append-only and contiguity triggers are created by the Alembic migration
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -68,11 +73,16 @@ BACKENDS = {"sqlite": None, "postgresql": dialect_postgres.EXTRA}
 TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
 VERSION = "SELECT version_num FROM alembic_version"
 
-SQLITE_HEADER = b"SQLite format 3\x00"
+FOLDER_REFUSALS = ("SQLITE_CANTOPEN", "SQLITE_READONLY_DIRECTORY")
+"""SQLite's errors for a file it cannot make (the database, or its -wal and -shm) in a folder."""
 
 
 class NotSqlite(ValueError):
     """A file that is not an SQLite database; the message is one line."""
+
+
+class CannotOpen(OSError):
+    """An SQLite database that SQLite cannot open where it is; the message is one line naming the folder and why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,35 +96,100 @@ class FileSchema:
 def probe(path: Path) -> FileSchema | None:
     """What the SQLite file at ``path`` holds, read without writing a byte; None if there is no file.
 
-    NotSqlite for a folder or a file that is not SQLite. An empty file is an empty database.
+    NotSqlite for a folder or a file that is not SQLite; CannotOpen for a WAL database in a folder where SQLite
+    cannot make the -wal and -shm it reads it with. An empty file is an empty database.
     """
-    if not path.exists():
+    try:
+        kind = path.stat()
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (the caller says which folder is missing)
         return None
-    if path.is_dir():
+    if stat.S_ISDIR(kind.st_mode):
         raise NotSqlite(f"{path} is a folder, not a database file")
-    with path.open("rb") as file:
-        header = file.read(len(SQLITE_HEADER))
-    if not header:
+    if not stat.S_ISREG(kind.st_mode):  # a FIFO or a device: opening it could wait forever, or read forever
+        raise NotSqlite(f"{path} is not a regular file")
+    if not kind.st_size:
         return FileSchema(frozenset(), None)
-    if header != SQLITE_HEADER:
-        raise NotSqlite(f"{path} is not an SQLite database (it does not start with SQLite's header)")
+    # Only SQLite opens the file: closing any other handle on it would drop every lock this process's SQLite
+    # connections hold on it (POSIX locks are the process's; https://www.sqlite.org/howtocorrupt.html, 2.2).
     connection = _read_only(path)
     try:
         tables = frozenset(row[0] for row in connection.execute(TABLES))
         revision = None
         if "alembic_version" in tables:
             found = connection.execute(VERSION).fetchone()
-            revision = found[0] if found else None
+            revision = (found[0] if found else None) or None  # an empty table (or version) records no revision
     except sqlite3.DatabaseError as error:
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_NOTADB":
+            raise NotSqlite(f"{path} is not an SQLite database (it does not start with SQLite's header)") from None
+        reason = unwritable_folder(path) if getattr(error, "sqlite_errorname", None) in FOLDER_REFUSALS else None
+        if reason:
+            raise CannotOpen(f"{reason}, and SQLite must make {path.name}-wal and {path.name}-shm there to read a "
+                             "WAL database") from None
         raise NotSqlite(f"{path} is not a readable SQLite database ({error})") from None
     finally:
         connection.close()
     return FileSchema(tables, revision)
 
 
+def unwritable_folder(path: Path) -> str | None:
+    """Why nothing can be made in the folder of ``path`` (a clause naming it), or None if something can: asked of
+    the system, never tried (a file made to find out could be one a writer has just begun to use)."""
+    folder = path.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"the folder {folder} is on a read-only file system"
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        return f"nothing can be written in the folder {folder}"
+    return None
+
+
+class _ReadOnly(sqlite3.Connection):
+    """A connection opened with mode=ro that, closed, leaves no sidecar behind that no connection uses."""
+
+    path: Path
+
+    def close(self) -> None:
+        super().close()
+        leave_no_sidecars(self.path)
+
+
 def _read_only(path: Path) -> sqlite3.Connection:
     # mode=ro: SQLite opens the file read-only, so no statement can write it, whatever it is.
-    return sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, check_same_thread=False)
+    connection = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, check_same_thread=False,
+                                 factory=_ReadOnly)
+    connection.path = path
+    return connection
+
+
+def leave_no_sidecars(path: Path) -> None:
+    """Remove an empty -wal and its -shm that no connection uses, as SQLite's last connection to a WAL database does
+    when it closes; a read-only one cannot, so each reader would leave them (https://www.sqlite.org/wal.html,
+    "Read-Only Databases").
+
+    SQLite removes them: a connection that opens the file but only reads, then closes, and SQLite takes them away
+    only if its lock on the database shows that no other connection, in any process, has it open (a live writer's
+    -wal is never touched). A -wal holding frames is left for a writer to checkpoint: a reader writes nothing into
+    the database.
+    """
+    try:
+        if Path(f"{path}-wal").stat().st_size:
+            return
+    except OSError:
+        return  # no -wal: nothing left
+    try:
+        # timeout 0: a database another connection holds busy is in use, and its sidecars are left to it.
+        last = sqlite3.connect(f"file:{quote(str(path))}?mode=rw", uri=True, timeout=0)
+    except sqlite3.Error:
+        return
+    try:
+        last.execute("PRAGMA query_only = ON")
+        last.execute(TABLES).fetchall()  # opens the WAL, so that closing it is SQLite's last-connection check
+    except sqlite3.Error:
+        pass  # whatever stops it reading, the sidecars are left as they are
+    finally:
+        last.close()
 
 
 def read_only_engine(url: str, path: Path) -> Engine:

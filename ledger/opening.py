@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,18 +41,22 @@ class DamagedGame(LedgerError):
 
 
 class SchemaMismatch(LedgerError):
-    """A database newer than this tourney, or (for a read-only command) one that needs an upgrade."""
+    """A database newer than this tourney, one whose tourney tables record no schema revision, or (for a read-only
+    command) one that needs an upgrade."""
 
 
 def resolve_url(db: str | None = None) -> str:
     """The database URL: ``--db``, else $TOURNEY_DB, else sqlite:///tourney.db here.
 
-    A plain path (no ``://``) means an SQLite file at that path.
+    A plain path (no ``://``) means an SQLite file at that path, whatever characters it holds.
     """
     url = db or os.environ.get(ENV_VAR) or DEFAULT_URL
-    if "://" not in url:
-        url = f"sqlite:///{url}"
-    return url
+    return url if "://" in url else sqlite_url(url)
+
+
+def sqlite_url(path: str | Path) -> str:
+    """The URL of the SQLite file at ``path``: a ``%`` or ``?`` in it quoted, so that the URL names that file."""
+    return "sqlite:///" + str(path).replace("%", "%25").replace("?", "%3F")
 
 
 def now() -> str:
@@ -112,7 +116,7 @@ class Opened:
     def reopen_url(self) -> str:
         """The URL another process opens this database with: an SQLite file by its absolute path (a worker may
         run elsewhere), a server's URL with its password (never print it: ``url`` is the one to show)."""
-        return f"sqlite:///{self.path.resolve()}" if self.path is not None else self._url
+        return sqlite_url(self.path.resolve()) if self.path is not None else self._url
 
     def _engine(self) -> Engine:
         try:
@@ -143,28 +147,43 @@ class Opened:
         except OSError as error:
             raise LedgerError(f"cannot read database {path}: {error.strerror or error}") from None
         if schema is None:
+            file = _file_in_the_way(path.parent)
+            why = f": {file} is a file, not a folder" if file is not None else ""
             if self.read_only:
-                raise NoDatabase(f"no database at {path}")
+                raise NoDatabase(f"no database at {path}{why}")
             if not path.parent.is_dir():
-                raise NoDatabase(f"no folder {path.parent} for the database {path.name}")
+                raise NoDatabase(f"no folder {path.parent} for the database {path.name}{why}")
+            if reason := dialect.unwritable_folder(path):
+                raise LedgerError(f"cannot make the database {path}: {reason}")
             return
-        ours = schema.revision is not None and ("events" in schema.tables or schema.revision in migrations.REVISIONS)
-        if schema.tables and not ours:
-            shown = ", ".join(sorted(schema.tables)[:5]) + (", ..." if len(schema.tables) > 5 else "")
-            raise NotALedger(f"{path} is an SQLite database of another application (tables: {shown}): tourney "
-                             "leaves it untouched; give --db a tourney database or a new file")
-        self._check_known(schema.revision)
+        self._check_schema(schema.tables, schema.revision, lambda shown: (
+            f"{path} is an SQLite database of another application (tables: {shown}): tourney leaves it untouched; "
+            "give --db a tourney database or a new file"))
 
     def _check_server(self) -> None:
         # A database server's schema may hold another application's tables: left untouched, as a file is.
         with self._guard(), self.read() as connection:
             tables = dialect.tables(connection)
             revision = self._current(connection)
+        self._check_schema(tables, revision, lambda shown: (
+            f"database {self.where} holds another application's tables ({shown}): tourney leaves it untouched; "
+            "give --db a tourney database or an empty one"))
+
+    def _check_schema(self, tables: frozenset[str], revision: str | None, foreign: Callable[[str], str]) -> None:
+        """Refuse a database of another application (``foreign``: the message, given its tables), one whose tourney
+        tables record no revision, or a ledger of a newer tourney."""
+        if revision is None and "events" in tables:
+            # Every upgrade records its revision in the transaction that changes the tables: never a step half-done.
+            raise SchemaMismatch(f"database {self.where} holds tourney's tables but records no schema revision "
+                                 "(alembic_version holds none): tourney cannot tell which schema they have and "
+                                 "leaves it untouched; restore it from a backup, or write its revision into "
+                                 "alembic_version if you know it")
         ours = revision is not None and ("events" in tables or revision in migrations.REVISIONS)
-        if tables and not ours:
+        at_base = revision is None and tables <= {"alembic_version"}  # new, or a ledger taken down to base
+        if not (ours or at_base):
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-            raise NotALedger(f"database {self.where} holds another application's tables ({shown}): tourney "
-                             "leaves it untouched; give --db a tourney database or an empty one")
+            raise NotALedger(foreign(shown))
+        self._check_known(revision)
 
     def _check_known(self, revision: str | None) -> None:
         if revision is not None and revision not in migrations.REVISIONS:
@@ -243,7 +262,7 @@ class Opened:
     def _current(connection: Connection) -> str | None:
         if "alembic_version" not in dialect.tables(connection):
             return None
-        return connection.execute(text(dialect.VERSION)).scalar()
+        return connection.execute(text(dialect.VERSION)).scalar() or None  # an empty table records no revision
 
     # -- connections --------------------------------------------------------------------
 
@@ -306,8 +325,27 @@ def _first_line(error: BaseException) -> str:
 
 
 def default_path(url: str) -> Path | None:
-    """The file of an SQLite URL (None for memory or other databases)."""
-    prefix = "sqlite:///"
-    if url.startswith(prefix) and url[len(prefix):] not in ("", ":memory:"):
-        return Path(url[len(prefix):])
+    """The file of an SQLite URL, the one SQLAlchemy opens for it (None for memory or other databases).
+
+    LedgerError for one with query parameters (``?mode=ro``): tourney opens the file itself, read-only for a
+    command that only reads, so they would be ignored or would undo that.
+    """
+    if not url.startswith("sqlite:///"):
+        return None
+    try:
+        parsed = make_url(url)
+    except exc.ArgumentError:
+        return None  # not a URL: said so when it is opened
+    if parsed.query:
+        raise LedgerError(f"cannot use database URL {_shown(url)!r}: tourney takes no query parameters "
+                          f"(?{url.partition('?')[2]}) on an SQLite URL, as it opens the file itself; give "
+                          "sqlite:///PATH or the path")
+    return Path(parsed.database) if parsed.database not in (None, "", ":memory:") else None
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest of ``folder`` and the folders above it that is there, if it is a file (not a folder)."""
+    for above in (folder, *folder.parents):
+        if above.exists():
+            return None if above.is_dir() else above
     return None

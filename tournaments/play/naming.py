@@ -21,9 +21,14 @@ first 8 digits for a drawn one (whose name cannot be known before it is drawn)."
 
 
 def default_namer(folder: str | Path, game: str, form: str | None = None) -> Namer:
-    """``<folder>-<game>[-<format>]-<last part>``."""
+    """``<folder>-<game>[-<format>]-<last part>``, each character that is not printable (a folder's or a seed's
+    ESC or newline) as ``_``: a name is one line of printable text, as ``check_new_name`` holds a given one to."""
     middle = f"-{form}" if form else ""
-    return lambda last: f"{Path(folder).resolve().name}-{game}{middle}-{last}"
+    return lambda last: printable(f"{Path(folder).resolve().name}-{game}{middle}-{last}")
+
+
+def printable(name: str) -> str:
+    return "".join(character if character.isprintable() else "_" for character in name)
 
 
 def known_name(ledger: Ledger, name: str | None, seed: str | None, resume: bool, namer: Namer, game: str,

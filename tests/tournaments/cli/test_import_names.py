@@ -1,6 +1,7 @@
 """`tourney replay import --tournament NAME` holds NAME to a new tournament's rule, `run --name`'s
 (tournaments.play.naming.check_new_name): a usage error (exit 2, one line) before any log is read, nothing
-imported, no database made and an existing one unchanged."""
+imported, no database made and an existing one unchanged. A name `run` makes from its folder and seed is one
+line of printable text too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 from tests.cli import invoke
 
-GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "lemur-tails.json"
+ROOT = Path(__file__).resolve().parents[3]
+GOLDEN = ROOT / "tests" / "golden" / "lemur-tails.json"
 
 
 def imported(db: Path, name: str):
@@ -57,3 +59,18 @@ def test_a_name_of_printable_words_is_still_taken(tmp_path):
     result = imported(db, "Cup d'été 2026/spring")
     assert result.exit_code == 0, result.output
     assert "stored in Cup d'été 2026/spring" in result.stdout
+
+
+def test_a_default_name_made_of_a_folder_and_a_seed_with_control_characters_is_printable(tmp_path):
+    """`run` names a tournament from its folder and seed when --name is not given: an ESC in the folder's name or a
+    newline in the seed reached the name (and every list and page) as given; each is a `_` there now."""
+    folder = tmp_path / "bots\x1b[31m"
+    folder.mkdir()
+    for bot in ("random_bot.py", "heuristic_lemur_tails.py"):
+        (folder / bot).write_bytes((ROOT / "bots" / bot).read_bytes())
+    db = tmp_path / "t.db"
+    result = invoke("run", folder, "--game", "lemur-tails", "--games", "1", "--jobs", "0", "--sandbox", "off",
+                    "--seed", "7\n", "--db", db)
+    assert result.exit_code == 0, result.output
+    tournaments = json.loads(invoke("list", "--json", "--db", db).stdout)["tournaments"]
+    assert [row["name"] for row in tournaments] == ["bots_[31m-lemur-tails-seed7_"]

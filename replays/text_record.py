@@ -459,9 +459,11 @@ class _Rebuild:
         tag = self.tags.tags.get("EndedKeys")
         if tag is None:
             return None
-        if not {"ranking", "reason", "seed"} <= set(tag.value) <= set(_ENDED_KEYS):
+        if tag.value != sorted(set(tag.value)) or not {"ranking", "reason", "seed"} <= set(tag.value) <= set(
+                _ENDED_KEYS):  # sorted, each once: the one spelling the writer gives (a record has no other)
             raise self.tags.fail("EndedKeys", f"EndedKeys must list ranking, reason and seed, and only keys of "
-                                 f"game_ended ({', '.join(_ENDED_KEYS)}); found {shown(repr(tag.value))}")
+                                 f"game_ended ({', '.join(_ENDED_KEYS)}), each once, in order; found "
+                                 f"{shown(' '.join(tag.value))}")
         return frozenset(tag.value)
 
     def _outcome(self, engine: Any, state: Any, forfeit: tuple[int, str] | None, ranking: list[int]) -> Outcome:

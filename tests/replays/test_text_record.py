@@ -159,6 +159,17 @@ def test_a_log_written_before_game_ended_named_its_opening_round_trips():
     assert '[EndedKeys ["ranking","reason","seed"]]' in text and "[Rules 1]" in text
 
 
+@pytest.mark.parametrize("keys", ['["ranking","reason","seed","ranking"]', '["seed","ranking","reason"]'])
+def test_ended_keys_in_another_order_or_twice_are_refused(keys):
+    """EndedKeys has one spelling, the writer's (sorted, each once): a record spelling the same set otherwise was
+    read as the same game, a second text for one log."""
+    text = round_trip(logfmt.read(FIXTURES / "lemur-tails-v1.json"))
+    spelt = text.replace('[EndedKeys ["ranking","reason","seed"]]', f"[EndedKeys {keys}]")
+    assert spelt != text
+    with pytest.raises(TextError, match=r"EndedKeys must list .*each once, in order; found"):
+        text_record.rebuild(text_record.parse(spelt))
+
+
 def test_only_full_logs_of_finished_games_are_written():
     """A redacted log or an unfinished game has no record: one line says why."""
     log = real_log("lemur-tails", "views")

@@ -131,6 +131,34 @@ def probe(path: Path) -> FileSchema | None:
     return FileSchema(tables, revision)
 
 
+SQLITE_FILES = ("", "-wal", "-shm", "-journal")
+"""A database file's name, and the endings of the files SQLite keeps beside it."""
+
+
+def database_file(path: str | Path, database: Path | None) -> str | None:
+    """What ``path`` is of the SQLite file ``database`` (``the database x.db``, ``the -wal of the database x.db``),
+    or None if it is neither that file nor one SQLite keeps beside it; asked of the system by stat (a link to it
+    is it), never by opening it.
+
+    A command that has the database open reads and writes these through SQLite only: closing a handle of its own on
+    one drops every lock the process's SQLite connections hold on it (POSIX locks are the process's;
+    https://www.sqlite.org/howtocorrupt.html, 2.2), and writing one overwrites the ledger.
+    """
+    if database is None:
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None  # nothing there: nothing of the database's is read or overwritten
+    for end in SQLITE_FILES:
+        try:
+            if os.path.samestat(found, os.stat(f"{database}{end}")):
+                return f"the {end} of the database {database}" if end else f"the database {database}"
+        except OSError:
+            continue
+    return None
+
+
 def unwritable_folder(path: Path) -> str | None:
     """Why nothing can be made in the folder of ``path`` (a clause naming it), or None if something can: asked of
     the system, never tried (a file made to find out could be one a writer has just begun to use)."""

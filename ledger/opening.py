@@ -147,8 +147,8 @@ class Opened:
         except OSError as error:
             raise LedgerError(f"cannot read database {path}: {error.strerror or error}") from None
         if schema is None:
-            file = _file_in_the_way(path.parent)
-            why = f": {file} is a file, not a folder" if file is not None else ""
+            in_the_way = signing_keys.file_in_the_way(path.parent)
+            why = f": {in_the_way}" if in_the_way else ""
             if self.read_only:
                 raise NoDatabase(f"no database at {path}{why}")
             if not path.parent.is_dir():
@@ -341,11 +341,3 @@ def default_path(url: str) -> Path | None:
                           f"(?{url.partition('?')[2]}) on an SQLite URL, as it opens the file itself; give "
                           "sqlite:///PATH or the path")
     return Path(parsed.database) if parsed.database not in (None, "", ":memory:") else None
-
-
-def _file_in_the_way(folder: Path) -> Path | None:
-    """The nearest of ``folder`` and the folders above it that is there, if it is a file (not a folder)."""
-    for above in (folder, *folder.parents):
-        if above.exists():
-            return None if above.is_dir() else above
-    return None

@@ -205,7 +205,9 @@ def open_or_create(path: Path) -> tuple[LedgerKey, bool]:
     """The ledger key at ``path``, made there (with its .pub beside it) if there is none; (key, made)."""
     if not path.exists():
         if not path.parent.is_dir():
-            raise KeyFileError(f"no folder {path.parent} for the ledger key {path.name}")
+            in_the_way = file_in_the_way(path.parent)
+            why = f": {in_the_way}" if in_the_way else ""
+            raise KeyFileError(f"no folder {path.parent} for the ledger key {path.name}{why}")
         key = Ed25519PrivateKey.generate()
         try:
             _write_new(path, _private_pem(key))
@@ -216,3 +218,12 @@ def open_or_create(path: Path) -> tuple[LedgerKey, bool]:
                 public_path(path).write_bytes(_public_pem(key))
             return LedgerKey(key, path), True
     return LedgerKey(load_private(path), path), False
+
+
+def file_in_the_way(folder: Path) -> str | None:
+    """Why nothing can be made in ``folder`` when a file stands where it, or a folder above it, should be
+    (``afile is a file, not a folder``: said of a database as of a key); None if no file does."""
+    for above in (folder, *folder.parents):
+        if above.exists():
+            return None if above.is_dir() else f"{above} is a file, not a folder"
+    return None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledger import dialect
 from ledger.canonical import canonical, loads
 from ledger.rows import ladder_rows, tournament_rows
 from ledger.store import DamagedGame, FinishedGame, GameExists, Ledger, SeatRow
@@ -67,7 +68,11 @@ def labels(ledger: Ledger, game_id: str) -> dict[str, str]:
 
 def import_file(ledger: Ledger, path: str | Path, tournament: str | None = None,
                 public_key: bytes | None = None) -> Imported:
-    """``import_log`` of a JSON log file or a text record (a record's failure named by its line)."""
+    """``import_log`` of a JSON log file or a text record (a record's failure named by its line); LogError, before a
+    byte is read, for the ledger's own database or a file SQLite keeps beside it (a shell's ``*`` names them)."""
+    what = dialect.database_file(path, ledger.path)
+    if what is not None:
+        raise logfmt.LogError(f"{path}: {what}, not a log: only SQLite opens it")
     log, rebuilt = read_file(path)
     try:
         return import_log(ledger, log, str(path), tournament or f"imported-{log.get('game')}", public_key)

@@ -440,9 +440,22 @@ def html_(
     log, name, read = log_named(source, db)
     default = read.with_suffix(".html").name if read is not None else html.file_name(log["game_id"])
     target = out if out is not None else Path(default)
+    if read is None:  # read from the database, open here: a page written over it (or its -wal) would end the ledger
+        _not_the_database(target, db)
     data = html.write_page(log, target, view, name)
     typer.echo(f"wrote {target}: {data['title']} game {data['game_id']}, {len(data['steps'])} steps, "
                f"{data['view']} view")
+
+
+def _not_the_database(target: Path, db: str | None) -> None:
+    """LogError if ``target`` is the database ``db``, or a file SQLite keeps beside it (dialect.database_file)."""
+    from ledger import dialect
+    from ledger.store import default_path, resolve_url
+    from replays import log as logfmt
+
+    what = dialect.database_file(target, default_path(resolve_url(db)))
+    if what is not None:
+        raise logfmt.LogError(f"--out {target} is {what}, which the game is read from: no page is written over it")
 
 
 def _table(frame: render.Frame) -> Table:

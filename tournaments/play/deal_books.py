@@ -24,6 +24,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from ledger import dialect
 from ledger.canonical import loads
 from ledger.rows import tournament_rows
 from ledger.store import Ledger
@@ -141,6 +142,9 @@ def for_run(ledger: Ledger, resumed: str | None, path: Path | None, game: str) -
     """The book a run plays: the file given (``--deals``), else the one the resumed tournament ``resumed`` keeps,
     else None (its deals come from its seed)."""
     if path is not None:
+        what = dialect.database_file(path, ledger.path)  # the ledger is open: only SQLite opens its files
+        if what is not None:
+            raise DealsError(f"{path}: {what}, not a deal book: only SQLite opens it")
         return read(path, game)
     row = tournament_rows.find(ledger, resumed) if resumed is not None else None
     kept = None if row is None else loads(row["spec"]).get("deals")

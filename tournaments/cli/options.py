@@ -350,6 +350,8 @@ class NewDatabase:
                                        "OR EXISTS (SELECT 1 FROM ladders)")).scalar():
                 return False
         self._ledger.close()
+        if self.path.with_name(self.path.name + "-wal").exists():
+            return False  # another connection has it open (SQLite's last one to close removes the -wal): theirs too
         for made in (*(self.path.with_name(self.path.name + end) for end in ("", "-wal", "-shm", "-journal")),
                      *self._new_keys):
             made.unlink(missing_ok=True)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,20 @@ def test_a_ledger_key_that_cannot_be_made_leaves_no_database(tmp_path, duo, wher
     assert result.stderr == NOTE.format(db="n.db") + f"error: ledger key: {reason}\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["duo", "keys"]
     assert list((tmp_path / "keys").iterdir()) == []
+
+
+def test_a_database_another_connection_opened_since_it_was_made_is_kept(tmp_path):
+    """A failed command removes the database it made only if nothing else has it open: a connection made to it in
+    the meantime (another process's `tourney run` on the same --db) would lose the file under it, its games too."""
+    from tournaments.cli.options import writing
+
+    path = tmp_path / "new.db"
+    made = writing(str(path))
+    assert made.current() is not None  # first use: the database is made
+    with closing(sqlite3.connect(path)) as other:
+        other.execute("SELECT COUNT(*) FROM games").fetchall()  # opens it, as SQLite does, with its -wal
+        assert made.discard() is False
+        assert path.exists() and other.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
 
 
 def test_two_bots_of_one_name_are_named_with_their_files_and_leave_no_database(tmp_path, duo):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pathlib is not imported where the bot runs: its start-up is paid from its first move
+    import traceback
     from pathlib import Path
 
 TRACEBACK = "traceback"
@@ -82,8 +83,10 @@ def cut(text: str, limit: int) -> str:
 
 def of_exception(error: BaseException, path: str) -> Diagnosis:
     """The traceback of a Python bot's exception, from the first frame in its file ``path`` on; summary:
-    the exception and the innermost line of the bot's file (``KeyError: 'hand' at mybot.py line 12, in
-    act``). An error with no frame of the bot's (a SyntaxError, an exit while importing) keeps its own."""
+    the exception's type and first line, how many more lines its message and notes hold, and the innermost
+    line of the bot's file (``KeyError: 'hand' at mybot.py line 12, in act``, ``ValueError: bad hand (and 2
+    more lines) at ...``). An error with no frame of the bot's (a SyntaxError, an exit while importing) keeps
+    its own."""
     import traceback
 
     found = traceback.TracebackException.from_exception(error, limit=-200)
@@ -97,8 +100,19 @@ def of_exception(error: BaseException, path: str) -> Diagnosis:
         where = f"at {os.path.basename(path)} line {frame.lineno}, in {frame.name}"
     else:
         where = ""
-    told = "".join(found.format_exception_only()).strip().splitlines()
-    return bounded(TRACEBACK, told[-1] if told else type(error).__name__, "".join(found.format()), where=where)
+    return bounded(TRACEBACK, _told(found, type(error).__name__, where), "".join(found.format()), where=where)
+
+
+def _told(found: traceback.TracebackException, name: str, where: str) -> str:
+    """An exception's first line (a SyntaxError's, after the indented lines that place it) and how many more
+    lines its message and notes hold, cut to leave room for ``where``."""
+    lines = [line for line in "".join(found.format_exception_only()).splitlines() if line.strip()]
+    first = next((at for at, line in enumerate(lines) if not line[0].isspace()), len(lines))
+    if first == len(lines):
+        return name
+    more = len(lines) - first - 1
+    told = f" (and {more} more line{'s' if more > 1 else ''})" if more else ""
+    return one_line(lines[first], SUMMARY_CHARS - len(one_line(where, 200)) - len(told) - 1) + told
 
 
 def of_stderr(tail: bytes | None, seat: int = 0) -> Diagnosis | None:

@@ -16,12 +16,14 @@ or slow;
 
 Games are numbered in the order they were stored, from 1, a resumed run going on from the
 games stored before it. Everything printed that a bot or a user chose (names, reasons) is
-printed as written, through the command's console (tournaments.cli.terminal).
+printed through the command's console (tournaments.cli.terminal), its control characters escaped; a game's
+line keeps to one line, a line feed in a bot's reason escaped as ``\\u000a``.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,8 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
+from tournaments.cli.escapes import printable
+
 if TYPE_CHECKING:
     from tournaments.play.runner import Result
 
@@ -37,6 +41,8 @@ AUTO, BAR, LINES, NONE = "auto", "bar", "lines", "none"
 PROGRESS_MODES = (AUTO, BAR, LINES, NONE)
 REPORT_EVERY = 10
 """Games between two reports (fastchess's rating interval, whose default this is too)."""
+LINE_BREAK = re.compile("[\n\u2028\u2029]")
+"""What ends a line that ``printable`` leaves as it is (a tab does not)."""
 COST_SHARE = 10
 """A report waits at least this many times the CPU time the last one took, so that reports never cost the
 organiser more than about a tenth of its time, however many bots are fitted (docs/tournaments.md, "Output")."""
@@ -76,7 +82,12 @@ def game_line(number: int, result: Result) -> str:
     """``Finished game 12 (A vs B): 1-0 {finished}`` (cutechess-cli's and fastchess's line)."""
     recorded = result.recorded
     names = " vs ".join(seat.name for seat in recorded.seats)
-    return f"Finished game {number} ({names}): {outcome(recorded.ranking)} {{{reason_of(result)}}}"
+    return f"Finished game {number} ({names}): {outcome(recorded.ranking)} {{{one_line(reason_of(result))}}}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as ``printable`` shows it, its line breaks escaped too: a bot's reason keeps its game's line whole."""
+    return LINE_BREAK.sub(lambda found: f"\\u{ord(found.group()):04x}", printable(text))
 
 
 class _Bar(Progress):

@@ -38,6 +38,8 @@ PROTOCOL_VERSION = 1
 HANDSHAKE_SECONDS = 10.0
 MAX_REASON = 300
 """The longest failure reason a hosted Python bot may report (it is stored in the ledger)."""
+QUOTED_CHARS = 60
+"""The most of a garbage line a reason quotes."""
 
 
 
@@ -66,10 +68,18 @@ class ProgramProcess(BotProcess):
         try:
             message = orjson.loads(line)
         except orjson.JSONDecodeError:
-            raise BotFailure(f"answered garbage: {line[:60]!r} is not JSON") from None
+            raise BotFailure(f"answered garbage: {quoted(line)} is not JSON") from None
         if not isinstance(message, dict):
-            raise BotFailure(f"answered garbage: {line[:60]!r} is not a JSON object")
+            raise BotFailure(f"answered garbage: {quoted(line)} is not a JSON object")
         return message
+
+
+def quoted(line: bytes) -> str:
+    """A line a bot wrote, as a reason quotes it: as JSON text (its control characters escaped), its first
+    QUOTED_CHARS characters and ``[… N characters cut …]`` after them if it had more."""
+    text = line.decode("utf-8", "replace")
+    shown = orjson.dumps(text[:QUOTED_CHARS]).decode()
+    return shown if len(text) <= QUOTED_CHARS else f"{shown} [… {len(text) - QUOTED_CHARS} characters cut …]"
 
 
 def hello(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limits: Limits,

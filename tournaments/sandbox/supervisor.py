@@ -11,7 +11,7 @@ Nothing a bot does can stall tourney: every write has a deadline (the pipe is no
 every read waits for at most the time the bot has left (``MoveClock``). A bot that does not read its
 input in time, does not answer in time, exits, or floods its output (a line over 1 MiB, or more than
 that between two requests) fails with that reason (ruling ALL-5). Its stderr is kept, the last
-``STDERR_TAIL`` bytes per game, for ``--bot-logs``.
+``STDERR_TAIL`` bytes per game, for ``--bot-logs`` (after a line saying how many bytes before them were cut).
 """
 
 from __future__ import annotations
@@ -144,6 +144,8 @@ class BotProcess:
             os.set_blocking(fd, False)
         self.buffer = b""
         self.tail = bytearray()
+        self.cut = 0
+        """How many bytes of its stderr were dropped from the start of ``tail``."""
 
     def write(self, line: bytes, seconds: float) -> None:
         """Write ``line`` within ``seconds``; BotFailure if the bot stops reading or is gone."""
@@ -268,10 +270,14 @@ class BotProcess:
             while chunk := os.read(self.stderr, 65536):
                 self.tail += chunk
                 if len(self.tail) > 2 * STDERR_TAIL:
+                    self.cut += len(self.tail) - STDERR_TAIL
                     del self.tail[:-STDERR_TAIL]
 
     def stderr_tail(self) -> bytes:
-        return bytes(self.tail[-STDERR_TAIL:])
+        """The last STDERR_TAIL bytes of the bot's stderr, after ``[… N bytes cut …]`` if it wrote more."""
+        cut = self.cut + max(len(self.tail) - STDERR_TAIL, 0)
+        kept = bytes(self.tail[-STDERR_TAIL:])
+        return f"[… {cut} bytes cut …]\n".encode() + kept if cut else kept
 
     def _wait_briefly(self) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):

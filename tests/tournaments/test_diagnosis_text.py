@@ -138,3 +138,35 @@ def test_a_garbage_answer_is_quoted_as_escaped_text_with_a_cut_marker(tmp_path):
     for forfeit in forfeits(tmp_path):
         assert forfeit["reason"] == (f'bot failure: answered garbage: "{shown}" [… {len(GARBAGE) - 60} characters cut '
                                      '…] is not JSON'), forfeit
+
+
+FORKS = '''import os
+import time
+
+GAMES = "*"
+
+
+class Bot:
+    def __init__(self, game, seat, rng):
+        pass
+
+    def act(self, turn):
+        for _ in range(32):  # past --max-processes 8: a fork is refused (EAGAIN), the bot's own crash
+            if os.fork() == 0:
+                time.sleep(30)
+                os._exit(0)
+        return turn.legal[0]
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")
+def test_a_bot_that_forks_past_its_process_limit_is_told_the_limit_it_reached(tmp_path):
+    """A Python bot forking 32 children under --max-processes 8 crashed with `BlockingIOError: [Errno 11] Resource
+    temporarily unavailable` and no word of the limit, where running out of memory names --memory-mb: its reason
+    names the limit its sandbox's group refused the fork at."""
+    played(tmp_path, "forker.py", FORKS, "--sandbox", "on", "--jobs", "1", "--max-processes", "8")
+    for forfeit in forfeits(tmp_path):  # the forker's, in each of the deal's two games
+        assert "BlockingIOError" in forfeit["reason"], forfeit
+        assert forfeit["reason"].endswith("(a fork refused: its processes reached 8, its --max-processes)"), forfeit

@@ -18,6 +18,7 @@ import orjson
 
 from ledger.rows import ladder_rows, owner_rows
 from ledger.store import Ledger
+from tournaments.bots.diagnosis import STDERR, Diagnosis, one_line
 from tournaments.bots.discovery import describe, language, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec
 from tournaments.ladder.bot_cache import materialize, runnable
@@ -31,6 +32,8 @@ from tournaments.play.schedule import Scheduled
 
 OPPONENT = Path(__file__).with_name("validation_opponent.py")
 """The bot a submission plays its validation games against (a random player, run like any other)."""
+STDERR_CHARS = 200
+"""The most of a program's last stderr line a refusal quotes (its owner reads the last 20 lines in full)."""
 
 
 def package(path: Path) -> tuple[BotSpec, str, bytes]:
@@ -88,6 +91,9 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
     if owner_id is None:
         with ledger.read() as connection:
             owner_rows.check_operators_name(connection, name)
+    if _listed(ledger, ladder["id"], name, spec.content_hash):  # nothing to validate: the no-op, as it always was
+        return ladder_rows.submit(ledger, ladder["id"], name, spec.content_hash, spec.kind, entry_point, files,
+                                  model(ladder).start, owner_id, language(spec), description)
     require_sandbox()
     candidate = runnable(name, spec.content_hash, materialize(spec.content_hash, entry_point, files), entry_point)
     validate(ladder, candidate, limits, say, played)
@@ -133,8 +139,24 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Ca
             reason = _forfeit_reason(outcome)
             if outcome.ranking[seat] == k and reason:
                 told = result.diagnosis if result.diagnosis is not None and result.diagnosis.seat == seat else None
-                raise Refused(f"{candidate.name} refused: in its validation game it forfeited "
-                              f"({told.placed(reason) if told is not None else reason})", told)
+                raise Refused(f"{candidate.name} refused: in its validation game it forfeited ({_told(reason, told)})",
+                              told)
+
+
+def _listed(ledger: Ledger, ladder_id: int, name: str, content_hash: str) -> bool:
+    """Whether this content is on the ladder under this name already (any version: ladder_rows.submit's no-op)."""
+    return any(entry["name"] == name and entry["content_hash"] == content_hash
+               for entry in ladder_rows.entries(ledger, ladder_id, active_only=False))
+
+
+def _told(reason: str, told: Diagnosis | None) -> str:
+    """A forfeit's reason with the bot's own account: where in its Python file, or the last line of its stderr
+    (one line, bounded; the terminal and the web escape it)."""
+    if told is None:
+        return reason
+    if told.kind == STDERR:
+        return f"{reason}; {one_line(told.summary, STDERR_CHARS)}"
+    return told.placed(reason)
 
 
 def _play(job: Job):

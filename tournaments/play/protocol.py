@@ -116,9 +116,10 @@ def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
         raise BotFailure(f"failed its handshake: expected {{\"type\": \"ready\"}}, got {str(answer)[:60]}")
 
 
-def hosted_failure(answer: dict[str, Any]) -> BotFailure:
-    """What pyhost reported as a Python bot's failure: its reason (bounded), with its traceback if it sent one."""
-    reason = str(answer.get("reason"))[:MAX_REASON]
+def hosted_failure(answer: dict[str, Any], cause: str = "") -> BotFailure:
+    """What pyhost reported as a Python bot's failure: its reason (bounded) and the ``cause`` tourney knows (its
+    process limit reached), with its traceback if it sent one."""
+    reason = str(answer.get("reason"))[:MAX_REASON] + cause
     told = answer.get("diagnosis")
     if not isinstance(told, dict):
         return BotFailure(reason)
@@ -242,7 +243,7 @@ class ProgramAgent:
         limits.charge(took, clock.unit())
         kind = answer.get("type")
         if self.hosted and kind == "failed":
-            raise hosted_failure(answer)
+            raise hosted_failure(answer, self.process.process_limit())
         if kind != "action" or "action" not in answer or not (self.hosted or isinstance(answer["action"], str)):
             raise BotFailure(f"answered garbage: expected {{\"type\": \"action\", \"action\": ...}}, got "
                              f"{str(answer)[:60]}")

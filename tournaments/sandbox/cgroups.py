@@ -190,6 +190,7 @@ class Box:
                  inside: Box | None = None) -> None:
         self.hierarchy = found
         self.memory_mb = memory_mb
+        self.max_processes = max_processes
         name = f"{PREFIX}{leftovers.tag()}-{next(_counter)}"
         self.folders = tuple(parent / name for parent in (inside.folders if inside else found.parents))
         self._fds: dict[tuple[str, str, int], int] = {}
@@ -288,6 +289,16 @@ class Box:
             for line in self._file("memory", name).read_text().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "oom_kill" and int(value) > 0:
+                    return True
+        return False
+
+    def out_of_processes(self) -> bool:
+        """Whether a fork or a thread of the group was refused for going over its process limit (``pids.events``'
+        max counter: v2's, or v1's since Linux 4.13)."""
+        with contextlib.suppress(OSError, ValueError):
+            for line in self._file("pids", "pids.events").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "max" and int(value) > 0:
                     return True
         return False
 
@@ -434,6 +445,7 @@ def _stale_box(found: Hierarchy, name: str, parents: tuple[Path, ...] | None = N
     box = Box.__new__(Box)
     box.hierarchy = found
     box.memory_mb = None
+    box.max_processes = None
     box.folders = tuple(parent / name for parent in (parents or found.parents))
     box.frozen = False
     box._fds = {}

@@ -297,10 +297,17 @@ class BotProcess:
                     "and was killed")
         code = self.process.returncode
         if code is not None and code < 0:
-            return f"was killed by {_signal_name(-code)}"
+            return f"was killed by {_signal_name(-code)}{self.process_limit()}"
         if self.sandboxed and code is not None and 128 < code < 128 + signal.NSIG:
-            return f"exited with code {code} (killed by {_signal_name(code - 128)})"
-        return f"exited with code {code}"
+            return f"exited with code {code} (killed by {_signal_name(code - 128)}){self.process_limit()}"
+        return f"exited with code {code}{self.process_limit()}"
+
+    def process_limit(self) -> str:
+        """`` (a fork refused: its processes reached N, its --max-processes)`` if its group refused one (a failure's
+        likely cause, as running out of memory is named), else ""."""
+        if self.box is None or not self.box.out_of_processes():
+            return ""
+        return f" (a fork refused: its processes reached {self.box.max_processes}, its --max-processes)"
 
 
 def _signal_name(number: int) -> str:

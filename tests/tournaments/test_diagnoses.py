@@ -110,16 +110,12 @@ def test_a_crashing_python_bots_traceback_is_in_its_log_its_forfeit_line_and_the
         assert "tournaments" not in detail and "pyhost" not in detail and "inprocess" not in detail, detail
         log = tmp_path / "logs" / "crashy" / f"{key}-seat{seat}.log"
         line = f"{key} seat {seat} crashy: {told['summary']} (log: {log.relative_to(tmp_path)})"
-        in_sandbox = where[1] == "on"
-        if in_sandbox:  # its stderr is a process's: kept, with the traceback after its prints
-            assert told["log"] == str(log)
-            text = log.read_text()
-            assert text.startswith("turn 1\nturn 2\nturn 3\nTraceback (most recent call last):\n"), text
-            assert text.rstrip().endswith("KeyError: 'no such field'")
-            assert (tmp_path / "logs" / f"{key}-seat{seat}.log").read_text() == text  # the name it had before
-        else:  # in a worker its prints go to the worker's stderr: no log of its own
-            assert told["log"] is None
-            line = f"{key} seat {seat} crashy: {told['summary']} (no log kept: run with --bot-logs DIR to keep one)"
+        # In its sandbox and in a worker alike, its log holds its prints, then its traceback.
+        assert told["log"] == str(log)
+        text = log.read_text()
+        assert text.startswith("turn 1\nturn 2\nturn 3\nTraceback (most recent call last):\n"), text
+        assert text.rstrip().endswith("KeyError: 'no such field'")
+        assert (tmp_path / "logs" / f"{key}-seat{seat}.log").read_text() == text  # the name it had before
         assert line in [row.strip() for row in listed.stdout.splitlines()], listed.stdout
     for game in games.values():  # the hashed events hold the public reason, never the traceback
         ledger = Ledger(str(tmp_path / "t.db"), read_only=True)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import io
 import random
+import resource
 import signal
 import sys
 import threading
@@ -25,10 +27,12 @@ from typing import Any
 
 from engines.driver import BotFailure, Turn
 from tournaments.bots import diagnosis
-from tournaments.bots.spec import BotSpec, Limits
+from tournaments.bots.spec import BotSpec, Limits, Resources
 
 STARTUP_SECONDS = 10.0
 """How long an in-process bot may take to import and construct (as a program's handshake)."""
+PRINTED_TAIL = 64 * 1024
+"""The end of what an in-process bot printed in a game that its agent keeps (as of a program's stderr)."""
 
 _modules: dict[str, ModuleType] = {}
 
@@ -37,9 +41,11 @@ class _Timeout(BaseException):
     """Raised inside a Python bot's code by the alarm; BaseException so bots cannot swallow it easily."""
 
 
-def crash(error: BaseException) -> str:
-    """How a bot's exception is reported: ``crashed: RuntimeError: the bot tripped over its tail``."""
-    return f"crashed: {type(error).__name__}: {error}"
+def crash(error: BaseException, starting: bool = False) -> str:
+    """How a bot's exception is reported: ``crashed: RuntimeError: the bot tripped over its tail`` (one with no
+    message by its type alone, ``crashed: ValueError``; ``crashed while starting: ...`` while it starts)."""
+    said = str(error)
+    return f"crashed{' while starting' if starting else ''}: {type(error).__name__}{': ' + said if said else ''}"
 
 
 class BotCrash(BotFailure):
@@ -57,8 +63,7 @@ class BotCrash(BotFailure):
 def crashed(error: BaseException, path: str, starting: bool = False) -> BotCrash:
     """A bot's exception as a BotCrash: ``crash``'s words (``crashed while starting: ...`` while its file is
     imported or its Bot constructed) and the traceback from its file's first frame on."""
-    reason = f"crashed while starting: {type(error).__name__}: {error}" if starting else crash(error)
-    return BotCrash(reason, diagnosis.of_exception(error, path))
+    return BotCrash(crash(error, starting), diagnosis.of_exception(error, path))
 
 
 _compiled: dict[str, Any] = {}
@@ -132,6 +137,54 @@ def _alarm_ready() -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _held(size: int) -> Any:
+    """This process's address space held to ``size`` bytes (RLIMIT_AS's soft limit, as pyhost's whole process is
+    held without the sandbox: tournaments.sandbox.supervisor), then given back what it had."""
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    hard = before[1]
+    resource.setrlimit(resource.RLIMIT_AS, (size if hard == resource.RLIM_INFINITY else min(size, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, before)
+
+
+def _stuck(error: _Timeout, path: str) -> diagnosis.Diagnosis:
+    """Where a bot was when its time ran out: the alarm's traceback from the bot's first frame on, as
+    ``timed out at mybot.py line 12, in act``."""
+    told = diagnosis.of_exception(error, path)
+    return diagnosis.bounded(diagnosis.TRACEBACK, "timed out", told.detail, where=told.where)
+
+
+class _Printed(io.TextIOBase):
+    """An in-process bot's sys.stdout and sys.stderr while its code runs: what it writes is kept (its end) and passed
+    on to the worker's stderr, where a closed pipe (`tourney run ... 2>&1 | head`) is not the bot's failure."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tail = bytearray()
+        self.on: Any = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.keep(text)
+        with contextlib.suppress(OSError, ValueError):
+            self.on.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.on.flush()
+
+    def keep(self, text: str) -> None:
+        self.tail += text.encode("utf-8", "replace")
+        if len(self.tail) > 2 * PRINTED_TAIL:
+            del self.tail[:-PRINTED_TAIL]
+
+
 class BuiltinRandom:
     """Chooses uniformly among the legal actions with its seeded RNG (bots/random_bot.py's rule)."""
 
@@ -146,48 +199,42 @@ class BuiltinRandom:
 
 
 class PythonAgent:
-    """An in-process Python bot (only in a worker, with the sandbox off), with the same time limits.
+    """An in-process Python bot (only in a worker, with the sandbox off), with the same limits as pyhost's.
 
     The bot is imported and constructed at its first turn, under an alarm of
     ``STARTUP_SECONDS``, so that a worker that dies while it starts knows which seat it was.
+    While its code runs (and only then: the worker's own code is tourney's, as pyhost's parent is),
+    the worker's address space is held to ``resources.memory_mb`` (``_held``), pyhost's RLIMIT_AS.
     """
 
-    def __init__(self, spec: BotSpec, game: str, seat: int, seed: int, limits: Limits) -> None:
+    def __init__(self, spec: BotSpec, game: str, seat: int, seed: int, limits: Limits,
+                 resources: Resources | None = None) -> None:
         self.spec = spec
         self.limits = limits
+        self.memory = (resources or Resources()).memory_mb * 1024 * 1024
         self.timer = _alarm_ready()
         self.start = (spec.path, game, seat, seed)
         self.bot: Any = None
         self.told: diagnosis.Diagnosis | None = None
-        """The traceback of the bot's exception, once it has failed with one."""
+        """The traceback of the bot's exception (or where it was when its time ran out), once it has failed."""
+        self.printed = _Printed()
 
     def act(self, turn: Turn) -> str:
-        timer = self.timer
         if self.bot is None:
             began = time.perf_counter()
             try:
-                if timer:
-                    signal.setitimer(signal.ITIMER_REAL, STARTUP_SECONDS)
-                try:
-                    self.bot = start_bot(*self.start)
-                finally:
-                    if timer:
-                        signal.setitimer(signal.ITIMER_REAL, 0)
+                self.bot = self._run(start_bot, self.start, STARTUP_SECONDS)
             except BotCrash as failure:
                 self.told = failure.diagnosis
                 raise
-            except _Timeout:
+            except _Timeout as error:
+                self.told = _stuck(error, self.spec.path)
                 raise BotFailure(f"timed out while starting after {time.perf_counter() - began:.2f} s") from None
         began = time.perf_counter()
         try:
-            if timer:
-                signal.setitimer(signal.ITIMER_REAL, max(self.limits.allowed, 0.001))
-            try:
-                action = self.bot.act(turn)
-            finally:
-                if timer:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-        except _Timeout:
+            action = self._run(self.bot.act, (turn,), max(self.limits.allowed, 0.001))
+        except _Timeout as error:
+            self.told = _stuck(error, self.spec.path)
             raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s{self.limits.told()}") from None
         except BotFailure:
             raise
@@ -198,8 +245,32 @@ class PythonAgent:
         self.limits.charge(time.perf_counter() - began)
         return action
 
+    def _run(self, call: Any, args: tuple, seconds: float) -> Any:
+        """``call(*args)``: the bot's code, under the alarm (``seconds``) and its memory limit, its prints kept."""
+        printed, streams = self.printed, (sys.stdout, sys.stderr)
+        printed.on = sys.stderr
+        sys.stdout = sys.stderr = printed
+        try:
+            with _held(self.memory):
+                if self.timer:
+                    signal.setitimer(signal.ITIMER_REAL, seconds)
+                try:
+                    return call(*args)
+                finally:
+                    if self.timer:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            sys.stdout, sys.stderr = streams
+
+    def stderr(self) -> bytes:
+        """The end of what the bot printed in this game, then its traceback if it failed with one (as pyhost's
+        stderr has them)."""
+        if self.told is None:
+            return bytes(self.printed.tail)
+        return bytes(self.printed.tail) + f"{self.told.detail.rstrip()}\n".encode("utf-8", "replace")
+
     def diagnosed(self, seat: int) -> diagnosis.Diagnosis | None:
-        """The traceback of the bot's exception, if it failed with one (its prints went to the worker's stderr)."""
+        """The traceback of the bot's exception or timeout, if it failed so (its prints are in ``stderr()``)."""
         return None if self.told is None else replace(self.told, seat=seat)
 
     def close(self) -> None:

@@ -14,5 +14,5 @@ def make_agent(spec: BotSpec, game: str, seat: int, seats: int, seed: int, limit
     if spec.kind == BUILTIN:
         return BuiltinRandom(seed)
     if spec.kind == PYTHON and in_worker and not confinement.sandbox:
-        return PythonAgent(spec, game, seat, seed, limits)
+        return PythonAgent(spec, game, seat, seed, limits, confinement.resources)
     return ProgramAgent(spec, game, seat, seats, seed, limits, confinement)

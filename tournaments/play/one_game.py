@@ -38,7 +38,7 @@ def play_job(job: Job, in_worker: bool = False) -> Result:
             recorder.programs(())  # all reaped: nothing left for the parent to kill
     recorded = record(engine, config, scheduled.seed, played, [SeatInfo(b.name, b.content_hash) for b in seated])
     scores = engine.scores(played.state)
-    logs = tuple(agent.stderr() if isinstance(agent, ProgramAgent) else None for agent in agents)
+    logs = tuple(agent.stderr() if isinstance(agent, ProgramAgent | PythonAgent) else None for agent in agents)
     return Result(scheduled.key, recorded, None if scores is None else list(scores),
                   logs if job.keep_logs else None, diagnosed(agents, played.outcome.forfeit_seat))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,7 @@ def execute(ledger: Ledger, run: Run, workers: int, progress: Callable[[int], No
     def store(connection: Connection, group: list[Result]) -> None:
         # The logs first: a diagnosis stored with its game names a log file that is there.
         if bot_logs is not None:
+            group = [replace(result, logs=logged(result)) for result in group]
             for result in group:
                 write_logs(bot_logs, result.key, result.logs, result.bots())
         ledger.store_games([finished_game(r.recorded, [bot_ids[s.name] for s in r.recorded.seats], r.scores,
@@ -136,6 +138,16 @@ def write_logs(folder: Path, name: str, logs: tuple[bytes | None, ...] | None, b
             link.symlink_to(path.relative_to(folder))
         except OSError as error:
             raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
+
+
+def logged(result: Result) -> tuple[bytes | None, ...] | None:
+    """A result's logs, the forfeiting seat's its diagnosis's detail when it has no stderr of its own (a Python bot
+    in a worker, whose prints went to the worker's: what tourney has of it is its traceback, which pyhost writes on
+    its stderr too)."""
+    logs, told = result.logs, result.diagnosis
+    if logs is None or told is None or logs[told.seat] is not None:
+        return logs
+    return (*logs[:told.seat], f"{told.detail.rstrip()}\n".encode("utf-8", "replace"), *logs[told.seat + 1:])
 
 
 def diagnosis_row(result: Result, told: diagnosis.Diagnosis, name: str, bot_logs: Path | None

@@ -419,8 +419,8 @@ def test_without_the_sandbox_no_cpu_clock_is_offered(tmp_path):
 
 def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
     """--bot-logs DIR: one file per bot process and game, <bot>/<game key>-seat<N>.log (the name it had before,
-    <game key>-seat<N>.log, kept as a link to it), holding the end (64 KiB) of what the bot wrote to stderr; bots
-    print() there too, never into the protocol."""
+    <game key>-seat<N>.log, kept as a link to it), holding the end (64 KiB) of what the bot wrote to stderr after a
+    line saying how much was cut; bots print() there too, never into the protocol."""
     folder, _ = hostile_folder(tmp_path)
     (folder / "chatty.py").write_text(
         "import sys\nGAMES = '*'\n\n\nclass Bot:\n    def __init__(self, game, seat, rng):\n        self.n = 0\n\n"
@@ -438,7 +438,9 @@ def test_bot_logs_keep_the_last_64_kib_of_each_bots_stderr_per_game(tmp_path):
     for game in games.values():
         log = (logs / "chatty" / f"{game.key}-seat{game.bots.index('chatty')}.log").read_bytes()
         assert (logs / f"{game.key}-seat{game.bots.index('chatty')}.log").read_bytes() == log
-        assert len(log) == 65536 and log.endswith(b"y" * 4000 + b"\n")
+        cut, kept = log.split(b"\n", 1)  # a first line says how much came before the 64 KiB kept
+        assert re.fullmatch(r"\[… \d+ bytes cut …\]", cut.decode()), cut
+        assert len(kept) == 65536 and kept.endswith(b"y" * 4000 + b"\n")
         assert re.search(rb"move \d+ x{4000}\n", log)
     assert {game.reason for game in games.values()} == {"finished"}
 

@@ -77,12 +77,13 @@ def run(tmp_path: Path, folder: Path, *extra: str) -> subprocess.CompletedProces
     return done
 
 
+SANDBOXED = pytest.param(("--sandbox", "on", "--jobs", "1"), id="sandboxed", marks=[
+    pytest.mark.sandbox, pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")])
+"""A run's options that play a Python bot in its sandbox, through pyhost."""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("where", [
-    pytest.param(("--sandbox", "on", "--jobs", "1"), id="sandboxed",
-                 marks=[pytest.mark.sandbox, pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")]),
-    pytest.param(("--sandbox", "off", "--jobs", "2"), id="in-a-worker"),
-])
+@pytest.mark.parametrize("where", [SANDBOXED, pytest.param(("--sandbox", "off", "--jobs", "2"), id="in-a-worker")])
 def test_a_crashing_python_bots_traceback_is_in_its_log_its_forfeit_line_and_the_json(tmp_path, where):
     """A Python bot raising KeyError in a helper at its third turn (in its sandbox through pyhost, or in process in
     a worker): the game's hashed forfeit says only `crashed: KeyError: ...`; its traceback, from the bot's own

@@ -13,6 +13,7 @@ import pytest
 
 from tests import cli
 from tests.tournaments.play.test_protocol import GAME, SHIPPED
+from tests.tournaments.test_diagnoses import SANDBOXED
 from tournaments.sandbox import sandbox
 
 TIMEOUT = 300
@@ -88,11 +89,7 @@ def forfeits(tmp_path: Path) -> list[dict]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("where", [
-    pytest.param(("--sandbox", "on", "--jobs", "1"), id="sandboxed",
-                 marks=[pytest.mark.sandbox, pytest.mark.skipif(not HAS_SANDBOX, reason="no working sandbox here")]),
-    pytest.param(("--sandbox", "off", "--jobs", "0"), id="in-process"),
-])
+@pytest.mark.parametrize("where", [SANDBOXED, pytest.param(("--sandbox", "off", "--jobs", "0"), id="in-process")])
 def test_a_multi_line_exception_is_summed_up_by_its_type_and_first_line(tmp_path, where):
     """A bot raising ValueError("bad hand: W7\\nexpected one of W1, W2") with a note, from a KeyError, is summed up
     as `ValueError: bad hand: W7 (and 2 more lines) at crashy.py line 14, in act`, not by its note; its detail

@@ -121,7 +121,7 @@ def start_bot(path: str, game: str, seat: int, seed: int) -> Any:
 
 
 def _ring(_signum, _frame) -> None:
-    raise _Timeout
+    raise _Timeout("the move's time ran out here")
 
 
 def _alarm_ready() -> bool:
@@ -152,7 +152,13 @@ def _held(size: int) -> Any:
 
 def _stuck(error: _Timeout, path: str) -> diagnosis.Diagnosis:
     """Where a bot was when its time ran out: the alarm's traceback from the bot's first frame on, as
-    ``timed out at mybot.py line 12, in act``."""
+    ``timed out at mybot.py line 12, in act`` (the alarm's own frame, tourney's, cut from its end)."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        if frame.tb_next.tb_frame.f_code is _ring.__code__:
+            frame.tb_next = None
+        else:
+            frame = frame.tb_next
     told = diagnosis.of_exception(error, path)
     return diagnosis.bounded(diagnosis.TRACEBACK, "timed out", told.detail, where=told.where)
 

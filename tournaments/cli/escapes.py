@@ -3,7 +3,8 @@
 Much of what tourney prints was written by a bot or a submitter: names, versions, decline and
 forfeit reasons, exception texts, stderr excerpts, manifest fields. Stored unchanged (and
 hashed), such text is shown with every control character escaped (``printable``): C0 but the
-line feed and the tab, DEL, C1, and the Unicode controls that reorder what a line shows. So an
+line feed and the tab, DEL, C1, the Unicode controls that reorder what a line shows, and the line
+and paragraph separators (U+2028, U+2029: a line break to Python's splitlines and to a pager). So an
 ESC sequence (clear the screen, set the title, write the clipboard with OSC 52) or a carriage
 return that overwrites a line is printed as ``\\u001b``, never obeyed. The escape form is
 JSON's, so JSON output stays valid and means the same.
@@ -24,8 +25,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""What ``printable`` escapes: C0 but tab and line feed, DEL, C1, and the bidirectional controls."""
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""What ``printable`` escapes: C0 but tab and line feed, DEL, C1, the bidirectional controls and U+2028/U+2029."""
 
 
 def printable(text: str) -> str:

@@ -23,7 +23,6 @@ line keeps to one line, a line feed in a bot's reason escaped as ``\\u000a``.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -41,8 +40,6 @@ AUTO, BAR, LINES, NONE = "auto", "bar", "lines", "none"
 PROGRESS_MODES = (AUTO, BAR, LINES, NONE)
 REPORT_EVERY = 10
 """Games between two reports (fastchess's rating interval, whose default this is too)."""
-LINE_BREAK = re.compile("[\n\u2028\u2029]")
-"""What ends a line that ``printable`` leaves as it is (a tab does not)."""
 COST_SHARE = 10
 """A report waits at least this many times the CPU time the last one took, so that reports never cost the
 organiser more than about a tenth of its time, however many bots are fitted (docs/tournaments.md, "Output")."""
@@ -87,7 +84,7 @@ def game_line(number: int, result: Result) -> str:
 
 def one_line(text: str) -> str:
     """``text`` as ``printable`` shows it, its line breaks escaped too: a bot's reason keeps its game's line whole."""
-    return LINE_BREAK.sub(lambda found: f"\\u{ord(found.group()):04x}", printable(text))
+    return printable(text).replace("\n", "\\u000a")
 
 
 class _Bar(Progress):

@@ -133,9 +133,10 @@ def test_an_error_line_shows_a_hostile_path_escaped(tmp_path):
 
 
 def test_printable_escapes_each_control_class_and_keeps_text():
-    """C0 (but tab and line feed), DEL, C1 and the bidirectional overrides are escaped; printable text,
-    tabs, line feeds and non-Latin letters are kept."""
+    """C0 (but tab and line feed), DEL, C1, the bidirectional overrides and the line and paragraph separators are
+    escaped; printable text, tabs, line feeds and non-Latin letters are kept."""
     assert printable("a\tb\nc") == "a\tb\nc"
     assert printable("\x00\x1b\x7f\x85\x9f") == "\\u0000\\u001b\\u007f\\u0085\\u009f"
     assert printable("abc\u202edcba") == "abc\\u202edcba"
+    assert printable("one\u2028two\u2029three") == "one\\u2028two\\u2029three"
     assert printable("Ümläut ✓ 狐") == "Ümläut ✓ 狐"

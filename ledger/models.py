@@ -386,6 +386,10 @@ class Submission(Table, table=True):
     diagnosis: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
                                   description="a refused bot's traceback or last stderr lines, for its owner "
                                               "(added with revision 0014)")
+    diagnosis_kind: str | None = Field(default=None, description="the diagnosis' kind, traceback or stderr (revision "
+                                                                 "0022; NULL before it)")
+    diagnosis_summary: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
+                                          description="the diagnosis' one line, as the forfeit told it (revision 0022)")
     description: str | None = Field(default=None, sa_column=Column(Text, nullable=True),
                                     description="its author's words on the bot, listed with it (revision 0017)")
 

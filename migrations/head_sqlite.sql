@@ -217,7 +217,7 @@ CREATE TABLE submissions (
 	entry_id INTEGER, 
 	created_at VARCHAR NOT NULL, 
 	claimed_at VARCHAR, 
-	decided_at VARCHAR, attempts INTEGER DEFAULT '0' NOT NULL, diagnosis TEXT, description TEXT, 
+	decided_at VARCHAR, attempts INTEGER DEFAULT '0' NOT NULL, diagnosis TEXT, description TEXT, diagnosis_kind VARCHAR, diagnosis_summary TEXT, 
 	PRIMARY KEY (id), 
 	FOREIGN KEY(ladder_id) REFERENCES ladders (id), 
 	FOREIGN KEY(owner_id) REFERENCES owners (id), 
@@ -453,5 +453,5 @@ CREATE TABLE place_games (
 	games INTEGER NOT NULL, 
 	PRIMARY KEY (tournament_id, ladder_id, forfeited)
 );
-INSERT INTO "alembic_version" VALUES ('0021');
+INSERT INTO "alembic_version" VALUES ('0022');
 INSERT INTO "read_model_positions" VALUES ('games', 0);

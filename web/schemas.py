@@ -120,6 +120,8 @@ class Diagnosis(BaseModel):
     kind: str = Field(description="traceback or stderr")
     summary: str = Field(description="one line")
     detail: str = Field(description="size-bounded, as the bot wrote it (escaped where shown)")
+    game_id: str | None = Field(default=None, description="the game it forfeited (a submission's: its validation "
+                                                          "game, one of `validation_games`)")
 
 
 class RatingChange(BaseModel):
@@ -277,6 +279,10 @@ class Submission(BaseModel):
     decided_at: str | None
     diagnosis: str | None = Field(default=None, description="what a refused submission's bot left behind (its "
                                   "traceback or last stderr lines): in the answer to its owner's token only")
+    validation_diagnosis: Diagnosis | None = Field(default=None, description="`diagnosis` in the shape of "
+                                                   "`/api/games`' `diagnoses`, with the validation game it was left "
+                                                   "in: in the answer to its owner's token only (null: none, or "
+                                                   "refused before its validation games were kept)")
     validation_games: list[ValidationGame] = Field(default_factory=list, description="the games it played to be "
                                                    "validated, kept for its owner (never ladder games)")
     description: str | None = Field(default=None, description="its author's words on the bot, listed with it")

@@ -136,7 +136,7 @@ def release(ledger: Ledger, submission_id: int) -> None:
 
 
 def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, entry_id: int | None,
-           diagnosis: str | None = None, games: Sequence[KeptGame] = ()) -> None:
+           diagnosis: Told | None = None, games: Sequence[KeptGame] = ()) -> None:
     """Record a validation's outcome: LISTED (with the ladder entry) or REFUSED (with the reason, and what the
     bot left behind when it forfeited: its traceback or its last stderr lines, for its owner only); and, in
     the same transaction, the validation games it played, for its owner (``games``, in the order played)."""
@@ -146,9 +146,10 @@ def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, 
     with ledger.write() as connection:
         connection.execute(text(
             "UPDATE submissions SET status = :status, reason = :reason, entry_id = :entry_id, "
-            "decided_at = :decided_at, diagnosis = :diagnosis WHERE id = :id"),
-            {"status": status, "reason": reason, "entry_id": entry_id, "decided_at": decided, "diagnosis": diagnosis,
-             "id": submission_id})
+            "decided_at = :decided_at, diagnosis = :detail, diagnosis_kind = :kind, diagnosis_summary = :summary "
+            "WHERE id = :id"),
+            {"status": status, "reason": reason, "entry_id": entry_id, "decided_at": decided, "id": submission_id,
+             **(diagnosis or Told(None, None, None))._asdict()})
         if games:
             packer = zstandard.ZstdCompressor()
             connection.execute(text(
@@ -156,6 +157,15 @@ def decide(ledger: Ledger, submission_id: int, status: str, reason: str | None, 
                 "VALUES (:submission_id, :number, :game_id, :seat, :log, :created_at)"),
                 [{"submission_id": submission_id, "number": number, "game_id": game.game_id, "seat": game.seat,
                   "log": packer.compress(game.log), "created_at": decided} for number, game in enumerate(games, 1)])
+
+
+class Told(NamedTuple):
+    """What a refused submission's bot left behind, as a game's forfeit keeps it (``diagnoses``): its kind
+    (traceback or stderr; None for a submission refused before revision 0022), one-line summary and detail."""
+
+    kind: str | None
+    summary: str | None
+    detail: str
 
 
 class KeptGame(NamedTuple):
@@ -189,12 +199,14 @@ def validation_log(ledger: Ledger, submission_id: int, owner_id: int, number: in
     return None if found is None else (found[0], zstandard.ZstdDecompressor().decompress(bytes(found[1])))
 
 
-def diagnosis_of(ledger: Ledger, submission_id: int, owner_id: int) -> str | None:
+def diagnosis_of(ledger: Ledger, submission_id: int, owner_id: int) -> Told | None:
     """What a refused submission's bot left behind (its traceback or last stderr lines), for the owner whose
     submission it is; None for anyone else's, for none, and when it left nothing (private, as stderr is)."""
     with ledger.read() as connection:
-        return connection.execute(text("SELECT diagnosis FROM submissions WHERE id = :id AND owner_id = :owner_id"),
-                                  {"id": submission_id, "owner_id": owner_id}).scalar()
+        found = connection.execute(text(
+            "SELECT diagnosis_kind, diagnosis_summary, diagnosis FROM submissions WHERE id = :id AND "
+            "owner_id = :owner_id"), {"id": submission_id, "owner_id": owner_id}).first()
+    return None if found is None or found[2] is None else Told(*found)
 
 
 def _stamp(moment: datetime) -> str:

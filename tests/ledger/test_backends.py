@@ -210,6 +210,7 @@ def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
     alice = owner_rows.add(ledger, "alice", "a" * 64)
     bob = owner_rows.add(ledger, "bob", "b" * 64)
     submitted = submission_rows.add(ledger, ladder, alice, "crashy2", "crashy2.py", "crashy2.py", b"x")
-    submission_rows.decide(ledger, submitted, submission_rows.REFUSED, "crashy2 refused: ...", None, detail)
-    assert submission_rows.diagnosis_of(ledger, submitted, alice) == detail
+    told = submission_rows.Told("traceback", "KeyError: 'ü ✓' at crashy.py line 4, in act", detail)
+    submission_rows.decide(ledger, submitted, submission_rows.REFUSED, "crashy2 refused: ...", None, told)
+    assert submission_rows.diagnosis_of(ledger, submitted, alice) == told
     assert submission_rows.diagnosis_of(ledger, submitted, bob) is None

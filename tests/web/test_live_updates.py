@@ -61,7 +61,8 @@ def claim(league: League) -> int:
 def refuse(league: League, submission: int) -> None:
     """The worker's decision: refused, with its reason and what the bot left behind."""
     with ledger_of(league) as ledger:
-        submission_rows.decide(ledger, submission, submission_rows.REFUSED, REASON, None, DIAGNOSIS)
+        submission_rows.decide(ledger, submission, submission_rows.REFUSED, REASON, None,
+                               submission_rows.Told("traceback", "ValueError: no such card", DIAGNOSIS))
 
 
 def alices_bot_on_the_ladder(league: League, tmp_path, monkeypatch) -> None:

@@ -58,6 +58,7 @@ def test_an_owner_gets_their_seats_view_and_traceback_in_the_api_and_nobody_else
     assert f"seat:{seat}" in mine["views"]
     (told,) = mine["diagnoses"]
     assert told["seat"] == seat and told["bot"] == "crashy" and told["kind"] == "traceback"
+    assert told["game_id"] == game_id
     assert told["summary"] == "KeyError: 'no such field' at crashy.py line 6, in hand_of"
     assert "Traceback (most recent call last):" in told["detail"]
     for token in (bob, None):

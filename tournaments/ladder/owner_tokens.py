@@ -90,12 +90,12 @@ def seats_of_owner(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -
 
 def game_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, game_id: str) -> list[dict[str, Any]]:
     """The diagnoses of one game's forfeit that ``owner`` may read: the seats their bots sat in (the seat, its
-    bot, ``kind``, ``summary``, ``detail``); empty for anyone else, and when no seat of theirs left one."""
+    bot, ``kind``, ``summary``, ``detail``, ``game_id``); empty for anyone else, and when no seat of theirs left one."""
     bots = _my_seats(ledger, owner, game_id)
     if not bots:
         return []
     found = game_rows.diagnoses(ledger, [game_id])
-    return [{"seat": seat, "bot": bots[seat], **{key: row[key] for key in ("kind", "summary", "detail")}}
+    return [{"seat": seat, "bot": bots[seat], **{key: row[key] for key in ("kind", "summary", "detail", "game_id")}}
             for (_, seat), row in sorted(found.items()) if seat in bots]
 
 
@@ -113,6 +113,17 @@ def bot_diagnoses(ledger: Ledger, owner: dict[str, Any] | None, name: str, limit
 def submission_diagnosis(ledger: Ledger, owner: dict[str, Any] | None, submission_id: int) -> str | None:
     """What a refused submission's bot left behind (its traceback or last stderr lines), for the owner who
     submitted it; None for anyone else, and when it left nothing."""
-    if owner is None:
+    told = None if owner is None else submission_rows.diagnosis_of(ledger, submission_id, owner["id"])
+    return None if told is None else told.detail
+
+
+def validation_diagnosis(ledger: Ledger, owner: dict[str, Any] | None, submission_id: int) -> dict[str, Any] | None:
+    """``submission_diagnosis`` in ``game_diagnoses``' shape, with the validation game it was left in (its last:
+    validation stops at the bot's first forfeit); None for anyone else, when it left nothing, and for a submission
+    refused before revision 0022, which kept its detail alone (``submission_diagnosis`` still has it)."""
+    told = None if owner is None else submission_rows.diagnosis_of(ledger, submission_id, owner["id"])
+    games = [] if told is None else submission_rows.validation_games(ledger, submission_id, owner["id"])
+    if told is None or told.kind is None or not games:
         return None
-    return submission_rows.diagnosis_of(ledger, submission_id, owner["id"])
+    return {"seat": games[-1]["seat"], "bot": submission_rows.get(ledger, submission_id)["name"], "kind": told.kind,
+            "summary": told.summary, "detail": told.detail, "game_id": games[-1]["game_id"]}

@@ -98,7 +98,8 @@ def validate_next(ledger: Ledger, ladder_name: str, limits: confinement.Limits, 
         except (ladder_errors.Unavailable, SandboxError) as error:
             return _machine_failed(ledger, row, said(error))
         except ladder_errors.Refused as error:
-            kept = None if error.diagnosis is None else said(error.diagnosis.detail)
+            told = error.diagnosis
+            kept = None if told is None else submission_rows.Told(told.kind, said(told.summary), said(told.detail))
             return _decided(ledger, row, submission_rows.REFUSED, said(error), diagnosis=kept, games=_kept(played))
         except (ladder_errors.LadderError, BotError, uploads.UploadError, owner_rows.NameTaken) as error:
             return _decided(ledger, row, submission_rows.REFUSED, said(error), games=_kept(played))
@@ -126,8 +127,8 @@ def _kept(played: list[tuple[Recorded, int]]) -> list[submission_rows.KeptGame]:
 
 
 def _decided(ledger: Ledger, row: dict, status: str, reason: str | None, entry_id: int | None = None,
-             version: int | None = None, diagnosis: str | None = None, games: Sequence[submission_rows.KeptGame] = ()
-             ) -> Decided:
+             version: int | None = None, diagnosis: submission_rows.Told | None = None,
+             games: Sequence[submission_rows.KeptGame] = ()) -> Decided:
     submission_rows.decide(ledger, row["id"], status, reason, entry_id, diagnosis, games)
     return Decided(row["id"], row["name"], row["owner"], status, None if status == submission_rows.LISTED else reason,
                    version)

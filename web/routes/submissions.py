@@ -125,6 +125,7 @@ async def submit(
 def get_submission(submission_id: SubmissionId, owner: OwnerDep, ledger: LedgerDep) -> schemas.Submission:
     row = owned_submission(ledger, owner, submission_id)
     return shown({**row, "diagnosis": owner_tokens.submission_diagnosis(ledger, owner, submission_id),
+                  "validation_diagnosis": owner_tokens.validation_diagnosis(ledger, owner, submission_id),
                   "validation_games": submission_rows.validation_games(ledger, submission_id, owner["id"])})
 
 

@@ -52,6 +52,27 @@ def test_a_decided_submission_is_never_claimed(ledger, queued):
     assert submission_rows.get(ledger, first)["reason"] == "no"
 
 
+def test_a_submission_refused_before_revision_0022_keeps_its_text_and_has_no_shaped_diagnosis(ledger, queued):
+    """A refusal written at revision 0021 kept the diagnosis' text alone: after the upgrade its owner still reads the
+    text, and no kind or summary is made up for it; one decided now has all three (docs/web.md, "Submitting")."""
+    ladder, first, second = queued
+    owner = {"id": submission_rows.get(ledger, first)["owner_id"]}
+    kept = [submission_rows.KeptGame("g-1", 1, b"{}")]
+    told = submission_rows.Told("stderr", "last on its stderr: fatal: book.bin not found", "fatal: book.bin not found")
+    submission_rows.claim_next(ledger, ladder)
+    submission_rows.decide(ledger, first, submission_rows.REFUSED, "no", None, None, kept)
+    ledger.downgrade("0021")
+    with ledger.write() as connection:  # as tourney wrote a refusal before revision 0022
+        connection.exec_driver_sql("UPDATE submissions SET diagnosis = 'Traceback: old' WHERE id = ?", (first,))
+    ledger.upgrade()
+    submission_rows.claim_next(ledger, ladder)
+    submission_rows.decide(ledger, second, submission_rows.REFUSED, "no", None, told, kept)
+    assert owner_tokens.submission_diagnosis(ledger, owner, first) == "Traceback: old"
+    assert owner_tokens.validation_diagnosis(ledger, owner, first) is None
+    assert owner_tokens.validation_diagnosis(ledger, owner, second) == {
+        "seat": 1, "bot": "two", "kind": "stderr", "summary": told.summary, "detail": told.detail, "game_id": "g-1"}
+
+
 def test_a_name_belongs_to_its_first_owner(ledger, queued):
     """Another owner cannot queue under a name already claimed; the first owner can."""
     ladder, _, _ = queued

@@ -7,7 +7,9 @@ What counts as a bot (docs/bot-protocol.md has the whole contract):
   an in-process Python bot. Python files without them are skipped with a notice.
 * ``NAME.bot.json``, a manifest ``{"command": [...], "games": [...]}`` (games optional;
   the command runs in the folder): a program speaking the JSON-lines bot protocol.
-* any other executable file: a program speaking the protocol, run as is.
+* any other executable file: a program speaking the protocol, run as is; but never an SQLite
+  database (a ledger kept in the folder, on a file system that marks every file executable),
+  nor the files kept beside one: SQLite's -wal, -shm and -journal, a ledger's .key and .pub.
 
 A bot's identity is its name (the file name without suffix) and the SHA-256 of its
 content (the file, or the manifest plus every file of the folder its command names).
@@ -54,6 +56,9 @@ PSEUDO_FOLDERS = ("/proc", "/sys")
 """Where regular-looking files are the kernel's, not data: never read as a bot's, wherever a path
 leads (a device anywhere, /dev included, is refused as not a regular file)."""
 CHUNK = 1024 * 1024
+OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+"""How a bot's file is opened: O_NONBLOCK, as opening a FIFO for reading would otherwise wait for a writer, forever;
+O_NOFOLLOW, as its path was resolved first (``_inside``), so a symlink there was put there since."""
 
 
 def sha256_file(path: Path) -> str:
@@ -86,6 +91,13 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
 
 SCRIPT_SUFFIXES = (".sh", ".bash")
 """Files that can only be meant as program bots: one without its run bit is left out with a hint."""
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file begins."""
+IN_USE = ("-wal", "-shm")
+"""The files SQLite keeps beside a database while a connection has it open in WAL mode (a ledger's)."""
+BESIDE_DATABASE = (*IN_USE, "-journal", ".key", ".pub")
+"""The files kept beside a database ``NAME``: SQLite's (ledger.dialect.SQLITE_FILES) and its ledger key's (``NAME.key``
+and ``NAME.pub``, ledger.signing_keys), never bots whatever their mode."""
 
 
 def describe(path: Path) -> BotSpec | None:
@@ -110,12 +122,36 @@ def describe(path: Path) -> BotSpec | None:
     if path.name.endswith(MANIFEST_SUFFIX):
         return _manifest(path, budget)
     if _executable(path):
+        if any(path.name.endswith(end) and _database(path.parent / path.name[: -len(end)]) for end in BESIDE_DATABASE):
+            return None  # the database's notice speaks for it
+        if _database(path):
+            raise BotError("an SQLite database, not a program (nor are the files kept beside it)")
         content = read_bot_file(path, path.parent, budget)
         return BotSpec(path.name.split(".")[0], PROGRAM, str(path), hashlib.sha256(content).hexdigest(), None,
                        (f"./{path.name}",), str(path.parent.resolve()), (path.name,))
     if path.suffix in SCRIPT_SUFFIXES:
         raise BotError(f"it is not executable: `chmod +x {path.name}` to play it as a program")
     return None
+
+
+def _database(path: Path) -> bool:
+    """Whether ``path`` is an SQLite database: one in use (its -wal or -shm beside it) is never opened, since closing
+    a handle on it would drop every lock this process's connections hold on it (ledger.dialect.database_file); any
+    other is known by its header, read as a bot's file is (a file read_bot_file would refuse is none)."""
+    if path.is_dir() or not os.path.lexists(path):
+        return False
+    if any(os.path.lexists(f"{path}{end}") for end in IN_USE):
+        return True
+    try:
+        descriptor = os.open(_inside(path, path.parent), OPEN_FLAGS)
+    except (BotError, OSError):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(descriptor).st_mode) and os.read(descriptor, len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
 
 
 def read_bot_file(path: Path, folder: Path, budget: _Budget | None = None, most: int | None = None) -> bytes:
@@ -126,9 +162,7 @@ def read_bot_file(path: Path, folder: Path, budget: _Budget | None = None, most:
     name = _shown(path, folder)
     real = _inside(path, folder)
     try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever;
-        # O_NOFOLLOW: the path was resolved above, so a symlink here was put there since.
-        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+        descriptor = os.open(real, OPEN_FLAGS)
     except OSError as error:
         raise BotError(f"cannot read {name}: {error.strerror or error}") from None
     try:

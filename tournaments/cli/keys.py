@@ -37,6 +37,7 @@ def new(
     Example: tourney keys new league
     Example: tourney keys new --ledger --db league.db
     """
+    from ledger import signing_keys
     from replays import signing
 
     if ledger:
@@ -48,7 +49,8 @@ def new(
         raise typer.BadParameter("give NAME (a path prefix), or --ledger for the ledger's key")
     private, public = Path(f"{name}.key"), Path(f"{name}.pub")
     if not private.parent.is_dir():
-        raise signing.SignatureError(f"no folder {private.parent} for the keys: make it first")
+        in_the_way = signing_keys.file_in_the_way(private.parent)
+        raise signing.SignatureError(f"no folder {private.parent} for the keys: {in_the_way or 'make it first'}")
     try:
         fingerprint = signing.new_keys(private, public)
     except OSError as error:  # named by the path given, not by the file staged beside it

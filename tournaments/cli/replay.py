@@ -15,7 +15,6 @@ from tournaments.cli.options import (
     JOBS_PER_CPU,
     Db,
     LedgerKey,
-    NewDatabase,
     RayAddress,
     cpu_count,
     jobs_check,
@@ -23,6 +22,7 @@ from tournaments.cli.options import (
     plural,
     reading,
     text_option,
+    undone_on_failure,
     writing,
 )
 from tournaments.cli.replay_sources import check_view, log_named, resolve_game
@@ -181,11 +181,7 @@ def import_(
     Example: tourney replay import logs/ --db league.db --key league.pub
     Example: tourney replay import records/3f2a.record --db league.db
     """
-    from ledger import checkpoints
-    from ledger.rows import tournament_rows
-    from ledger.store import LedgerError
-    from replays import archive, signing
-    from replays import log as logfmt
+    from replays import signing
     from tournaments.play import naming
     from tournaments.play.play_errors import TournamentError
 
@@ -197,8 +193,20 @@ def import_(
     trusted = signing.load_public(key) if key is not None else None
     files = log_files(paths, records=True)
     ledger = writing(db, ledger_key)
-    if not isinstance(ledger, NewDatabase):  # a new database (and its key) is made with its first game
-        ledger.signing_key()  # each game is signed as it is stored: a key that is not the ledger's fails now
+    with undone_on_failure(ledger):  # a database it made is removed if it stores no game
+        # Each game is signed as it is stored: a key that cannot be made, or is not the ledger's, refuses them all now.
+        ledger.signing_key()
+        _import_files(ledger, files, tournament, trusted)
+
+
+def _import_files(ledger: Ledger, files: list[Path], tournament: str | None, trusted: bytes | None) -> None:
+    """Store each log of ``files``, naming each one that fails; LogError at the end if any failed."""
+    from ledger import checkpoints
+    from ledger.rows import tournament_rows
+    from ledger.store import LedgerError
+    from replays import archive
+    from replays import log as logfmt
+
     new = failed = 0
     imported: set[str] = set()
     for path in files:

@@ -10,6 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+import tournaments.cli.ladder_history as ladder_history
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
 from tournaments.bots.spec import Resources
@@ -374,33 +375,22 @@ def ties_line(rows_) -> str:
 def history(
     name: Annotated[str, typer.Argument(help="The league: its name, or the id `tourney list` shows.")],
     bot: Annotated[str, typer.Argument(help="The bot's name on the league, or the id `ladder standings` shows.")],
+    forfeits: Annotated[bool, typer.Option("--forfeits", help="Only the games this bot forfeited.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: Db = None,
 ) -> None:
-    """Show a bot's rating after each of its ladder games (every version).
+    """Show a bot's rating after each of its ladder games (every version), and why it forfeited any.
+
+    With --forfeits, under the table the bot's own account of each forfeit: where in its file a Python bot's
+    exception was raised (or a program's last line on stderr), and the path of its whole log when the
+    ladder kept logs (--bot-logs); --json has the whole traceback.
 
     \b
-    Example: tourney ladder history spring lemur-pro
+    Example: tourney ladder history spring lemur-pro --forfeits
     """
-    from tournaments.ladder import league
-
     ledger = reading(db)
     name = ladder_named(ledger, name)
-    bot = bot_named(ledger, name, bot)
-    # "rating" as the leaderboard's (Elo, or OpenSkill's mu - 3 sigma); OpenSkill's mean as "mu" (issue 41).
-    rows_ = [{**row, "rating": league.leaderboard_rating(row),
-              "mu": None if row.get("sigma") is None else row["rating"]} for row in league.history(ledger, name, bot)]
-    if as_json:
-        typer.echo(orjson.dumps(rows_, option=orjson.OPT_INDENT_2).decode())
-        return
-    skill = any(row["mu"] is not None for row in rows_)
-    columns = [tables.Column("ladder game"), tables.Column("version", tables.WORD), tables.Column("rank"),
-               tables.Column("mu - 3σ" if skill else "rating"), *([tables.Column("mu")] if skill else []),
-               tables.Column("game id", tables.WORD)]
-    shown = [(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}",
-              *([f"{row['mu']:.1f}"] if skill else []), row["game"]) for row in rows_]
-    console = terminal.console()
-    console.print(tables.fitted(console, columns, shown, Text(f"{bot} on {name}")))
+    ladder_history.show(ledger, name, bot_named(ledger, name, bot), forfeits, as_json)
 
 
 @app.command("rebuild")

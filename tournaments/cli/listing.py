@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -12,8 +10,9 @@ from rich.text import Text
 
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.cli.ladder import ladder_id
+from tournaments.cli.ladder import ladder_id, ladder_named
 from tournaments.cli.options import Db, plural, reading, tournament_or_newest
+from tournaments.cli.own_words import SHORT_GAME_ID, forfeit_json, own_words
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -55,9 +54,6 @@ GAMES = (tables.Column("key", tables.WORD), tables.Column("game id", tables.WORD
          tables.Column("forfeit", tables.PROSE))
 SCORE = 5
 """The score column: shown only when a listed game keeps scores (no game of the three does yet)."""
-SHORT_GAME_ID = 12
-"""Characters of a game id a table shows: every command that takes a game id takes a unique prefix of it."""
-
 
 
 def games(
@@ -68,7 +64,7 @@ def games(
     db: Db = None,
 ) -> None:
     """List a tournament's games: key, id, the bot in each seat with its rank (and score, in a game that keeps
-    scores), and any forfeit with its seat and reason (read-only).
+    scores), and any forfeit with its seat and reason (read-only). A ladder's are in `tourney ladder history`.
 
     With --forfeits, under each forfeit the bot's own account of it: where in its file a Python bot's
     exception was raised (or a program's last line on stderr), and the path of its whole log when the
@@ -82,7 +78,11 @@ def games(
     from tournaments.play import results
 
     ledger = reading(db)
-    row = tournament_rows.get(ledger, tournament_or_newest(ledger, tournament))
+    ref = tournament_or_newest(ledger, tournament)
+    if tournament_rows.find(ledger, ref) is None and names_a_ladder(ledger, ref):
+        raise tournament_rows.UnknownTournament(f"{ref} is a ladder: its games are in `tourney ladder history {ref} "
+                                                "BOT` (--forfeits for why a bot forfeited)")
+    row = tournament_rows.get(ledger, ref)
     found = results.of_tournament(ledger, row["id"])
     if bot is not None:
         bot = bot_name(tournament_rows.entrants(ledger, row["id"]), bot)
@@ -93,7 +93,7 @@ def games(
         found = [game for game in found if game.forfeit is not None]
     told = game_rows.diagnoses(ledger, [game.game_id for game in found if game.forfeit is not None])
     if as_json:
-        typer.echo(orjson.dumps([with_diagnosis(game.to_json(), told) for game in found],
+        typer.echo(orjson.dumps([{**game.to_json(), "forfeit": forfeit_json(game, told)} for game in found],
                                 option=orjson.OPT_INDENT_2).decode())
         return
     scored = any(seat.score is not None for game in found for seat in game.seats)
@@ -111,37 +111,19 @@ def games(
     console = terminal.console()
     console.print(tables.fitted(console, columns, rows, Text(f"{row['name']} ({row['game']}): "
                                                              f"{plural(len(found), 'game')}")))
-    lines = [diagnosis_line(game, told[game.game_id, game.forfeit.seat]) for game in found
-             if forfeits and game.forfeit is not None and (game.game_id, game.forfeit.seat) in told]
-    if lines:
-        console.print(Text("In the bots' own words (a Python bot's exception, or a program's last line on stderr; "
-                           "the whole of it in --json):"), soft_wrap=True)
-    for line in lines:  # one line each, never broken here: the terminal wraps it, a pipe reads it whole
-        console.print(Text(line), soft_wrap=True)
+    if forfeits:
+        own_words(console, [(game.key or game.game_id[:SHORT_GAME_ID], game) for game in found], told)
 
 
-def with_diagnosis(game: dict, told: dict) -> dict:
-    """A game's JSON with its forfeit's diagnosis (``kind``, ``summary``, ``detail``, ``log``), if its bot left one."""
-    forfeit = game.get("forfeit")
-    found = told.get((game["game_id"], forfeit["seat"])) if forfeit else None
-    if found is not None:
-        forfeit["diagnosis"] = {key: found[key] for key in ("kind", "summary", "detail", "log")}
-    return game
+def names_a_ladder(ledger, ref: str) -> bool:
+    """Whether ``ref`` is a ladder's name or the id `tourney list` shows for it (``L1``; its digits alone name a
+    tournament here)."""
+    from ledger.rows import ladder_rows
 
-
-def diagnosis_line(game, diagnosis: dict) -> str:
-    """One line per forfeit: its key and seat, the bot's own account (``KeyError: 'hand' at mybot.py line 12, in
-    act``), and where its whole log is (a path relative to here when it is under here)."""
-    log = diagnosis["log"]
-    if log is None:
-        where = "no log kept: run with --bot-logs DIR to keep one"
-    else:
-        path = Path(log)
-        with contextlib.suppress(ValueError):
-            path = path.relative_to(Path.cwd())
-        where = f"log: {path}"
-    seat, named = game.forfeit.seat, game.key or game.game_id[:SHORT_GAME_ID]
-    return f"  {named} seat {seat} {game.seats[seat].bot}: {diagnosis['summary']} ({where})"
+    if ref.isdigit():
+        return False
+    named = ladder_named(ledger, ref)
+    return any(row["name"] == named for row in ladder_rows.all_ladders(ledger))
 
 
 def bot_name(entrants: dict[str, int], ref: str) -> str:

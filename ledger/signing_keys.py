@@ -201,13 +201,19 @@ def public_path(private: Path) -> Path:
     return private.with_name(name + PUBLIC_SUFFIX)
 
 
+def check_folder(path: Path) -> None:
+    """KeyFileError unless the ledger key ``path`` is there or its folder is (``no folder afile for the ledger key
+    k.key: afile is a file, not a folder``): a command checks it before it makes a database for the key to sign."""
+    if not path.exists() and not path.parent.is_dir():
+        in_the_way = file_in_the_way(path.parent)
+        why = f": {in_the_way}" if in_the_way else ""
+        raise KeyFileError(f"no folder {path.parent} for the ledger key {path.name}{why}")
+
+
 def open_or_create(path: Path) -> tuple[LedgerKey, bool]:
     """The ledger key at ``path``, made there (with its .pub beside it) if there is none; (key, made)."""
     if not path.exists():
-        if not path.parent.is_dir():
-            in_the_way = file_in_the_way(path.parent)
-            why = f": {in_the_way}" if in_the_way else ""
-            raise KeyFileError(f"no folder {path.parent} for the ledger key {path.name}{why}")
+        check_folder(path)
         key = Ed25519PrivateKey.generate()
         try:
             _write_new(path, _private_pem(key))

@@ -326,8 +326,14 @@ class NewDatabase:
         if name.startswith("__"):  # copy, pickle and friends ask for these: never a reason to make a database
             raise AttributeError(name)
         if self._ledger is None:
-            from ledger.store import Ledger
+            from ledger import signing_keys
+            from ledger.store import Ledger, LedgerError
 
+            if self._new_keys:  # a key it could never make: refused before the database is made, not after
+                try:
+                    signing_keys.check_folder(self._new_keys[0])
+                except signing_keys.KeyFileError as error:
+                    raise LedgerError(f"ledger key: {error}") from None
             db, ledger_key = self._args
             self._ledger = Ledger(db, ledger_key=ledger_key)
             # A typo in --db would otherwise start a second ledger unseen: say so, once, when it is made.

@@ -29,6 +29,8 @@ from tournaments.cli.options import (
     TimeBank,
     games_option,
     jobs_for,
+    ladder_id,
+    ladder_named,
     plural,
     reading,
     whole_option,
@@ -138,28 +140,6 @@ def on_a_ladder(ledger, name: str):
     if isinstance(ledger, NewDatabase) and not ledger.exists:
         raise NoDatabase(f"no database at {ledger.where}")
     return ledger
-
-
-LADDER_ID = "L"
-"""What `tourney list` puts before a ladder's id (``L1``), so that no ladder's id reads as a tournament's."""
-
-
-def ladder_id(ladder_id: int) -> str:
-    return f"{LADDER_ID}{ladder_id}"
-
-
-def ladder_named(ledger, ref: str) -> str:
-    """A ladder's name, from its name or from the id `tourney list` shows, ``L1`` (or its digits alone, ``1``, as
-    before ids had their L); a ladder named so wins."""
-    from ledger.rows import ladder_rows
-
-    digits = ref[len(LADDER_ID):] if ref[:len(LADDER_ID)].upper() == LADDER_ID else ref
-    if not (digits.isascii() and digits.isdigit()):
-        return ref
-    found = ladder_rows.all_ladders(ledger)
-    if any(row["name"] == ref for row in found):
-        return ref
-    return next((row["name"] for row in found if row["id"] == int(digits)), ref)
 
 
 def bot_named(ledger, ladder: str, ref: str) -> str:

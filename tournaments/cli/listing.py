@@ -10,8 +10,7 @@ from rich.text import Text
 
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.cli.ladder import ladder_id, ladder_named
-from tournaments.cli.options import Db, plural, reading, tournament_or_newest
+from tournaments.cli.options import Db, ladder_id, plural, reading, tournament_or_newest
 from tournaments.cli.own_words import SHORT_GAME_ID, forfeit_json, own_words
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -78,11 +77,8 @@ def games(
     from tournaments.play import results
 
     ledger = reading(db)
-    ref = tournament_or_newest(ledger, tournament)
-    if tournament_rows.find(ledger, ref) is None and names_a_ladder(ledger, ref):
-        raise tournament_rows.UnknownTournament(f"{ref} is a ladder: its games are in `tourney ladder history {ref} "
-                                                "BOT` (--forfeits for why a bot forfeited)")
-    row = tournament_rows.get(ledger, ref)
+    row = tournament_rows.get(ledger, tournament_or_newest(
+        ledger, tournament, "its games are in `tourney ladder history {ref} BOT` (--forfeits for why a bot forfeited)"))
     found = results.of_tournament(ledger, row["id"])
     if bot is not None:
         bot = bot_name(tournament_rows.entrants(ledger, row["id"]), bot)
@@ -113,17 +109,6 @@ def games(
                                                              f"{plural(len(found), 'game')}")))
     if forfeits:
         own_words(console, [(game.key or game.game_id[:SHORT_GAME_ID], game) for game in found], told)
-
-
-def names_a_ladder(ledger, ref: str) -> bool:
-    """Whether ``ref`` is a ladder's name or the id `tourney list` shows for it (``L1``; its digits alone name a
-    tournament here)."""
-    from ledger.rows import ladder_rows
-
-    if ref.isdigit():
-        return False
-    named = ladder_named(ledger, ref)
-    return any(row["name"] == named for row in ladder_rows.all_ladders(ledger))
 
 
 def bot_name(entrants: dict[str, int], ref: str) -> str:

@@ -390,11 +390,47 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
-def tournament_or_newest(ledger: Ledger, ref: str | None) -> str:
-    """The tournament a command was given, or the newest one; UnknownTournament if there is none."""
+LADDER_ID = "L"
+"""What `tourney list` puts before a ladder's id (``L1``), so that no ladder's id reads as a tournament's."""
+
+
+def ladder_id(ladder_id: int) -> str:
+    return f"{LADDER_ID}{ladder_id}"
+
+
+def ladder_named(ledger, ref: str) -> str:
+    """A ladder's name, from its name or from the id `tourney list` shows, ``L1`` (or its digits alone, ``1``, as
+    before ids had their L); a ladder named so wins."""
+    from ledger.rows import ladder_rows
+
+    digits = ref[len(LADDER_ID):] if ref[:len(LADDER_ID)].upper() == LADDER_ID else ref
+    if not (digits.isascii() and digits.isdigit()):
+        return ref
+    found = ladder_rows.all_ladders(ledger)
+    if any(row["name"] == ref for row in found):
+        return ref
+    return next((row["name"] for row in found if row["id"] == int(digits)), ref)
+
+
+def not_a_ladder(ledger: Ledger, ref: str, instead: str) -> None:
+    """UnknownTournament saying where to look when ``ref`` names no tournament but a ladder (its name, or ``L1``;
+    digits alone name a tournament here): ``instead``, with ``{ref}`` for it, says what shows a ladder's."""
+    from ledger.rows import ladder_rows, tournament_rows
+
+    if ref.isdigit() or tournament_rows.find(ledger, ref) is not None:
+        return
+    named = ladder_named(ledger, ref)
+    if any(row["name"] == named for row in ladder_rows.all_ladders(ledger)):
+        raise tournament_rows.UnknownTournament(f"{ref} is a ladder: {instead.format(ref=ref)}")
+
+
+def tournament_or_newest(ledger: Ledger, ref: str | None, instead: str) -> str:
+    """The tournament a command was given, or the newest one; UnknownTournament if there is none (saying where to
+    look when ``ref`` is a ladder's: ``not_a_ladder``)."""
     from ledger.rows import tournament_rows
 
     if ref is not None:
+        not_a_ladder(ledger, ref, instead)
         return ref
     newest = tournament_rows.latest(ledger)
     if newest is None:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 import tournaments.cli.tables as tables
 import tournaments.cli.terminal as terminal
-from tournaments.cli.ladder import DEFAULTS, game_lines, ladder_named, limits_of, on_a_ladder
+from tournaments.cli.ladder import DEFAULTS, game_lines, limits_of, on_a_ladder
 from tournaments.cli.options import (
     BotLogs,
     CpuSeconds,
@@ -24,6 +24,7 @@ from tournaments.cli.options import (
     TimeBank,
     games_option,
     jobs_for,
+    ladder_named,
     plural,
     reading,
     seconds_option,

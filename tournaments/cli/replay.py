@@ -18,6 +18,8 @@ from tournaments.cli.options import (
     RayAddress,
     cpu_count,
     jobs_check,
+    ladder_named,
+    not_a_ladder,
     one_of,
     plural,
     reading,
@@ -71,8 +73,8 @@ def stored_games(ledger: Ledger, game_id: str | None, tournament: str | None, la
         return [resolve_game(ledger, game_id)]
     if ladder is not None:
         return ladder_rows.game_ids(ledger, ladder_rows.get(ledger, ladder)["id"])
-    row = tournament_rows.get(ledger, tournament)
-    return tournament_rows.game_ids(ledger, row["id"])
+    not_a_ladder(ledger, tournament, "give --ladder {ref}")
+    return tournament_rows.game_ids(ledger, tournament_rows.get(ledger, tournament)["id"])
 
 
 def out_folder(out: Path) -> Path:
@@ -112,7 +114,6 @@ def export_(
     from ledger.rows import ladder_rows, tournament_rows
     from replays import archive, signing, text_record
     from replays import log as logfmt
-    from tournaments.cli.ladder import ladder_named
     from tournaments.play import manifest
 
     text = form == "text"
@@ -266,7 +267,6 @@ def verify(
     if db is not None or tournament is not None or ladder is not None:
         if paths:
             raise logfmt.LogError("give log files, or --db (with --tournament or --ladder), not both")
-        from tournaments.cli.ladder import ladder_named
 
         ledger = reading(db)
         if verify_ledger(ledger, tournament, ladder_named(ledger, ladder) if ladder else None, trusted, quiet,
@@ -322,6 +322,8 @@ def verify_ledger(ledger: Ledger, tournament: str | None, ladder: str | None, tr
         elif verdict.state == game_audit.OPEN or not quiet:
             typer.echo(f"{verdict.state:<4} {verdict.name}: {verdict.line}")
 
+    if tournament is not None:
+        not_a_ladder(ledger, tournament, "give --ladder {ref}")
     found = verification.verify(db=ledger, tournament=tournament, ladder=ladder, key=trusted, pool=pool,
                                 jobs=0 if pool is None else None, on_game=told)
     for scope in found.scopes:

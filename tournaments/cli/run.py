@@ -262,8 +262,8 @@ def standings_(
 
     shown = output.renderer(as_json, as_csv)  # both: refused before the database is read
     ledger = reading(db)
-    shown.standings(standings.of_tournament(ledger, tournament_or_newest(ledger, tournament), interval, check=check),
-                    los, head_to_head)
+    ref = tournament_or_newest(ledger, tournament, "its standings are in `tourney ladder standings {ref}`")
+    shown.standings(standings.of_tournament(ledger, ref, interval, check=check), los, head_to_head)
 
 
 COMPACT = (tables.Column("#"), tables.Column("bot", tables.NAME), tables.Column("Elo"), tables.Column("+/-"),

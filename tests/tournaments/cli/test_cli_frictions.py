@@ -100,8 +100,9 @@ def test_tournaments_and_ladders_have_ids_that_cannot_be_confused(tmp_path, monk
     for ref in ("L1", "l1", "1", "spring"):
         shown = tourney("ladder", "standings", ref, "--json", "--db", "t.db")
         assert shown.exit_code == 0 and json.loads(shown.stdout) == [], shown.output
-    refused = tourney("standings", "L1", "--db", "t.db")
-    assert refused.exit_code == 1 and "no tournament 'L1'" in refused.stderr
+    refused = tourney("standings", "L1", "--db", "t.db")  # never the ladder's, nor "no tournament" as if none were
+    assert (refused.exit_code, refused.stderr) == (1, "error: L1 is a ladder: its standings are in `tourney ladder "
+                                                      "standings L1`\n")
 
 
 @pytest.mark.sandbox

@@ -163,3 +163,18 @@ def test_games_given_a_ladder_says_where_its_games_are_unless_a_tournament_has_t
         ledger.close()
     listed = cli.invoke("games", "spring", "--db", db)
     assert listed.exit_code == 0 and "spring (lemur-tails): 0 games" in listed.output, listed.output
+
+
+@pytest.mark.parametrize(("command", "told"), [
+    (("standings", "L1"), "L1 is a ladder: its standings are in `tourney ladder standings L1`"),
+    (("replay", "export", "--tournament", "L1", "--out", "out"), "L1 is a ladder: give --ladder L1"),
+    (("replay", "verify", "--tournament", "spring"), "spring is a ladder: give --ladder spring"),
+], ids=["standings", "replay-export", "replay-verify"])
+def test_every_command_that_takes_a_tournament_says_where_a_ladders_is(tmp_path, monkeypatch, command, told):
+    """A ladder's id or name where a tournament is asked for: one line naming what shows the ladder's, exit 1 (it was
+    "no tournament 'L1'", as if there were nothing by that name); nothing written."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.invoke("ladder", "create", "spring", "--game", GAME, "--db", "league.db").exit_code == 0
+    done = cli.invoke(*command, "--db", "league.db")
+    assert (done.exit_code, done.output) == (1, f"error: {told}\n")
+    assert [path.name for path in tmp_path.iterdir()] == ["league.db"]

@@ -58,7 +58,8 @@ SCORE = 5
 def games(
     tournament: Annotated[str | None, typer.Argument(help="Tournament id or name (default: the newest).")] = None,
     bot: Annotated[str | None, typer.Option("--bot", help="Only the games this bot played.")] = None,
-    forfeits: Annotated[bool, typer.Option("--forfeits", help="Only the games that ended in a forfeit.")] = False,
+    forfeits: Annotated[bool, typer.Option("--forfeits", help="Only the games that ended in a forfeit (with --bot: "
+                                                              "the bot's own forfeits).")] = False,
     as_json: Json = False,
     db: Db = None,
 ) -> None:
@@ -68,7 +69,7 @@ def games(
     With --forfeits, under each forfeit the bot's own account of it: where in its file a Python bot's
     exception was raised (or a program's last line on stderr), and the path of its whole log when the
     run kept logs (--bot-logs); --json has the whole traceback. --bot takes the bot's name or the short
-    id `tourney standings` shows.
+    id `tourney standings` shows; with --forfeits, only the games that bot forfeited.
 
     \b
     Example: tourney games cup-7 --bot heuristic_lemur_tails --forfeits
@@ -85,8 +86,8 @@ def games(
         if all(bot not in {seat.bot for seat in game.seats} for game in found):
             raise tournament_rows.UnknownTournament(f"no bot {bot!r} played in tournament {row['name']!r}")
         found = [game for game in found if bot in {seat.bot for seat in game.seats}]
-    if forfeits:
-        found = [game for game in found if game.forfeit is not None]
+    if forfeits:  # with --bot, why that bot lost: its forfeits, not the games it won by an opponent's
+        found = [game for game in found if game.forfeit is not None and bot in (None, game.forfeited_by)]
     told = game_rows.diagnoses(ledger, [game.game_id for game in found if game.forfeit is not None])
     if as_json:
         typer.echo(orjson.dumps([{**game.to_json(), "forfeit": forfeit_json(game, told)} for game in found],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -119,10 +120,13 @@ def _table(result: standings.Standings, los: bool, head_to_head: bool, legend: b
     if legend:
         for line in LEGEND:
             console.print(Text(line), soft_wrap=True)
+        where = "" if db is None else f" --db {shlex.quote(db)}"
         if game_id is not None:
-            where = "" if db is None else f" --db {db}"
             console.print(Text(f"Look at a game: tourney replay html {game_id[:12]}{where} -o game.html"),
                           soft_wrap=True)
+        if any(row.forfeits for row in result.rows):
+            named = shlex.quote(result.tournament)
+            console.print(Text(f"Why a bot forfeited: tourney games {named} --forfeits{where}"), soft_wrap=True)
 
 
 STANDINGS = (tables.Column("#"), tables.Column("id"), tables.Column("bot", tables.NAME), tables.Column("games"),

@@ -91,6 +91,12 @@ def test_games_lists_every_game_and_filters_by_bot_and_forfeits(cup):
     assert {g["game_id"] for g in forfeited} == {g["game_id"] for g in every if g["end"] == "forfeit"}
     mine = json.loads(invoke("games", "cup", "--bot", "random_b", "--json", "--db", str(cup)).stdout)
     assert len(mine) == 8 and all("random_b" in {s["bot"] for s in g["seats"]} for g in mine)
+    # --bot with --forfeits: that bot's own forfeits, never the games it won by the other's.
+    assert any(g["forfeit"] for g in mine)
+    none = invoke("games", "cup", "--bot", "random_b", "--forfeits", "--json", "--db", str(cup))
+    assert json.loads(none.stdout) == []
+    theirs = json.loads(invoke("games", "cup", "--bot", "illegal", "--forfeits", "--json", "--db", str(cup)).stdout)
+    assert sorted(g["game_id"] for g in theirs) == sorted(g["game_id"] for g in forfeited)
     table = invoke("games", "--forfeits", "--db", str(cup)).stdout
     assert forfeited[0]["game_id"][:12] in table and forfeited[0]["forfeit"]["reason"][:20] in table
     # No game of Lemur Tails keeps a score (its result is a place): the column that would be empty goes.

@@ -12,6 +12,7 @@ import io
 import json
 import math
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -71,17 +72,32 @@ def test_a_line_per_game_and_the_standings_every_n_games(pair, tmp_path):
 @pytest.mark.slow
 def test_the_output_ends_with_the_legend_and_how_to_look_at_a_game(pair, tmp_path):
     """After the table and who vouches for it: four lines saying what orders the table (Elo, not score) and what
-    Elo, the interval and score mean, and the `replay html` command of the tournament's first game, which works
-    as printed."""
+    Elo, the interval and score mean, the `replay html` command of the tournament's first game and, as a bot
+    forfeited, the `games --forfeits` command that says why: both work as printed."""
     db = tmp_path / "t.db"
-    result = play(pair, db, "--progress", "none")
+    result = play(pair, db, "--progress", "none", "--name", "cup 7")
     assert result.exit_code == 0 and "Finished game" not in result.stdout
-    tail = result.stdout.splitlines()[-5:]
+    tail = result.stdout.splitlines()[-6:]
     assert tail[:4] == list(report_legend())
     command = re.fullmatch(r"Look at a game: tourney replay html ([0-9a-f]{12}) --db (\S+) -o game\.html", tail[4])
     assert command and command.group(2) == str(db)
     page = tourney("replay", "html", command.group(1), "--db", db, "-o", tmp_path / "game.html")
     assert page.exit_code == 0 and (tmp_path / "game.html").stat().st_size > 1000
+    assert tail[5] == f"Why a bot forfeited: tourney games 'cup 7' --forfeits --db {db}"
+    why = tourney(*shlex.split(tail[5].split(": ", 1)[1])[1:])
+    assert why.exit_code == 0 and "In the bots' own words" in why.stdout and "raises" in why.stdout, why.output
+
+
+@pytest.mark.slow
+def test_a_run_with_no_forfeit_ends_with_how_to_look_at_a_game(tmp_path):
+    """No bot forfeited: no line pointing to `games --forfeits`."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in ("alpha.py", "beta.py"):
+        shutil.copy(BOTS / "random_bot.py", folder / name)
+    result = play(folder, tmp_path / "t.db", "--progress", "none")
+    assert result.exit_code == 0 and result.stdout.splitlines()[-1].startswith("Look at a game: ")
+    assert "--forfeits" not in result.stdout
 
 
 def report_legend():

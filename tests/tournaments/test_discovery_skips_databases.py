@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests import cli
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 GAME = "lemur-tails"
 NOTICE = "skipped {}: an SQLite database, not a program (nor are the files kept beside it)"
 

@@ -90,7 +90,8 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
 
 
 SCRIPT_SUFFIXES = (".sh", ".bash")
-"""Files that can only be meant as program bots: one without its run bit is left out with a hint."""
+"""Files that can only be meant as program bots, as can one that starts with ``#!``: one without its run bit is left
+out with a hint."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 """How every SQLite database file begins."""
 IN_USE = ("-wal", "-shm")
@@ -129,7 +130,7 @@ def describe(path: Path) -> BotSpec | None:
         content = read_bot_file(path, path.parent, budget)
         return BotSpec(path.name.split(".")[0], PROGRAM, str(path), hashlib.sha256(content).hexdigest(), None,
                        (f"./{path.name}",), str(path.parent.resolve()), (path.name,))
-    if path.suffix in SCRIPT_SUFFIXES:
+    if path.suffix in SCRIPT_SUFFIXES or _starts_with(path, b"#!"):
         raise BotError(f"it is not executable: `chmod +x {path.name}` to play it as a program")
     return None
 
@@ -140,14 +141,18 @@ def _database(path: Path) -> bool:
     other is known by its header, read as a bot's file is (a file read_bot_file would refuse is none)."""
     if path.is_dir() or not os.path.lexists(path):
         return False
-    if any(os.path.lexists(f"{path}{end}") for end in IN_USE):
-        return True
+    return any(os.path.lexists(f"{path}{end}") for end in IN_USE) or _starts_with(path, SQLITE_HEADER)
+
+
+def _starts_with(path: Path, start: bytes) -> bool:
+    """Whether the regular file ``path`` begins with ``start``, read as a bot's file is (one read_bot_file would
+    refuse does not)."""
     try:
         descriptor = os.open(_inside(path, path.parent), OPEN_FLAGS)
     except (BotError, OSError):
         return False
     try:
-        return stat.S_ISREG(os.fstat(descriptor).st_mode) and os.read(descriptor, len(SQLITE_HEADER)) == SQLITE_HEADER
+        return stat.S_ISREG(os.fstat(descriptor).st_mode) and os.read(descriptor, len(start)) == start
     except OSError:
         return False
     finally:

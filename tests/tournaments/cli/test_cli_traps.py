@@ -175,8 +175,9 @@ def test_serve_says_how_to_add_the_web_extra_where_tourney_came_from(tmp_path):
 
 def test_a_script_without_its_run_bit_and_an_executable_python_program_are_left_out_with_a_hint(tmp_path,
                                                                                                 monkeypatch):
-    """A `.sh` without the run bit, and an executable `.py` that is a program (not a Python bot), are each left out
-    with a notice saying how to play them (chmod +x; a manifest), not skipped in silence or with a bare error."""
+    """A `.sh` without the run bit, a `#!` script of no suffix without it, and an executable `.py` that is a program
+    (not a Python bot), are each left out with a notice saying how to play them (chmod +x; a manifest), not skipped
+    in silence or with a bare error; a file of notes is still ignored."""
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "bots"
     folder.mkdir()
@@ -186,8 +187,12 @@ def test_a_script_without_its_run_bit_and_an_executable_python_program_are_left_
     program = folder / "player.py"
     program.write_text("#!/usr/bin/env python3\nimport sys\nfor line in sys.stdin:\n    pass\n")
     program.chmod(0o755)
+    (folder / "mybot").write_text("#!/bin/sh\nexec python3 mybot.py\n")
+    (folder / "NOTES").write_text("the first legal action, always\n")
     result = tourney("run", folder, "--game", "lemur-tails", "--sandbox", "off", "--jobs", "0")
     assert result.exit_code == 1
+    assert "skipped mybot: it is not executable: `chmod +x mybot` to play it as a program" in result.output
+    assert "NOTES" not in result.output
     assert "skipped first_legal.sh: it is not executable: `chmod +x first_legal.sh` to play it as a program" in \
         result.output
     assert ("skipped player.py: a Python bot defines GAMES and class Bot (see docs/bot-protocol.md); it is "

@@ -7,6 +7,7 @@ import zipfile
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import text
 
 from ledger.rows import ladder_rows, owner_rows, submission_rows
 from ledger.store import Ledger
@@ -63,7 +64,7 @@ def test_a_submission_refused_before_revision_0022_keeps_its_text_and_has_no_sha
     submission_rows.decide(ledger, first, submission_rows.REFUSED, "no", None, None, kept)
     ledger.downgrade("0021")
     with ledger.write() as connection:  # as tourney wrote a refusal before revision 0022
-        connection.exec_driver_sql("UPDATE submissions SET diagnosis = 'Traceback: old' WHERE id = ?", (first,))
+        connection.execute(text("UPDATE submissions SET diagnosis = 'Traceback: old' WHERE id = :id"), {"id": first})
     ledger.upgrade()
     submission_rows.claim_next(ledger, ladder)
     submission_rows.decide(ledger, second, submission_rows.REFUSED, "no", None, told, kept)

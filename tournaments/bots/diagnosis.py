@@ -34,6 +34,10 @@ DETAIL_CHARS = 8192
 """The longest detail kept (its start and its end, where a traceback names the exception)."""
 STDERR_LINES = 20
 """The last lines of a bot's stderr a diagnosis keeps (the whole end goes to --bot-logs)."""
+STDERR_CHARS = 200
+"""The most of a program's last stderr line a failure's reason quotes (its owner reads the last 20 lines in full)."""
+HANDSHAKE_LOG = "handshake.log"
+"""The --bot-logs file, in a bot's folder, of what a bot left out at its handshake wrote on stderr."""
 LOG_NAME = re.compile(r"[^A-Za-z0-9._#+-]")
 """What a bot's name may not hold as a folder of --bot-logs (anything else becomes ``_``)."""
 
@@ -54,6 +58,13 @@ class Diagnosis:
     def placed(self, reason: str) -> str:
         """A forfeit's reason with where in the bot's file it came from, when the diagnosis knows."""
         return f"{reason} {self.where}" if self.where else reason
+
+    def told(self, reason: str) -> str:
+        """A failure's reason with the bot's own account, one line: where in its Python file, or the last line it
+        wrote on stderr (``crashed: exited with code 3 before answering; last on its stderr: bad usage``)."""
+        if self.kind == STDERR:
+            return f"{reason}; {one_line(self.summary, STDERR_CHARS)}"
+        return self.placed(reason)
 
 
 def bounded(kind: str, summary: str, detail: str, seat: int = 0, where: str = "") -> Diagnosis:
@@ -128,6 +139,11 @@ def log_path(folder: Path, bot: str, name: str, seat: int) -> Path:
     """Where --bot-logs writes a seat's stderr: a folder per bot, then the game's key (or id) and seat:
     ``logs/mybot/t0-d0-r1-seat1.log``."""
     return folder / log_folder(bot) / f"{name}-seat{seat}.log"
+
+
+def handshake_log_path(folder: Path, bot: str) -> Path:
+    """Where --bot-logs writes the stderr of a bot left out at its handshake: ``logs/mybot/handshake.log``."""
+    return folder / log_folder(bot) / HANDSHAKE_LOG
 
 
 def log_folder(bot: str) -> str:

@@ -140,6 +140,13 @@ class Limits:
             return self.bank_left
         return self.move_time + self.bank_left
 
+    def allowance(self) -> str:
+        """What ``allowed`` is made of, for a forfeit's reason: ``move time 1 s and 0.49 s left of its time bank``
+        ("" with a game clock: ``told`` says it)."""
+        if self.increment is not None:
+            return ""
+        return f"move time {self.move_time:g} s and {self.bank_left:.2f} s left of its time bank"
+
     def told(self) -> str:
         """What a forfeit for taking too long adds, with a game clock: whose time ran out."""
         return "" if self.increment is None else f" (all that was left on its game clock, --tc {self.tc})"

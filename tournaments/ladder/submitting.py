@@ -18,7 +18,6 @@ import orjson
 
 from ledger.rows import ladder_rows, owner_rows
 from ledger.store import Ledger
-from tournaments.bots.diagnosis import STDERR, Diagnosis, one_line
 from tournaments.bots.discovery import describe, language, read_files
 from tournaments.bots.spec import MANIFEST_SUFFIX, BotError, BotSpec
 from tournaments.ladder.bot_cache import materialize, runnable
@@ -32,8 +31,6 @@ from tournaments.play.schedule import Scheduled
 
 OPPONENT = Path(__file__).with_name("validation_opponent.py")
 """The bot a submission plays its validation games against (a random player, run like any other)."""
-STDERR_CHARS = 200
-"""The most of a program's last stderr line a refusal quotes (its owner reads the last 20 lines in full)."""
 
 
 def package(path: Path) -> tuple[BotSpec, str, bytes]:
@@ -139,24 +136,14 @@ def validate(ladder: dict[str, Any], candidate: BotSpec, limits: Limits, say: Ca
             reason = _forfeit_reason(outcome)
             if outcome.ranking[seat] == k and reason:
                 told = result.diagnosis if result.diagnosis is not None and result.diagnosis.seat == seat else None
-                raise Refused(f"{candidate.name} refused: in its validation game it forfeited ({_told(reason, told)})",
-                              told)
+                account = reason if told is None else told.told(reason)
+                raise Refused(f"{candidate.name} refused: in its validation game it forfeited ({account})", told)
 
 
 def _listed(ledger: Ledger, ladder_id: int, name: str, content_hash: str) -> bool:
     """Whether this content is on the ladder under this name already (any version: ladder_rows.submit's no-op)."""
     return any(entry["name"] == name and entry["content_hash"] == content_hash
                for entry in ladder_rows.entries(ledger, ladder_id, active_only=False))
-
-
-def _told(reason: str, told: Diagnosis | None) -> str:
-    """A forfeit's reason with the bot's own account: where in its Python file, or the last line of its stderr
-    (one line, bounded; the terminal and the web escape it)."""
-    if told is None:
-        return reason
-    if told.kind == STDERR:
-        return f"{reason}; {one_line(told.summary, STDERR_CHARS)}"
-    return told.placed(reason)
 
 
 def _play(job: Job):

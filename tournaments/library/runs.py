@@ -167,7 +167,7 @@ def run_tournament(bots: str | Path | Sequence[BotSpec], game: str, *, players: 
     confinement, notice = preparation.confinement_for(ledger, known, sandbox, resume, resources, clock, ponder)
     if notice:
         observer.notice(SETUP, notice)
-    prepared, k = preparation.prepare(bots, engine.name, players, limits, confinement)
+    prepared, k = preparation.prepare(bots, engine.name, players, limits, confinement, bot_logs)
     with prepared:  # the staged copies of the bots' files are removed at the end
         for text in prepared.notices:
             observer.notice(BOTS, text)
@@ -215,7 +215,7 @@ def run_match(candidate: str | BotSpec, baseline: str | BotSpec, game: str, *, f
     if book is not None:
         spec = replace(spec, games=deal_books.deals_to_play(book, games, None), deals=book.seeds)
     spec, prepared, notice = preparation.ready_spec(ledger, known, spec, sandbox, resume, resources or Resources(),
-                                                    clock, ponder)
+                                                    clock, ponder, bot_logs)
     with prepared:  # the staged copies of the bots' files are removed at the end
         if notice:
             observer.notice(SETUP, notice)

@@ -16,11 +16,13 @@ from engines.driver import bounded_reason
 from ledger.canonical import loads
 from ledger.rows import tournament_rows
 from ledger.store import Ledger
+from tournaments.bots import diagnosis
 from tournaments.bots.discovery import discover, staged_copy
 from tournaments.bots.spec import CPU, UNSANDBOXED, WALL, BotError, BotSpec, Confinement, Limits, Resources
-from tournaments.play.protocol import check_handshakes
+from tournaments.play.protocol import Handshake, check_handshakes
 from tournaments.play.runner import Spec, TournamentError
 from tournaments.play.schedule import ScheduleError, seat_count
+from tournaments.play.store_loop import unwritable
 from tournaments.sandbox import leftovers, sandbox
 
 
@@ -78,18 +80,20 @@ def confinement_for(ledger: Ledger, name: str | None, mode: str, resume: bool, r
 
 
 def prepare(folder: str | Path | Sequence[BotSpec], game: str, players: int | None, limits: Limits,
-            confinement: Confinement = UNSANDBOXED) -> tuple[Prepared, int]:
+            confinement: Confinement = UNSANDBOXED, bot_logs: Path | None = None) -> tuple[Prepared, int]:
     """Discover the bots of a folder for ``game`` (never running them; or take the BotSpecs given), make them ready
-    (``ready``: one that fails its handshake is left out with a notice), and fix k."""
+    (``ready``: one that fails its handshake is left out with a notice, and with ``bot_logs`` its stderr written
+    there, ``write_handshake_logs``), and fix k."""
     engine = registry.get(game)
     found, notices = discover(folder, game) if isinstance(folder, str | Path) else (list(folder), [])
     unique_names(found)
-    prepared, failures = ready(found, game, engine.default_seats, limits, confinement)
+    prepared, shaken = ready(found, game, engine.default_seats, limits, confinement)
     try:
         prepared.notices[:0] = notices
-        for spec, failure in zip(list(prepared.bots), failures, strict=True):
-            if failure:
-                prepared.notices.append(bounded_reason(f"left out {spec.name}: {failure}"))  # a bot wrote it
+        write_handshake_logs(bot_logs, prepared.bots, shaken)
+        for spec, handshake in zip(list(prepared.bots), shaken, strict=True):
+            if handshake.failure:
+                prepared.notices.append(bounded_reason(f"left out {spec.name}: {handshake.failure}"))  # a bot wrote it
                 prepared.bots.remove(spec)
         try:
             k = seat_count(players, engine.default_seats, engine.min_seats, engine.max_seats, len(prepared.bots),
@@ -102,6 +106,24 @@ def prepare(folder: str | Path | Sequence[BotSpec], game: str, players: int | No
         prepared.__exit__()
         raise
     return prepared, k
+
+
+def write_handshake_logs(folder: Path | None, bots: Sequence[BotSpec], shaken: Sequence[Handshake]) -> None:
+    """With --bot-logs ``folder``, what each bot that failed its handshake wrote on stderr, as a game's seat log is
+    written: ``<bot>/handshake.log``; TournamentError if it cannot be written."""
+    failed = [(bot, handshake.stderr) for bot, handshake in zip(bots, shaken, strict=True)
+              if handshake.failure and handshake.stderr is not None]
+    if folder is None or not failed:
+        return
+    if unusable := unwritable(folder):
+        raise TournamentError(f"cannot write bot logs to {folder}: {unusable}")
+    for bot, stderr in failed:
+        path = diagnosis.handshake_log_path(folder, bot.name)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(stderr)
+        except OSError as error:
+            raise TournamentError(f"cannot write bot logs to {folder}: {error.strerror or error}") from None
 
 
 def unique_names(bots: Sequence[BotSpec]) -> None:
@@ -133,12 +155,12 @@ def sweep_staging() -> list[Path]:
 
 
 def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement
-          ) -> tuple[Prepared, list[str | None]]:
+          ) -> tuple[Prepared, list[Handshake]]:
     """The bots as they will play: with the sandbox, their own files staged (copied where every
-    sandbox can read them and no one can change them during the run); and, per bot, why it failed
-    its handshake (None: ready). Every bot that plays as a process shakes hands, Python bots
-    through pyhost, so one whose import outlasts the handshake fails here. A bot whose files
-    cannot be staged is dropped, with a notice."""
+    sandbox can read them and no one can change them during the run); and, per bot, how its
+    handshake went (why it failed, None: ready; and its stderr). Every bot that plays as a process
+    shakes hands, Python bots through pyhost, so one whose import outlasts the handshake fails here.
+    A bot whose files cannot be staged is dropped, with a notice."""
     prepared = Prepared([], [])
     try:
         if confinement.sandbox and bots:
@@ -158,16 +180,23 @@ def ready(bots: list[BotSpec], game: str, seats: int, limits: Limits, confinemen
 
 
 def ready_spec(ledger: Ledger, name: str | None, spec: Spec, mode: str, resume: bool, resources: Resources,
-               clock: str | None = None, ponder: bool | None = None) -> tuple[Spec, Prepared, str | None]:
+               clock: str | None = None, ponder: bool | None = None, bot_logs: Path | None = None
+               ) -> tuple[Spec, Prepared, str | None]:
     """A spec whose bots were named one by one (a match): sandboxed or not as ``mode`` and a resumed
-    tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake. Also
-    the staged files to remove when the run is over, and a notice to show, if any."""
+    tournament say, its bots ``ready``; TournamentError naming a bot that fails its handshake (its stderr
+    written to ``bot_logs``, as ``prepare`` does). Also the staged files to remove when the run is over,
+    and a notice to show, if any."""
     confinement, notice = confinement_for(ledger, name, mode, resume, resources, clock, ponder)
-    prepared, failures = ready(list(spec.bots), spec.game, spec.players, spec.limits(), confinement)
-    for bot, failure in zip(prepared.bots, failures, strict=True):
-        if failure:
+    prepared, shaken = ready(list(spec.bots), spec.game, spec.players, spec.limits(), confinement)
+    try:
+        write_handshake_logs(bot_logs, prepared.bots, shaken)
+    except TournamentError:
+        prepared.__exit__()
+        raise
+    for bot, handshake in zip(prepared.bots, shaken, strict=True):
+        if handshake.failure:
             prepared.__exit__()
-            raise TournamentError(f"{bot.name}: {failure}")
+            raise TournamentError(f"{bot.name}: {handshake.failure}")
     if len(prepared.bots) != len(spec.bots):
         prepared.__exit__()
         raise TournamentError(prepared.notices[0])

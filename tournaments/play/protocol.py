@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -130,23 +130,33 @@ def hosted_failure(answer: dict[str, Any], cause: str = "") -> BotFailure:
                                               where=where))
 
 
-def placed(failure: BotFailure) -> str:
-    """A failure's reason, and for a Python bot's exception where in its file it came from: ``crashed while
-    starting: ModuleNotFoundError: No module named 'numpyy' at mybot.py line 1, in <module>``."""
-    reason = str(failure)
-    return failure.diagnosis.placed(reason) if isinstance(failure, BotCrash) else reason
+@dataclass(frozen=True, slots=True)
+class Handshake:
+    """How a bot's handshake went: why it failed, in its own account too (None: it is ready), and the end of what it
+    wrote on stderr meanwhile (None: no process of it ran)."""
+
+    failure: str | None
+    stderr: bytes | None = None
+
+
+def told(failure: BotFailure, stderr: bytes | None) -> str:
+    """A failure's reason with the bot's own account (``Diagnosis.told``): where in its Python file (``crashed while
+    starting: ModuleNotFoundError: No module named 'numpyy' at mybot.py line 1, in <module>``), or the last line
+    it wrote on stderr (``crashed: exited with code 3 before answering; last on its stderr: bad usage``)."""
+    found = failure.diagnosis if isinstance(failure, BotCrash) else diagnosis.of_stderr(stderr)
+    return str(failure) if found is None else found.told(str(failure))
 
 
 def check_handshake(spec: BotSpec, game: str, seats: int, limits: Limits,
                     confinement: Confinement = UNSANDBOXED) -> str | None:
     """Start one bot and shake hands: the reason it failed, or None if it is ready."""
-    return check_handshakes([spec], game, seats, limits, confinement)[0]
+    return check_handshakes([spec], game, seats, limits, confinement)[0].failure
 
 
 def check_handshakes(specs: list[BotSpec], game: str, seats: int, limits: Limits, confinement: Confinement
-                     ) -> list[str | None]:
+                     ) -> list[Handshake]:
     """Start every bot once (all at once, so that their start-ups overlap) and shake hands with
-    each: per bot, the reason it failed, or None if it is ready. Builtin bots need no handshake."""
+    each: per bot, how it went (``Handshake``). Builtin bots need no handshake."""
     processes: list[ProgramProcess | str | None] = []
     try:
         for spec in specs:
@@ -157,17 +167,19 @@ def check_handshakes(specs: list[BotSpec], game: str, seats: int, limits: Limits
                 processes.append(ProgramProcess(spec, confinement))
             except BotFailure as failure:
                 processes.append(str(failure))
-        out: list[str | None] = []
+        out: list[Handshake] = []
         for spec, process in zip(specs, processes, strict=True):
             if not isinstance(process, ProgramProcess):
-                out.append(process)
+                out.append(Handshake(process))
                 continue
+            failure: BotFailure | None = None
             try:
                 handshake(process, hello(spec, game, 0, seats, 0, limits, confinement))
-                out.append(None)
-            except BotFailure as failure:
-                out.append(placed(failure))
-            process.kill()
+            except BotFailure as error:
+                failure = error
+            process.kill()  # its stderr is then all read
+            stderr = process.stderr_tail()
+            out.append(Handshake(None if failure is None else told(failure, stderr), stderr))
         return out
     finally:
         for process in processes:
@@ -221,13 +233,14 @@ class ProgramAgent:
         self.process.resume()
         # The CPU clock of a first move starts at the bot's first thaw: its start-up and handshake
         # are paid from that move's allowance (the wall clock's 10 s handshake is apart, as before).
-        first = self.process.clock(limits.allowed) if not self.greeted else None
+        first = self.process.clock(limits.allowed, limits.allowance()) if not self.greeted else None
         if not self.greeted:
             handshake(self.process, self.hello)
             self.greeted = True
         if self.process.unasked():
             raise BotFailure("answered garbage: it wrote a line nobody asked for (one answer per request)")
-        clock = first if first is not None and first.box is not None else self.process.clock(limits.allowed)
+        clock = (first if first is not None and first.box is not None
+                 else self.process.clock(limits.allowed, limits.allowance()))
         self.process.send({
             "type": "act", "view": turn.view, "legal": turn.legal,
             "events": [event_message(e) for e in turn.events], **limits.request(),

@@ -61,8 +61,10 @@ class MoveClock:
     stretch a game past WALL_CAP times its allowance; a CPU-bound bot slowed by a busy machine pays
     nothing more until it is WALL_CAP times slower (docs/bot-protocol.md, "Time")."""
 
-    def __init__(self, allowed: float, box: cgroups.Box | None = None) -> None:
+    def __init__(self, allowed: float, box: cgroups.Box | None = None, allowance: str = "") -> None:
         self.allowed = allowed
+        self.allowance = allowance
+        """What ``allowed`` is made of, in words (``Limits.allowance``), for a forfeit's reason."""
         self.box = box
         self.cap = allowed * WALL_CAP if box is not None else allowed
         self.began = time.perf_counter()
@@ -88,10 +90,12 @@ class MoveClock:
         if self.box is None:
             return f"no answer within {self.allowed:.2f} s" if self.wall() >= self.allowed else None
         if (used := self.box.cpu_seconds() - self.cpu) >= self.allowed:
-            return f"used {used:.2f} s of CPU without answering, with {self.allowed:.2f} s allowed"
+            made_of = f" ({self.allowance})" if self.allowance else ""
+            return f"used {used:.2f} s of CPU without answering, with {self.allowed:.2f} s allowed{made_of}"
         if self.wall() >= self.cap:
+            made_of = f": {self.allowance}" if self.allowance else ""
             return (f"no answer within {self.cap:.2f} s of wall-clock time (the CPU clock charges 1/{WALL_CAP} of "
-                    f"the wall-clock time when that is more than the CPU time; {self.allowed:.2f} s allowed)")
+                    f"the wall-clock time when that is more than the CPU time; {self.allowed:.2f} s allowed{made_of})")
         return None
 
     def wait(self) -> float:
@@ -169,9 +173,9 @@ class BotProcess:
             if ready:
                 self._drain_stderr()
 
-    def clock(self, allowed: float) -> MoveClock:
-        """A clock for a move of ``allowed`` seconds, started now."""
-        return MoveClock(allowed, self.box if self.cpu_clock else None)
+    def clock(self, allowed: float, allowance: str = "") -> MoveClock:
+        """A clock for a move of ``allowed`` seconds (made of ``allowance``, in words), started now."""
+        return MoveClock(allowed, self.box if self.cpu_clock else None, allowance)
 
     def pause(self) -> None:
         """Freeze the bot's processes until ``resume`` (with a cgroup, unless the run lets bots ponder)."""

@@ -250,14 +250,15 @@ PROGRAM_CASES = {
 
 
 WALL_CAP_REASON = (r"no answer within {cap} s of wall-clock time \(the CPU clock charges 1/3 of the wall-clock time "
-                   r"when that is more than the CPU time; {allowed} s allowed\)")
+                   r"when that is more than the CPU time; {allowed} s allowed: move time {move} s and \d\.\d\d s "
+                   r"left of its time bank\)")
 SANDBOXED_REASONS = {
     # bwrap holds the bot's output pipe open as long as the bot runs: no end of file comes. The
     # sandbox times moves by the CPU clock (its cgroup), which charges a bot that waits a third of
     # its wall-clock time: it is stopped at three times its allowance.
-    "close": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"1\.50", allowed=r"0\.50") + "$",
-    "hang": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"1\.50", allowed=r"0\.50") + "$",
-    "no_newline": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"1\.50", allowed=r"0\.50")
+    "close": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"1\.50", allowed=r"0\.50", move=r"0\.5") + "$",
+    "hang": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"1\.50", allowed=r"0\.50", move=r"0\.2") + "$",
+    "no_newline": "^bot failure: timed out: " + WALL_CAP_REASON.format(cap=r"1\.50", allowed=r"0\.50", move=r"0\.2")
                   + r" \(\d+ bytes came without a line feed: end every message with \\n and flush its output; "
                   r"docs/bot-protocol\.md\)$",
 }
@@ -445,8 +446,9 @@ def test_a_misbehaving_python_bot_forfeits_with_its_reason(tmp_path, name, sandb
     assert_complete(games, ["random_b", "random_bot", name])
     # In the sandbox the CPU clock (its cgroup's) stops a loop once it has used its time (or, on a machine
     # so busy that the loop gets less than a third of a core, once three times its time has passed).
-    cpu = (r"^bot failure: timed out: (used 0\.[45]\d s of CPU without answering, with 0\.(50|4\d) s allowed|"
-           + WALL_CAP_REASON.format(cap=r"1\.(50|[2-4]\d)", allowed=r"0\.(50|4\d)") + ")$")
+    cpu = (r"^bot failure: timed out: (used 0\.[45]\d s of CPU without answering, with 0\.(50|4\d) s allowed \(move "
+           r"time 0\.2 s and 0\.\d\d s left of its time bank\)|"
+           + WALL_CAP_REASON.format(cap=r"1\.(50|[2-4]\d)", allowed=r"0\.(50|4\d)", move=r"0\.2") + ")$")
     assert_forfeits(games, name, cpu if (name, sandbox) == ("loops", "on") else PYTHON_CASES[name])
 
 

@@ -231,7 +231,8 @@ def test_a_bot_that_stops_reading_its_input_cannot_stall_the_run(tmp_path, sandb
     assert len(games) == 2
     expected = {"off": r"bot failure: stopped reading its input: \d+ bytes still unread after 1\.\d\d s",
                 "on": r"bot failure: timed out: no answer within 3\.00 s of wall-clock time \(the CPU clock charges "
-                      r"1/3 of the wall-clock time when that is more than the CPU time; 1\.00 s allowed\)"}
+                      r"1/3 of the wall-clock time when that is more than the CPU time; 1\.00 s allowed: move time 1 s "
+                      r"and 0\.00 s left of its time bank\)"}
     expected = expected[sandbox_mode]
     for game in games.values():
         assert game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == f"stdin_stuffer_{tag}"
@@ -834,7 +835,8 @@ def test_a_bot_that_sleeps_pays_a_third_of_its_wall_clock_time(tmp_path):
         tmp_path, "dawdler", DAWDLER,
         r"bot failure: timed out: (took 0\.5\d s by the CPU clock \(its CPU time, or 1/3 of its wall-clock time when "
         r"more\) with move time 0\.3 s and the time bank spent|no answer within \d\.\d\d s of wall-clock time \(the "
-        r"CPU clock charges 1/3 of the wall-clock time when that is more than the CPU time; 0\.\d\d s allowed\))")
+        r"CPU clock charges 1/3 of the wall-clock time when that is more than the CPU time; 0\.\d\d s allowed: move "
+        r"time 0\.3 s and 0\.\d\d s left of its time bank\))")
 
 
 @pytest.mark.usefixtures("_cgroups")
@@ -845,6 +847,7 @@ def test_the_cpu_clock_of_a_first_move_starts_when_the_bot_is_first_thawed(tmp_p
     first move."""
     assert_every_game_forfeited_by(
         tmp_path, "slow_starter", SLOW_STARTER,
-        r"bot failure: timed out: (used \d\.\d\d s of CPU without answering, with 0\.80 s allowed|took 1\.\d\d s by "
+        r"bot failure: timed out: (used \d\.\d\d s of CPU without answering, with 0\.80 s allowed \(move time 0\.3 s "
+        r"and 0\.50 s left of its time bank\)|took 1\.\d\d s by "
         r"the CPU clock \(its CPU time, or 1/3 of its wall-clock time when more\) with move time 0\.3 s and the time "
         r"bank spent)")

@@ -150,14 +150,18 @@ def store_diagnoses(connection, diagnoses: Sequence[tuple[str, int, str, str, st
 
 
 def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], dict[str, Any]]:
-    """(game id, seat) -> its diagnosis, for the given games (the organiser's `tourney games --forfeits`)."""
+    """(game id, seat) -> its diagnosis, for the given games (the organiser's `tourney games --forfeits`), with
+    ``stderr``: the end of what the seat's process wrote on stderr when the game kept it (``bot_logs``: a ladder's
+    games keep it; None when not kept)."""
     if not game_ids:
         return {}
+    columns = ", ".join(f"d.{key}" for key in DIAGNOSIS_KEYS)
     with ledger.read() as connection:
         rows = connection.execute(text(
-            f"SELECT {', '.join(DIAGNOSIS_KEYS)} FROM diagnoses WHERE game_id IN :ids").bindparams(_IDS),
-            {"ids": list(game_ids)}).all()
-    return {(row[0], row[1]): dict(zip(DIAGNOSIS_KEYS, row, strict=True)) for row in rows}
+            f"SELECT {columns}, l.stderr FROM diagnoses d LEFT JOIN bot_logs l ON l.game_id = d.game_id AND "
+            "l.seat = d.seat WHERE d.game_id IN :ids").bindparams(_IDS), {"ids": list(game_ids)}).all()
+    return {(row[0], row[1]): {**dict(zip(DIAGNOSIS_KEYS, row[:-1], strict=True)),
+                               "stderr": None if row[-1] is None else bytes(row[-1])} for row in rows}
 
 
 def diagnoses_of_bot(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:

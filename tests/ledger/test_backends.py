@@ -188,7 +188,8 @@ def test_missing_driver_names_the_extra(tmp_path):
 
 def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
     """On every backend: a forfeit's diagnosis (revision 0014) stored in its game's transaction reads back whole, by
-    game and by bot, text of any character included; a refused submission's is read by its owner alone."""
+    game (with its seat's kept stderr once there is one) and by bot, text of any character included; a refused
+    submission's is read by its owner alone."""
     from ledger.rows import game_rows, ladder_rows, owner_rows, submission_rows
 
     bot = ledger.ensure_bot("crashy", "h" * 64, "python")
@@ -202,7 +203,9 @@ def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
     found = game_rows.diagnoses(ledger, ["g-1"])
     assert found == {("g-1", 1): {"game_id": "g-1", "seat": 1, "kind": "traceback",
                                   "summary": "KeyError: 'ü ✓' at crashy.py line 4, in act", "detail": detail,
-                                  "log": "/logs/crashy/t0-d0-r0-seat1.log"}}
+                                  "log": "/logs/crashy/t0-d0-r0-seat1.log", "stderr": None}}
+    game_rows.store_logs(ledger, "g-1", [(0, b"steady's own print\n"), (1, detail.encode())])
+    assert game_rows.diagnoses(ledger, ["g-1"])[("g-1", 1)]["stderr"] == detail.encode()  # its seat's, not seat 0's
     page, total = game_rows.diagnoses_of_bot(ledger, "crashy", 10, 0)
     assert total == 1 and page[0]["detail"] == detail and page[0]["content_hash"] == "h" * 64
     assert game_rows.diagnoses_of_bot(ledger, "steady", 10, 0) == ([], 0)

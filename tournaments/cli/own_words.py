@@ -18,16 +18,19 @@ if TYPE_CHECKING:
 SHORT_GAME_ID = 12
 """Characters of a game id a table shows: every command that takes a game id takes a unique prefix of it."""
 DIAGNOSIS = ("kind", "summary", "detail", "log")
-"""What --json gives of a forfeiting bot's account."""
+"""What --json gives of a forfeiting bot's account, with ``stderr``: the end of its stderr the ledger kept."""
 
 
 def forfeit_json(game: GameResult, told: dict) -> dict | None:
     """A game's forfeit as --json gives it (``seat``, ``bot``, ``reason``), with its bot's own account, ``diagnosis``
-    (``kind``, ``summary``, ``detail``, ``log``; null if it left none); null if no seat forfeited."""
+    (``kind``, ``summary``, ``detail``, ``log``, ``stderr``: the end of its stderr the ledger kept, as a ladder's
+    games keep it, else null; null if it left none); null if no seat forfeited."""
     forfeit = game.to_json()["forfeit"]
     if forfeit is not None:
         found = told.get((game.game_id, game.forfeit.seat))
-        forfeit["diagnosis"] = None if found is None else {key: found[key] for key in DIAGNOSIS}
+        forfeit["diagnosis"] = None if found is None else {
+            **{key: found[key] for key in DIAGNOSIS},
+            "stderr": None if found["stderr"] is None else found["stderr"].decode("utf-8", "replace")}
     return forfeit
 
 
@@ -45,9 +48,12 @@ def own_words(console: Console, named: list[tuple[str, GameResult]], told: dict)
 
 def diagnosis_line(named: str, game: GameResult, diagnosis: dict) -> str:
     """One line per forfeit: the game as its table names it and the seat, the bot's own account (``KeyError: 'hand'
-    at mybot.py line 12, in act``), and where its whole log is (a path relative to here when it is under here)."""
+    at mybot.py line 12, in act``), and where its whole log is (a path relative to here when it is under here; the
+    ledger's --json when only the ledger kept its end, as a ladder's games without --bot-logs)."""
     log = diagnosis["log"]
-    if log is None:
+    if log is None and diagnosis["stderr"] is not None:
+        where = "no log file: the end of its stderr is in --json"
+    elif log is None:
         where = "no log kept: run with --bot-logs DIR to keep one"
     else:
         path = Path(log)

@@ -48,7 +48,17 @@ HISTORY_KEYS = {"version", "seq", "game", "number", "rank", "rating", "mu"}
 def spring(tmp_path_factory) -> Path:
     """A folder with league.db: ladder spring (L1), random_bot and crashy (listed without the validation it would
     fail), 4 games played by `ladder play --bot-logs logs` in that folder."""
-    folder = tmp_path_factory.mktemp("spring")
+    return played(tmp_path_factory.mktemp("spring"), "--bot-logs", "logs")
+
+
+@pytest.fixture(scope="module")
+def unlogged(tmp_path_factory) -> Path:
+    """As ``spring``, its games played without --bot-logs: the ledger alone keeps the end of each bot's stderr."""
+    return played(tmp_path_factory.mktemp("unlogged"))
+
+
+def played(folder: Path, *extra: str) -> Path:
+    """``folder`` with league.db, ladder spring (L1) with random_bot and crashy, 4 games played there."""
     (folder / "crashy.py").write_text(CRASHY)
     ledger = Ledger(str(folder / "league.db"))
     try:
@@ -58,9 +68,8 @@ def spring(tmp_path_factory) -> Path:
             ladder_rows.submit(ledger, ladder, spec.name, spec.content_hash, spec.kind, entry_point, files)
     finally:
         ledger.close()
-    played = tourney(folder, "ladder", "play", "spring", "--games", "4", "--jobs", "0", "--seed", "5",
-                     "--bot-logs", "logs")
-    assert played.returncode == 0, played.stdout + played.stderr
+    done = tourney(folder, "ladder", "play", "spring", "--games", "4", "--jobs", "0", "--seed", "5", *extra)
+    assert done.returncode == 0, done.stdout + done.stderr
     return folder
 
 
@@ -136,10 +145,28 @@ def test_history_json_rows_gain_a_forfeit_with_its_diagnosis_and_keep_their_keys
             assert told["detail"].startswith("Traceback (most recent call last):\n")
             assert told["detail"].rstrip().endswith("KeyError: 'no such field'")
             assert told["log"] == str(spring / "logs" / "crashy" / f"{row['game']}-seat1.log")
+            assert told["stderr"] == (spring / "logs" / "crashy" / f"{row['game']}-seat1.log").read_text()
     only = history(spring, "crashy", "--forfeits")
     assert [row["game"] for row in only] == [row["game"] for row in rows if row["forfeit"] is not None]
     assert all(row["forfeit"] is None for row in history(spring, "random_bot"))
     assert history(spring, "random_bot", "--forfeits") == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(not HAS_SANDBOX, reason="ladders need a working sandbox")
+def test_without_bot_logs_the_forfeit_line_points_to_the_stderr_the_ledger_kept(unlogged):
+    """Played without --bot-logs, a ladder still keeps the end of each bot's stderr (table bot_logs): the forfeit
+    lines say it is in --json (not "no log kept"), and --json's diagnosis has it, the traceback at its end."""
+    _, forfeited = crashy_forfeited(unlogged)
+    done = tourney(unlogged, "ladder", "history", "spring", "crashy", "--forfeits")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()[4 + len(forfeited):]
+    assert sorted(lines) == sorted(f"  {game[:12]} seat 1 crashy: {SUMMARY} (no log file: the end of its stderr is "
+                                   "in --json)" for game in forfeited), done.stdout
+    for row in history(unlogged, "crashy", "--forfeits"):
+        told = row["forfeit"]["diagnosis"]
+        assert told["log"] is None and told["stderr"].rstrip().endswith("KeyError: 'no such field'"), told
+        assert "Traceback (most recent call last):" in told["stderr"], told
 
 
 def test_games_given_a_ladder_says_where_its_games_are_unless_a_tournament_has_that_name(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import orjson
@@ -80,7 +81,7 @@ def games(
     ledger = reading(db)
     row = tournament_rows.get(ledger, tournament_or_newest(
         ledger, tournament, "its games are in `tourney ladder history {ref} BOT` (--forfeits for why a bot forfeited)"))
-    found = results.of_tournament(ledger, row["id"])
+    found = sorted(results.of_tournament(ledger, row["id"]), key=lambda game: play_order(game.key))
     if bot is not None:
         bot = bot_name(tournament_rows.entrants(ledger, row["id"]), bot)
         if all(bot not in {seat.bot for seat in game.seats} for game in found):
@@ -110,6 +111,13 @@ def games(
                                                              f"{plural(len(found), 'game')}")))
     if forfeits:
         own_words(console, [(game.key or game.game_id[:SHORT_GAME_ID], game) for game in found], told)
+
+
+def play_order(key: str | None) -> tuple:
+    """A game's key as `tourney games` orders them: its numbers compared as numbers (t2-d9-r0, t2-d10-r0,
+    t10-d0-r0; a Swiss round s2 before s10), where the ledger keeps the text's order (t10 before t2), which its
+    other readers keep (the standings' bootstrap draws games in it, the same whatever tourney's version)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", key or ""))
 
 
 def bot_name(entrants: dict[str, int], ref: str) -> str:

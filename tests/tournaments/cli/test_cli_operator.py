@@ -21,6 +21,7 @@ from tests.tournaments.play.test_protocol import make_folder, run
 from tournaments.cli import version
 from tournaments.ladder import league as ladder
 from tournaments.ladder import sessions
+from tournaments.play import results
 
 ROOT = Path(__file__).resolve().parents[3]
 BOTS = ROOT / "bots"
@@ -105,6 +106,25 @@ def test_games_lists_every_game_and_filters_by_bot_and_forfeits(cup):
     assert header.split() == ["key", "game", "id", "seat", "bot", "rank", "forfeit"]
     unknown = invoke("games", "cup", "--bot", "nobody", "--db", str(cup))
     assert unknown.exit_code == 1 and "no bot 'nobody' played in tournament 'cup'" in unknown.output
+
+
+def test_games_are_listed_in_play_order_with_the_numbers_of_a_key_compared_as_numbers(tmp_path):
+    """11 deals a table: `tourney games` lists t0-d2-r0 before t0-d10-r0 (the text's order puts d10 before d2), in
+    its table and its --json alike; the ledger's own order, which the bootstrap draws in, stays the text's."""
+    db = tmp_path / "t.db"
+    assert run(make_folder(tmp_path), db, "--name", "long", games=11).exit_code == 0
+    listed = [game["key"] for game in json.loads(invoke("games", "long", "--json", "--db", str(db)).stdout)]
+    expected = [f"t0-d{deal}-r{rotation}" for deal in range(11) for rotation in range(2)]
+    assert listed == expected
+    table = [line.split()[0] for line in invoke("games", "long", "--db", str(db)).stdout.splitlines()
+             if line.startswith("t0-")]
+    assert table == expected
+    ledger = Ledger(str(db), read_only=True)
+    try:
+        stored = [game.key for game in results.of_tournament(ledger, 1)]
+    finally:
+        ledger.close()
+    assert stored == sorted(expected) != expected
 
 
 def test_imported_logs_keep_a_tournament_and_give_the_same_standings(cup, tmp_path):

@@ -82,8 +82,9 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
             continue
         if spec is None:
             continue
-        if spec.plays(game) is False:
-            notices.append(f"skipped {path.name}: plays {', '.join(spec.games or ())}, not {game}")
+        left_out = spec.not_playing(game)
+        if left_out is not None:
+            notices.append(f"skipped {path.name}: {left_out}")
             continue
         specs.append(spec)
     return specs, notices

@@ -6,8 +6,10 @@ JSON-lines protocol, the sandbox and the runner all build on it.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
+from engines import registry
 from engines.driver import BotFailure
 
 PYTHON = "python"
@@ -42,6 +44,18 @@ class BotSpec:
         if self.games is None:
             return None
         return "*" in self.games or game in self.games
+
+    def not_playing(self, game: str) -> str | None:
+        """Why the bot is left out of ``game`` (``plays chess, not lemur-tails``), naming the game a name it declares
+        was likely meant for when no game has that name (``plays lemur-tail, not lemur-tails (no game is named
+        lemur-tail: did you mean lemur-tails?)``); None when it plays it, or says at its handshake."""
+        if self.plays(game) is not False:
+            return None
+        declared = self.games or ()
+        known = registry.names()
+        meant = [(name, difflib.get_close_matches(name, known, 1)) for name in declared if name not in known]
+        hints = [f"no game is named {name}: did you mean {close[0]}?" for name, close in meant if close]
+        return f"plays {', '.join(declared)}, not {game}" + (f" ({'; '.join(hints)})" if hints else "")
 
 
 @dataclass(frozen=True, slots=True)

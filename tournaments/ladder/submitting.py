@@ -83,8 +83,9 @@ def submit(ledger: Ledger, ladder_name: str, path: Path, as_name: str | None, li
             check_name(name, "bot name", teams=True)
         except BadName as error:
             raise BadName(f"{error}; it comes from the file name {path.name!r}: name the bot with --as") from None
-    if spec.plays(ladder["game"]) is False:
-        raise LadderError(f"{path.name} plays {', '.join(spec.games or ())}, not {ladder['game']}")
+    left_out = spec.not_playing(ladder["game"])
+    if left_out is not None:
+        raise LadderError(f"{path.name} {left_out}")
     if owner_id is None:
         with ledger.read() as connection:
             owner_rows.check_operators_name(connection, name)

@@ -319,8 +319,9 @@ def resolve(ref: str, folder: str | Path, game: str) -> BotSpec:
             raise TournamentError(f"{ref}: {error}") from None
         if spec is None:
             raise TournamentError(f"{ref}: not a bot (see docs/bot-protocol.md)")
-        if spec.plays(game) is False:
-            raise TournamentError(f"{ref} plays {', '.join(spec.games or ())}, not {game}")
+        left_out = spec.not_playing(game)
+        if left_out is not None:
+            raise TournamentError(f"{ref} {left_out}")
     else:
         if not Path(folder).is_dir():
             raise TournamentError(f"{ref}: no such bot file, and no folder {folder} to find a bot of that name in")

@@ -60,6 +60,18 @@ def test_a_command_that_fails_before_its_work_creates_no_database(tmp_path, monk
     assert left_behind(tmp_path) == []
 
 
+def test_a_match_with_a_bot_whose_games_hold_a_typo_names_the_game_it_meant(tmp_path, monkeypatch):
+    """`tourney match typo.py ...` where typo.py declares GAMES = ("lemur-tail",): one line naming lemur-tails as the
+    game it likely meant, exit 1, no database."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "typo.py").write_text((BOTS / "random_bot.py").read_text().replace('GAMES = "*"',
+                                                                                    'GAMES = ("lemur-tail",)'))
+    result = tourney("match", "typo.py", BOTS / "random_bot.py", "--game", "lemur-tails")
+    assert (result.exit_code, result.output) == (1, "error: typo.py plays lemur-tail, not lemur-tails (no game is "
+                                                    "named lemur-tail: did you mean lemur-tails?)\n")
+    assert left_behind(tmp_path) == []
+
+
 def test_an_import_of_logs_that_all_fail_creates_no_database(tmp_path, monkeypatch):
     """`replay import` of a bad log reports it and exits 1, and makes no database for the nothing it stored."""
     monkeypatch.chdir(tmp_path)

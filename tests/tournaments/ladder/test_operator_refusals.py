@@ -166,6 +166,18 @@ def test_submit_refuses_a_new_bot_name_that_reads_as_another_bots(spring, name, 
     assert counts(spring) == before
 
 
+def test_submit_refuses_a_bot_for_another_game_naming_the_game_a_typo_meant(spring, tmp_path):
+    """A bot whose GAMES names no game but one close to the ladder's (lemur-tail) is refused before any game, the
+    refusal saying which game it likely meant; nothing is stored."""
+    path = tmp_path / "typo.py"
+    path.write_text((BOTS / "random_bot.py").read_text().replace('GAMES = "*"', 'GAMES = ("lemur-tail",)'))
+    assert 'GAMES = ("lemur-tail",)' in path.read_text()
+    before = counts(spring)
+    refused(cli.invoke("ladder", "submit", "spring", path, "--db", spring), 1,
+            "error: typo.py plays lemur-tail, not lemur-tails (no game is named lemur-tail: did you mean lemur-tails?)")
+    assert counts(spring) == before
+
+
 def test_a_new_version_under_the_same_exact_name_is_listed(spring):
     """The look-alike rule is about another bot: new content under a name's own spelling is its next version."""
     listed = cli.invoke("ladder", "submit", "spring", BOTS / "first_legal.sh", "--as", "lemur-pro", "--db", spring)

@@ -423,6 +423,9 @@ def test_files_that_are_not_bots_for_the_game_are_skipped_with_a_notice(tmp_path
     manifest = json.loads((folder / "nine_only.bot.json").read_text())
     (folder / "nine_only.bot.json").write_text(json.dumps({**manifest, "games": ["nine-tails"]}))
     (folder / "notes.txt").write_text("not a bot, not executable: ignored silently\n")
+    typo = (FIXTURES / "chess_only.py").read_text().replace('GAMES = ("chess",)', 'GAMES = ("lemur-tail", "chess")')
+    assert typo != (FIXTURES / "chess_only.py").read_text()
+    (folder / "typo.py").write_text(typo)
     db = tmp_path / "t.db"
     result = run(folder, db)
     assert result.exit_code == 0, result.output
@@ -431,6 +434,9 @@ def test_files_that_are_not_bots_for_the_game_are_skipped_with_a_notice(tmp_path
         "skipped chess_only.py: plays chess, not lemur-tails",
         "skipped nine_only.bot.json: plays nine-tails, not lemur-tails",
         "skipped not_a_bot.py: a Python bot defines GAMES and class Bot (see docs/bot-protocol.md)",
+        # A name no game has, close to one: the game it was likely meant for (a name far from all, as chess, is not).
+        "skipped typo.py: plays lemur-tail, chess, not lemur-tails (no game is named lemur-tail: did you mean "
+        "lemur-tails?)",
     ]
     played = {bot for bots, _, _ in results_by_key(db).values() for bot in bots}
     assert played == {"random_b", "random_bot"}

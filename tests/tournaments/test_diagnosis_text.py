@@ -103,6 +103,25 @@ def test_a_multi_line_exception_is_summed_up_by_its_type_and_first_line(tmp_path
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("where", [SANDBOXED, pytest.param(("--sandbox", "off", "--jobs", "0"), id="in-process")])
+def test_a_signature_that_takes_other_arguments_is_placed_at_its_def_line(tmp_path, where):
+    """`def act(self)` (the protocol passes the turn): its TypeError, raised by tourney's call before any line of the
+    bot ran, has no frame of the bot's, and is placed at the def's line, in the bot's file; so is a Bot.__init__
+    that takes no rng, which leaves its bot out at the handshake."""
+    played(tmp_path, "crashy.py", RAISES.format(error="ValueError").replace("def act(self, turn):", "def act(self):"),
+           *where)
+    for forfeit in forfeits(tmp_path):
+        assert forfeit["diagnosis"]["summary"] == (
+            "TypeError: Bot.act() takes 1 positional argument but 2 were given at crashy.py line 8, in act"), forfeit
+    (tmp_path / "bots" / "crashy.py").write_text(RAISES.format(error="ValueError").replace(
+        "def __init__(self, game, seat, rng):", "def __init__(self, game, seat):"))
+    done = tourney(tmp_path, "run", "bots", "--game", GAME, "--games", "1", "--db", "u.db", *where)
+    assert done.returncode == 1 and done.stderr.rstrip().endswith(
+        "(left out crashy: crashed while starting: TypeError: Bot.__init__() takes 3 positional arguments but 4 were "
+        "given at crashy.py line 5, in __init__)"), done.stderr
+
+
+@pytest.mark.slow
 def test_a_line_break_in_a_bots_exception_keeps_each_finished_game_on_one_line(tmp_path):
     """A bot whose exception message holds a line feed and a line separator gets one `Finished game ...` line per
     game in a pipe, each ending with its closing brace, the breaks shown escaped as `\\u000a` and `\\u2028`."""

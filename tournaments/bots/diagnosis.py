@@ -92,26 +92,40 @@ def cut(text: str, limit: int) -> str:
     return text[:head] + marker + text[len(text) - (limit - head - len(marker)):]
 
 
-def of_exception(error: BaseException, path: str) -> Diagnosis:
+def of_exception(error: BaseException, path: str, called: object = None) -> Diagnosis:
     """The traceback of a Python bot's exception, from the first frame in its file ``path`` on; summary:
     the exception's type and first line, how many more lines its message and notes hold, and the innermost
     line of the bot's file (``KeyError: 'hand' at mybot.py line 12, in act``, ``ValueError: bad hand (and 2
     more lines) at ...``). An error with no frame of the bot's (a SyntaxError, an exit while importing) keeps
-    its own."""
+    its own; a TypeError of tourney's call of ``called`` (the bot's ``Bot.__init__`` or its ``act``), raised before
+    any line of it ran, as a signature that takes other arguments, is placed at its ``def`` line."""
     import traceback
 
     found = traceback.TracebackException.from_exception(error, limit=-200)
     frames = [frame for frame in found.stack if not frame.filename.startswith("<frozen importlib")]
     own = [index for index, frame in enumerate(frames) if _same_file(frame.filename, path)]
     found.stack = traceback.StackSummary.from_list(frames[own[0]:] if own else [])
+    defined = _defined(called, path) if not own and isinstance(error, TypeError) else None
     if not own and isinstance(error, SyntaxError) and error.lineno is not None:
         where = f"at {os.path.basename(error.filename or path)} line {error.lineno}"
     elif own:
         frame = frames[own[-1]]
         where = f"at {os.path.basename(path)} line {frame.lineno}, in {frame.name}"
+    elif defined is not None:
+        where = f"at {os.path.basename(path)} line {defined.co_firstlineno}, in {defined.co_name}"
     else:
         where = ""
     return bounded(TRACEBACK, _told(found, type(error).__name__, where), "".join(found.format()), where=where)
+
+
+def _defined(called: object, path: str):
+    """The code of the function ``called`` stands for (a bound method's), when it is written in the bot's file
+    ``path``; None otherwise (a class without its own ``__init__``, a builtin, a function of another file)."""
+    try:  # the bot's own object: reading its attributes may raise anything
+        code = getattr(getattr(called, "__func__", called), "__code__", None)
+        return code if code is not None and _same_file(code.co_filename, path) else None
+    except BaseException:
+        return None
 
 
 def _told(found: traceback.TracebackException, name: str, where: str) -> str:

@@ -60,10 +60,11 @@ class BotCrash(BotFailure):
         return BotCrash, (str(self), self.diagnosis)
 
 
-def crashed(error: BaseException, path: str, starting: bool = False) -> BotCrash:
+def crashed(error: BaseException, path: str, starting: bool = False, called: object = None) -> BotCrash:
     """A bot's exception as a BotCrash: ``crash``'s words (``crashed while starting: ...`` while its file is
-    imported or its Bot constructed) and the traceback from its file's first frame on."""
-    return BotCrash(crash(error, starting), diagnosis.of_exception(error, path))
+    imported or its Bot constructed) and the traceback from its file's first frame on (``called``: what tourney
+    called, to place a TypeError of the call itself at its ``def``: diagnosis.of_exception)."""
+    return BotCrash(crash(error, starting), diagnosis.of_exception(error, path, called))
 
 
 _compiled: dict[str, Any] = {}
@@ -117,7 +118,15 @@ def start_bot(path: str, game: str, seat: int, seed: int) -> Any:
     except _Timeout:
         raise
     except BaseException as error:
-        raise crashed(error, path, starting=True) from None
+        raise crashed(error, path, starting=True, called=attribute(attribute(module, "Bot"), "__init__")) from None
+
+
+def attribute(owner: object, name: str) -> object:
+    """``owner.name``, or None when it has none or reading it raises: a bot's object may do anything there."""
+    try:
+        return getattr(owner, name, None)
+    except BaseException:
+        return None
 
 
 def _ring(_signum, _frame) -> None:
@@ -245,7 +254,7 @@ class PythonAgent:
         except BotFailure:
             raise
         except BaseException as error:  # sys.exit() in a bot must not end the tournament
-            failure = crashed(error, self.spec.path)
+            failure = crashed(error, self.spec.path, called=attribute(self.bot, "act"))
             self.told = failure.diagnosis
             raise failure from None
         self.limits.charge(time.perf_counter() - began)

@@ -33,7 +33,7 @@ import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure
-from tournaments.bots.inprocess import BotCrash, crashed, load_module, start_bot
+from tournaments.bots.inprocess import BotCrash, attribute, crashed, load_module, start_bot
 
 
 @dataclass(slots=True)
@@ -117,7 +117,7 @@ def _act(bot: Any, failure: BotFailure | None, seat: int, message: dict[str, Any
     try:
         action = bot.act(turn)
     except BaseException as error:  # the bot's failure, reported as an in-process bot's would be
-        return failed(crashed(error, path))
+        return failed(crashed(error, path, called=attribute(bot, "act")))
     try:
         orjson.dumps(action)
     except TypeError:

@@ -250,7 +250,9 @@ class PythonAgent:
             action = self._run(self.bot.act, (turn,), max(self.limits.allowed, 0.001))
         except _Timeout as error:
             self.told = _stuck(error, self.spec.path)
-            raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s{self.limits.told()}") from None
+            made_of = f" ({allowance})" if (allowance := self.limits.allowance()) else ""
+            raise BotFailure(f"timed out after {time.perf_counter() - began:.2f} s{made_of}{self.limits.told()}"
+                             ) from None
         except BotFailure:
             raise
         except BaseException as error:  # sys.exit() in a bot must not end the tournament

@@ -88,7 +88,8 @@ class MoveClock:
     def late(self) -> str | None:
         """Why the answer is too late now (None: it is not)."""
         if self.box is None:
-            return f"no answer within {self.allowed:.2f} s" if self.wall() >= self.allowed else None
+            made_of = f" ({self.allowance})" if self.allowance else ""
+            return f"no answer within {self.allowed:.2f} s{made_of}" if self.wall() >= self.allowed else None
         if (used := self.box.cpu_seconds() - self.cpu) >= self.allowed:
             made_of = f" ({self.allowance})" if self.allowance else ""
             return f"used {used:.2f} s of CPU without answering, with {self.allowed:.2f} s allowed{made_of}"

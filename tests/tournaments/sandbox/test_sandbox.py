@@ -802,7 +802,8 @@ def test_a_move_is_timed_by_the_bots_cpu_time(tmp_path, clock):
         assert {game.reason for game in games} == {"finished"}
     else:
         assert all(game.reason == "forfeit" and game.bots[game.forfeit["seat"]] == "sleeper"
-                   and game.forfeit["reason"] == "bot failure: timed out: no answer within 0.45 s" for game in games)
+                   and game.forfeit["reason"] == "bot failure: timed out: no answer within 0.45 s (move time 0.2 s and "
+                   "0.25 s left of its time bank)" for game in games)
 
 
 DAWDLER = SLEEPER.replace("time.sleep(0.5)", "time.sleep(1.5)")

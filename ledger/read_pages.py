@@ -176,6 +176,17 @@ class SeatRating:
     before: tuple[float, float | None] | None
 
 
+def forfeited_by(connection: Connection, bot: str, game_ids: Sequence[str]) -> set[str]:
+    """The games of ``game_ids`` that ``bot`` (a name: any version of it) forfeited, from ``seat_results`` (by its
+    key, game and seat): no game's events read, so no sealed game's block opened."""
+    require_current(connection)
+    if not game_ids:
+        return set()
+    return {row[0] for row in connection.execute(text(
+        "SELECT game_id FROM seat_results WHERE game_id IN :ids AND bot = :bot AND forfeited = 1").bindparams(
+        bindparam("ids", expanding=True)), {"ids": list(game_ids), "bot": bot})}
+
+
 def seat_ratings(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[SeatRating]]:
     """Per ladder game of ``game_ids`` (a page's: tournament games have none), each seat's rating before and after
     it, in one statement: the entry's ``ladder_ratings`` row of the game and its row before (index on entry, game

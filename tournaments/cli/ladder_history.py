@@ -60,11 +60,16 @@ def show(ledger: Ledger, ladder: str, bot: str, forfeits: bool, as_json: bool) -
 
 def forfeits_of(ledger: Ledger, bot: str, game_ids: list[str]) -> tuple[dict[str, GameResult], dict]:
     """The games of ``game_ids`` that ``bot`` forfeited, by id, and what it left to say of each (its diagnoses: by
-    game id and seat, as ledger.rows.game_rows.diagnoses gives them)."""
+    game id and seat, as ledger.rows.game_rows.diagnoses gives them). Which games it forfeited is read from the
+    read models (ledger.read_pages.forfeited_by), so only those games' events are read (and their sealed blocks
+    opened): the few a bot forfeited, not the thousands it played."""
+    from ledger import read_pages
     from ledger.rows import game_rows
     from tournaments.play import results
 
-    forfeited = {game.game_id: game for part in batches(game_ids) for game in results.of_games(ledger, part)
+    with ledger.read() as connection:
+        ids = [game_id for part in batches(game_ids) for game_id in read_pages.forfeited_by(connection, bot, part)]
+    forfeited = {game.game_id: game for part in batches(ids) for game in results.of_games(ledger, part)
                  if game.forfeited_by == bot}
     told: dict = {}
     for part in batches(list(forfeited)):

@@ -48,7 +48,7 @@ def show(ledger: Ledger, ladder: str, bot: str, forfeits: bool, as_json: bool) -
                tables.Column("mu - 3σ" if skill else "rating"), *([tables.Column("mu")] if skill else []),
                tables.Column("game id", tables.WORD), tables.Column("forfeit", tables.PROSE)]
     shown = [(str(row["seq"]), f"v{row['version']}", str(row["rank"]), f"{row['rating']:.1f}",
-              *([f"{row['mu']:.1f}"] if skill else []), row["game"],
+              *([f"{row['mu']:.1f}"] if skill else []), row["game"][:SHORT_GAME_ID],
               Text(forfeited[row["game"]].forfeit.reason) if row["game"] in forfeited else "") for row in rows]
     if not any(row["game"] in forfeited for row in rows):  # shown when of use, as `tourney games` its score column
         columns, shown = columns[:-1], [row[:-1] for row in shown]

@@ -105,9 +105,10 @@ def test_history_shows_the_reason_on_each_game_the_bot_forfeited_and_no_column_f
         header, _, *lines = done.stdout.splitlines()[1:]
         assert header.split() == ["ladder", "game", "version", "rank", "rating", "game", "id",
                                   *(["forfeit"] if expected else [])], done.stdout
-        rows = {line.split()[4]: line for line in lines}
-        assert set(rows) == played, done.stdout
-        assert {game for game, line in rows.items() if line.rstrip().endswith(REASON)} == expected, done.stdout
+        rows = {line.split()[4]: line for line in lines}  # the short id, as `tourney games` shows it
+        assert set(rows) == {game[:12] for game in played}, done.stdout
+        assert {game for game, line in rows.items() if line.rstrip().endswith(REASON)} == {
+            game[:12] for game in expected}, done.stdout
 
 
 @pytest.mark.sandbox
@@ -120,10 +121,11 @@ def test_forfeits_lists_only_the_bots_forfeits_each_told_in_its_own_words_under_
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     rows = [line.split()[4] for line in lines[3:3 + len(forfeited)]]
-    assert set(rows) == forfeited and len(rows) == len(forfeited), done.stdout
+    assert set(rows) == {game[:12] for game in forfeited} and len(rows) == len(forfeited), done.stdout
     assert lines[3 + len(forfeited)].startswith("In the bots' own words (a Python bot's exception"), done.stdout
+    whole = {game[:12]: game for game in forfeited}
     assert lines[4 + len(forfeited):] == [
-        f"  {game[:12]} seat 1 crashy: {SUMMARY} (log: logs/crashy/{game}-seat1.log)" for game in rows]
+        f"  {short} seat 1 crashy: {SUMMARY} (log: logs/crashy/{whole[short]}-seat1.log)" for short in rows]
     for game in forfeited:
         assert "KeyError: 'no such field'" in (spring / "logs" / "crashy" / f"{game}-seat1.log").read_text()
 

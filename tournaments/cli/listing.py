@@ -117,7 +117,10 @@ def play_order(key: str | None) -> tuple:
     """A game's key as `tourney games` orders them: its numbers compared as numbers (t2-d9-r0, t2-d10-r0,
     t10-d0-r0; a Swiss round s2 before s10), where the ledger keeps the text's order (t10 before t2), which its
     other readers keep (the standings' bootstrap draws games in it, the same whatever tourney's version)."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", key or ""))
+    parts = re.split(r"(\d+)", key or "")  # text, digits, text, ...: the digits' runs at the odd places
+    # A run compared by its length without leading zeros, then its digits: a number's order, for a run of any
+    # length (an imported game's key is anyone's: int() refuses over 4300 digits) and any script's digits.
+    return tuple((len(part.lstrip("0")), part.lstrip("0")) if at % 2 else part for at, part in enumerate(parts))
 
 
 def bot_name(entrants: dict[str, int], ref: str) -> str:

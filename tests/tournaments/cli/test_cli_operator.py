@@ -18,7 +18,7 @@ from ledger.rows import ladder_rows
 from ledger.store import Ledger
 from tests import cli
 from tests.tournaments.play.test_protocol import make_folder, run
-from tournaments.cli import version
+from tournaments.cli import listing, version
 from tournaments.ladder import league as ladder
 from tournaments.ladder import sessions
 from tournaments.play import results
@@ -125,6 +125,15 @@ def test_games_are_listed_in_play_order_with_the_numbers_of_a_key_compared_as_nu
     finally:
         ledger.close()
     assert stored == sorted(expected) != expected
+
+
+def test_play_order_takes_any_key_an_imported_log_may_carry():
+    """Keys are anyone's once imported: a run of 5000 digits (past int()'s 4300), a lone '²' (a digit to isdigit,
+    not to \\d) and another script's digits order without an error, numbers as numbers, zeros in front ignored."""
+    keys = ["t" + "9" * 5000, "²", "t10-d2", "t2-d10", "t٣", "t2-d9", None, "t007-d1", "s10-t1", "s2-t1"]
+    ordered = sorted(keys, key=listing.play_order)
+    assert [key for key in ordered if key != "t٣"] == [
+        None, "s2-t1", "s10-t1", "t2-d9", "t2-d10", "t007-d1", "t10-d2", "t" + "9" * 5000, "²"]
 
 
 def test_imported_logs_keep_a_tournament_and_give_the_same_standings(cup, tmp_path):

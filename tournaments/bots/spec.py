@@ -17,6 +17,8 @@ PROGRAM = "program"
 BUILTIN = "builtin"
 """A bot that ships inside tourney (the ladder's validation opponent): BuiltinRandom."""
 MANIFEST_SUFFIX = ".bot.json"
+NAMED_GAMES = 5
+"""The most of a bot's declared games a notice names (a bot may declare thousands)."""
 
 
 class BotError(ValueError):
@@ -51,11 +53,14 @@ class BotSpec:
         lemur-tail: did you mean lemur-tails?)``); None when it plays it, or says at its handshake."""
         if self.plays(game) is not False:
             return None
-        declared = self.games or ()
+        declared = list(dict.fromkeys(self.games or ()))  # the bot's own words: each once, the first few named
+        shown = ", ".join(declared[:NAMED_GAMES]) + (f" and {len(declared) - NAMED_GAMES} more"
+                                                     if len(declared) > NAMED_GAMES else "")
         known = registry.names()
-        meant = [(name, difflib.get_close_matches(name, known, 1)) for name in declared if name not in known]
+        meant = [(name, difflib.get_close_matches(name, known, 1)) for name in declared[:NAMED_GAMES]
+                 if name not in known]
         hints = [f"no game is named {name}: did you mean {close[0]}?" for name, close in meant if close]
-        return f"plays {', '.join(declared)}, not {game}" + (f" ({'; '.join(hints)})" if hints else "")
+        return f"plays {shown}, not {game}" + (f" ({'; '.join(hints)})" if hints else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from tests.tournaments.play.test_protocol import (  # _reap_bots: autouse here t
     stored_games,
     wait_gone,
 )
+from tournaments.bots.discovery import discover
 from tournaments.play.schedule import schedule
 
 LINUX = Path("/proc/self/stat").exists()
@@ -441,6 +442,16 @@ def test_files_that_are_not_bots_for_the_game_are_skipped_with_a_notice(tmp_path
     played = {bot for bots, _, _ in results_by_key(db).values() for bot in bots}
     assert played == {"random_b", "random_bot"}
     assert not (folder / "_pids").exists()  # the program for another game was never started
+
+
+def test_a_bot_declaring_thousands_of_games_is_skipped_in_one_short_notice(tmp_path):
+    """GAMES with 2000 names (the bot's own words): the notice names the first five, counts the rest, and hints at
+    most once a name (here the 1000 copies of lemur-tail), in one line of a few hundred characters."""
+    names = ["lemur-tail"] * 1000 + [f"chess{n}" for n in range(1000)]
+    (tmp_path / "many.py").write_text(f"GAMES = {tuple(names)!r}\n\n\nclass Bot:\n    pass\n")
+    _, notices = discover(tmp_path, GAME)
+    assert notices == ["skipped many.py: plays lemur-tail, chess0, chess1, chess2, chess3 and 996 more, not "
+                       "lemur-tails (no game is named lemur-tail: did you mean lemur-tails?)"]
 
 
 def test_names_and_notices_are_printed_verbatim(tmp_path):

@@ -93,6 +93,10 @@ def discover(folder: str | Path, game: str) -> tuple[list[BotSpec], list[str]]:
 SCRIPT_SUFFIXES = (".sh", ".bash")
 """Files that can only be meant as program bots, as can one that starts with ``#!``: one without its run bit is left
 out with a hint."""
+PROGRAM_STARTS = (b"#!", b"\x7fELF")
+"""How a file the kernel can run as a bot begins: a script's #! line, an ELF binary's header. An executable file that
+begins otherwise is no program (a script without its #! line fails to start, or is run by sh where execvp is; a note,
+an image or a private key on vfat, where every file is executable): left out with the reason, never staged or run."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 """How every SQLite database file begins."""
 IN_USE = ("-wal", "-shm")
@@ -129,6 +133,9 @@ def describe(path: Path) -> BotSpec | None:
         if _database(path):
             raise BotError("an SQLite database, not a program (nor are the files kept beside it)")
         content = read_bot_file(path, path.parent, budget)
+        if not content.startswith(PROGRAM_STARTS):
+            raise BotError("executable, but not a program: a script starts with a #! line, a binary with an ELF "
+                           "header (a file system such as vfat makes every file executable)")
         return BotSpec(path.name.split(".")[0], PROGRAM, str(path), hashlib.sha256(content).hexdigest(), None,
                        (f"./{path.name}",), str(path.parent.resolve()), (path.name,))
     if path.suffix in SCRIPT_SUFFIXES or _starts_with(path, b"#!"):

@@ -210,3 +210,25 @@ def test_a_script_without_its_run_bit_and_an_executable_python_program_are_left_
     assert ("skipped player.py: a Python bot defines GAMES and class Bot (see docs/bot-protocol.md); it is "
             "executable: to run it as a program, name it in a manifest player.bot.json (docs/bot-protocol.md)") in \
         result.output
+
+
+def test_an_executable_that_is_no_program_is_left_out_with_its_reason_and_never_run(tmp_path, monkeypatch):
+    """Every file executable, as on vfat: a note, a private key and a script without its #! line are each left out
+    in one notice (never staged or run: the script would leave a file behind), the #! script and the binary play."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(BOTS / "first_legal.sh", folder)
+    shutil.copy("/bin/true", folder / "binary")  # an ELF header: a program (it fails its handshake: left out)
+    (folder / "notes.txt").write_text("the first legal action, always\n")
+    (folder / "mine.key").write_text("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEI...\n")
+    (folder / "noshebang").write_text("touch ran\n")
+    for path in folder.iterdir():
+        path.chmod(0o755)
+    result = tourney("run", folder, "--game", "lemur-tails", "--sandbox", "off", "--jobs", "0")
+    reason = ("executable, but not a program: a script starts with a #! line, a binary with an ELF header (a file "
+              "system such as vfat makes every file executable)")
+    for name in ("mine.key", "noshebang", "notes.txt"):
+        assert f"skipped {name}: {reason}" in result.output, result.output
+    assert "skipped first_legal.sh" not in result.output and "left out binary: " in result.output, result.output
+    assert not (folder / "ran").exists() and not (tmp_path / "ran").exists()

@@ -149,19 +149,26 @@ def store_diagnoses(connection, diagnoses: Sequence[tuple[str, int, str, str, st
             named(DIAGNOSIS_KEYS, diagnoses))
 
 
-def diagnoses(ledger: Ledger, game_ids: Sequence[str]) -> dict[tuple[str, int], dict[str, Any]]:
+def diagnoses(ledger: Ledger, game_ids: Sequence[str], stderr: bool = False) -> dict[tuple[str, int], dict[str, Any]]:
     """(game id, seat) -> its diagnosis, for the given games (the organiser's `tourney games --forfeits`), with
-    ``stderr``: the end of what the seat's process wrote on stderr when the game kept it (``bot_logs``: a ladder's
-    games keep it; None when not kept)."""
+    ``stderr_kept``: whether the game kept the end of what the seat's process wrote on stderr (``bot_logs``: a
+    ladder's games do), and with ``stderr`` that end itself (None when not kept; up to 64 KiB a seat: read only
+    when asked for)."""
     if not game_ids:
         return {}
     columns = ", ".join(f"d.{key}" for key in DIAGNOSIS_KEYS)
+    kept = "l.stderr" if stderr else "l.game_id IS NOT NULL"
     with ledger.read() as connection:
         rows = connection.execute(text(
-            f"SELECT {columns}, l.stderr FROM diagnoses d LEFT JOIN bot_logs l ON l.game_id = d.game_id AND "
+            f"SELECT {columns}, {kept} FROM diagnoses d LEFT JOIN bot_logs l ON l.game_id = d.game_id AND "
             "l.seat = d.seat WHERE d.game_id IN :ids").bindparams(_IDS), {"ids": list(game_ids)}).all()
-    return {(row[0], row[1]): {**dict(zip(DIAGNOSIS_KEYS, row[:-1], strict=True)),
-                               "stderr": None if row[-1] is None else bytes(row[-1])} for row in rows}
+    out = {}
+    for row in rows:
+        found = dict(zip(DIAGNOSIS_KEYS, row[:-1], strict=True))
+        if stderr:
+            found["stderr"] = None if row[-1] is None else bytes(row[-1])
+        out[row[0], row[1]] = {**found, "stderr_kept": bool(row[-1] is not None if stderr else row[-1])}
+    return out
 
 
 def diagnoses_of_bot(ledger: Ledger, name: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:

@@ -203,9 +203,12 @@ def test_diagnoses_round_trip_and_stay_with_their_owner(ledger):
     found = game_rows.diagnoses(ledger, ["g-1"])
     assert found == {("g-1", 1): {"game_id": "g-1", "seat": 1, "kind": "traceback",
                                   "summary": "KeyError: 'ü ✓' at crashy.py line 4, in act", "detail": detail,
-                                  "log": "/logs/crashy/t0-d0-r0-seat1.log", "stderr": None}}
+                                  "log": "/logs/crashy/t0-d0-r0-seat1.log", "stderr_kept": False}}
+    assert game_rows.diagnoses(ledger, ["g-1"], stderr=True)[("g-1", 1)]["stderr"] is None
     game_rows.store_logs(ledger, "g-1", [(0, b"steady's own print\n"), (1, detail.encode())])
-    assert game_rows.diagnoses(ledger, ["g-1"])[("g-1", 1)]["stderr"] == detail.encode()  # its seat's, not seat 0's
+    assert game_rows.diagnoses(ledger, ["g-1"])[("g-1", 1)]["stderr_kept"] is True
+    kept = game_rows.diagnoses(ledger, ["g-1"], stderr=True)[("g-1", 1)]
+    assert kept["stderr"] == detail.encode() and kept["stderr_kept"] is True  # its seat's, not seat 0's
     page, total = game_rows.diagnoses_of_bot(ledger, "crashy", 10, 0)
     assert total == 1 and page[0]["detail"] == detail and page[0]["content_hash"] == "h" * 64
     assert game_rows.diagnoses_of_bot(ledger, "steady", 10, 0) == ([], 0)

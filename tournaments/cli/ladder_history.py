@@ -35,7 +35,7 @@ def show(ledger: Ledger, ladder: str, bot: str, forfeits: bool, as_json: bool) -
     # "rating" as the leaderboard's (Elo, or OpenSkill's mu - 3 sigma); OpenSkill's mean as "mu" (issue 41).
     rows = [{**row, "rating": league.leaderboard_rating(row), "mu": None if row.get("sigma") is None else row["rating"]}
             for row in league.history(ledger, ladder, bot)]
-    forfeited, told = forfeits_of(ledger, bot, [row["game"] for row in rows])
+    forfeited, told = forfeits_of(ledger, bot, [row["game"] for row in rows], stderr=as_json)
     if forfeits:
         rows = [row for row in rows if row["game"] in forfeited]
     if as_json:
@@ -58,7 +58,8 @@ def show(ledger: Ledger, ladder: str, bot: str, forfeits: bool, as_json: bool) -
         own_words(console, [(row["game"][:SHORT_GAME_ID], forfeited[row["game"]]) for row in rows], told)
 
 
-def forfeits_of(ledger: Ledger, bot: str, game_ids: list[str]) -> tuple[dict[str, GameResult], dict]:
+def forfeits_of(ledger: Ledger, bot: str, game_ids: list[str], stderr: bool = False
+                ) -> tuple[dict[str, GameResult], dict]:
     """The games of ``game_ids`` that ``bot`` forfeited, by id, and what it left to say of each (its diagnoses: by
     game id and seat, as ledger.rows.game_rows.diagnoses gives them). Which games it forfeited is read from the
     read models (ledger.read_pages.forfeited_by), so only those games' events are read (and their sealed blocks
@@ -73,7 +74,7 @@ def forfeits_of(ledger: Ledger, bot: str, game_ids: list[str]) -> tuple[dict[str
                  if game.forfeited_by == bot}
     told: dict = {}
     for part in batches(list(forfeited)):
-        told |= game_rows.diagnoses(ledger, part)
+        told |= game_rows.diagnoses(ledger, part, stderr)
     return forfeited, told
 
 

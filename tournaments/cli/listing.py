@@ -89,7 +89,7 @@ def games(
         found = [game for game in found if bot in {seat.bot for seat in game.seats}]
     if forfeits:  # with --bot, why that bot lost: its forfeits, not the games it won by an opponent's
         found = [game for game in found if game.forfeit is not None and bot in (None, game.forfeited_by)]
-    told = game_rows.diagnoses(ledger, [game.game_id for game in found if game.forfeit is not None])
+    told = game_rows.diagnoses(ledger, [game.game_id for game in found if game.forfeit is not None], stderr=as_json)
     if as_json:
         typer.echo(orjson.dumps([{**game.to_json(), "forfeit": forfeit_json(game, told)} for game in found],
                                 option=orjson.OPT_INDENT_2).decode())

@@ -24,7 +24,8 @@ DIAGNOSIS = ("kind", "summary", "detail", "log")
 def forfeit_json(game: GameResult, told: dict) -> dict | None:
     """A game's forfeit as --json gives it (``seat``, ``bot``, ``reason``), with its bot's own account, ``diagnosis``
     (``kind``, ``summary``, ``detail``, ``log``, ``stderr``: the end of its stderr the ledger kept, as a ladder's
-    games keep it, else null; null if it left none); null if no seat forfeited."""
+    games keep it, else null; null if it left none); null if no seat forfeited. ``told``: the games' diagnoses, read
+    with their stderr (ledger.rows.game_rows.diagnoses, ``stderr=True``)."""
     forfeit = game.to_json()["forfeit"]
     if forfeit is not None:
         found = told.get((game.game_id, game.forfeit.seat))
@@ -51,7 +52,7 @@ def diagnosis_line(named: str, game: GameResult, diagnosis: dict) -> str:
     at mybot.py line 12, in act``), and where its whole log is (a path relative to here when it is under here; the
     ledger's --json when only the ledger kept its end, as a ladder's games without --bot-logs)."""
     log = diagnosis["log"]
-    if log is None and diagnosis["stderr"] is not None:
+    if log is None and diagnosis["stderr_kept"]:
         where = "no log file: the end of its stderr is in --json"
     elif log is None:
         where = "no log kept: run with --bot-logs DIR to keep one"

@@ -153,7 +153,8 @@ def test_a_garbage_answer_is_quoted_as_escaped_text_with_a_cut_marker(tmp_path):
     shown = GARBAGE[:60].replace("\x1b", "\\u001b")
     for forfeit in forfeits(tmp_path):
         assert forfeit["reason"] == (f'bot failure: answered garbage: "{shown}" [… {len(GARBAGE) - 60} characters cut '
-                                     '…] is not JSON'), forfeit
+                                     '…] is not JSON (its stdout is for its answers, a JSON line each: anything '
+                                     'else goes to stderr)'), forfeit
 
 
 FORKS = '''import os

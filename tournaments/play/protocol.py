@@ -68,10 +68,14 @@ class ProgramProcess(BotProcess):
         try:
             message = orjson.loads(line)
         except orjson.JSONDecodeError:
-            raise BotFailure(f"answered garbage: {quoted(line)} is not JSON") from None
+            raise BotFailure(f"answered garbage: {quoted(line)} is not JSON{NOT_ANSWERS}") from None
         if not isinstance(message, dict):
             raise BotFailure(f"answered garbage: {quoted(line)} is not a JSON object")
         return message
+
+
+NOT_ANSWERS = " (its stdout is for its answers, a JSON line each: anything else goes to stderr)"
+"""What a line of a program's stdout that is no JSON adds: the usual cause is a debug print on stdout."""
 
 
 def quoted(line: bytes) -> str:

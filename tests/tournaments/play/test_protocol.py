@@ -241,7 +241,8 @@ PROGRAM_CASES = {
     "close": (["close"], FAST, r"^bot failure: crashed: closed its output before answering$"),
     "hang": (["hang", "1"], QUICK, rf"^bot failure: timed out: no answer within 1\.00 s {QUICK_ALLOWANCE}$"),
     "hang_sh": (None, QUICK, rf"^bot failure: timed out: no answer within 1\.00 s {QUICK_ALLOWANCE}$"),
-    "not_json": (["not-json"], FAST, r'^bot failure: answered garbage: "play the first one, please" is not JSON$'),
+    "not_json": (["not-json"], FAST, r'^bot failure: answered garbage: "play the first one, please" is not JSON \(its '
+                 r'stdout is for its answers, a JSON line each: anything else goes to stderr\)$'),
     "not_object": (["not-object"], FAST, r"^bot failure: answered garbage: .*is not a JSON object$"),
     "wrong_type": (["wrong-type"], FAST, r"^bot failure: answered garbage: expected \{\"type\": \"action\".*'move'"),
     "move_type": (["move-type"], FAST, r"^bot failure: answered garbage: expected \{\"type\": \"action\".*'move'"),
@@ -397,7 +398,8 @@ def test_in_three_seats_the_offender_ranks_last_alone(tmp_path):
 HANDSHAKE_CASES = {
     "hs-exit": r"crashed: exited with code 0 before answering",
     "hs-wrong": r"failed its handshake: expected \{\"type\": \"ready\"\}, got \{'type': 'hello'",
-    "hs-garbage": r'answered garbage: "READY!" is not JSON',
+    "hs-garbage": r'answered garbage: "READY!" is not JSON \(its stdout is for its answers, a JSON line each: '
+                  r'anything else goes to stderr\)',
     "hs-decline": r"declined: I play \[bold\]chess\[/bold\] only \[/x\]",
     "hs-hang": r"timed out: no answer within 0\.50 s to hello \(a bot must answer each line at once and flush its "
                r"output: docs/bot-protocol\.md\)",

@@ -43,6 +43,13 @@ class BotFailure(Exception):
     """An agent could not give an answer (crash, timeout, garbage); the message says which."""
 
 
+def not_an_action(answer: object) -> str:
+    """Why an answer that is no string is no action: its type and the start of its repr, and for None the usual
+    cause (an ``act`` without its ``return``)."""
+    told = f"answered {type(answer).__name__} {answer!r:.80}, not one of its legal actions"
+    return f"{told}: its act returned nothing (a missing return?)" if answer is None else told
+
+
 class Agent(Protocol):
     """Anything that can answer a Turn with one of its legal actions."""
 
@@ -212,7 +219,7 @@ def play(engine: Engine, config: Config, seed: str, agents: Sequence[Agent]) -> 
             try:
                 action = agents[seat].act(turn)
                 if action.__class__ is not str and not isinstance(action, str):
-                    raise BotFailure(f"answered {type(action).__name__} {action!r}, not one of its legal actions")
+                    raise BotFailure(not_an_action(action))
                 events = decide(state, action)
             except (BotFailure, IllegalAction) as failure:
                 return _forfeit(engine, state, steps, agents, seat, failure)

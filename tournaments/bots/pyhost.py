@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from engines.base import Event
-from engines.driver import BotFailure
+from engines.driver import BotFailure, not_an_action
 from tournaments.bots.inprocess import BotCrash, attribute, crashed, load_module, start_bot
 
 
@@ -121,8 +121,7 @@ def _act(bot: Any, failure: BotFailure | None, seat: int, message: dict[str, Any
     try:
         orjson.dumps(action)
     except TypeError:
-        return {"type": "failed", "reason": f"answered {type(action).__name__} {action!r:.80}, "
-                                            "not one of its legal actions"}
+        return {"type": "failed", "reason": not_an_action(action)}
     return {"type": "action", "action": action}
 
 

@@ -433,6 +433,8 @@ def test_a_program_that_fails_its_handshake_is_left_out(tmp_path, monkeypatch, m
 PYTHON_CASES = {
     "raises": r"^bot failure: crashed: RuntimeError: the bot tripped over its tail$",
     "non_string": r"^bot failure: answered list \['[^']+'\], not one of its legal actions$",
+    "returns_none": r"^bot failure: answered NoneType None, not one of its legal actions: its act returned nothing "
+                    r"\(a missing return\?\)$",
     # its move time and what is left of its bank when the answer is awaited (QUICK): 1.00 s, or a hair less
     # on a busy machine
     "loops": rf"^bot failure: timed out( after \d+\.\d\d s|: no answer within (1\.00|0\.9\d) s) {QUICK_ALLOWANCE}$",

@@ -109,6 +109,9 @@ def handshake(process: ProgramProcess, message: dict[str, Any]) -> None:
         answer = process.receive(max(HANDSHAKE_SECONDS - (time.monotonic() - began), 0.001))
     except BotFailure as failure:
         if str(failure).startswith("timed out: no answer within") and not process.buffer:
+            if process.spec.kind == PYTHON:  # tourney's host answers at once: the bot's import and Bot() took it
+                raise BotFailure(f"{failure} to hello: importing its file and constructing its Bot took longer (the "
+                                 "handshake's time: docs/bot-protocol.md)") from None
             raise BotFailure(f"{failure} to hello (a bot must answer each line at once and flush its output: "
                              "docs/bot-protocol.md)") from None
         raise

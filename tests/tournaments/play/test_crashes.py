@@ -136,13 +136,16 @@ def test_a_bot_raising_base_exception_at_import_is_left_out(tmp_path, sandbox):
 @pytest.mark.slow
 @pytest.mark.parametrize(("sandbox", "jobs"), [pytest.param("on", 1, marks=pytest.mark.sandbox), ("off", 0)])
 def test_a_bot_whose_import_outlasts_the_handshake_is_left_out(tmp_path, monkeypatch, sandbox, jobs):
-    """A Python bot that takes a minute to import is left out before the first game, with the reason,
-    like a program that does not shake hands in time; the others play the whole tournament."""
+    """A Python bot that takes a minute to import is left out before the first game, with the reason (its import
+    and Bot() took longer than the handshake: not a program's unflushed answer), like a program that does not shake
+    hands in time; the others play the whole tournament."""
     monkeypatch.setattr(protocol, "HANDSHAKE_SECONDS", 2.0)
     folder = folder_with(tmp_path, "slow_import", shipped=("random_bot.py", "heuristic_lemur_tails.py"))
     result = run(folder, tmp_path / "t.db", sandbox=sandbox, jobs=jobs)
     assert result.exit_code == 0, result.output
-    assert "left out slow_import: timed out: no answer within 2.00 s" in result.stderr
+    assert ("left out slow_import: timed out: no answer within 2.00 s to hello: importing its file and constructing "
+            "its Bot took longer (the handshake's time: docs/bot-protocol.md)") in result.stderr.splitlines(), \
+        result.stderr
     assert {bot for game in stored_games(tmp_path / "t.db").values() for bot in game.bots} == {
         "heuristic_lemur_tails", "random_bot"}
 

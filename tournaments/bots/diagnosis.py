@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -121,9 +122,14 @@ def of_exception(error: BaseException, path: str, called: object = None) -> Diag
 def _defined(called: object, path: str):
     """The code of the function ``called`` stands for (a bound method's), when it is written in the bot's file
     ``path``; None otherwise (a class without its own ``__init__``, a builtin, a function of another file)."""
-    try:  # the bot's own object: reading its attributes may raise anything
-        code = getattr(getattr(called, "__func__", called), "__code__", None)
-        return code if code is not None and _same_file(code.co_filename, path) else None
+    code = attribute(attribute(called, "__func__") or called, "__code__")
+    return code if isinstance(code, types.CodeType) and _same_file(code.co_filename, path) else None
+
+
+def attribute(owner: object, name: str) -> object:
+    """``owner.name``, or None when it has none or reading it raises: a bot's object may do anything there."""
+    try:
+        return getattr(owner, name, None)
     except BaseException:
         return None
 

@@ -118,15 +118,8 @@ def start_bot(path: str, game: str, seat: int, seed: int) -> Any:
     except _Timeout:
         raise
     except BaseException as error:
-        raise crashed(error, path, starting=True, called=attribute(attribute(module, "Bot"), "__init__")) from None
-
-
-def attribute(owner: object, name: str) -> object:
-    """``owner.name``, or None when it has none or reading it raises: a bot's object may do anything there."""
-    try:
-        return getattr(owner, name, None)
-    except BaseException:
-        return None
+        raise crashed(error, path, starting=True,
+                      called=diagnosis.attribute(diagnosis.attribute(module, "Bot"), "__init__")) from None
 
 
 def _ring(_signum, _frame) -> None:
@@ -256,7 +249,7 @@ class PythonAgent:
         except BotFailure:
             raise
         except BaseException as error:  # sys.exit() in a bot must not end the tournament
-            failure = crashed(error, self.spec.path, called=attribute(self.bot, "act"))
+            failure = crashed(error, self.spec.path, called=diagnosis.attribute(self.bot, "act"))
             self.told = failure.diagnosis
             raise failure from None
         self.limits.charge(time.perf_counter() - began)

@@ -33,7 +33,8 @@ import orjson
 
 from engines.base import Event
 from engines.driver import BotFailure, not_an_action
-from tournaments.bots.inprocess import BotCrash, attribute, crashed, load_module, start_bot
+from tournaments.bots.diagnosis import attribute
+from tournaments.bots.inprocess import BotCrash, crashed, load_module, start_bot
 
 
 @dataclass(slots=True)
